@@ -1,0 +1,76 @@
+// Builds the three bundles: the extension (Node/CommonJS, `vscode` external),
+// the headless CLI (Node, with a shebang) and the webview (browser IIFE + CSS).
+// Usage: node esbuild.mjs [--watch] [--production]
+import * as esbuild from 'esbuild';
+import { cpSync, mkdirSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+/** @type {esbuild.BuildOptions} */
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  legalComments: 'none',
+  define: { 'process.env.NODE_ENV': production ? '"production"' : '"development"' },
+};
+
+/** @type {esbuild.BuildOptions[]} */
+const builds = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    // Heavy modules (SDK, markdown) are split out by dynamic import() in the
+    // source so activation stays cheap; CJS output keeps them in one file but
+    // evaluates them lazily.
+  },
+  {
+    ...common,
+    entryPoints: { cli: 'src/cli.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: { webview: 'src/webview/ui/main.ts' },
+    outdir: 'dist',
+    platform: 'browser',
+    format: 'iife',
+    target: ['chrome120'],
+  },
+  {
+    ...common,
+    entryPoints: { webview: 'media/webview.css' },
+    outdir: 'dist',
+    loader: { '.css': 'css' },
+  },
+];
+
+function copyAssets() {
+  // Codicons are served to the webview from dist/ so localResourceRoots can stay minimal.
+  mkdirSync('dist/codicons', { recursive: true });
+  cpSync('node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicons/codicon.css');
+  cpSync('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
+}
+
+copyAssets();
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[esbuild] watching for changes…');
+} else {
+  const started = Date.now();
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  console.log(`[esbuild] built ${production ? 'production' : 'development'} bundles in ${Date.now() - started} ms`);
+}

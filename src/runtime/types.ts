@@ -1,0 +1,204 @@
+// The shared vocabulary of the agent core: conversation messages, the events a
+// model stream is normalised into (S1), and the ports the turn loop depends on.
+// Declared once here; providers, tools, hosts and the CLI all speak these types.
+// No `vscode` import may ever appear under src/runtime or src/tools.
+
+// ---------------------------------------------------------------------------
+// Messages (the Anthropic content-block shape is the lingua franca; the
+// OpenAI-compatible provider converts to and from it).
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** Kept byte-exact and sent back: the API rejects altered thinking when tools are used. */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  /** Parsed input. When the model sent malformed JSON the loop records `{}` here and answers with an is_error result (T5). */
+  input: Record<string, unknown>;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
+export type UserContentBlock = TextBlock | ToolResultBlock;
+export type ContentBlock = AssistantContentBlock | UserContentBlock;
+
+export interface UserMessage {
+  role: 'user';
+  content: UserContentBlock[];
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  content: AssistantContentBlock[];
+}
+
+export type Message = UserMessage | AssistantMessage;
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export const emptyUsage = (): Usage => ({
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+});
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'pause_turn' | 'refusal' | (string & {});
+
+// ---------------------------------------------------------------------------
+// S1: what one model step's stream is normalised into. Providers yield these;
+// the loop builds the assistant message from them (T3) and forwards the
+// UI-relevant ones as runtime events (T12).
+
+export type AssistantEvent =
+  | { type: 'text_delta'; text: string }
+  /** Live thinking text for the panel's summary line (S3); the full block follows as `thinking`. */
+  | { type: 'thinking_delta'; thinking: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  /** A tool use block opened: lets the UI show the card before its input is complete. */
+  | { type: 'tool_use_start'; id: string; name: string }
+  /** Complete tool use; `inputJson` is the raw accumulated JSON text ('' means `{}`), parsed by the loop (T5). */
+  | { type: 'tool_use'; id: string; name: string; inputJson: string }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }
+  /** S6: the provider is about to retry; the UI shows "Reconnecting… attempt/max". */
+  | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
+  /** S6: a retried step restarts from scratch; everything this step emitted so far must be discarded. */
+  | { type: 'step_reset' }
+  | { type: 'message_stop'; stopReason: StopReason | null };
+
+// ---------------------------------------------------------------------------
+// Errors are values with a kind (ARCHITECTURE: never strings parsed later).
+
+export type ModelErrorKind =
+  | 'retryable' // connection reset, 408/409/429/5xx/529, mid-stream error event (S6)
+  | 'auth' // 401/403: ask the host for a key and resubmit once (T6)
+  | 'context_overflow' // prompt too long: compact and resubmit (T6)
+  | 'invalid_request' // other 400/404/413/422: not retried
+  | 'stalled' // S4: no event after tool results, even after one resend
+  | 'protocol' // the stream broke its own rules and no fallback worked
+  | 'aborted'; // the caller's signal fired
+
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+    readonly details: { status?: number; requestId?: string; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super(message);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Port: the model client (providers implement it, tests script it).
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema generated from the tool's zod schema. */
+  input_schema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolDefinition[];
+  maxTokens: number;
+  /** 0 or undefined: thinking off. */
+  thinkingBudgetTokens?: number;
+  /** True when the last user message carries tool results: arms the post-tool stall timer (S4). */
+  afterToolResults: boolean;
+}
+
+export interface ModelResponse {
+  content: AssistantContentBlock[];
+  usage: Usage;
+  stopReason: StopReason | null;
+}
+
+export interface ModelClient {
+  /** Streams one step. Throws ModelError for failures it could not recover from itself. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent>;
+  /** One non-streaming request (S5 fallback, compaction summaries). */
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+// ---------------------------------------------------------------------------
+// Port: tools (src/tools implements it against a Workspace/Shell adapter).
+
+/** What a tool use needs from the permission policy (P2). */
+export type PermissionNeed = 'read' | 'edit' | 'command';
+
+/** What the permission policy must know about one concrete tool use. */
+export interface ToolUseAssessment {
+  need: PermissionNeed;
+  /** The value rules match against (P3): command for bash, path for file tools, pattern for searches. */
+  subject: string;
+  /** Resolved path(s) outside every workspace folder (symlinks resolved). Such uses always ask unless bypassPermissions. */
+  outsideWorkspace?: string[];
+  /** Why a path inside the workspace is sensitive (.git/, .vscode/*.json, .env*, hook files): always asks before a write. */
+  sensitive?: string;
+}
+
+/** The before/after of one file a tool use changed (C5 turn diff). `null` means the file did not exist. */
+export interface FileChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
+export interface ToolOutput {
+  content: string;
+  isError: boolean;
+  fileChange?: FileChange;
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  /** Streams partial output (bash) to the UI. */
+  onProgress?: (chunk: string) => void;
+}
+
+export interface ToolExecutor {
+  definitions(): ToolDefinition[];
+  /** Undefined for an unknown tool (T5: "unknown tool: NAME"). */
+  isReadOnly(name: string): boolean | undefined;
+  /** Validates the input (throws ToolInputError on bad input) and describes what it needs. */
+  assess(name: string, input: Record<string, unknown>): Promise<ToolUseAssessment>;
+  /** For edits: the file as it is and as the tool use would leave it, for the diff-based permission dialog. */
+  preview?(name: string, input: Record<string, unknown>): Promise<FileChange | undefined>;
+  execute(name: string, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export class ToolInputError extends Error {
+  override readonly name = 'ToolInputError';
+}
