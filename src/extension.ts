@@ -6,6 +6,8 @@ import { ChatPanelProvider } from './webview/panel-provider';
 export interface TurnstoneApi {
   /** The panel's view id, for tests that focus it. */
   readonly chatViewId: string;
+  /** Whether the chat webview is on screen. */
+  isChatVisible(): boolean;
 }
 
 export function activate(context: vscode.ExtensionContext): TurnstoneApi {
@@ -35,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
   }
   log.info(`Turnstone activated (VS Code ${vscode.version})`);
-  return { chatViewId: ChatPanelProvider.viewType };
+  return { chatViewId: ChatPanelProvider.viewType, isChatVisible: () => panel.isVisible };
 }
 
 function notWired(what: string): void {

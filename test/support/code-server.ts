@@ -1,0 +1,194 @@
+// Starts the real VS Code our integration and e2e tests run in (code-server from
+// the npm registry, prepared by scripts/prepare-vscode.sh) and Debian's Chromium
+// to drive it. Facts behind these choices: shared/notes/vscode-offline-testing.md.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const CODE_SERVER_VERSION = process.env.CODE_SERVER_VERSION ?? '4.100.3';
+const CODE_SERVER_DIR = path.join(REPO_ROOT, '.vscode-test', `code-server-${CODE_SERVER_VERSION}`);
+const ENTRY = path.join(CODE_SERVER_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const CHROMIUM = process.env.TURNSTONE_CHROMIUM ?? '/usr/bin/chromium';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+export function assertPrepared(): void {
+  if (!existsSync(path.join(CODE_SERVER_DIR, '.prepared')) || !existsSync(ENTRY)) {
+    throw new Error(`code-server ${CODE_SERVER_VERSION} is not prepared. Run: npm run prepare:vscode`);
+  }
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}. Run: npm run prepare:vscode (as root it installs Debian's chromium)`);
+  }
+}
+
+export interface CodeServerOptions {
+  /** Folder opened in the workbench; copied from this template when `template` is set. */
+  workspaceTemplate?: string;
+  /** User settings (settings.json of the profile). */
+  userSettings?: Record<string, unknown>;
+  /** Environment for the server and so the extension host (e.g. ANTHROPIC_BASE_URL). */
+  env?: Record<string, string>;
+  /** Persistent folder for user data and the workspace (kept on stop); a fresh temp folder otherwise. */
+  dataDir?: string;
+  /** Fixed port (default: a free one). */
+  port?: number;
+}
+
+export interface CodeServer {
+  port: number;
+  workspace: string;
+  userDataDir: string;
+  /** Workbench URL with our extension in development mode (and tests, when given). */
+  url(opts?: { extensionTestsPath?: string }): string;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
+  assertPrepared();
+  // Outside the repo so the workbench does not find our git repository in a parent folder.
+  const base = path.join(os.tmpdir(), 'turnstone-vscode-runs');
+  mkdirSync(base, { recursive: true });
+  const dir = options.dataDir ?? mkdtempSync(path.join(base, 'run-'));
+  mkdirSync(dir, { recursive: true });
+  const userDataDir = path.join(dir, 'user-data');
+  const extensionsDir = path.join(dir, 'extensions');
+  const workspace = path.join(dir, 'workspace');
+  mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  mkdirSync(extensionsDir, { recursive: true });
+  if (existsSync(workspace)) {
+    // A persistent dataDir keeps the user's workspace as they left it.
+  } else if (options.workspaceTemplate) cpSync(options.workspaceTemplate, workspace, { recursive: true });
+  else mkdirSync(workspace, { recursive: true });
+  const settings = {
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    'update.mode': 'none',
+    'chat.disableAIFeatures': true,
+    'git.openRepositoryInParentFolders': 'never',
+    'workbench.colorTheme': 'Default Dark Modern',
+    ...options.userSettings,
+  };
+  const settingsFile = path.join(userDataDir, 'User', 'settings.json');
+  if (!options.dataDir || !existsSync(settingsFile)) writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  const config = path.join(dir, 'config.yaml');
+  writeFileSync(config, 'auth: none\n');
+
+  const port = options.port ?? (await freePort());
+  let output = '';
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ENTRY,
+      '--config', config,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--user-data-dir', userDataDir,
+      '--extensions-dir', extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      workspace,
+    ],
+    {
+      cwd: dir,
+      env: { ...process.env, ...options.env, VSCODE_CLI: undefined as unknown as string },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, () => output);
+
+  return {
+    port,
+    workspace,
+    userDataDir,
+    url({ extensionTestsPath } = {}) {
+      const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
+      const payload: [string, string][] = [
+        ['extensionDevelopmentPath', remote(REPO_ROOT)],
+        ['skipWelcome', 'true'],
+        ['skipReleaseNotes', 'true'],
+      ];
+      if (extensionTestsPath) payload.push(['extensionTestsPath', remote(extensionTestsPath)]);
+      return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    },
+    logs: () => output,
+    async stop() {
+      if (child.exitCode === null && child.pid) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          /* already gone */
+        }
+        const timer = setTimeout(() => {
+          try {
+            if (child.pid) process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            /* already gone */
+          }
+        }, 3000);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (!options.dataDir && !process.env.TURNSTONE_KEEP_RUNS) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForHttp(url: string, timeoutMs: number, logs: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`code-server did not come up at ${url}:\n${logs()}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** Waits until the workbench shell is on screen. */
+export async function waitForWorkbench(page: Page, timeoutMs = 60_000): Promise<void> {
+  await page.waitForSelector('.monaco-workbench', { timeout: timeoutMs });
+}

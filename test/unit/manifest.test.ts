@@ -1,0 +1,80 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { CHAT_VIEW, COMMANDS, SETTINGS, VIEW_CONTAINER } from '../../src/host/contract';
+
+const root = path.resolve(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+const contracts = readFileSync(path.resolve(root, '..', 'shared', 'design', 'contracts.md'), 'utf8');
+
+describe('manifest and contract consistency', () => {
+  it('has the fixed identity, engine and kind', () => {
+    assert.equal(`${manifest.publisher}.${manifest.name}`, 'turnstone.turnstone');
+    assert.equal(manifest.displayName, 'Turnstone');
+    assert.equal(manifest.engines.vscode, '^1.100.0');
+    assert.deepEqual(manifest.extensionKind, ['workspace']);
+    const typesVersion: string = manifest.devDependencies['@types/vscode'];
+    assert.match(typesVersion, /^[\^~]?1\.100\./, '@types/vscode is pinned to the engine minor');
+  });
+
+  it('activates lazily, never on *', () => {
+    assert.ok(!manifest.activationEvents.includes('*'));
+    assert.ok(manifest.activationEvents.includes(`onView:${CHAT_VIEW}`));
+  });
+
+  it('declares limited support for untrusted workspaces with a description', () => {
+    const untrusted = manifest.capabilities.untrustedWorkspaces;
+    assert.equal(untrusted.supported, 'limited');
+    assert.ok(untrusted.description.length > 20);
+  });
+
+  it('contributes the activity-bar container and the chat webview view', () => {
+    assert.ok(manifest.contributes.viewsContainers.activitybar.some((c: { id: string }) => c.id === VIEW_CONTAINER));
+    const view = manifest.contributes.views[VIEW_CONTAINER].find((v: { id: string }) => v.id === CHAT_VIEW);
+    assert.equal(view?.type, 'webview');
+  });
+
+  it('contributes every command of the contract, in the Turnstone category, and nothing else', () => {
+    const fromDoc = [...contracts.matchAll(/^\| `(turnstone\.[a-zA-Z]+)` \|/gm)].map((m) => m[1]).sort();
+    assert.deepEqual([...COMMANDS].sort(), fromDoc, 'src/host/contract.ts matches contracts.md');
+    const contributed = manifest.contributes.commands;
+    assert.deepEqual(contributed.map((c: { command: string }) => c.command).sort(), fromDoc);
+    for (const c of contributed) assert.equal(c.category, 'Turnstone', c.command);
+    for (const id of fromDoc) {
+      assert.ok(manifest.activationEvents.includes(`onCommand:${id}`), `activation event for ${id}`);
+    }
+  });
+
+  it('puts "Ask Turnstone about selection" in the editor context menu only with a selection', () => {
+    const entry = manifest.contributes.menus['editor/context'].find((m: { command: string }) => m.command === 'turnstone.askAboutSelection');
+    assert.equal(entry?.when, 'editorHasSelection');
+  });
+
+  it('has view-title actions for new session and stop, and a keybinding to focus the panel', () => {
+    const titles = manifest.contributes.menus['view/title'].map((m: { command: string }) => m.command);
+    assert.ok(titles.includes('turnstone.newSession'));
+    assert.ok(titles.includes('turnstone.stop'));
+    assert.ok(manifest.contributes.keybindings.some((k: { command: string; key: string }) => k.command === 'turnstone.focus' && k.key));
+  });
+
+  it('contributes every setting of the contract with a type, a default and a description', () => {
+    const props = manifest.contributes.configuration.properties;
+    assert.deepEqual(Object.keys(props).sort(), SETTINGS.map((s) => `turnstone.${s}`).sort());
+    for (const [key, p] of Object.entries<Record<string, unknown>>(props)) {
+      assert.ok(p.type, `${key} has a type`);
+      assert.ok('default' in p, `${key} has a default`);
+      assert.ok(p.description || p.markdownDescription, `${key} has a description`);
+    }
+    assert.deepEqual(props['turnstone.permissionMode'].enum, ['plan', 'ask', 'acceptEdits', 'bypassPermissions']);
+    assert.deepEqual(props['turnstone.provider'].enum, ['anthropic', 'openai-compatible']);
+    assert.equal(props['turnstone.autoCompactInputTokens'].default, 100000);
+  });
+
+  it('defaults to a current model from the SDK that is not deprecated', () => {
+    const model: string = manifest.contributes.configuration.properties['turnstone.model'].default;
+    const sdkTypes = readFileSync(path.join(root, 'node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts'), 'utf8');
+    assert.ok(sdkTypes.includes(`'${model}'`), `${model} is in the SDK's model list`);
+    const deprecated = readFileSync(path.join(root, 'node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.js'), 'utf8');
+    assert.ok(!deprecated.includes(`'${model}'`), `${model} is not deprecated`);
+  });
+});
