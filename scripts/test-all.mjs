@@ -31,13 +31,18 @@ function run(cmd) {
   });
 }
 
-function countMocha(out) {
+// eslint-disable-next-line no-control-regex -- colour codes are control characters by definition
+const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+function countMocha(raw) {
+  const out = stripAnsi(raw);
   const passed = Number(/^\s*(\d+) passing/m.exec(out)?.[1] ?? 0);
   const failed = Number(/^\s*(\d+) failing/m.exec(out)?.[1] ?? 0);
   return { passed, failed };
 }
 
-function countTurnstone(out) {
+function countTurnstone(raw) {
+  const out = stripAnsi(raw);
   const m = /^TURNSTONE_RESULT (\{.*\})$/m.exec(out);
   return m ? JSON.parse(m[1]) : { passed: 0, failed: 0 };
 }
