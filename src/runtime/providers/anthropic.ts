@@ -1,0 +1,270 @@
+// S8: the Anthropic Messages API through @anthropic-ai/sdk, normalised to
+// AssistantEvents (S1/S2). Loaded lazily by index.ts.
+import Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlock as ApiContentBlock, Message as ApiMessage, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
+import {
+  type AssistantContentBlock,
+  type AssistantEvent,
+  emptyUsage,
+  type ModelClient,
+  ModelError,
+  type ModelRequest,
+  type ModelResponse,
+  type StopReason,
+  type Usage,
+} from '../types';
+import { type AnthropicParams, toAnthropicParams } from './anthropic-params';
+import {
+  type AnthropicClientOptions,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_STALL_TIMEOUT_MS,
+  resolveAnthropicEnv,
+} from './options';
+import { resolveRetry } from './retry';
+import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
+
+type OpenBlock =
+  | { kind: 'text'; hasText: boolean }
+  | { kind: 'thinking'; thinking: string; signature: string }
+  | { kind: 'redacted'; data: string }
+  | { kind: 'tool'; id: string; name: string; json: string; initial: string }
+  | { kind: 'other' };
+
+const PROVIDER = 'anthropic';
+
+function mergeUsage(target: Usage, u: { input_tokens?: number | null; output_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): void {
+  if (u.input_tokens != null) target.input_tokens = u.input_tokens;
+  if (u.output_tokens != null) target.output_tokens = u.output_tokens;
+  if (u.cache_creation_input_tokens != null) target.cache_creation_input_tokens = u.cache_creation_input_tokens;
+  if (u.cache_read_input_tokens != null) target.cache_read_input_tokens = u.cache_read_input_tokens;
+}
+
+/** Usage, prompt cache (when the cache was touched) and the stop: how every step ends. */
+function closingEvents(usage: Usage, stopReason: StopReason | null, out: AssistantEvent[]): void {
+  out.push({ type: 'usage', usage: { ...usage } });
+  if (usage.cache_read_input_tokens > 0 || usage.cache_creation_input_tokens > 0) {
+    out.push({ type: 'prompt_cache', cacheReadInputTokens: usage.cache_read_input_tokens, cacheCreationInputTokens: usage.cache_creation_input_tokens });
+  }
+  out.push({ type: 'message_stop', stopReason });
+}
+
+const nonEmptyInput = (input: unknown) =>
+  input !== null && typeof input === 'object' && Object.keys(input as object).length > 0 ? JSON.stringify(input) : '';
+
+/** A complete block (message_start content, non-streaming replies) as events. Returns whether it is text/tool use. */
+function completeBlockEvents(block: ApiContentBlock, out: AssistantEvent[]): boolean {
+  switch (block.type) {
+    case 'text':
+      if (block.text === '') return false;
+      out.push({ type: 'text_delta', text: block.text });
+      return true;
+    case 'thinking':
+      out.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+      return false;
+    case 'redacted_thinking':
+      out.push({ type: 'redacted_thinking', data: block.data });
+      return false;
+    case 'tool_use':
+      out.push({ type: 'tool_use_start', id: block.id, name: block.name });
+      out.push({ type: 'tool_use', id: block.id, name: block.name, inputJson: nonEmptyInput(block.input) });
+      return true;
+    default:
+      // Server-tool blocks: we declare no server tools, so none should arrive.
+      return false;
+  }
+}
+
+/** seed 001 consume_stream, phase 2: the raw SSE events → AssistantEvents. */
+export class AnthropicNormaliser implements StepNormaliser<RawMessageStreamEvent> {
+  private readonly open = new Map<number, OpenBlock>();
+  private readonly usage = emptyUsage();
+  private stopReason: StopReason | null = null;
+  /** A finished text block with text, or a finished tool use: enough to synthesise message_stop (S5). */
+  private useful = false;
+
+  push(event: RawMessageStreamEvent, out: AssistantEvent[]): boolean {
+    switch (event.type) {
+      case 'content_block_delta': {
+        const block = this.open.get(event.index);
+        const delta = event.delta;
+        switch (delta.type) {
+          case 'text_delta':
+            if (delta.text !== '') {
+              out.push({ type: 'text_delta', text: delta.text });
+              if (block?.kind === 'text') block.hasText = true;
+            }
+            break;
+          case 'input_json_delta':
+            if (block?.kind === 'tool') block.json += delta.partial_json;
+            break;
+          case 'thinking_delta':
+            if (block?.kind === 'thinking') block.thinking += delta.thinking;
+            if (delta.thinking !== '') out.push({ type: 'thinking_delta', thinking: delta.thinking });
+            break;
+          case 'signature_delta':
+            if (block?.kind === 'thinking') block.signature += delta.signature;
+            break;
+          default:
+            break;
+        }
+        return false;
+      }
+      case 'content_block_start': {
+        const b = event.content_block;
+        switch (b.type) {
+          case 'text':
+            this.open.set(event.index, { kind: 'text', hasText: b.text !== '' });
+            if (b.text !== '') out.push({ type: 'text_delta', text: b.text });
+            break;
+          case 'thinking':
+            this.open.set(event.index, { kind: 'thinking', thinking: b.thinking ?? '', signature: b.signature ?? '' });
+            if (b.thinking) out.push({ type: 'thinking_delta', thinking: b.thinking });
+            break;
+          case 'redacted_thinking':
+            this.open.set(event.index, { kind: 'redacted', data: b.data });
+            break;
+          case 'tool_use':
+            // Streamed input starts as {} and arrives as input_json_delta fragments (seed: the empty object is dropped).
+            this.open.set(event.index, { kind: 'tool', id: b.id, name: b.name, json: '', initial: nonEmptyInput(b.input) });
+            out.push({ type: 'tool_use_start', id: b.id, name: b.name });
+            break;
+          default:
+            this.open.set(event.index, { kind: 'other' });
+        }
+        return false;
+      }
+      case 'content_block_stop': {
+        const block = this.open.get(event.index);
+        this.open.delete(event.index);
+        if (!block) return false;
+        switch (block.kind) {
+          case 'text':
+            if (block.hasText) this.useful = true;
+            break;
+          case 'thinking':
+            out.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+            break;
+          case 'redacted':
+            out.push({ type: 'redacted_thinking', data: block.data });
+            break;
+          case 'tool':
+            out.push({ type: 'tool_use', id: block.id, name: block.name, inputJson: block.json !== '' ? block.json : block.initial });
+            this.useful = true;
+            break;
+          default:
+            break;
+        }
+        return false;
+      }
+      case 'message_start': {
+        mergeUsage(this.usage, event.message.usage);
+        for (const block of event.message.content ?? []) if (completeBlockEvents(block, out)) this.useful = true;
+        return false;
+      }
+      case 'message_delta':
+        if (event.delta.stop_reason) this.stopReason = event.delta.stop_reason;
+        if (event.usage) mergeUsage(this.usage, event.usage);
+        return false;
+      case 'message_stop':
+        closingEvents(this.usage, this.stopReason, out);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  end(out: AssistantEvent[]): 'done' | 'empty' {
+    // A block still open means its text or tool input is cut short: keeping it would corrupt the step.
+    if (this.open.size > 0) throw new ModelError('retryable', `${PROVIDER}: the stream ended inside a content block.`);
+    if (!this.useful) return 'empty';
+    closingEvents(this.usage, this.stopReason, out);
+    return 'done';
+  }
+}
+
+/** A non-streaming Message as the same events a stream would have produced. */
+export function messageToEvents(message: ApiMessage): AssistantEvent[] {
+  const out: AssistantEvent[] = [];
+  for (const block of message.content) completeBlockEvents(block, out);
+  const usage = emptyUsage();
+  mergeUsage(usage, message.usage);
+  closingEvents(usage, message.stop_reason, out);
+  return out;
+}
+
+function messageToResponse(message: ApiMessage): ModelResponse {
+  const content: AssistantContentBlock[] = [];
+  for (const b of message.content) {
+    if (b.type === 'text') content.push({ type: 'text', text: b.text });
+    else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+    else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
+    else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: (b.input ?? {}) as Record<string, unknown> });
+  }
+  const usage = emptyUsage();
+  mergeUsage(usage, message.usage);
+  return { content, usage, stopReason: message.stop_reason };
+}
+
+export class AnthropicModelClient implements ModelClient {
+  private readonly sdk: Anthropic | undefined;
+  private readonly timing: StepTiming;
+  private readonly requestTimeoutMs: number;
+
+  constructor(options: AnthropicClientOptions = {}) {
+    const env = resolveAnthropicEnv();
+    const apiKey = options.apiKey || env.apiKey;
+    this.timing = {
+      stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      retry: resolveRetry(options.retry),
+    };
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    // Without a key the SDK would go looking for credential profiles on disk; we report 'auth' instead so the host can ask for one.
+    this.sdk = apiKey
+      ? new Anthropic({
+          apiKey,
+          baseURL: options.baseURL || env.baseURL || undefined,
+          // S6: we own retries, so each one is reported and a partial step is reset.
+          maxRetries: 0,
+          ...(options.headers ? { defaultHeaders: options.headers } : {}),
+        })
+      : undefined;
+  }
+
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent> {
+    return runStep(this.source(request), request.afterToolResults, signal, this.timing);
+  }
+
+  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    const sdk = this.client();
+    const params = toAnthropicParams(request);
+    const message = await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(sdk, params, s));
+    return messageToResponse(message);
+  }
+
+  private client(): Anthropic {
+    if (!this.sdk) throw new ModelError('auth', 'No Anthropic API key: set ANTHROPIC_API_KEY or store one with "Turnstone: Set API Key".');
+    return this.sdk;
+  }
+
+  private createNonStreaming(sdk: Anthropic, params: AnthropicParams, signal: AbortSignal): Promise<ApiMessage> {
+    // An explicit timeout: without one the SDK refuses large max_tokens on non-streaming requests.
+    return sdk.messages.create({ ...params, stream: false }, { signal, timeout: this.requestTimeoutMs }) as Promise<ApiMessage>;
+  }
+
+  private source(request: ModelRequest): StepSource<RawMessageStreamEvent> {
+    let params: AnthropicParams | undefined;
+    const getParams = () => (params ??= toAnthropicParams(request));
+    return {
+      provider: PROVIDER,
+      open: async (signal) => {
+        const sdk = this.client();
+        const { data, request_id } = await sdk.messages.create({ ...getParams(), stream: true }, { signal }).withResponse();
+        return { events: data, requestId: request_id ?? undefined };
+      },
+      normaliser: () => new AnthropicNormaliser(),
+      fallback: async (signal) => messageToEvents(await this.createNonStreaming(this.client(), getParams(), signal)),
+    };
+  }
+}

@@ -1,0 +1,228 @@
+// One model step as both providers run it (seed 001, consume_stream + its caller):
+// open the stream, normalise raw events (S1/S2), arm the post-tool stall timer (S4),
+// finish a stream that ended early or fall back to one non-streaming request (S5),
+// and retry failed attempts with backoff, telling the consumer to discard a partial
+// step (S6). Provider specifics live behind StepSource.
+import { type AssistantEvent, ModelError } from '../types';
+import { abortedError, backoffDelay, classifyError, type ResolvedRetry, sleep } from './retry';
+
+export interface StepNormaliser<Raw> {
+  /** Appends the events for one raw event to `out`; true once the message is complete. */
+  push(raw: Raw, out: AssistantEvent[]): boolean;
+  /**
+   * The stream ended without completing the message. Appends the closing events and
+   * returns 'done' when there is something worth keeping, 'empty' when nothing useful
+   * arrived (then the step falls back to a non-streaming request). Throws a retryable
+   * ModelError when the stream broke off inside a block: that content is truncated.
+   */
+  end(out: AssistantEvent[]): 'done' | 'empty';
+}
+
+export interface OpenedStream<Raw> {
+  events: AsyncIterable<Raw>;
+  requestId?: string | undefined;
+}
+
+export interface StepSource<Raw> {
+  readonly provider: string;
+  open(signal: AbortSignal): Promise<OpenedStream<Raw>>;
+  normaliser(): StepNormaliser<Raw>;
+  /** S5: the same request without streaming, as complete events ending in message_stop. */
+  fallback(signal: AbortSignal): Promise<AssistantEvent[]>;
+}
+
+export interface StepTiming {
+  /** S4: first-event deadline on a request that follows tool results. */
+  stallTimeoutMs: number;
+  /** Longest silence tolerated mid-stream before the attempt counts as a lost connection. */
+  idleTimeoutMs: number;
+  retry: ResolvedRetry;
+}
+
+type FireReason = 'caller' | 'stall' | 'idle';
+
+/**
+ * Aborts an attempt when the caller aborts, when the first event is late (stall),
+ * or when the stream goes silent (idle). Per-event cost is one clock read, since
+ * the watchdog re-arms lazily instead of resetting a timer on every event.
+ */
+class Watchdog {
+  readonly controller = new AbortController();
+  reason: FireReason | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private last = Date.now();
+  private sawEvent = false;
+
+  constructor(
+    private readonly caller: AbortSignal,
+    private readonly stallMs: number | undefined,
+    private readonly idleMs: number,
+  ) {
+    if (caller.aborted) this.fire('caller');
+    else caller.addEventListener('abort', this.onCallerAbort, { once: true });
+    if (this.reason) return;
+    if (stallMs !== undefined) this.timer = setTimeout(() => this.fire('stall'), stallMs);
+    else this.armIdle(idleMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  tick(): void {
+    this.last = Date.now();
+    if (!this.sawEvent) {
+      this.sawEvent = true;
+      if (this.stallMs !== undefined) {
+        clearTimeout(this.timer);
+        this.armIdle(this.idleMs);
+      }
+    }
+  }
+
+  /** The non-streaming fallback may legitimately take minutes: only the caller may abort it. */
+  disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  dispose(): void {
+    this.disarm();
+    this.caller.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  error(): ModelError {
+    switch (this.reason) {
+      case 'stall':
+        return new ModelError('stalled', `No response within ${this.stallMs} ms after tool results.`);
+      case 'idle':
+        return new ModelError('retryable', `The stream went silent for ${this.idleMs} ms.`);
+      default:
+        return abortedError();
+    }
+  }
+
+  private readonly onCallerAbort = () => this.fire('caller');
+
+  private armIdle(ms: number): void {
+    this.timer = setTimeout(() => {
+      const silent = Date.now() - this.last;
+      if (silent >= this.idleMs) this.fire('idle');
+      else this.armIdle(this.idleMs - silent);
+    }, ms);
+  }
+
+  private fire(reason: FireReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    clearTimeout(this.timer);
+    this.controller.abort();
+  }
+}
+
+function withRequestId(err: ModelError, requestId: string | undefined): ModelError {
+  if (!requestId || err.details.requestId) return err;
+  return new ModelError(err.kind, err.message, { ...err.details, requestId });
+}
+
+export async function* runStep<Raw>(
+  source: StepSource<Raw>,
+  afterToolResults: boolean,
+  signal: AbortSignal,
+  timing: StepTiming,
+): AsyncGenerator<AssistantEvent, void, undefined> {
+  const policy = timing.retry;
+  let retries = 0;
+  let stallResent = false;
+  // Whether the consumer has seen content of the current attempt (then a retry must reset it).
+  let emitted = false;
+  for (;;) {
+    if (signal.aborted) throw abortedError();
+    const dog = new Watchdog(signal, afterToolResults ? timing.stallTimeoutMs : undefined, timing.idleTimeoutMs);
+    let iterator: AsyncIterator<Raw> | undefined;
+    let requestId: string | undefined;
+    let failure: ModelError;
+    try {
+      const opened = await source.open(dog.signal);
+      requestId = opened.requestId;
+      iterator = opened.events[Symbol.asyncIterator]();
+      const normaliser = source.normaliser();
+      const out: AssistantEvent[] = [];
+      let complete = false;
+      while (!complete) {
+        const next = await iterator.next();
+        if (next.done) break;
+        dog.tick();
+        complete = normaliser.push(next.value, out);
+        if (out.length > 0) {
+          emitted = true;
+          for (let i = 0; i < out.length; i++) yield out[i]!;
+          out.length = 0;
+        }
+      }
+      // The SDKs end iteration quietly when their signal fires; find out whether it did.
+      if (dog.reason) throw dog.error();
+      if (!complete && normaliser.end(out) === 'empty') {
+        dog.tick();
+        dog.disarm();
+        const events = await source.fallback(dog.signal);
+        if (emitted) yield { type: 'step_reset' };
+        out.push(...events);
+      }
+      for (const event of out) yield event;
+      return;
+    } catch (err) {
+      failure = withRequestId(dog.reason ? dog.error() : classifyError(err, source.provider), requestId);
+    } finally {
+      dog.dispose();
+      // Closing the SDK iterator aborts its request (it may still be open after message_stop).
+      void iterator?.return?.()?.catch(() => undefined);
+    }
+
+    if (signal.aborted || failure.kind === 'aborted') throw abortedError();
+    let delayMs: number;
+    let attempt: number;
+    let maxAttempts: number;
+    if (failure.kind === 'stalled') {
+      if (stallResent) throw failure;
+      stallResent = true;
+      delayMs = 0;
+      attempt = 1;
+      maxAttempts = 1;
+    } else {
+      if (failure.kind !== 'retryable') throw failure;
+      if (retries >= policy.maxRetries) {
+        throw new ModelError('retryable', `${failure.message} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})`, failure.details);
+      }
+      retries++;
+      const asked = failure.details.retryAfterMs;
+      if (asked !== undefined && asked > policy.maxRetryAfterMs) throw failure;
+      delayMs = asked ?? backoffDelay(retries, policy);
+      attempt = retries;
+      maxAttempts = policy.maxRetries;
+    }
+    yield { type: 'retrying', attempt, maxAttempts, delayMs, reason: failure.message };
+    if (emitted) {
+      yield { type: 'step_reset' };
+      emitted = false;
+    }
+    await sleep(delayMs, signal);
+  }
+}
+
+/** Retries a one-shot request (non-streaming `complete`) under the same policy, silently. */
+export async function withRetries<T>(provider: string, signal: AbortSignal, policy: ResolvedRetry, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  for (let retries = 0; ; retries++) {
+    if (signal.aborted) throw abortedError();
+    try {
+      return await run(signal);
+    } catch (err) {
+      if (signal.aborted) throw abortedError();
+      const failure = classifyError(err, provider);
+      if (failure.kind !== 'retryable' || retries >= policy.maxRetries) throw failure;
+      const asked = failure.details.retryAfterMs;
+      if (asked !== undefined && asked > policy.maxRetryAfterMs) throw failure;
+      await sleep(asked ?? backoffDelay(retries + 1, policy), signal);
+    }
+  }
+}
