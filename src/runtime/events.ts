@@ -1,0 +1,92 @@
+// T12: what the runtime tells a UI or CLI. One discriminated union, rendered by
+// the webview, printed by the CLI (stream-json), asserted by tests.
+import { type RuntimeErrorKind } from './errors';
+import { type PermissionDecision, type PermissionRequest } from './permissions';
+import { type AssistantMessage, type FileChange, type Usage } from './types';
+
+export interface ToolResultRecord {
+  toolUseId: string;
+  name: string;
+  isError: boolean;
+  content: string;
+}
+
+export interface CompactionEvent {
+  trigger: 'auto' | 'manual' | 'context_overflow';
+  removedMessageCount: number;
+  summarySource: 'model' | 'local';
+}
+
+/** T4 */
+export interface TurnSummary {
+  turnId: string;
+  outcome: 'completed' | 'failed' | 'aborted';
+  assistantMessages: AssistantMessage[];
+  toolResults: ToolResultRecord[];
+  promptCacheEvents: Array<{ cacheReadInputTokens: number; cacheCreationInputTokens: number }>;
+  iterations: number;
+  /** Cumulative for the session. */
+  usage: Usage;
+  /** Cumulative for the session. */
+  costUsd: number;
+  /** The turn's own usage. */
+  turnUsage: Usage;
+  autoCompaction: CompactionEvent | undefined;
+  /** Text of the last assistant message (the CLI's "result"). */
+  finalText: string;
+  /** C5: files this turn changed, before its first change and after its last. */
+  fileChanges: FileChange[];
+  error?: { kind: RuntimeErrorKind; message: string };
+}
+
+export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook';
+
+export type RuntimeEvent =
+  | { type: 'turn_started'; turnId: string; input: string }
+  | { type: 'step_started'; turnId: string; step: number }
+  | { type: 'text_delta'; text: string }
+  | { type: 'thinking_delta'; thinking: string }
+  | { type: 'thinking_done'; chars: number; ms: number }
+  | { type: 'tool_use_started'; id: string; name: string }
+  | { type: 'tool_use_ready'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'permission_requested'; request: PermissionRequest }
+  | { type: 'permission_decided'; toolUseId: string; toolName: string; decision: PermissionDecision['kind']; reason: string; scope?: 'once' | 'session' }
+  | { type: 'tool_progress'; id: string; chunk: string }
+  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange }
+  | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number; costUsd: number }
+  | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }
+  | ({ type: 'compaction' } & CompactionEvent)
+  | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
+  /** The provider restarted the step (S6): drop the partial output shown for it. */
+  | { type: 'step_discarded'; step: number }
+  | { type: 'interjection_applied'; text: string }
+  | { type: 'warning'; kind: WarningKind; message: string }
+  | { type: 'turn_ended'; summary: TurnSummary }
+  | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; summary: TurnSummary }
+  | { type: 'turn_aborted'; turnId: string; summary: TurnSummary };
+
+export type RuntimeEventListener = (event: RuntimeEvent) => void;
+
+/** Listeners are isolated: one that throws cannot break the turn or starve the others. */
+export class EventEmitter<E> {
+  private listeners: Array<(event: E) => void> = [];
+
+  constructor(private readonly onListenerError: (error: unknown) => void = () => undefined) {}
+
+  subscribe(listener: (event: E) => void): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  emit(event: E): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
+  }
+}
