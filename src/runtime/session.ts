@@ -1,0 +1,231 @@
+// C3: sessions as append-only JSONL, one record per line, written as the turn
+// goes so a crash loses at most the step in flight. Loading replays the
+// records, skips a corrupt or truncated line with a warning, and normalises
+// the history (T9) so a resumed session is always valid for the API.
+import { randomUUID } from 'node:crypto';
+import { appendFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { z } from 'zod';
+import { errorMessage } from './errors';
+import { normaliseHistory } from './history';
+import { type Message, type Usage } from './types';
+
+const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+const UserMessageSchema = z.object({
+  role: z.literal('user'),
+  content: z.array(
+    z.union([TextBlock, z.object({ type: z.literal('tool_result'), tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() })]),
+  ),
+});
+const AssistantMessageSchema = z.object({
+  role: z.literal('assistant'),
+  content: z.array(
+    z.union([
+      TextBlock,
+      z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
+      z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
+      z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+    ]),
+  ),
+});
+const MessageSchema = z.union([UserMessageSchema, AssistantMessageSchema]);
+const UsageSchema = z.object({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cache_creation_input_tokens: z.number(),
+  cache_read_input_tokens: z.number(),
+});
+
+export const SessionRecordSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('meta'),
+    version: z.literal(1),
+    id: z.string(),
+    createdAt: z.string(),
+    cwd: z.string().optional(),
+    model: z.string().optional(),
+    forkedFrom: z.string().optional(),
+  }),
+  z.object({ type: z.literal('message'), ts: z.number(), message: MessageSchema }),
+  /** Replaces the whole history: written by compaction and at the top of a fork. */
+  z.object({ type: z.literal('snapshot'), ts: z.number(), reason: z.enum(['compaction', 'fork']), messages: z.array(MessageSchema) }),
+  /** Turn markers and usage: for listing and resuming counters, never replayed into history. */
+  z.object({ type: z.literal('event'), ts: z.number(), name: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
+]);
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+export type SessionMeta = Extract<SessionRecord, { type: 'meta' }>;
+
+export interface SessionStore {
+  /** Where the session lives, for "session_file" in CLI output; undefined for in-memory stores. */
+  readonly path: string | undefined;
+  /** Queues one record; records are written in order. A rejection is a disk error the caller reports and survives. */
+  append(record: SessionRecord): Promise<void>;
+  /** Resolves when everything queued so far is on disk (or failed). */
+  flush(): Promise<void>;
+}
+
+interface Pending {
+  line: string;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+export class JsonlSessionStore implements SessionStore {
+  private queue: Pending[] = [];
+  private writing: Promise<void> | undefined;
+
+  private constructor(readonly path: string) {}
+
+  /** Starts a new session file in `dir`. */
+  static async create(dir: string, meta: { cwd?: string; model?: string; forkedFrom?: string; id?: string } = {}): Promise<JsonlSessionStore> {
+    await mkdir(dir, { recursive: true });
+    const id = meta.id ?? randomUUID();
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const store = new JsonlSessionStore(join(dir, `${stamp}-${id.slice(0, 8)}.jsonl`));
+    const { id: _id, ...rest } = meta;
+    await store.append({ type: 'meta', version: 1, id, createdAt: new Date().toISOString(), ...rest });
+    return store;
+  }
+
+  /** Appends to an existing (or new, headerless) session file, e.g. `--session file.jsonl`. */
+  static open(path: string): JsonlSessionStore {
+    return new JsonlSessionStore(path);
+  }
+
+  append(record: SessionRecord): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+      this.writing ??= this.drain();
+    });
+  }
+
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  // Records queued while a write is in flight go out together in the next
+  // appendFile: one syscall per batch keeps persistence off the loop's hot path.
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        try {
+          await appendFile(this.path, batch.map((p) => p.line).join(''), 'utf8');
+          for (const p of batch) p.resolve();
+        } catch (error) {
+          for (const p of batch) p.reject(error);
+        }
+      }
+    } finally {
+      this.writing = undefined;
+    }
+  }
+}
+
+export class MemorySessionStore implements SessionStore {
+  readonly path = undefined;
+  readonly records: SessionRecord[] = [];
+  async append(record: SessionRecord): Promise<void> {
+    this.records.push(record);
+  }
+  async flush(): Promise<void> {}
+}
+
+export interface LoadedSession {
+  path: string;
+  meta: SessionMeta | undefined;
+  /** Normalised (T9): safe to send as is. */
+  messages: Message[];
+  /** Cumulative usage as last recorded, to resume counters and cost. */
+  usage: Usage | undefined;
+  warnings: string[];
+}
+
+export async function loadSession(path: string): Promise<LoadedSession> {
+  const text = await readFile(path, 'utf8');
+  return parseSession(path, text);
+}
+
+export function parseSession(path: string, text: string): LoadedSession {
+  const warnings: string[] = [];
+  let meta: SessionMeta | undefined;
+  let messages: Message[] = [];
+  let usage: Usage | undefined;
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    if (!line.trim()) return;
+    const where = index === lines.length - 1 ? 'last line' : `line ${index + 1}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (error) {
+      warnings.push(`${basename(path)}: ${where} is not valid JSON (${errorMessage(error)}); skipped`);
+      return;
+    }
+    const parsed = SessionRecordSchema.safeParse(json);
+    if (!parsed.success) {
+      warnings.push(`${basename(path)}: ${where} is not a session record (${parsed.error.issues[0]?.message ?? 'bad shape'}); skipped`);
+      return;
+    }
+    const record = parsed.data;
+    if (record.type === 'meta') meta ??= record;
+    else if (record.type === 'message') messages.push(record.message as Message);
+    else if (record.type === 'snapshot') messages = [...(record.messages as Message[])];
+    else if (record.name === 'usage') {
+      const u = UsageSchema.safeParse(record.data?.cumulative);
+      if (u.success) usage = u.data;
+    }
+  });
+  return { path, meta, messages: normaliseHistory(messages), usage, warnings };
+}
+
+export interface SessionInfo {
+  id: string;
+  path: string;
+  createdAt: string;
+  updatedAt: Date;
+  /** The first user prompt, shortened: what a picker shows. */
+  title: string;
+  messageCount: number;
+}
+
+export async function listSessions(dir: string): Promise<SessionInfo[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  const infos = await Promise.all(
+    names.map(async (name): Promise<SessionInfo | undefined> => {
+      const path = join(dir, name);
+      try {
+        const [loaded, st] = await Promise.all([loadSession(path), stat(path)]);
+        const first = loaded.messages.find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text'));
+        const text = first?.content.find((b) => b.type === 'text');
+        const title = text && 'text' in text ? text.text.replace(/\s+/g, ' ').trim().slice(0, 80) : '(empty session)';
+        return {
+          id: loaded.meta?.id ?? name.replace(/\.jsonl$/, ''),
+          path,
+          createdAt: loaded.meta?.createdAt ?? st.birthtime.toISOString(),
+          updatedAt: st.mtime,
+          title,
+          messageCount: loaded.messages.length,
+        };
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return infos.filter((i): i is SessionInfo => i !== undefined).sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime());
+}
+
+/** Copies a session's (normalised) history into a new file; the original is never touched. */
+export async function forkSession(path: string, dir: string): Promise<{ store: JsonlSessionStore; session: LoadedSession }> {
+  const session = await loadSession(path);
+  const store = await JsonlSessionStore.create(dir, { forkedFrom: session.meta?.id ?? path, ...(session.meta?.cwd ? { cwd: session.meta.cwd } : {}) });
+  await store.append({ type: 'snapshot', ts: Date.now(), reason: 'fork', messages: session.messages });
+  if (session.usage) await store.append({ type: 'event', ts: Date.now(), name: 'usage', data: { cumulative: session.usage } });
+  return { store, session: { ...session, path: store.path } };
+}
