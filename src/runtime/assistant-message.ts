@@ -1,0 +1,152 @@
+// T3: one step's AssistantEvents become one assistant message. Text deltas
+// accumulate into a text block that is flushed when a thinking or tool-use
+// block arrives and at the end, so streamed block order is kept. A provider's
+// step_reset (S6 retry) discards everything the step produced so far.
+import { abortable, abortedError } from './errors';
+import { type RuntimeEvent } from './events';
+import { ModelError, type AssistantContentBlock, type AssistantEvent, type AssistantMessage, type StopReason, type Usage } from './types';
+
+export interface ParsedToolUse {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** Set when the model's input JSON did not parse to an object (T5). */
+  inputError?: string;
+}
+
+export interface StepResult {
+  message: AssistantMessage;
+  toolUses: ParsedToolUse[];
+  usage: Usage | undefined;
+  promptCache: Array<{ cacheReadInputTokens: number; cacheCreationInputTokens: number }>;
+  stopReason: StopReason | null;
+}
+
+export function parseToolInput(inputJson: string): { input: Record<string, unknown>; error?: string } {
+  if (inputJson.trim() === '') return { input: {} };
+  try {
+    const value: unknown = JSON.parse(inputJson);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return { input: value as Record<string, unknown> };
+    return { input: {}, error: `tool input must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}` };
+  } catch (error) {
+    return { input: {}, error: `invalid tool input JSON: ${(error as Error).message}` };
+  }
+}
+
+export class AssistantMessageBuilder {
+  private blocks: AssistantContentBlock[] = [];
+  private text = '';
+  private toolUses: ParsedToolUse[] = [];
+  private usage: Usage | undefined;
+  private promptCache: StepResult['promptCache'] = [];
+  private stopped = false;
+  private stopReason: StopReason | null = null;
+  private thinkingStartedAt: number | undefined;
+
+  constructor(
+    private readonly emit: (event: RuntimeEvent) => void,
+    private readonly now: () => number,
+    private readonly step: number,
+  ) {}
+
+  push(event: AssistantEvent): void {
+    switch (event.type) {
+      case 'text_delta':
+        this.text += event.text;
+        this.emit({ type: 'text_delta', text: event.text });
+        return;
+      case 'thinking_delta':
+        this.thinkingStartedAt ??= this.now();
+        this.emit({ type: 'thinking_delta', thinking: event.thinking });
+        return;
+      case 'thinking':
+        this.flushText();
+        this.blocks.push({ type: 'thinking', thinking: event.thinking, signature: event.signature });
+        this.emit({ type: 'thinking_done', chars: event.thinking.length, ms: this.thinkingStartedAt === undefined ? 0 : this.now() - this.thinkingStartedAt });
+        this.thinkingStartedAt = undefined;
+        return;
+      case 'redacted_thinking':
+        this.flushText();
+        this.blocks.push({ type: 'redacted_thinking', data: event.data });
+        return;
+      case 'tool_use_start':
+        this.emit({ type: 'tool_use_started', id: event.id, name: event.name });
+        return;
+      case 'tool_use': {
+        this.flushText();
+        const { input, error } = parseToolInput(event.inputJson);
+        this.blocks.push({ type: 'tool_use', id: event.id, name: event.name, input });
+        this.toolUses.push({ id: event.id, name: event.name, input, ...(error ? { inputError: error } : {}) });
+        this.emit({ type: 'tool_use_ready', id: event.id, name: event.name, input });
+        return;
+      }
+      case 'usage':
+        this.usage = event.usage;
+        return;
+      case 'prompt_cache':
+        this.promptCache.push({ cacheReadInputTokens: event.cacheReadInputTokens, cacheCreationInputTokens: event.cacheCreationInputTokens });
+        this.emit({ type: 'prompt_cache', cacheReadInputTokens: event.cacheReadInputTokens, cacheCreationInputTokens: event.cacheCreationInputTokens });
+        return;
+      case 'retrying':
+        this.emit({ type: 'retrying', attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, reason: event.reason });
+        return;
+      case 'step_reset':
+        this.blocks = [];
+        this.text = '';
+        this.toolUses = [];
+        this.usage = undefined;
+        this.promptCache = [];
+        this.thinkingStartedAt = undefined;
+        this.emit({ type: 'step_discarded', step: this.step });
+        return;
+      case 'message_stop':
+        this.stopped = true;
+        this.stopReason = event.stopReason;
+        return;
+    }
+  }
+
+  finish(): StepResult {
+    this.flushText();
+    if (!this.stopped) throw new ModelError('protocol', 'assistant stream ended without a message stop event');
+    if (this.blocks.length === 0) throw new ModelError('protocol', 'assistant stream produced no content');
+    return {
+      message: { role: 'assistant', content: this.blocks },
+      toolUses: this.toolUses,
+      usage: this.usage,
+      promptCache: this.promptCache,
+      stopReason: this.stopReason,
+    };
+  }
+
+  private flushText(): void {
+    if (this.text) {
+      this.blocks.push({ type: 'text', text: this.text });
+      this.text = '';
+    }
+  }
+}
+
+/** Reads one step's stream; every wait gives way to the signal so an interrupt never hangs on a silent provider. */
+export async function consumeStep(
+  stream: AsyncIterable<AssistantEvent>,
+  builder: AssistantMessageBuilder,
+  signal: AbortSignal,
+): Promise<StepResult> {
+  const iterator = stream[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (signal.aborted) throw abortedError();
+      const next = await abortable(iterator.next(), signal);
+      if (next.done) break;
+      builder.push(next.value);
+    }
+  } catch (error) {
+    if (signal.aborted) {
+      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+      throw abortedError();
+    }
+    throw error;
+  }
+  return builder.finish();
+}

@@ -1,0 +1,14 @@
+// The agent core's public surface for the extension host and the CLI.
+export * from './types';
+export * from './errors';
+export * from './events';
+export * from './conversation';
+export * from './permissions';
+export { parseRule, parseRules, suggestRule, type PermissionRule } from './permission-rules';
+export { analyseCommand, type CommandAnalysis, type CommandNode } from './shell-split';
+export * from './hooks';
+export * from './session';
+export { normaliseHistory, historyProblem, ABORTED_RESULT, TURN_ABORTED_NOTE } from './history';
+export { autoCompactThreshold, DEFAULT_AUTO_COMPACT_INPUT_TOKENS, DEFAULT_KEEP_RECENT, COMPACT_ENV } from './compaction';
+export * from './usage';
+export * from './turn-diff';
