@@ -1,0 +1,48 @@
+// Provider routing (S8, seed 001's ApiProviderClient). The SDKs are imported on
+// first use, not at module load, so the extension's activation stays cheap.
+import { type AssistantEvent, type ModelClient, ModelError, type ModelRequest, type ModelResponse } from '../types';
+import { type ModelClientOptions } from './options';
+
+export {
+  type AnthropicClientOptions,
+  type ApiKeySource,
+  type ModelClientOptions,
+  type OpenAICompatibleOptions,
+  type ProviderName,
+  resolveAnthropicEnv,
+  resolveOpenAIEnv,
+} from './options';
+export { type RetryOptions } from './retry';
+
+async function load(options: ModelClientOptions): Promise<ModelClient> {
+  switch (options.provider) {
+    case 'anthropic': {
+      const { provider: _provider, ...rest } = options;
+      const { AnthropicModelClient } = await import('./anthropic');
+      return new AnthropicModelClient(rest);
+    }
+    case 'openai-compatible': {
+      const { provider: _provider, ...rest } = options;
+      const { OpenAICompatibleModelClient } = await import('./openai-compatible');
+      return new OpenAICompatibleModelClient(rest);
+    }
+    default: {
+      const unknown: never = options;
+      throw new ModelError('invalid_request', `Unknown model provider: ${(unknown as { provider: string }).provider}`);
+    }
+  }
+}
+
+/** A ModelClient for the configured provider; its SDK loads on the first request. */
+export function createModelClient(options: ModelClientOptions): ModelClient {
+  let client: Promise<ModelClient> | undefined;
+  const get = () => (client ??= load(options));
+  return {
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent> {
+      yield* (await get()).stream(request, signal);
+    },
+    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+      return (await get()).complete(request, signal);
+    },
+  };
+}

@@ -1,0 +1,279 @@
+// S8: OpenAI-compatible chat/completions (Ollama, LM Studio, vLLM, xAI, OpenRouter)
+// through the `openai` package, normalised to the same AssistantEvents as the
+// Anthropic provider so the loop cannot tell them apart. Loaded lazily by index.ts.
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import {
+  type AssistantContentBlock,
+  type AssistantEvent,
+  emptyUsage,
+  type Message,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type StopReason,
+  type Usage,
+} from '../types';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_STALL_TIMEOUT_MS, type OpenAICompatibleOptions, resolveOpenAIEnv } from './options';
+import { resolveRetry } from './retry';
+import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
+
+const PROVIDER = 'openai-compatible';
+
+type Params = Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
+
+/** Servers that expose reasoning send it beside `content` under one of these names. */
+interface ReasoningFields {
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+}
+
+function mapStopReason(finish: string | null): StopReason | null {
+  switch (finish) {
+    case null:
+      return null;
+    case 'stop':
+      return 'end_turn';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'length':
+      return 'max_tokens';
+    case 'content_filter':
+      return 'refusal';
+    default:
+      return finish;
+  }
+}
+
+/** OpenAI counts cached tokens inside prompt_tokens; Anthropic's input_tokens excludes cache reads. We use the latter's meaning. */
+function mapUsage(u: CompletionUsage): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    input_tokens: Math.max(0, u.prompt_tokens - cached),
+    output_tokens: u.completion_tokens,
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: 0,
+  };
+}
+
+function closingEvents(usage: Usage, stopReason: StopReason | null, out: AssistantEvent[]): void {
+  out.push({ type: 'usage', usage });
+  if (usage.cache_read_input_tokens > 0) out.push({ type: 'prompt_cache', cacheReadInputTokens: usage.cache_read_input_tokens, cacheCreationInputTokens: 0 });
+  out.push({ type: 'message_stop', stopReason });
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+  started: boolean;
+}
+
+export class OpenAINormaliser implements StepNormaliser<ChatCompletionChunk> {
+  // Parallel calls arrive interleaved, each fragment naming its call by index.
+  private readonly calls = new Map<number, PendingCall>();
+  private thinking = '';
+  private hasText = false;
+  private finish: string | null = null;
+  private usage: Usage | undefined;
+
+  push(chunk: ChatCompletionChunk, out: AssistantEvent[]): boolean {
+    if (chunk.usage) this.usage = mapUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return false;
+    const delta = choice.delta ?? {};
+    const r = delta as ReasoningFields;
+    const reasoning = r.reasoning_content ?? r.reasoning;
+    if (reasoning) {
+      this.thinking += reasoning;
+      out.push({ type: 'thinking_delta', thinking: reasoning });
+    }
+    if (delta.content) {
+      this.flushThinking(out);
+      this.hasText = true;
+      out.push({ type: 'text_delta', text: delta.content });
+    }
+    if (delta.tool_calls) {
+      this.flushThinking(out);
+      for (const tc of delta.tool_calls) {
+        let call = this.calls.get(tc.index);
+        if (!call) {
+          call = { id: '', name: '', args: '', started: false };
+          this.calls.set(tc.index, call);
+        }
+        if (tc.id && !call.id) call.id = tc.id;
+        if (tc.function?.name && !call.name) call.name = tc.function.name;
+        if (tc.function?.arguments) call.args += tc.function.arguments;
+        if (!call.started && call.name) {
+          call.started = true;
+          // Some local servers send no call ids; the API shape needs one to pair results.
+          if (!call.id) call.id = `call_${tc.index}`;
+          out.push({ type: 'tool_use_start', id: call.id, name: call.name });
+        }
+      }
+    }
+    if (choice.finish_reason) this.finish = choice.finish_reason;
+    // Not complete yet even at finish_reason: the usage chunk follows it.
+    return false;
+  }
+
+  end(out: AssistantEvent[]): 'done' | 'empty' {
+    this.flushThinking(out);
+    if (!this.hasText && this.calls.size === 0 && this.finish === null) return 'empty';
+    const indices = [...this.calls.keys()].sort((a, b) => a - b);
+    for (const index of indices) {
+      const call = this.calls.get(index)!;
+      if (!call.id) call.id = `call_${index}`;
+      if (!call.started) out.push({ type: 'tool_use_start', id: call.id, name: call.name });
+      out.push({ type: 'tool_use', id: call.id, name: call.name, inputJson: call.args });
+    }
+    const stop = mapStopReason(this.finish) ?? (this.calls.size > 0 ? 'tool_use' : null);
+    closingEvents(this.usage ?? emptyUsage(), stop, out);
+    return 'done';
+  }
+
+  /** Reasoning has no signature on these servers; it becomes a thinking block once something else starts. */
+  private flushThinking(out: AssistantEvent[]): void {
+    if (this.thinking === '') return;
+    out.push({ type: 'thinking', thinking: this.thinking, signature: '' });
+    this.thinking = '';
+  }
+}
+
+/** Our Anthropic-shaped history → chat messages. Tool results become role 'tool' messages right after the call. */
+export function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  if (system) out.push({ role: 'system', content: system });
+  for (const m of messages) {
+    if (m.role === 'assistant') {
+      const text = m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      const toolCalls = m.content.flatMap((b) =>
+        b.type === 'tool_use' ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input) } }] : [],
+      );
+      // Thinking is not sent back: these servers neither need nor verify it.
+      out.push({ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
+      continue;
+    }
+    const texts: string[] = [];
+    for (const b of m.content) {
+      if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: b.is_error ? `Error: ${b.content}` : b.content });
+      else if (b.type === 'text' && b.text !== '') texts.push(b.text);
+    }
+    if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n\n') });
+  }
+  return out;
+}
+
+export function toOpenAIParams(request: ModelRequest): Params {
+  const tools: ChatCompletionTool[] = request.tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.input_schema },
+  }));
+  return {
+    model: request.model,
+    messages: toChatMessages(request.system, request.messages),
+    max_tokens: request.maxTokens,
+    ...(tools.length > 0 ? { tools } : {}),
+  };
+}
+
+export function completionToEvents(completion: ChatCompletion): AssistantEvent[] {
+  const out: AssistantEvent[] = [];
+  const choice = completion.choices[0];
+  const message = choice?.message;
+  const reasoning = (message as (ReasoningFields & object) | undefined)?.reasoning_content ?? (message as ReasoningFields | undefined)?.reasoning;
+  if (reasoning) out.push({ type: 'thinking', thinking: reasoning, signature: '' });
+  if (message?.content) out.push({ type: 'text_delta', text: message.content });
+  for (const call of message?.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    out.push({ type: 'tool_use_start', id: call.id, name: call.function.name });
+    out.push({ type: 'tool_use', id: call.id, name: call.function.name, inputJson: call.function.arguments });
+  }
+  const stop = mapStopReason(choice?.finish_reason ?? null);
+  closingEvents(completion.usage ? mapUsage(completion.usage) : emptyUsage(), stop, out);
+  return out;
+}
+
+function completionToResponse(completion: ChatCompletion): ModelResponse {
+  const content: AssistantContentBlock[] = [];
+  let usage = emptyUsage();
+  let stopReason: StopReason | null = null;
+  for (const e of completionToEvents(completion)) {
+    if (e.type === 'thinking') content.push({ type: 'thinking', thinking: e.thinking, signature: '' });
+    else if (e.type === 'text_delta') content.push({ type: 'text', text: e.text });
+    else if (e.type === 'tool_use') {
+      let input: Record<string, unknown> = {};
+      try {
+        input = e.inputJson ? (JSON.parse(e.inputJson) as Record<string, unknown>) : {};
+      } catch {
+        // Malformed arguments: the loop answers such a tool use with an error result (T5).
+      }
+      content.push({ type: 'tool_use', id: e.id, name: e.name, input });
+    } else if (e.type === 'usage') usage = e.usage;
+    else if (e.type === 'message_stop') stopReason = e.stopReason;
+  }
+  return { content, usage, stopReason };
+}
+
+export class OpenAICompatibleModelClient implements ModelClient {
+  private readonly sdk: OpenAI;
+  private readonly timing: StepTiming;
+  private readonly requestTimeoutMs: number;
+  private readonly includeUsage: boolean;
+
+  constructor(options: OpenAICompatibleOptions = {}) {
+    const env = resolveOpenAIEnv();
+    this.timing = {
+      stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      retry: resolveRetry(options.retry),
+    };
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.includeUsage = options.includeUsage ?? true;
+    this.sdk = new OpenAI({
+      // Local servers (Ollama, LM Studio) need no key, but the SDK refuses to start without one.
+      apiKey: options.apiKey || env.apiKey || 'not-needed',
+      baseURL: options.baseURL || env.baseURL || undefined,
+      maxRetries: 0,
+      timeout: this.requestTimeoutMs,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+  }
+
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent> {
+    return runStep(this.source(request), request.afterToolResults, signal, this.timing);
+  }
+
+  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    const params = toOpenAIParams(request);
+    return completionToResponse(await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(params, s)));
+  }
+
+  private createNonStreaming(params: Params, signal: AbortSignal): Promise<ChatCompletion> {
+    return this.sdk.chat.completions.create({ ...params, stream: false }, { signal, timeout: this.requestTimeoutMs });
+  }
+
+  private source(request: ModelRequest): StepSource<ChatCompletionChunk> {
+    let params: Params | undefined;
+    const getParams = () => (params ??= toOpenAIParams(request));
+    return {
+      provider: PROVIDER,
+      open: async (signal) => {
+        const { data, request_id } = await this.sdk.chat.completions
+          .create({ ...getParams(), stream: true, ...(this.includeUsage ? { stream_options: { include_usage: true } } : {}) }, { signal })
+          .withResponse();
+        return { events: data, requestId: request_id ?? undefined };
+      },
+      normaliser: () => new OpenAINormaliser(),
+      fallback: async (signal) => completionToEvents(await this.createNonStreaming(getParams(), signal)),
+    };
+  }
+}
