@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { ToolError } from './errors';
+import { defineTool } from './tool';
+
+const MAX_TIMEOUT_MS = 600_000;
+
+const schema = z.object({
+  command: z.string().min(1).describe('The bash command line to run.'),
+  timeout: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Timeout in milliseconds (default 120000, at most 600000).'),
+  description: z.string().optional().describe('A few words saying what the command does, shown to the user.'),
+});
+
+// Colour codes, cursor movement and OSC titles (shell integration adds these) are noise to the model.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
+
+export function cleanTerminalOutput(s: string): string {
+  return s.replace(ANSI, '').replace(/\r\n/g, '\n').replace(/\r(?!\n)/g, '\n');
+}
+
+/** Keeps the start and the end, where commands put what matters (what ran, and the error or summary). */
+export function truncateMiddle(text: string, maxChars: number): { head: string; tail: string; omitted: number } {
+  if (text.length <= maxChars) return { head: text, tail: '', omitted: 0 };
+  const headChars = Math.floor(maxChars * 0.4);
+  return { head: text.slice(0, headChars), tail: text.slice(text.length - (maxChars - headChars)), omitted: text.length - maxChars };
+}
+
+export const bashTool = defineTool({
+  name: 'bash',
+  description: [
+    'Runs a bash command in the workspace root and returns its combined stdout and stderr plus the exit code. The user can watch it run in a terminal named "Turnstone".',
+    'Non-interactive: stdin is empty and PAGER/GIT_PAGER are `cat`, so never run commands that wait for input or open an editor (use flags such as `--yes`, `-m`, `--no-edit`).',
+    'Default timeout 120000 ms; pass `timeout` (ms, up to 600000) for long builds or tests. On timeout or interrupt the whole process tree is killed.',
+    'Long output is cut to its beginning and end; the full text is saved to a file whose path the result names (read it with read_file or grep_search it).',
+    'Use the dedicated tools instead of shell equivalents: read_file (not cat/head/tail), edit_file/write_file (not sed/echo >), glob_search (not find/ls -R), grep_search (not grep/rg).',
+    'Each call starts a fresh shell in the workspace root: `cd` and exported variables do not carry over between calls (chain with && instead).',
+  ].join('\n'),
+  schema,
+  readOnly: false,
+  need: 'command',
+  async assess(input) {
+    return { need: 'command', subject: input.command };
+  },
+  async execute(input, env, ctx) {
+    if (!env.shell) throw new ToolError('unavailable', 'bash is not available in this workspace (for example a virtual workspace with no shell).');
+    const timeoutMs = Math.min(input.timeout ?? env.limits.bashDefaultTimeoutMs, env.limits.bashMaxTimeoutMs);
+    const result = await env.shell.run(input.command, {
+      cwd: env.paths.firstRoot,
+      timeoutMs,
+      signal: ctx.signal,
+      ...(ctx.onProgress ? { onOutput: ctx.onProgress } : {}),
+    });
+    const output = cleanTerminalOutput(result.output).replace(/\n+$/, '');
+    const { head, tail, omitted } = truncateMiddle(output, env.limits.maxOutputChars);
+    let body = head;
+    if (omitted) {
+      const file = await saveFullOutput(env.outputDir, output);
+      body = `${head}\n\n… [${omitted} characters omitted. Full output (${output.length} characters) saved to ${file}] …\n\n${tail}`;
+    }
+    const status: string[] = [];
+    if (result.timedOut) status.push(`Timed out after ${timeoutMs} ms; the command and its child processes were killed.`);
+    else if (result.interrupted) status.push('Interrupted by the user; the command and its child processes were killed.');
+    if (result.exitCode !== null) status.push(`Exit code: ${result.exitCode}`);
+    const isError = result.timedOut || result.interrupted || result.exitCode !== 0;
+    return { content: `${body || '(no output)'}\n\n${status.join('\n')}`, isError };
+  },
+});
+
+async function saveFullOutput(dir: string, output: string): Promise<string> {
+  await fsp.mkdir(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const file = path.join(dir, `bash-${stamp}-${randomBytes(3).toString('hex')}.log`);
+  await fsp.writeFile(file, output, 'utf8');
+  return file;
+}

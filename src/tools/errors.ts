@@ -1,0 +1,28 @@
+// Tool failures are values with a kind (ARCHITECTURE: never strings parsed
+// later). The executor turns them into is_error tool results for the model.
+export type ToolErrorKind =
+  | 'not_found'
+  | 'is_directory'
+  | 'not_a_file'
+  | 'binary'
+  | 'too_large'
+  | 'encoding'
+  | 'not_read' // overwriting a file the agent never read
+  | 'stale' // the file changed on disk since the agent read it
+  | 'no_match'
+  | 'ambiguous'
+  | 'no_change'
+  | 'out_of_range'
+  | 'unavailable' // the host cannot run this tool (e.g. bash in a virtual workspace)
+  | 'search_failed'
+  | 'io';
+
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  constructor(
+    readonly kind: ToolErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}

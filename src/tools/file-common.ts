@@ -1,0 +1,53 @@
+// Pieces shared by the three file tools: the permission assessment of a path
+// and loading a text file the way an edit needs it.
+import { type PermissionNeed, type ToolUseAssessment } from '../runtime/types';
+import { ToolError } from './errors';
+import { type ResolvedPath, sensitiveReason } from './paths';
+import { type FileStat } from './ports';
+import { type DecodedText, decodeText, looksBinary } from './text';
+import { type ToolEnv } from './tool';
+
+export function assessPath(resolved: ResolvedPath, need: PermissionNeed): ToolUseAssessment {
+  const assessment: ToolUseAssessment = { need, subject: resolved.display };
+  if (!resolved.root) assessment.outsideWorkspace = [resolved.real];
+  if (need === 'edit') {
+    const sensitive = sensitiveReason(resolved);
+    if (sensitive) assessment.sensitive = sensitive;
+  }
+  return assessment;
+}
+
+export interface LoadedText extends DecodedText {
+  stat: FileStat;
+  bytes: Uint8Array;
+}
+
+/** Loads an existing file for modification; undefined when it does not exist. */
+export async function loadForWrite(env: ToolEnv, resolved: ResolvedPath): Promise<LoadedText | undefined> {
+  const stat = await env.workspace.stat(resolved.real);
+  if (!stat) return undefined;
+  if (stat.type === 'directory') throw new ToolError('is_directory', `${resolved.display} is a directory, not a file.`);
+  if (stat.type !== 'file') throw new ToolError('not_a_file', `${resolved.display} is not a regular file.`);
+  const bytes = await env.workspace.readFile(resolved.real);
+  const decoded = decodeText(bytes);
+  if (looksBinary(bytes, decoded.encoding)) {
+    throw new ToolError('binary', `${resolved.display} is a binary file; the file tools only change text files.`);
+  }
+  return { ...decoded, stat, bytes };
+}
+
+export function checkFreshness(env: ToolEnv, resolved: ResolvedPath, loaded: LoadedText, requireRead: boolean): void {
+  const freshness = env.reads.check(resolved.real, loaded.bytes);
+  if (freshness === 'stale') {
+    throw new ToolError(
+      'stale',
+      `${resolved.display} has changed on disk since you last read it (someone or something else modified it). Read it again with read_file and redo your change on the current content.`,
+    );
+  }
+  if (freshness === 'unread' && requireRead) {
+    throw new ToolError(
+      'not_read',
+      `${resolved.display} already exists and you have not read it yet. Read it with read_file first so you do not overwrite content you have not seen; for a small change, use edit_file.`,
+    );
+  }
+}

@@ -1,0 +1,72 @@
+import * as path from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { ToolError } from './errors';
+import { assessSearch, resolveSearchRoot } from './search-common';
+import { defineTool } from './tool';
+import { DEFAULT_SKIP_DIRS, walkFiles } from './walk';
+
+const schema = z.object({
+  pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{js,jsx}", "*.md" (top level only).'),
+  path: z.string().optional().describe('Folder to search in, relative to the workspace root or absolute (default: the workspace root).'),
+});
+
+export const globSearchTool = defineTool({
+  name: 'glob_search',
+  description: [
+    'Finds files by name with a glob pattern (`*` within a folder, `**` across folders, `{a,b}` alternatives), matched against paths relative to the search folder.',
+    'Respects .gitignore and skips node_modules and .git unless the pattern names them. Results are sorted by modification time, newest first, and capped at 100 with the number left out.',
+    'Use it to locate files; use grep_search to search file contents.',
+  ].join('\n'),
+  schema,
+  readOnly: true,
+  need: 'read',
+  assess: (input, env) => assessSearch(input.pattern, input.path, env),
+  async execute(input, env, ctx) {
+    let pattern = input.pattern.trim().replace(/^\.\//, '');
+    let searchPath = input.path;
+    if (path.isAbsolute(pattern) && searchPath === undefined) {
+      // An absolute pattern carries its own folder: split it at the first glob character.
+      const scan = picomatch.scan(pattern);
+      searchPath = scan.base || '/';
+      pattern = scan.glob || '**';
+    }
+    const { resolved, stat } = await resolveSearchRoot(searchPath, env);
+    if (stat.type !== 'directory') throw new ToolError('not_a_file', `${resolved.display} is not a folder; glob_search needs a folder as path.`);
+    const isMatch = picomatch(pattern, { dot: true });
+    const skipDirs = new Set([...DEFAULT_SKIP_DIRS].filter((d) => !pattern.split('/').includes(d)));
+    const matches: string[] = [];
+    const { truncated } = await walkFiles(
+      env.workspace,
+      resolved.real,
+      {
+        skipDirs,
+        respectGitignore: true,
+        ignoreRoot: resolved.root,
+        symlinks: 'files',
+        maxEntries: env.limits.walkMaxEntries,
+        signal: ctx.signal,
+      },
+      (file) => {
+        if (isMatch(file.relative)) matches.push(file.absolute);
+      },
+    );
+    const roots = await env.paths.roots();
+    const withTimes = await Promise.all(
+      matches.map(async (absolute) => ({ absolute, mtime: (await env.workspace.stat(absolute).catch(() => undefined))?.mtimeMs ?? 0 })),
+    );
+    withTimes.sort((a, b) => b.mtime - a.mtime || (a.absolute < b.absolute ? -1 : 1));
+    const where = resolved.display === '.' ? 'the workspace root' : resolved.display;
+    if (withTimes.length === 0) {
+      const hint = pattern.includes('/') ? '' : ` Note: "${pattern}" only matches directly inside the folder; use "**/${pattern}" to include subfolders.`;
+      return { content: `No files match "${pattern}" in ${where}.${hint}${truncated ? ' (The walk stopped early: the folder is very large; narrow path.)' : ''}`, isError: false };
+    }
+    const max = env.limits.globMaxResults;
+    const lines = withTimes.slice(0, max).map((m) => env.paths.display(m.absolute, roots));
+    if (withTimes.length > max) {
+      lines.push(`(${withTimes.length - max} more matches not shown, ${withTimes.length} in total; use a more specific pattern or path.)`);
+    }
+    if (truncated) lines.push(`(Stopped after visiting ${env.limits.walkMaxEntries} entries; results may be incomplete. Narrow path.)`);
+    return { content: lines.join('\n'), isError: false };
+  },
+});

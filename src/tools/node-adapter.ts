@@ -1,0 +1,267 @@
+// Node implementations of the Workspace and Shell ports, for the headless CLI
+// and the unit tests (and reused by the VS Code host for its child-process
+// fallback). Everything here is plain fs/promises and child_process.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promises as fsp, type Stats } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  type DirEntry,
+  type EntryType,
+  type ExecResult,
+  type FileStat,
+  type Shell,
+  type ShellResult,
+  type ShellRunOptions,
+  type Workspace,
+  WorkspaceError,
+  type WorkspaceErrorKind,
+} from './ports';
+
+const ERRNO_KINDS: Record<string, WorkspaceErrorKind> = {
+  ENOENT: 'not_found',
+  EEXIST: 'exists',
+  EISDIR: 'is_directory',
+  ENOTDIR: 'not_directory',
+  EACCES: 'permission',
+  EPERM: 'permission',
+};
+
+export function toWorkspaceError(error: unknown, p?: string): WorkspaceError {
+  if (error instanceof WorkspaceError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const kind = (code && ERRNO_KINDS[code]) || 'io';
+  return new WorkspaceError(kind, (error as Error | undefined)?.message ?? String(error), p);
+}
+
+function entryType(s: Stats | { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
+  if (s.isSymbolicLink()) return 'symlink';
+  if (s.isFile()) return 'file';
+  if (s.isDirectory()) return 'directory';
+  return 'other';
+}
+
+export class NodeWorkspace implements Workspace {
+  readonly roots: readonly string[];
+
+  constructor(roots: string | readonly string[]) {
+    const list = typeof roots === 'string' ? [roots] : [...roots];
+    if (list.length === 0) throw new Error('NodeWorkspace needs at least one root folder');
+    this.roots = list.map((r) => path.resolve(r));
+  }
+
+  async realpath(p: string): Promise<string> {
+    try {
+      return await fsp.realpath(p);
+    } catch (error) {
+      throw toWorkspaceError(error, p);
+    }
+  }
+
+  async stat(p: string): Promise<FileStat | undefined> {
+    try {
+      const s = await fsp.stat(p);
+      return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs };
+    } catch (error) {
+      const e = toWorkspaceError(error, p);
+      if (e.kind === 'not_found' || e.kind === 'not_directory') return undefined;
+      throw e;
+    }
+  }
+
+  async readFile(p: string): Promise<Uint8Array> {
+    try {
+      return await fsp.readFile(p);
+    } catch (error) {
+      throw toWorkspaceError(error, p);
+    }
+  }
+
+  async writeFile(p: string, data: Uint8Array): Promise<void> {
+    // Same folder as the target so the rename never crosses a filesystem
+    // boundary (which would make it a non-atomic copy).
+    const tmp = path.join(path.dirname(p), `.${path.basename(p)}.turnstone-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      let mode: number | undefined;
+      try {
+        mode = (await fsp.stat(p)).mode & 0o7777;
+      } catch {
+        mode = undefined;
+      }
+      await fsp.writeFile(tmp, data, mode === undefined ? {} : { mode });
+      await fsp.rename(tmp, p);
+    } catch (error) {
+      await fsp.rm(tmp, { force: true }).catch(() => undefined);
+      throw toWorkspaceError(error, p);
+    }
+  }
+
+  async mkdir(p: string): Promise<void> {
+    try {
+      await fsp.mkdir(p, { recursive: true });
+    } catch (error) {
+      throw toWorkspaceError(error, p);
+    }
+  }
+
+  async readdir(p: string): Promise<DirEntry[]> {
+    try {
+      const entries = await fsp.readdir(p, { withFileTypes: true });
+      return entries.map((d) => ({ name: d.name, type: entryType(d) }));
+    } catch (error) {
+      throw toWorkspaceError(error, p);
+    }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    try {
+      await fsp.rename(from, to);
+    } catch (error) {
+      throw toWorkspaceError(error, from);
+    }
+  }
+
+  async delete(p: string): Promise<void> {
+    try {
+      await fsp.rm(p, { recursive: true });
+    } catch (error) {
+      throw toWorkspaceError(error, p);
+    }
+  }
+}
+
+export interface NodeShellOptions {
+  /** How long to keep reading after the main process exits, for output still in the pipe. */
+  drainMs?: number;
+  /** Grace between SIGTERM and SIGKILL when killing the tree. */
+  killGraceMs?: number;
+}
+
+/** Environment that keeps tools from waiting on a pager or an editor nobody can see. */
+export const NON_INTERACTIVE_ENV: Record<string, string> = {
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  TERM: 'dumb',
+};
+
+export class NodeShell implements Shell {
+  private readonly drainMs: number;
+  private readonly killGraceMs: number;
+
+  constructor(options: NodeShellOptions = {}) {
+    this.drainMs = options.drainMs ?? 150;
+    this.killGraceMs = options.killGraceMs ?? 1000;
+  }
+
+  run(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    return new Promise<ShellResult>((resolve) => {
+      const chunks: string[] = [];
+      let timedOut = false;
+      let interrupted = false;
+      let settled = false;
+      const child = spawn('bash', ['-c', command], {
+        cwd: options.cwd,
+        env: { ...process.env, ...NON_INTERACTIVE_ENV, ...options.env },
+        // Its own process group, so one signal to -pid reaches every descendant.
+        detached: true,
+        // stdin is /dev/null: a command that reads input gets EOF instead of hanging.
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const decoderOut = new TextDecoder();
+      const decoderErr = new TextDecoder();
+      const onData = (decoder: TextDecoder) => (data: Buffer) => {
+        const text = decoder.decode(data, { stream: true });
+        if (!text) return;
+        chunks.push(text);
+        options.onOutput?.(text);
+      };
+      child.stdout.on('data', onData(decoderOut));
+      child.stderr.on('data', onData(decoderErr));
+
+      let killTimer: NodeJS.Timeout | undefined;
+      const killTree = () => {
+        signalGroup(child.pid, 'SIGTERM');
+        killTimer ??= setTimeout(() => signalGroup(child.pid, 'SIGKILL'), this.killGraceMs);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killTree();
+      }, options.timeoutMs);
+      const onAbort = () => {
+        interrupted = true;
+        killTree();
+      };
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+      const finish = (exitCode: number | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        // After a kill, make sure stragglers that ignored SIGTERM are gone too.
+        if ((timedOut || interrupted) && killTimer) {
+          clearTimeout(killTimer);
+          signalGroup(child.pid, 'SIGKILL');
+        }
+        child.stdout.destroy();
+        child.stderr.destroy();
+        resolve({ exitCode, output: chunks.join(''), timedOut, interrupted });
+      };
+
+      child.on('error', (error) => {
+        chunks.push(`${error.message}\n`);
+        finish(null);
+      });
+      child.on('exit', (code, sig) => {
+        const exitCode = code ?? (sig ? 128 + signalNumber(sig) : null);
+        // A background daemon may hold the pipes open forever; the command is
+        // done when bash exits, plus a short drain for bytes still in flight.
+        let closed = 0;
+        const onClose = () => {
+          if (++closed === 2) finish(exitCode);
+        };
+        child.stdout.once('close', onClose);
+        child.stderr.once('close', onClose);
+        if (child.stdout.closed) onClose();
+        if (child.stderr.closed) onClose();
+        setTimeout(() => finish(exitCode), this.drainMs).unref();
+      });
+    });
+  }
+
+  exec(file: string, args: string[], options: { cwd: string; signal?: AbortSignal; maxOutputBytes?: number }): Promise<ExecResult> {
+    return new Promise<ExecResult>((resolve, reject) => {
+      const max = options.maxOutputBytes ?? 64 * 1024 * 1024;
+      const child = spawn(file, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let size = 0;
+      child.stdout.on('data', (d: Buffer) => {
+        size += d.length;
+        if (size <= max) out.push(d);
+        else child.kill('SIGTERM');
+      });
+      child.stderr.on('data', (d: Buffer) => err.push(d));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        resolve({ exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      });
+    });
+  }
+}
+
+function signalGroup(pid: number | undefined, sig: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+function signalNumber(sig: NodeJS.Signals): number {
+  return os.constants.signals[sig] ?? 0;
+}

@@ -1,0 +1,109 @@
+// Turning a path the model wrote into the real file it denotes, and deciding
+// whether that file is outside the workspace or sensitive. Every file tool
+// operates on the *real* path, so what the permission check saw is what gets
+// touched (a symlink cannot redirect a write after the check).
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type Workspace, WorkspaceError } from './ports';
+
+export interface ResolvedPath {
+  /** What the model wrote. */
+  input: string;
+  /** Lexically resolved absolute path (relative to the first root, `~` expanded). */
+  absolute: string;
+  /** Symlinks resolved; for a missing file, its nearest existing ancestor resolved plus the rest. */
+  real: string;
+  /** The real root containing it, if any. */
+  root: string | undefined;
+  /** Relative to the first root (forward slashes) when inside it, else the real absolute path. */
+  display: string;
+}
+
+function isWithin(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+export class PathResolver {
+  private realRoots: Promise<string[]> | undefined;
+
+  constructor(
+    private readonly workspace: Workspace,
+    private readonly homeDir: string = os.homedir(),
+  ) {}
+
+  get firstRoot(): string {
+    return this.workspace.roots[0]!;
+  }
+
+  roots(): Promise<string[]> {
+    this.realRoots ??= Promise.all(
+      this.workspace.roots.map((r) => this.workspace.realpath(r).catch(() => path.resolve(r))),
+    );
+    return this.realRoots;
+  }
+
+  absolute(input: string): string {
+    let p = input.trim();
+    if (p === '~' || p.startsWith('~/') || p.startsWith(`~${path.sep}`)) p = path.join(this.homeDir, p.slice(1));
+    return path.resolve(this.firstRoot, p);
+  }
+
+  async resolve(input: string): Promise<ResolvedPath> {
+    const absolute = this.absolute(input);
+    const real = await this.realOrNearest(absolute);
+    const roots = await this.roots();
+    const root = roots.find((r) => isWithin(r, real));
+    return { input, absolute, real, root, display: this.displayFor(real, roots) };
+  }
+
+  display(real: string, roots: string[]): string {
+    return this.displayFor(real, roots);
+  }
+
+  private displayFor(real: string, roots: string[]): string {
+    const first = roots[0]!;
+    if (!isWithin(first, real)) return real;
+    const rel = path.relative(first, real);
+    return rel === '' ? '.' : rel.split(path.sep).join('/');
+  }
+
+  /** A missing leaf can still escape through a symlinked parent, so resolve the deepest ancestor that exists. */
+  private async realOrNearest(absolute: string): Promise<string> {
+    const rest: string[] = [];
+    let current = absolute;
+    for (;;) {
+      try {
+        const real = await this.workspace.realpath(current);
+        return rest.length ? path.join(real, ...rest.reverse()) : real;
+      } catch (error) {
+        if (!(error instanceof WorkspaceError) || (error.kind !== 'not_found' && error.kind !== 'not_directory')) throw error;
+        const parent = path.dirname(current);
+        if (parent === current) return absolute;
+        rest.push(path.basename(current));
+        current = parent;
+      }
+    }
+  }
+}
+
+/** Why writing this in-workspace path deserves a prompt even when edits are auto-approved. */
+export function sensitiveReason(resolved: ResolvedPath): string | undefined {
+  if (!resolved.root) return undefined;
+  const rel = path.relative(resolved.root, resolved.real);
+  if (rel === '') return undefined;
+  const parts = rel.split(path.sep);
+  const base = parts[parts.length - 1]!;
+  if (parts.includes('.git')) return '.git/ holds repository internals and hooks that run code';
+  if (parts.includes('.turnstone')) return '.turnstone/ holds Turnstone settings and hooks';
+  if (parts[0] === '.vscode' && parts.length === 2 && base.endsWith('.json')) {
+    return '.vscode/*.json can change editor settings and define tasks that run commands';
+  }
+  if (base.endsWith('.code-workspace')) return 'workspace files can change editor settings and tasks';
+  if (base.startsWith('.env')) return '.env files usually hold secrets';
+  if (parts[0] === '.husky' || parts[0] === '.githooks') return 'git hook scripts run on every commit';
+  if (base === '.pre-commit-config.yaml' || base === 'lefthook.yml' || base === '.lefthook.yml') {
+    return 'git hook configuration runs commands on commit';
+  }
+  return undefined;
+}

@@ -1,0 +1,83 @@
+// The two ports every tool runs against. A VS Code adapter (src/host) and a
+// Node adapter (node-adapter.ts) implement them; the tools never see which.
+// Paths crossing the port are absolute OS paths; the adapter maps them to its
+// own addressing (URIs in VS Code) so tool logic stays string-based.
+
+export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface FileStat {
+  type: EntryType;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface DirEntry {
+  name: string;
+  /** `symlink` is reported as such (not followed) so walkers can avoid cycles and escapes. */
+  type: EntryType;
+}
+
+export type WorkspaceErrorKind = 'not_found' | 'exists' | 'is_directory' | 'not_directory' | 'permission' | 'io';
+
+/** Adapters translate their native failures into one of these kinds so tools never parse messages. */
+export class WorkspaceError extends Error {
+  override readonly name = 'WorkspaceError';
+  constructor(
+    readonly kind: WorkspaceErrorKind,
+    message: string,
+    readonly path?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Workspace {
+  /** Absolute paths of the workspace folders; the first one anchors relative paths. */
+  readonly roots: readonly string[];
+  /** The real path (symlinks resolved). Throws WorkspaceError('not_found') when missing. */
+  realpath(path: string): Promise<string>;
+  /** Follows symlinks; undefined when the path (or a symlink's target) is missing. */
+  stat(path: string): Promise<FileStat | undefined>;
+  readFile(path: string): Promise<Uint8Array>;
+  /** Atomic: readers see the old bytes or the new ones, never a mix or an empty file. */
+  writeFile(path: string, data: Uint8Array): Promise<void>;
+  /** Recursive; succeeds when the folder exists. */
+  mkdir(path: string): Promise<void>;
+  readdir(path: string): Promise<DirEntry[]>;
+  rename(from: string, to: string): Promise<void>;
+  delete(path: string): Promise<void>;
+}
+
+export interface ShellRunOptions {
+  cwd: string;
+  /** Added to the inherited environment. */
+  env?: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onOutput?: (chunk: string) => void;
+}
+
+export interface ShellResult {
+  /** Null when the process was killed by a signal without an exit status. */
+  exitCode: number | null;
+  /** stdout and stderr interleaved as they arrived. */
+  output: string;
+  timedOut: boolean;
+  interrupted: boolean;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Shell {
+  /** Runs a command line through bash; on timeout or abort the whole process tree dies. */
+  run(command: string, options: ShellRunOptions): Promise<ShellResult>;
+  /**
+   * Runs a program directly (no shell), for helpers such as ripgrep. Optional:
+   * a host that cannot spawn processes leaves it out and tools fall back to JS.
+   */
+  exec?(file: string, args: string[], options: { cwd: string; signal?: AbortSignal; maxOutputBytes?: number }): Promise<ExecResult>;
+}

@@ -1,0 +1,122 @@
+// createToolExecutor: the ToolExecutor port the turn loop calls, built from
+// the six tools and a pair of Workspace/Shell adapters.
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  type FileChange,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolExecutor,
+  ToolInputError,
+  type ToolOutput,
+  type ToolUseAssessment,
+} from '../runtime/types';
+import { bashTool } from './bash';
+import { editFileTool } from './edit-file';
+import { ToolError } from './errors';
+import { ReadRecords } from './file-state';
+import { globSearchTool } from './glob-search';
+import { grepSearchTool } from './grep-search';
+import { PathResolver } from './paths';
+import { type Shell, type Workspace, WorkspaceError } from './ports';
+import { readFileTool } from './read-file';
+import { type Tool, type ToolEnv, type ToolLimits } from './tool';
+import { writeFileTool } from './write-file';
+
+export interface ToolAdapters {
+  workspace: Workspace;
+  /** Leave out where commands cannot run (virtual workspaces): bash is then not offered. */
+  shell?: Shell;
+}
+
+export interface ToolExecutorOptions {
+  /** ripgrep binary for grep_search; without it (or if it fails to start) a JS engine gives the same output. */
+  ripgrepPath?: string;
+  /** Where bash saves full output that was truncated (default: <tmpdir>/turnstone-output). */
+  outputDir?: string;
+  /** What `~` expands to (default: os.homedir()). */
+  homeDir?: string;
+  limits?: Partial<ToolLimits>;
+}
+
+export const DEFAULT_LIMITS: ToolLimits = {
+  readDefaultLines: 2000,
+  readMaxOutputBytes: 256 * 1024,
+  readMaxFileBytes: 10 * 1024 * 1024,
+  readMaxLineChars: 2000,
+  bashDefaultTimeoutMs: 120_000,
+  bashMaxTimeoutMs: 600_000,
+  maxOutputChars: 30_000,
+  globMaxResults: 100,
+  walkMaxEntries: 200_000,
+};
+
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool];
+
+function errorOutput(error: unknown): ToolOutput | undefined {
+  if (error instanceof ToolError) return { content: error.message, isError: true };
+  if (error instanceof WorkspaceError) {
+    const where = error.path ? ` (${error.path})` : '';
+    const what =
+      error.kind === 'permission'
+        ? 'Permission denied'
+        : error.kind === 'not_found'
+          ? 'Not found'
+          : error.kind === 'is_directory'
+            ? 'Is a directory'
+            : error.kind === 'not_directory'
+              ? 'A parent of the path is not a folder'
+              : 'File system error';
+    return { content: `${what}${where}: ${error.message}`, isError: true };
+  }
+  return undefined;
+}
+
+export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutorOptions = {}): ToolExecutor {
+  const tools = ALL_TOOLS.filter((t) => t.name !== 'bash' || adapters.shell);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const env: ToolEnv = {
+    workspace: adapters.workspace,
+    shell: adapters.shell,
+    paths: new PathResolver(adapters.workspace, options.homeDir ?? os.homedir()),
+    reads: new ReadRecords(),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    outputDir: options.outputDir ?? path.join(os.tmpdir(), 'turnstone-output'),
+    ripgrepPath: options.ripgrepPath,
+  };
+
+  const lookup = (name: string): Tool => {
+    const tool = byName.get(name);
+    if (!tool) throw new ToolInputError(`unknown tool: ${name}`);
+    return tool;
+  };
+
+  return {
+    definitions(): ToolDefinition[] {
+      return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+    },
+    isReadOnly(name: string): boolean | undefined {
+      return byName.get(name)?.readOnly;
+    },
+    async assess(name: string, input: Record<string, unknown>): Promise<ToolUseAssessment> {
+      const tool = lookup(name);
+      return tool.assess(tool.parse(input), env);
+    },
+    async preview(name: string, input: Record<string, unknown>): Promise<FileChange | undefined> {
+      const tool = lookup(name);
+      if (!tool.preview) return undefined;
+      return tool.preview(tool.parse(input), env);
+    },
+    async execute(name: string, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
+      const tool = lookup(name);
+      const parsed = tool.parse(input);
+      try {
+        return await tool.execute(parsed, env, ctx);
+      } catch (error) {
+        const output = errorOutput(error);
+        if (output) return output;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// Where a search starts, shared by glob_search and grep_search.
+import { type ToolUseAssessment } from '../runtime/types';
+import { ToolError } from './errors';
+import { type ResolvedPath } from './paths';
+import { type FileStat } from './ports';
+import { type ToolEnv } from './tool';
+
+export async function assessSearch(pattern: string, searchPath: string | undefined, env: ToolEnv): Promise<ToolUseAssessment> {
+  const resolved = await env.paths.resolve(searchPath ?? '.');
+  const assessment: ToolUseAssessment = { need: 'read', subject: pattern };
+  if (!resolved.root) assessment.outsideWorkspace = [resolved.real];
+  return assessment;
+}
+
+export async function resolveSearchRoot(searchPath: string | undefined, env: ToolEnv): Promise<{ resolved: ResolvedPath; stat: FileStat }> {
+  const resolved = await env.paths.resolve(searchPath ?? '.');
+  const stat = await env.workspace.stat(resolved.real);
+  if (!stat) throw new ToolError('not_found', `Path does not exist: ${resolved.display}`);
+  return { resolved, stat };
+}

@@ -1,0 +1,89 @@
+// The shape every tool file exports, and what it gets to work with. The
+// registry erases the input type after validation so it can hold them in one list.
+import { z } from 'zod';
+import {
+  type FileChange,
+  type PermissionNeed,
+  type ToolContext,
+  ToolInputError,
+  type ToolOutput,
+  type ToolUseAssessment,
+} from '../runtime/types';
+import { type ReadRecords } from './file-state';
+import { type PathResolver } from './paths';
+import { type Shell, type Workspace } from './ports';
+
+export interface ToolLimits {
+  /** read_file: lines returned when no limit is given. */
+  readDefaultLines: number;
+  /** read_file: bytes of numbered output per call before it stops and says how to continue. */
+  readMaxOutputBytes: number;
+  /** read_file: files larger than this are refused with a message instead of bytes. */
+  readMaxFileBytes: number;
+  /** read_file: longer lines are cut so one minified line cannot fill the context. */
+  readMaxLineChars: number;
+  bashDefaultTimeoutMs: number;
+  bashMaxTimeoutMs: number;
+  /** bash / grep: characters of output kept in the result (head + tail for bash). */
+  maxOutputChars: number;
+  globMaxResults: number;
+  /** Entries a directory walk visits before giving up (runaway trees). */
+  walkMaxEntries: number;
+}
+
+export interface ToolEnv {
+  workspace: Workspace;
+  shell: Shell | undefined;
+  paths: PathResolver;
+  reads: ReadRecords;
+  limits: ToolLimits;
+  /** Where bash saves the full text of truncated output. */
+  outputDir: string;
+  /** ripgrep binary for grep_search; undefined means the JS fallback. */
+  ripgrepPath: string | undefined;
+}
+
+export interface ToolSpec<I> {
+  name: string;
+  description: string;
+  schema: z.ZodType<I>;
+  readOnly: boolean;
+  need: PermissionNeed;
+  assess(input: I, env: ToolEnv): Promise<ToolUseAssessment>;
+  preview?(input: I, env: ToolEnv): Promise<FileChange | undefined>;
+  execute(input: I, env: ToolEnv, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly: boolean;
+  need: PermissionNeed;
+  /** Throws ToolInputError with a message the model can act on. */
+  parse(raw: Record<string, unknown>): unknown;
+  assess(input: unknown, env: ToolEnv): Promise<ToolUseAssessment>;
+  preview?(input: unknown, env: ToolEnv): Promise<FileChange | undefined>;
+  execute(input: unknown, env: ToolEnv, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export function defineTool<I>(spec: ToolSpec<I>): Tool {
+  const jsonSchema = z.toJSONSchema(spec.schema, { io: 'input' }) as Record<string, unknown>;
+  delete jsonSchema.$schema;
+  const preview = spec.preview;
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: jsonSchema,
+    readOnly: spec.readOnly,
+    need: spec.need,
+    parse(raw) {
+      const result = spec.schema.safeParse(raw);
+      if (!result.success) throw new ToolInputError(`Invalid input for ${spec.name}:\n${z.prettifyError(result.error)}`);
+      return result.data;
+    },
+    assess: (input, env) => spec.assess(input as I, env),
+    ...(preview ? { preview: (input: unknown, env: ToolEnv) => preview(input as I, env) } : {}),
+    execute: (input, env, ctx) => spec.execute(input as I, env, ctx),
+  };
+}
