@@ -158,6 +158,8 @@ export async function* runStep<Raw>(
           emitted = true;
           for (let i = 0; i < out.length; i++) yield out[i]!;
           out.length = 0;
+          // The consumer may have aborted while holding an event; the SDK could still hand us buffered ones.
+          if (dog.reason) break;
         }
       }
       // The SDKs end iteration quietly when their signal fires; find out whether it did.
