@@ -1,49 +1,167 @@
-// Headless CLI entry (contracts.md "Headless CLI"). The turn itself is wired in
-// once the runtime lands; argument handling is here from the start.
-import { parseArgs } from 'node:util';
+// Headless CLI (contracts.md "Headless CLI"): one turn of the same runtime,
+// providers and tools as the extension, with Node adapters and no prompter.
+import { existsSync, mkdirSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import manifest from '../package.json';
+import { HELP, parseCliArgs, UsageError, type CliConfig } from './cli/args';
+import { createRenderer, toCliResult, type Sink } from './cli/output';
+import { ConversationRuntime } from './runtime/conversation';
+import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
+import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
+import { buildSystemPrompt } from './runtime/system-prompt';
+import { ModelError, type ModelClient } from './runtime/types';
+import { NodeShell, NodeWorkspace } from './tools/node-adapter';
+import { createToolExecutor } from './tools/registry';
+import { findOnPath } from './cli/which';
 
-const HELP = `Usage: turnstone -p <prompt> [options]
+const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['turnstone.model'].default;
 
-Runs one agent turn without an editor.
+const sink: Sink = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
 
-Options:
-  -p, --print <prompt>          run one turn non-interactively and exit
-  --cwd <dir>                   workspace root (default: current directory)
-  --model <id>
-  --permission-mode <mode>      plan | ask | acceptEdits | bypassPermissions (default ask)
-  --allow <rule>, --deny <rule> repeatable permission rules, e.g. 'bash(git status:*)'
-  --max-iterations <n>
-  --output-format <fmt>         text | json | stream-json (default text)
-  --session <file.jsonl>        append to / resume this session file
-  --help, --version
-`;
-
-function main(argv: string[]): number {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        print: { type: 'string', short: 'p' },
-        help: { type: 'boolean' },
-        version: { type: 'boolean' },
-      },
-      strict: false,
-    }));
-  } catch (error) {
-    process.stderr.write(`turnstone: ${(error as Error).message}\n`);
-    return 2;
+function modelOptions(env: NodeJS.ProcessEnv): ModelClientOptions | { error: string } {
+  const provider = env.TURNSTONE_PROVIDER ?? 'anthropic';
+  if (provider === 'anthropic') {
+    const resolved = resolveAnthropicEnv(env);
+    if (!resolved.apiKey) return { error: 'no API key: set ANTHROPIC_API_KEY in the environment (e.g. export ANTHROPIC_API_KEY=sk-ant-…)' };
+    return { provider: 'anthropic', ...resolved };
   }
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
+  if (provider === 'openai-compatible') {
+    const resolved = resolveOpenAIEnv(env);
+    if (!resolved.baseURL) return { error: 'no server: set OPENAI_BASE_URL for the openai-compatible provider (e.g. http://127.0.0.1:11434/v1)' };
+    // Local servers (Ollama, LM Studio) accept any key; the SDK insists on one.
+    return { provider: 'openai-compatible', ...resolved, apiKey: resolved.apiKey ?? 'not-needed' };
   }
-  if (values.version) {
-    process.stdout.write(`${process.env.TURNSTONE_VERSION ?? '0.1.0'}\n`);
-    return 0;
-  }
-  process.stderr.write('turnstone: running a turn from the CLI is not available in this build yet (see --help)\n');
-  return 1;
+  return { error: `unknown TURNSTONE_PROVIDER '${provider}': use anthropic or openai-compatible` };
 }
 
-process.exitCode = main(process.argv.slice(2));
+/** Remembers the request id of the last failed model request, for the error line. */
+function withRequestIdCapture(inner: ModelClient): { client: ModelClient; readonly lastRequestId: string | undefined } {
+  const state: { lastRequestId: string | undefined } = { lastRequestId: undefined };
+  const remember = (error: unknown) => {
+    if (error instanceof ModelError && error.details.requestId) state.lastRequestId = error.details.requestId;
+    return error;
+  };
+  const client: ModelClient = {
+    async *stream(request, signal) {
+      try {
+        yield* inner.stream(request, signal);
+      } catch (error) {
+        throw remember(error);
+      }
+    },
+    complete: (request, signal) => inner.complete(request, signal).catch((error: unknown) => Promise.reject(remember(error))),
+  };
+  return {
+    client,
+    get lastRequestId() {
+      return state.lastRequestId;
+    },
+  };
+}
+
+async function openSession(file: string, cwd: string, model: string): Promise<{ store: JsonlSessionStore; loaded: LoadedSession | undefined }> {
+  if (existsSync(file)) {
+    const loaded = await loadSession(file);
+    for (const warning of loaded.warnings) sink.stderr(`warning: ${warning}\n`);
+    return { store: JsonlSessionStore.open(file), loaded };
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  const store = JsonlSessionStore.open(file);
+  await store.append({ type: 'meta', version: 1, id: path.basename(file, '.jsonl'), createdAt: new Date().toISOString(), cwd, model });
+  return { store, loaded: undefined };
+}
+
+async function run(config: CliConfig): Promise<number> {
+  const options = modelOptions(process.env);
+  if ('error' in options) {
+    sink.stderr(`turnstone: ${options.error}\n`);
+    return 1;
+  }
+  const model = config.model ?? DEFAULT_MODEL;
+  const session = config.session ? await openSession(config.session, config.cwd, model) : undefined;
+  const tools = createToolExecutor(
+    { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell() },
+    { ripgrepPath: findOnPath('rg'), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
+  );
+  const model_ = withRequestIdCapture(createModelClient(options));
+  const runtime = new ConversationRuntime(
+    { model: model_.client, tools, ...(session ? { session: session.store } : {}) },
+    {
+      model,
+      systemPrompt: buildSystemPrompt({
+        workspaceRoot: config.cwd,
+        platform: process.platform,
+        host: 'the Turnstone CLI (non-interactive: nobody can answer permission prompts)',
+        date: new Date().toISOString().slice(0, 10),
+      }),
+      permissionMode: config.permissionMode,
+      permissionRules: { allow: config.allow, deny: config.deny },
+      ...(config.maxIterations ? { maxIterations: config.maxIterations } : {}),
+    },
+    session?.loaded ? { messages: session.loaded.messages, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}) } : {},
+  );
+
+  const renderer = createRenderer(config.outputFormat, sink);
+  runtime.subscribe((event) => renderer.onEvent(event));
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    // A second Ctrl+C means "now": the session is append-only, so what is on disk stays loadable.
+    if (interrupts > 1) process.exit(130);
+    sink.stderr('\nturnstone: interrupting (Ctrl+C again to quit at once)…\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const summary = await runtime.runTurn(config.prompt, { signal: controller.signal });
+    await session?.store.flush();
+    const result = toCliResult(summary, session?.store.path);
+    // The provider's request id is what a user quotes to support; keep it with the message.
+    if (result.is_error && model_.lastRequestId && !result.result.includes(model_.lastRequestId)) {
+      result.result = `${result.result} (request id ${model_.lastRequestId})`;
+    }
+    renderer.finish(result);
+    if (summary.outcome === 'aborted') return 130;
+    return summary.outcome === 'completed' ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCliArgs(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      sink.stderr(`turnstone: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (parsed.kind === 'help') {
+    sink.stdout(HELP);
+    return 0;
+  }
+  if (parsed.kind === 'version') {
+    sink.stdout(`${manifest.version}\n`);
+    return 0;
+  }
+  return run(parsed.config);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    sink.stderr(`turnstone: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

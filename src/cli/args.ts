@@ -1,0 +1,138 @@
+// Argument parsing for the headless CLI (contracts.md). Node's util.parseArgs
+// does the tokenising; this module turns its result into a validated config or
+// a one-line usage error (exit 2).
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions';
+
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface CliConfig {
+  prompt: string;
+  cwd: string;
+  model: string | undefined;
+  permissionMode: PermissionMode;
+  allow: string[];
+  deny: string[];
+  maxIterations: number | undefined;
+  outputFormat: OutputFormat;
+  session: string | undefined;
+}
+
+export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const HELP = `Usage: turnstone -p <prompt> [options]
+
+Runs one agent turn without an editor, with the same core as the VS Code extension.
+
+Options:
+  -p, --print <prompt>          run one turn non-interactively and exit
+  --cwd <dir>                   workspace root (default: current directory)
+  --model <id>                  model id (default: the extension's default model)
+  --permission-mode <mode>      plan | ask | acceptEdits | bypassPermissions (default ask;
+                                without a person to ask, "ask" denies with a reason)
+  --allow <rule>                allow tool uses matching a rule; repeatable
+  --deny <rule>                 deny tool uses matching a rule; repeatable
+  --max-iterations <n>          most model requests in the turn (default 50)
+  --output-format <fmt>         text | json | stream-json (default text)
+  --session <file.jsonl>        append to / resume this session file
+  -h, --help                    show this help
+  -v, --version                 print the version
+
+Rules: 'read_file', 'bash(npm test)', 'bash(git status:*)', 'edit_file(src/*)'.
+A compound command is allowed only if every part matches an allow rule.
+
+Environment:
+  ANTHROPIC_API_KEY             API key (required for the Anthropic provider)
+  ANTHROPIC_BASE_URL            API base URL (proxies, gateways)
+  TURNSTONE_PROVIDER            anthropic (default) | openai-compatible
+  OPENAI_API_KEY, OPENAI_BASE_URL   for the OpenAI-compatible provider
+  TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold (default 100000)
+
+Exit status: 0 turn completed, 1 turn failed, 2 bad usage, 130 interrupted.
+
+Examples:
+  turnstone -p "explain src/index.ts"
+  turnstone -p "fix the failing test" --permission-mode acceptEdits --allow 'bash(npm test)'
+  turnstone -p "summarise the README" --output-format json
+  turnstone -p "continue" --session .turnstone/session.jsonl
+`;
+
+export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        print: { type: 'string', short: 'p' },
+        cwd: { type: 'string' },
+        model: { type: 'string' },
+        'permission-mode': { type: 'string' },
+        allow: { type: 'string', multiple: true },
+        deny: { type: 'string', multiple: true },
+        'max-iterations': { type: 'string' },
+        'output-format': { type: 'string' },
+        session: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    // parseArgs' messages are long and mention internals; keep the first sentence.
+    const message = error instanceof Error ? error.message.split('. ')[0]!.replace(/\.$/, '') : String(error);
+    throw new UsageError(`${message} (see --help)`);
+  }
+  const v = parsed.values;
+  if (v.help) return { kind: 'help' };
+  if (v.version) return { kind: 'version' };
+
+  const prompt = v.print;
+  if (prompt === undefined || prompt.trim() === '') throw new UsageError('missing prompt: pass it with -p "<prompt>" (see --help)');
+
+  const mode = (v['permission-mode'] ?? 'ask') as PermissionMode;
+  if (!PERMISSION_MODES.includes(mode)) {
+    throw new UsageError(`bad --permission-mode '${v['permission-mode']}': use one of ${PERMISSION_MODES.join(', ')}`);
+  }
+  const format = (v['output-format'] ?? 'text') as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(format)) {
+    throw new UsageError(`bad --output-format '${v['output-format']}': use one of ${OUTPUT_FORMATS.join(', ')}`);
+  }
+  let maxIterations: number | undefined;
+  if (v['max-iterations'] !== undefined) {
+    maxIterations = Number(v['max-iterations']);
+    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+      throw new UsageError(`bad --max-iterations '${v['max-iterations']}': use a whole number of at least 1`);
+    }
+  }
+  const dir = path.resolve(cwd, v.cwd ?? '.');
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new UsageError(`--cwd '${v.cwd ?? dir}' is not a readable folder`);
+
+  return {
+    kind: 'run',
+    config: {
+      prompt,
+      cwd: dir,
+      model: v.model,
+      permissionMode: mode,
+      allow: v.allow ?? [],
+      deny: v.deny ?? [],
+      maxIterations,
+      outputFormat: format,
+      session: v.session === undefined ? undefined : path.resolve(cwd, v.session),
+    },
+  };
+}

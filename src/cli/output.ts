@@ -1,0 +1,117 @@
+// How the CLI shows a turn: `text` streams the reply to stdout and one line per
+// tool use to stderr; `json` prints the result object once; `stream-json`
+// prints every runtime event as a JSON line as it happens, then the result.
+import { type RuntimeEvent, type TurnSummary } from '../runtime/events';
+import { type OutputFormat } from './args';
+
+/** The contract's `--output-format json` object. */
+export interface CliResult {
+  result: string;
+  is_error: boolean;
+  iterations: number;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+  };
+  cost_usd: number;
+  tool_results: { tool_use_id: string; name: string; is_error: boolean; content: string }[];
+  session_file: string | null;
+}
+
+export function toCliResult(summary: TurnSummary, sessionFile: string | undefined): CliResult {
+  const failed = summary.outcome !== 'completed';
+  return {
+    result: failed && summary.error ? summary.error.message : summary.finalText,
+    is_error: failed,
+    iterations: summary.iterations,
+    usage: {
+      input_tokens: summary.usage.input_tokens,
+      output_tokens: summary.usage.output_tokens,
+      cache_read_input_tokens: summary.usage.cache_read_input_tokens,
+      cache_creation_input_tokens: summary.usage.cache_creation_input_tokens,
+    },
+    cost_usd: Math.round(summary.costUsd * 1e6) / 1e6,
+    tool_results: summary.toolResults.map((r) => ({ tool_use_id: r.toolUseId, name: r.name, is_error: r.isError, content: r.content })),
+    session_file: sessionFile ?? null,
+  };
+}
+
+export interface Sink {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export interface Renderer {
+  onEvent(event: RuntimeEvent): void;
+  finish(result: CliResult): void;
+}
+
+export function createRenderer(format: OutputFormat, sink: Sink): Renderer {
+  switch (format) {
+    case 'json':
+      return { onEvent: () => undefined, finish: (result) => sink.stdout(`${JSON.stringify(result)}\n`) };
+    case 'stream-json':
+      return {
+        onEvent: (event) => sink.stdout(`${JSON.stringify(event)}\n`),
+        finish: (result) => sink.stdout(`${JSON.stringify({ type: 'result', ...result })}\n`),
+      };
+    case 'text':
+      return textRenderer(sink);
+  }
+}
+
+/** One line about a tool use: its name and main argument, shortened. */
+export function describeToolUse(name: string, input: Record<string, unknown>): string {
+  const main = input['command'] ?? input['path'] ?? input['pattern'];
+  const text = typeof main === 'string' ? main.replace(/\s+/g, ' ') : '';
+  return text ? `${name} ${text.length > 80 ? `${text.slice(0, 79)}…` : text}` : name;
+}
+
+function textRenderer(sink: Sink): Renderer {
+  const inputs = new Map<string, Record<string, unknown>>();
+  let atLineStart = true;
+  const out = (text: string) => {
+    if (!text) return;
+    sink.stdout(text);
+    atLineStart = text.endsWith('\n');
+  };
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'text_delta':
+          out(event.text);
+          break;
+        case 'tool_use_ready':
+          inputs.set(event.id, event.input);
+          break;
+        case 'tool_finished': {
+          if (!atLineStart) out('\n');
+          const what = describeToolUse(event.name, inputs.get(event.id) ?? {});
+          const firstLine = event.content.split('\n', 1)[0]?.slice(0, 120) ?? '';
+          sink.stderr(event.isError ? `✗ ${what}: ${firstLine}\n` : `✓ ${what}\n`);
+          break;
+        }
+        case 'retrying':
+          sink.stderr(`… reconnecting ${event.attempt}/${event.maxAttempts} (${event.reason})\n`);
+          break;
+        case 'step_discarded':
+          sink.stderr('… the interrupted reply is being retried from the start\n');
+          break;
+        case 'compaction':
+          sink.stderr(`… compacted ${event.removedMessageCount} earlier messages into a summary\n`);
+          break;
+        case 'warning':
+          sink.stderr(`warning: ${event.message}\n`);
+          break;
+        default:
+          break;
+      }
+    },
+    finish(result) {
+      if (!atLineStart) out('\n');
+      if (result.is_error) sink.stderr(`turnstone: ${result.result}\n`);
+    },
+  };
+}
