@@ -134,8 +134,8 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       it('stops at the default line limit of 2000', async () => {
         put('big.txt', Array.from({ length: 2500 }, (_, i) => `${i}`).join('\n'));
         const out = await run('read_file', { path: 'big.txt' });
-        assert.match(out.content, /  2000\t1999\n/);
-        assert.doesNotMatch(out.content, /  2001\t/);
+        assert.match(out.content, / {2}2000\t1999\n/);
+        assert.doesNotMatch(out.content, / {2}2001\t/);
         assert.match(out.content, /offset=2000/);
       });
 

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type NodeToolEnv, ctx, makeNodeEnv } from './helpers';
+
+function tree(root: string, files: Record<string, string | Buffer>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(root, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, content);
+  }
+}
+
+const SMALL_TREE: Record<string, string | Buffer> = {
+  '.gitignore': 'build/\n*.tmp\n',
+  'README.md': '# Title\nSome TODO here\n',
+  'src/index.ts': 'import { a } from "./a";\n// TODO: wire\nexport const x = a + 1;\n\n\nconst todo = "later";\n',
+  'src/a.ts': 'export const a = 1;\n// todo lowercase\n// TODO upper\n// TODO again\nend\n',
+  'src/nested/.gitignore': '!keep.tmp\n',
+  'src/nested/keep.tmp': 'TODO kept by negation\n',
+  'src/nested/drop.log': 'TODO in log\n',
+  'src/win.txt': 'first TODO\r\nsecond\r\n',
+  'src/data.bin': Buffer.from([0x54, 0x4f, 0x44, 0x4f, 0x00, 0x01]),
+  'src/x.tmp': 'TODO ignored\n',
+  'build/out.js': 'TODO built\n',
+  'node_modules/dep/index.js': 'TODO dep\n',
+  '.hidden/conf.ts': 'TODO hidden\n',
+  'docs/guide.md': 'nothing\nTODO docs\n',
+};
+
+describe('tools: grep_search engines agree (ripgrep vs JS fallback)', () => {
+  let rgEnv: NodeToolEnv;
+  let jsEnv: NodeToolEnv;
+  before(async () => {
+    rgEnv = await makeNodeEnv({ ripgrepPath: 'rg' });
+    jsEnv = await makeNodeEnv({ ripgrepPath: undefined });
+    tree(rgEnv.root, SMALL_TREE);
+    tree(jsEnv.root, SMALL_TREE);
+  });
+  after(async () => {
+    await rgEnv.cleanup();
+    await jsEnv.cleanup();
+  });
+
+  const queries: Array<Record<string, unknown>> = [
+    { pattern: 'TODO' },
+    { pattern: 'TODO', output_mode: 'content' },
+    { pattern: 'TODO', output_mode: 'content', '-n': false },
+    { pattern: 'todo', '-i': true, output_mode: 'count' },
+    { pattern: 'TODO', output_mode: 'content', '-C': 1 },
+    { pattern: 'TODO', output_mode: 'content', '-A': 2, '-B': 0 },
+    { pattern: 'TODO|later', output_mode: 'content', '-B': 2, path: 'src' },
+    { pattern: 'TODO', glob: '*.ts', output_mode: 'content' },
+    { pattern: 'TODO', glob: '!*.md' },
+    { pattern: 'TODO', glob: 'src/**/*.ts' },
+    { pattern: '^export const \\w+', output_mode: 'content', path: 'src/a.ts' },
+    { pattern: 'TODO', output_mode: 'content', head_limit: 3 },
+    { pattern: 'second$', output_mode: 'content' },
+    { pattern: 'TODO', path: 'docs' },
+    { pattern: 'no match anywhere' },
+  ];
+
+  for (const q of queries) {
+    it(`same output for ${JSON.stringify(q)}`, async () => {
+      const rg = await rgEnv.executor.execute('grep_search', q, ctx());
+      const js = await jsEnv.executor.execute('grep_search', q, ctx());
+      assert.equal(js.content, rg.content);
+      assert.equal(js.isError, rg.isError);
+    });
+  }
+
+  it('finds what it should: ignores .gitignore, node_modules, binaries; includes hidden and negated files', async () => {
+    const out = await jsEnv.executor.execute('grep_search', { pattern: 'TODO' }, ctx());
+    assert.equal(
+      out.content,
+      ['Found 8 files:', '.hidden/conf.ts', 'README.md', 'docs/guide.md', 'src/a.ts', 'src/index.ts', 'src/nested/drop.log', 'src/nested/keep.tmp', 'src/win.txt'].join('\n'),
+    );
+  });
+
+  it('falls back to JS when the rg binary is missing', async () => {
+    const env = await makeNodeEnv({ ripgrepPath: '/nonexistent/rg' });
+    try {
+      tree(env.root, { 'a.txt': 'hello\n' });
+      const out = await env.executor.execute('grep_search', { pattern: 'hel+o', output_mode: 'content' }, ctx());
+      assert.equal(out.content, 'a.txt:1:hello');
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  it('reports an invalid regular expression as an error in both engines', async () => {
+    for (const env of [rgEnv, jsEnv]) {
+      const out = await env.executor.execute('grep_search', { pattern: '(unclosed' }, ctx());
+      assert.equal(out.isError, true);
+    }
+  });
+
+  it('caps long output with a note', async () => {
+    const env = await makeNodeEnv({ limits: { maxOutputChars: 2000 } });
+    try {
+      tree(env.root, { 'many.txt': Array.from({ length: 500 }, (_, i) => `match ${i}`).join('\n') });
+      const out = await env.executor.execute('grep_search', { pattern: 'match', output_mode: 'content' }, ctx());
+      assert.ok(out.content.length < 2300);
+      assert.match(out.content, /Output cut at 2000 characters/);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
+
+describe('tools: glob_search details (Node adapter)', () => {
+  let env: NodeToolEnv;
+  beforeEach(async () => {
+    env = await makeNodeEnv();
+  });
+  afterEach(() => env.cleanup());
+  const glob = async (input: Record<string, unknown>) => (await env.executor.execute('glob_search', input, ctx())).content;
+
+  it('applies nested .gitignore files with negation', async () => {
+    tree(env.root, SMALL_TREE);
+    assert.deepEqual((await glob({ pattern: '**/*.tmp' })).split('\n'), ['src/nested/keep.tmp']);
+  });
+
+  it('does not follow a symlinked folder (no escape, no cycle)', async () => {
+    tree(env.root, { 'a/x.ts': '' });
+    const outside = path.join(env.base, 'outside');
+    tree(outside, { 'secret.ts': '' });
+    fs.symlinkSync(outside, path.join(env.root, 'link'));
+    fs.symlinkSync(env.root, path.join(env.root, 'a', 'loop'));
+    assert.equal(await glob({ pattern: '**/*.ts' }), 'a/x.ts');
+  });
+
+  it('searches node_modules when the pattern names it, and takes an absolute pattern', async () => {
+    tree(env.root, { 'node_modules/p/index.js': '', 'src/m.js': '' });
+    assert.equal(await glob({ pattern: 'node_modules/**/*.js' }), 'node_modules/p/index.js');
+    assert.equal(await glob({ pattern: path.join(env.root, 'src', '*.js') }), 'src/m.js');
+  });
+
+  it('hints at ** when a bare pattern finds nothing at the top level', async () => {
+    tree(env.root, { 'src/m.ts': '' });
+    assert.match(await glob({ pattern: '*.ts' }), /use "\*\*\/\*\.ts"/);
+  });
+
+  it('reports a search path that does not exist', async () => {
+    const out = await env.executor.execute('glob_search', { pattern: '*', path: 'missing' }, ctx());
+    assert.equal(out.isError, true);
+    assert.match(out.content, /does not exist/);
+  });
+});
