@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSession } from '../../../src/runtime/session';
+import { type ContentBlock } from '../../../src/runtime/types';
 import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
@@ -146,9 +147,8 @@ describe('CLI (node dist/cli.js against the mock API)', function () {
     assert.equal(run.code, 130, run.stderr);
     const loaded = await loadSession(session);
     const last = loaded.messages[loaded.messages.length - 1]!;
-    const results = loaded.messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result');
-    assert.equal(results.length, 1);
-    assert.equal(results[0]!.type === 'tool_result' && results[0]!.tool_use_id, 'tu_sleep');
+    const results = loaded.messages.flatMap((m): ContentBlock[] => m.content).filter((b) => b.type === 'tool_result');
+    assert.deepEqual(results.map((b) => b.tool_use_id), ['tu_sleep']);
     assert.ok(last.role === 'user');
 
     // Resume: the next request carries a valid history (the tool use answered once).
