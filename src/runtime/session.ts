@@ -3,7 +3,7 @@
 // records, skips a corrupt or truncated line with a warning, and normalises
 // the history (T9) so a resumed session is always valid for the API.
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from './errors';
@@ -73,6 +73,7 @@ interface Pending {
 export class JsonlSessionStore implements SessionStore {
   private queue: Pending[] = [];
   private writing: Promise<void> | undefined;
+  private checkTail = false;
 
   private constructor(readonly path: string) {}
 
@@ -87,9 +88,15 @@ export class JsonlSessionStore implements SessionStore {
     return store;
   }
 
-  /** Appends to an existing (or new, headerless) session file, e.g. `--session file.jsonl`. */
+  /**
+   * Appends to an existing (or new, headerless) session file, e.g. `--session file.jsonl`.
+   * A file cut off mid-line by a crash gets a newline before the first record,
+   * so the torn line stays one skipped line instead of corrupting the next too.
+   */
   static open(path: string): JsonlSessionStore {
-    return new JsonlSessionStore(path);
+    const store = new JsonlSessionStore(path);
+    store.checkTail = true;
+    return store;
   }
 
   append(record: SessionRecord): Promise<void> {
@@ -111,7 +118,9 @@ export class JsonlSessionStore implements SessionStore {
         const batch = this.queue;
         this.queue = [];
         try {
-          await appendFile(this.path, batch.map((p) => p.line).join(''), 'utf8');
+          const prefix = this.checkTail ? await missingNewline(this.path) : '';
+          this.checkTail = false;
+          await appendFile(this.path, prefix + batch.map((p) => p.line).join(''), 'utf8');
           for (const p of batch) p.resolve();
         } catch (error) {
           for (const p of batch) p.reject(error);
@@ -120,6 +129,24 @@ export class JsonlSessionStore implements SessionStore {
     } finally {
       this.writing = undefined;
     }
+  }
+}
+
+async function missingNewline(path: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return '';
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] === 0x0a ? '' : '\n';
+  } finally {
+    await handle.close();
   }
 }
 
