@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type FileChange } from '../runtime/types';
 import { summarizeEdit } from './edit-diff';
 import { ToolError } from './errors';
-import { type LoadedText, assessPath, checkFreshness, loadForWrite } from './file-common';
+import { type LoadedText, assessPath, checkFreshness, loadForWrite, yieldToEventLoop } from './file-common';
 import { type ResolvedPath } from './paths';
 import { closestCandidates } from './similar';
 import { detectEol, encodeText, withEol } from './text';
@@ -135,10 +135,12 @@ export const editFileTool = defineTool({
   },
   async execute(input, env) {
     const p = await plan(input, env);
+    await yieldToEventLoop();
     const bytes = encodeText(p.after, p.loaded.encoding);
     await env.workspace.writeFile(p.resolved.real, bytes);
     const stat = await env.workspace.stat(p.resolved.real);
     if (stat) env.reads.record(p.resolved.real, stat, bytes);
+    await yieldToEventLoop();
     const summary = summarizeEdit(p.loaded.text, p.after, p.positions, p.oldString, p.newString, p.resolved.display);
     const n = p.positions.length;
     const head = `Edited ${p.resolved.display}: replaced ${n} occurrence${n === 1 ? '' : 's'}; changed ${describeRanges(summary.changedLines)}.`;

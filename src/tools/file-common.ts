@@ -4,7 +4,7 @@ import { type PermissionNeed, type ToolUseAssessment } from '../runtime/types';
 import { ToolError } from './errors';
 import { type ResolvedPath, sensitiveReason } from './paths';
 import { type FileStat } from './ports';
-import { type DecodedText, decodeText, looksBinary } from './text';
+import { type DecodedText, decodeText, detectEncoding, looksBinary } from './text';
 import { type ToolEnv } from './tool';
 
 export function assessPath(resolved: ResolvedPath, need: PermissionNeed): ToolUseAssessment {
@@ -29,11 +29,20 @@ export async function loadForWrite(env: ToolEnv, resolved: ResolvedPath): Promis
   if (stat.type === 'directory') throw new ToolError('is_directory', `${resolved.display} is a directory, not a file.`);
   if (stat.type !== 'file') throw new ToolError('not_a_file', `${resolved.display} is not a regular file.`);
   const bytes = await env.workspace.readFile(resolved.real);
-  const decoded = decodeText(bytes);
-  if (looksBinary(bytes, decoded.encoding)) {
+  if (looksBinary(bytes, detectEncoding(bytes))) {
     throw new ToolError('binary', `${resolved.display} is a binary file; the file tools only change text files.`);
   }
+  const decoded = decodeText(bytes);
+  await yieldToEventLoop();
   return { ...decoded, stat, bytes };
+}
+
+/**
+ * Splits CPU-heavy steps on big files (decode, match, encode, hash) into
+ * separate event-loop turns, so the extension host never stalls for their sum.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export function checkFreshness(env: ToolEnv, resolved: ResolvedPath, loaded: LoadedText, requireRead: boolean): void {
