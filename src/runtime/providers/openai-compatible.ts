@@ -16,6 +16,7 @@ import {
   emptyUsage,
   type Message,
   type ModelClient,
+  ModelError,
   type ModelRequest,
   type ModelResponse,
   type StopReason,
@@ -68,6 +69,15 @@ function closingEvents(usage: Usage, stopReason: StopReason | null, out: Assista
   out.push({ type: 'usage', usage });
   if (usage.cache_read_input_tokens > 0) out.push({ type: 'prompt_cache', cacheReadInputTokens: usage.cache_read_input_tokens, cacheCreationInputTokens: 0 });
   out.push({ type: 'message_stop', stopReason });
+}
+
+function parses(json: string): boolean {
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 interface PendingCall {
@@ -128,6 +138,10 @@ export class OpenAINormaliser implements StepNormaliser<ChatCompletionChunk> {
   end(out: AssistantEvent[]): 'done' | 'empty' {
     this.flushThinking(out);
     if (!this.hasText && this.calls.size === 0 && this.finish === null) return 'empty';
+    // Without a finish_reason the stream may have stopped mid-arguments; truncated JSON would corrupt the step.
+    if (this.finish === null && [...this.calls.values()].some((c) => c.args !== '' && !parses(c.args))) {
+      throw new ModelError('retryable', `${PROVIDER}: the stream ended inside tool call arguments.`);
+    }
     const indices = [...this.calls.keys()].sort((a, b) => a - b);
     for (const index of indices) {
       const call = this.calls.get(index)!;

@@ -166,7 +166,7 @@ describe('providers/anthropic: prompt caching (S7)', () => {
       .map((s) => s.slice(-40));
     assert.equal(marked.length, 3, marked.join(' | '));
     assert.deepEqual(params.system, [{ type: 'text', text: 'You are a test.', cache_control: { type: 'ephemeral' } }]);
-    const messages = params.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    const messages = params.messages as unknown as Array<{ content: Array<Record<string, unknown>> }>;
     assert.deepEqual(messages[4]!.content[1], { type: 'text', text: 'and steer', cache_control: { type: 'ephemeral' } });
     assert.deepEqual(messages[2]!.content[0], { type: 'tool_result', tool_use_id: 't1', content: 'out', cache_control: { type: 'ephemeral' } });
     assert.ok(!('cache_control' in messages[0]!.content[0]!));
@@ -178,8 +178,8 @@ describe('providers/anthropic: prompt caching (S7)', () => {
     const snapshot = JSON.stringify(history);
     const params = toAnthropicParams(request({ system: '', messages: history }));
     assert.equal(params.system, undefined);
-    assert.deepEqual((params.tools as Array<Record<string, unknown>>).at(-1)!['cache_control'], { type: 'ephemeral' });
-    assert.equal((params.tools as Array<Record<string, unknown>>)[0]!['cache_control'], undefined);
+    assert.deepEqual((params.tools as unknown as Array<Record<string, unknown>>).at(-1)!['cache_control'], { type: 'ephemeral' });
+    assert.equal((params.tools as unknown as Array<Record<string, unknown>>)[0]!['cache_control'], undefined);
     assert.equal(JSON.stringify(history), snapshot);
     assert.equal(TOOLS.some((t) => 'cache_control' in t), false);
   });
