@@ -1,0 +1,242 @@
+// The Shell port in a VS Code terminal named "Turnstone" that the user can
+// watch. With shell integration (it must activate within a few seconds) the
+// command runs in a real shell and output comes from execution.read();
+// otherwise — or for multi-line commands, which shell integration tracks
+// poorly — it runs as a child process mirrored live into a pseudoterminal, so
+// capturing output never depends on shell integration (the peers' most
+// reported failure).
+import * as vscode from 'vscode';
+import { NodeShell } from '../tools/node-adapter';
+import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../tools/ports';
+
+export interface TerminalShellOptions {
+  name?: string;
+  /** How long to wait for shell integration before falling back to the pseudoterminal. */
+  shellIntegrationTimeoutMs?: number;
+  /** After Ctrl+C on timeout or interrupt, how long before the terminal (and its process tree) is disposed. */
+  killGraceMs?: number;
+  /** Runs the fallback and `exec` (ripgrep). */
+  childShell?: NodeShell;
+  log?: (message: string) => void;
+}
+
+// TERM stays the terminal's own; only pagers and prompts are disabled.
+const TERMINAL_ENV: Record<string, string> = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+interface PtySession {
+  terminal: vscode.Terminal;
+  write: vscode.EventEmitter<string>;
+  opened: Promise<void>;
+  /** Aborts the command running in it (Ctrl+C typed by the user, or the terminal closed). */
+  interrupt?: () => void;
+}
+
+export class TerminalShell implements Shell, vscode.Disposable {
+  private readonly name: string;
+  private readonly integrationTimeoutMs: number;
+  private readonly killGraceMs: number;
+  private readonly child: NodeShell;
+  private readonly log: (message: string) => void;
+  private integrated: vscode.Terminal | undefined;
+  private integrationFailed = false;
+  private pty: PtySession | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(options: TerminalShellOptions = {}) {
+    this.name = options.name ?? 'Turnstone';
+    this.integrationTimeoutMs = options.shellIntegrationTimeoutMs ?? 3000;
+    this.killGraceMs = options.killGraceMs ?? 2000;
+    this.child = options.childShell ?? new NodeShell();
+    this.log = options.log ?? (() => undefined);
+    this.disposables.push(
+      vscode.window.onDidCloseTerminal((t) => {
+        if (t === this.integrated) this.integrated = undefined;
+        if (t === this.pty?.terminal) {
+          this.pty.interrupt?.();
+          this.pty = undefined;
+        }
+      }),
+    );
+  }
+
+  /** One command at a time: the terminal is shared and the user watches it in order. */
+  run(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    const next = this.queue.then(() => this.runNow(command, options));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  exec(file: string, args: string[], options: { cwd: string; signal?: AbortSignal; maxOutputBytes?: number }): Promise<ExecResult> {
+    return this.child.exec(file, args, options);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.integrated?.dispose();
+    this.pty?.terminal.dispose();
+  }
+
+  private async runNow(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    if (!command.includes('\n') && !this.integrationFailed) {
+      const terminal = await this.integratedTerminal(options);
+      if (terminal?.shellIntegration) return this.runIntegrated(terminal, terminal.shellIntegration, command, options);
+    }
+    return this.runInPty(command, options);
+  }
+
+  private async integratedTerminal(options: ShellRunOptions): Promise<vscode.Terminal | undefined> {
+    if (this.integrated?.shellIntegration && this.integrated.exitStatus === undefined) return this.integrated;
+    this.integrated?.dispose();
+    const terminal = vscode.window.createTerminal({
+      name: this.name,
+      cwd: options.cwd,
+      env: { ...TERMINAL_ENV, ...options.env },
+      isTransient: true,
+    });
+    this.integrated = terminal;
+    terminal.show(true);
+    const activated = await new Promise<boolean>((resolve) => {
+      if (terminal.shellIntegration) return resolve(true);
+      const timer = setTimeout(() => {
+        listener.dispose();
+        resolve(false);
+      }, this.integrationTimeoutMs);
+      const listener = vscode.window.onDidChangeTerminalShellIntegration((e) => {
+        if (e.terminal !== terminal) return;
+        clearTimeout(timer);
+        listener.dispose();
+        resolve(true);
+      });
+    });
+    if (activated) return terminal;
+    this.log(`shell integration did not activate within ${this.integrationTimeoutMs} ms; using a pseudoterminal`);
+    this.integrationFailed = true;
+    this.integrated = undefined;
+    terminal.dispose();
+    return undefined;
+  }
+
+  private async runIntegrated(
+    terminal: vscode.Terminal,
+    integration: vscode.TerminalShellIntegration,
+    command: string,
+    options: ShellRunOptions,
+  ): Promise<ShellResult> {
+    const sameDir = integration.cwd?.fsPath === options.cwd;
+    const commandLine = sameDir ? command : `cd ${shellQuote(options.cwd)} && ${command}`;
+    let timedOut = false;
+    let interrupted = false;
+    let exitCode: number | null = null;
+    const chunks: string[] = [];
+
+    let ended!: () => void;
+    const endPromise = new Promise<void>((resolve) => (ended = resolve));
+    const disposables: vscode.Disposable[] = [];
+    const execution = integration.executeCommand(commandLine);
+    disposables.push(
+      vscode.window.onDidEndTerminalShellExecution((e) => {
+        if (e.execution !== execution) return;
+        exitCode = e.exitCode ?? null;
+        ended();
+      }),
+      vscode.window.onDidCloseTerminal((t) => {
+        if (t !== terminal) return;
+        interrupted = interrupted || !timedOut;
+        ended();
+      }),
+    );
+    const reading = (async () => {
+      for await (const data of execution.read()) {
+        chunks.push(data);
+        options.onOutput?.(data);
+      }
+    })().catch((error: unknown) => this.log(`reading terminal output failed: ${String(error)}`));
+
+    const stop = async (why: 'timeout' | 'abort') => {
+      if (why === 'timeout') timedOut = true;
+      else interrupted = true;
+      terminal.sendText('\x03', false);
+      const gone = await Promise.race([endPromise.then(() => true), sleep(this.killGraceMs).then(() => false)]);
+      // Ctrl+C reaches only the foreground job; disposing the terminal hangs up its whole session.
+      if (!gone || why === 'timeout') {
+        if (this.integrated === terminal) this.integrated = undefined;
+        terminal.dispose();
+        ended();
+      }
+    };
+    const timer = setTimeout(() => void stop('timeout'), options.timeoutMs);
+    const onAbort = () => void stop('abort');
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    try {
+      await endPromise;
+      // The data stream can trail the end event slightly; give it a moment, never forever.
+      await Promise.race([reading, sleep(500)]);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      for (const d of disposables) d.dispose();
+    }
+    return { exitCode: timedOut || interrupted ? null : exitCode, output: chunks.join(''), timedOut, interrupted };
+  }
+
+  private ensurePty(): PtySession {
+    if (this.pty && this.pty.terminal.exitStatus === undefined) return this.pty;
+    const write = new vscode.EventEmitter<string>();
+    let markOpen!: () => void;
+    const opened = new Promise<void>((resolve) => (markOpen = resolve));
+    const session: PtySession = { terminal: undefined as unknown as vscode.Terminal, write, opened };
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: write.event,
+      open: () => markOpen(),
+      close: () => {
+        session.interrupt?.();
+        if (this.pty === session) this.pty = undefined;
+      },
+      handleInput: (data) => {
+        // There is no stdin to forward to; Ctrl+C is the one key that means something.
+        if (data === '\x03') session.interrupt?.();
+      },
+    };
+    session.terminal = vscode.window.createTerminal({ name: this.name, pty, isTransient: true });
+    session.terminal.show(true);
+    this.pty = session;
+    return session;
+  }
+
+  private async runInPty(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    const session = this.ensurePty();
+    // Output written before open() is dropped by VS Code; a terminal that never opens must not block the command.
+    await Promise.race([session.opened, sleep(2000)]);
+    const toTerminal = (s: string) => session.write.fire(s.replace(/\r?\n/g, '\r\n'));
+    toTerminal(`\x1b[1m$ ${command}\x1b[0m\n`);
+    const local = new AbortController();
+    session.interrupt = () => local.abort();
+    const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal;
+    try {
+      const result = await this.child.run(command, {
+        ...options,
+        signal,
+        onOutput: (chunk) => {
+          toTerminal(chunk);
+          options.onOutput?.(chunk);
+        },
+      });
+      const status = result.timedOut ? 'timed out' : result.interrupted ? 'interrupted' : `exit code ${result.exitCode ?? '?'}`;
+      toTerminal(`${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}\x1b[2m[${status}]\x1b[0m\n\n`);
+      return result;
+    } finally {
+      session.interrupt = undefined;
+    }
+  }
+}
