@@ -1,15 +1,31 @@
 import * as vscode from 'vscode';
-import { HostToWebview, WebviewToHost } from './protocol';
+import { DeltaBatcher } from './batcher';
+import { type HostEvent, HostToWebview, WebviewToHost } from './protocol';
+import { Transcript } from './transcript';
 
 export interface PanelHandlers {
+  /** A validated message from the webview. `ready` is answered with `restore` before this is called. */
   onMessage(message: WebviewToHost): void;
+  /** A message from the webview failed validation and was dropped. */
   onInvalidMessage(raw: unknown, error: string): void;
+  /** The host tried to post something that fails the protocol; it was dropped (a bug in the mapping). */
+  onInvalidPost?(message: unknown, error: string): void;
 }
 
-/** Hosts the chat webview in the Turnstone sidebar (turnstone.chat). */
+/**
+ * Hosts the chat webview in the Turnstone sidebar (turnstone.chat).
+ *
+ * The host only calls `post(event)`. The provider validates it, keeps a mirror
+ * of the panel's state and coalesces deltas (one postMessage per ~30 ms). The
+ * webview is destroyed whenever the view is hidden (no retainContextWhenHidden),
+ * so each time it loads it posts `ready` and gets the mirror back as `restore`.
+ */
 export class ChatPanelProvider implements vscode.WebviewViewProvider {
   static readonly viewType = 'turnstone.chat';
   private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private readonly mirror = new Transcript();
+  private readonly batcher = new DeltaBatcher((message) => this.deliver(message));
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -18,14 +34,34 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    this.ready = false;
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     view.webview.html = renderHtml(view.webview, dist);
-    view.onDidDispose(() => (this.view = undefined));
+    view.onDidDispose(() => {
+      this.view = undefined;
+      this.ready = false;
+      this.batcher.clear();
+    });
+    view.onDidChangeVisibility(() => {
+      // Hidden means the page is gone; it will post `ready` when shown again.
+      if (!view.visible) {
+        this.ready = false;
+        this.batcher.clear();
+      }
+    });
     view.webview.onDidReceiveMessage((raw: unknown) => {
       const parsed = WebviewToHost.safeParse(raw);
-      if (parsed.success) this.handlers.onMessage(parsed.data);
-      else this.handlers.onInvalidMessage(raw, parsed.error.message);
+      if (!parsed.success) {
+        this.handlers.onInvalidMessage(raw, parsed.error.message);
+        return;
+      }
+      if (parsed.data.type === 'ready') {
+        this.ready = true;
+        this.batcher.clear();
+        this.deliver({ type: 'restore', snapshot: this.mirror.snapshot });
+      }
+      this.handlers.onMessage(parsed.data);
     });
   }
 
@@ -33,8 +69,37 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
     return this.view?.visible ?? false;
   }
 
-  post(message: HostToWebview): void {
-    void this.view?.webview.postMessage(HostToWebview.parse(message));
+  /** What the panel currently shows (e.g. to persist or to test the mapping). */
+  get snapshot() {
+    return this.mirror.snapshot;
+  }
+
+  /**
+   * Validates an event, applies it to the mirror and queues it for the
+   * webview. Returns false when the event was invalid and dropped.
+   */
+  post(message: HostToWebview): boolean {
+    const parsed = HostToWebview.safeParse(message);
+    if (!parsed.success) {
+      this.handlers.onInvalidPost?.(message, parsed.error.message);
+      return false;
+    }
+    const events: HostEvent[] = parsed.data.type === 'batch' ? parsed.data.events : [parsed.data];
+    for (const event of events) {
+      this.mirror.apply(event);
+      if (this.ready) this.batcher.push(event);
+    }
+    return true;
+  }
+
+  /** Sends anything the batcher holds now (call before awaiting user input, e.g. a modal dialog). */
+  flush(): void {
+    this.batcher.flush();
+  }
+
+  private deliver(message: HostToWebview): void {
+    if (!this.ready || !this.view) return;
+    void this.view.webview.postMessage(message);
   }
 }
 
@@ -45,8 +110,10 @@ function renderHtml(webview: vscode.Webview, dist: vscode.Uri): string {
     "default-src 'none'",
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
+    `img-src ${webview.cspSource}`,
     `script-src 'nonce-${nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
   ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">

@@ -1,16 +1,307 @@
 // The one message protocol between the extension host and the chat webview.
 // Declared once as zod schemas; both sides validate what they receive and drop
 // (and log) anything malformed, since the webview renders hostile model output.
-import { z } from 'zod';
+//
+// The webview knows nothing about the runtime: the host maps runtime events
+// (T12) into the HostToWebview messages below. A typical turn, as the host
+// would post it (ids are the host's, unique per session):
+//
+//   { type: 'turn', state: 'running' }
+//   { type: 'item_add', item: { kind: 'user', id: 'u1', text: 'fix the test' } }
+//   { type: 'thinking_delta', id: 'th1', text: 'Let me look…', stepId: 's1' }
+//   { type: 'block_end', id: 'th1', durationMs: 4000 }
+//   { type: 'assistant_delta', id: 'a1', text: 'I will read ', stepId: 's1' }
+//   { type: 'assistant_delta', id: 'a1', text: 'the file.' }
+//   { type: 'block_end', id: 'a1' }
+//   { type: 'item_add', item: { kind: 'tool', id: 'toolu_1', name: 'read_file', status: 'running',
+//       view: { kind: 'read', path: 'src/a.ts' }, stepId: 's1' } }
+//   { type: 'tool_update', id: 'toolu_1', status: 'done', view: { kind: 'read', path: 'src/a.ts', lines: 120 } }
+//   { type: 'usage', usage: { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 900, cacheWriteTokens: 0, costUsd: 0.004 } }
+//   { type: 'turn', state: 'idle' }
+//
+// Deltas are coalesced by DeltaBatcher (./batcher.ts), which may wrap several
+// messages in one `batch`. ChatPanelProvider.post() does both the batching and
+// the bookkeeping needed to answer the webview's `ready` with a `restore`.
+// Namespace import: lets esbuild drop the parts of zod we do not use (450 KB → 90 KB in the webview bundle).
+import * as z from 'zod';
 
-export const WebviewToHost = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('send'), text: z.string().min(1).max(1_000_000) }),
-  z.object({ type: z.literal('stop') }),
+const Id = z.string().min(1).max(200);
+const Text = z.string().max(5_000_000);
+const Short = z.string().max(2_000);
+const Count = z.number().int().nonnegative();
+
+/** Only these link targets ever leave the webview (model output is hostile). */
+export function isSafeLinkHref(href: string): boolean {
+  try {
+    const url = new URL(href);
+    return url.protocol === 'https:' || url.protocol === 'http:' || url.protocol === 'mailto:';
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Shared shapes
+
+/** Context the user attached with `@`: the host offers candidates, the webview sends them back unchanged. */
+export const Attachment = z.object({
+  kind: z.enum(['file', 'selection']),
+  /** Workspace-relative or absolute path, as the host offered it. */
+  path: Short,
+  /** What the chip shows, e.g. "main.ts" or "main.ts:10-24". */
+  label: Short,
+  range: z.object({ startLine: Count, endLine: Count }).optional(),
+});
+export type Attachment = z.infer<typeof Attachment>;
+
+export const ToolStatus = z.enum(['running', 'done', 'error', 'denied', 'aborted']);
+export type ToolStatus = z.infer<typeof ToolStatus>;
+
+/**
+ * What a tool card shows. One variant per family of tools; `toolViewFromInput`
+ * in ./tool-view.ts builds it from a tool use's name and input.
+ */
+export const ToolView = z.discriminatedUnion('kind', [
+  /** read_file: path and the line range asked for; `lines` = lines returned. */
+  z.object({ kind: z.literal('read'), path: Short, offset: Count.optional(), limit: Count.optional(), lines: Count.optional() }),
+  /** write_file / edit_file: +/- line counts and an optional unified diff (expandable). */
+  z.object({
+    kind: z.literal('edit'),
+    path: Short,
+    added: Count,
+    removed: Count,
+    created: z.boolean().optional(),
+    diff: Text.optional(),
+  }),
+  /** bash: the command, a live tail of its output (tool_output appends) and the exit code once known. */
+  z.object({
+    kind: z.literal('bash'),
+    command: z.string().max(100_000),
+    description: Short.optional(),
+    output: Text.optional(),
+    exitCode: z.number().int().nullable().optional(),
+  }),
+  /** glob_search / grep_search: the pattern and how many matches/files came back. */
+  z.object({
+    kind: z.literal('search'),
+    mode: z.enum(['glob', 'grep']),
+    pattern: Short,
+    path: Short.optional(),
+    matches: Count.optional(),
+    files: Count.optional(),
+  }),
+  /** Anything else (unknown tools, MCP later): a one-line summary. */
+  z.object({ kind: z.literal('other'), summary: Short }),
 ]);
-export type WebviewToHost = z.infer<typeof WebviewToHost>;
+export type ToolView = z.infer<typeof ToolView>;
 
-export const HostToWebview = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('status'), text: z.string() }),
+export const PermissionDecision = z.enum(['allow', 'allow_session', 'deny']);
+export type PermissionDecision = z.infer<typeof PermissionDecision>;
+
+/** How a permission request ended; `by` says where it was answered (the native dialog, the panel, a timeout…). */
+export const PermissionSettlement = z.object({
+  decision: PermissionDecision,
+  feedback: z.string().max(20_000).optional(),
+  by: z.enum(['panel', 'dialog', 'policy', 'abort']).optional(),
+});
+export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
+
+// ---------------------------------------------------------------------------
+// Transcript items. `stepId` ties an item to the model step that produced it,
+// so a retried step (S6 step_reset) can be dropped with `step_discarded`.
+
+const Base = { id: Id, stepId: Id.optional() };
+
+export const TranscriptItem = z.discriminatedUnion('kind', [
+  z.object({
+    ...Base,
+    kind: z.literal('user'),
+    text: Text,
+    attachments: z.array(Attachment).max(100).optional(),
+    /** 'steer': sent while a turn ran; 'queued': was queued for the next turn. */
+    delivery: z.enum(['steer', 'queued']).optional(),
+  }),
+  /** Markdown from the model; `open` while it still streams. */
+  z.object({ ...Base, kind: z.literal('assistant'), text: Text, open: z.boolean().optional() }),
+  z.object({ ...Base, kind: z.literal('thinking'), text: Text, open: z.boolean().optional(), durationMs: Count.optional() }),
+  z.object({
+    ...Base,
+    kind: z.literal('tool'),
+    name: Short,
+    status: ToolStatus,
+    view: ToolView,
+    /** Error text (status error/denied), shown under the card. */
+    error: z.string().max(100_000).optional(),
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('error'),
+    message: z.string().max(100_000),
+    /** The runtime's ModelErrorKind or another short code, shown as a hint. */
+    errorKind: Short.optional(),
+    retryable: z.boolean(),
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('compaction'),
+    tokensBefore: Count.optional(),
+    tokensAfter: Count.optional(),
+    messagesRemoved: Count.optional(),
+    summary: Text.optional(),
+  }),
+  /** An inline permission request. Buttons come only from this structure, never from markdown. */
+  z.object({
+    ...Base,
+    kind: z.literal('permission'),
+    /** The tool use it gates, if any (for "Open diff"). */
+    toolId: Id.optional(),
+    toolName: Short,
+    /** e.g. "Run this command?" / "Edit src/a.ts?" */
+    title: Short,
+    /** The command or path, shown monospaced. */
+    subject: z.string().max(100_000),
+    reason: Short.optional(),
+    canOpenDiff: z.boolean().optional(),
+    /** Offer "Allow edits for this session" (edit tools only). */
+    canAllowSession: z.boolean().optional(),
+    settled: PermissionSettlement.optional(),
+  }),
+]);
+export type TranscriptItem = z.infer<typeof TranscriptItem>;
+export type ItemKind = TranscriptItem['kind'];
+
+export const SessionInfo = z.object({
+  id: z.string().max(200),
+  title: Short,
+  model: Short,
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+/** Session totals for the footer. */
+export const UsageInfo = z.object({
+  inputTokens: Count,
+  outputTokens: Count,
+  cacheReadTokens: Count,
+  cacheWriteTokens: Count,
+  costUsd: z.number().nonnegative().optional(),
+});
+export type UsageInfo = z.infer<typeof UsageInfo>;
+
+/** Restricted Mode, missing API key, etc. Actions post `notice_action` back. */
+export const Notice = z.object({
+  id: Id,
+  kind: z.enum(['restricted', 'no_api_key', 'info', 'warning', 'error']),
+  text: Short,
+  actions: z.array(z.object({ id: Id, label: z.string().max(100) })).max(5),
+});
+export type Notice = z.infer<typeof Notice>;
+
+export const QueuedInput = z.object({ id: Id, text: Text });
+export type QueuedInput = z.infer<typeof QueuedInput>;
+
+export const TurnState = z.enum(['running', 'idle']);
+export type TurnState = z.infer<typeof TurnState>;
+
+/** Everything the panel shows, for `restore` (reload, re-show after hiding, resume). */
+export const PanelSnapshot = z.object({
+  session: SessionInfo.optional(),
+  items: z.array(TranscriptItem).max(200_000),
+  turn: TurnState,
+  usage: UsageInfo.optional(),
+  notices: z.array(Notice).max(20),
+  queued: z.array(QueuedInput).max(100),
+});
+export type PanelSnapshot = z.infer<typeof PanelSnapshot>;
+
+export const emptySnapshot = (): PanelSnapshot => ({ items: [], turn: 'idle', notices: [], queued: [] });
+
+// ---------------------------------------------------------------------------
+// Host → webview
+
+export const HostEvent = z.discriminatedUnion('type', [
+  /** Replace everything (answer to `ready`, session resumed, new session). */
+  z.object({ type: z.literal('restore'), snapshot: PanelSnapshot }),
+  z.object({ type: z.literal('session'), session: SessionInfo }),
+  /** Append an item (or replace the item with the same id). */
+  z.object({ type: z.literal('item_add'), item: TranscriptItem }),
+  /** Append model text to the assistant block `id`, opening it if new. */
+  z.object({ type: z.literal('assistant_delta'), id: Id, text: Text, stepId: Id.optional() }),
+  /** Append thinking text to the thinking block `id`, opening it if new. */
+  z.object({ type: z.literal('thinking_delta'), id: Id, text: Text, stepId: Id.optional() }),
+  /** Close an assistant or thinking block (its final render; thinking shows its duration). */
+  z.object({ type: z.literal('block_end'), id: Id, durationMs: Count.optional() }),
+  /** Patch a tool card. `view` replaces the card's view wholesale. */
+  z.object({ type: z.literal('tool_update'), id: Id, status: ToolStatus.optional(), view: ToolView.optional(), error: z.string().max(100_000).optional() }),
+  /** Append live output to a bash card (the panel keeps a tail). */
+  z.object({ type: z.literal('tool_output'), id: Id, chunk: Text }),
+  /** S6: the step restarted; drop everything it emitted. */
+  z.object({ type: z.literal('step_discarded'), stepId: Id }),
+  /** The request was answered elsewhere (native dialog, policy, abort) or the panel's answer was applied. */
+  z.object({ type: z.literal('permission_settled'), requestId: Id, settlement: PermissionSettlement }),
+  z.object({ type: z.literal('turn'), state: TurnState }),
+  /** S6 "Reconnecting… n/m"; cleared by the next content, `turn` idle, or attempt 0. */
+  z.object({ type: z.literal('reconnecting'), attempt: Count, maxAttempts: Count, reason: Short.optional() }),
+  z.object({ type: z.literal('usage'), usage: UsageInfo }),
+  z.object({ type: z.literal('notices'), notices: z.array(Notice).max(20) }),
+  z.object({ type: z.literal('queued'), items: z.array(QueuedInput).max(100) }),
+  /** Answer to `attach`: what `@` can offer (open editors, the selection). */
+  z.object({ type: z.literal('attach_candidates'), candidates: z.array(Attachment).max(200) }),
+  /** Put text/attachments into the composer (e.g. "Ask about selection"). */
+  z.object({ type: z.literal('compose'), text: Text.optional(), attachments: z.array(Attachment).max(100).optional(), focus: z.boolean().optional() }),
+]);
+export type HostEvent = z.infer<typeof HostEvent>;
+
+export const HostToWebview = z.union([
+  HostEvent,
+  /** Several events in order, posted at once by DeltaBatcher. */
+  z.object({ type: z.literal('batch'), events: z.array(HostEvent).min(1).max(100_000) }),
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
+
+// ---------------------------------------------------------------------------
+// Webview → host
+
+const Input = z.string().min(1).max(1_000_000);
+
+export const WebviewToHost = z.discriminatedUnion('type', [
+  /** The webview (re)loaded: answer with `restore`. */
+  z.object({ type: z.literal('ready') }),
+  /** Start a turn. */
+  z.object({ type: z.literal('send'), text: Input, attachments: z.array(Attachment).max(100).default([]) }),
+  /** Interject into the running turn (T7). */
+  z.object({ type: z.literal('steer'), text: Input, attachments: z.array(Attachment).max(100).default([]) }),
+  /** Run after the current turn ends (T7 "queue for next turn"). */
+  z.object({ type: z.literal('queue'), text: Input, attachments: z.array(Attachment).max(100).default([]) }),
+  z.object({ type: z.literal('unqueue'), id: Id }),
+  z.object({ type: z.literal('stop') }),
+  /** Retry after the error item `itemId`. */
+  z.object({ type: z.literal('retry'), itemId: Id }),
+  z.object({
+    type: z.literal('permission_decision'),
+    requestId: Id,
+    decision: PermissionDecision,
+    feedback: z.string().max(20_000).optional(),
+  }),
+  /** Show the native diff for a permission request or a tool card. */
+  z.object({ type: z.literal('open_diff'), requestId: Id.optional(), toolId: Id.optional() }).refine(
+    (m) => m.requestId !== undefined || m.toolId !== undefined,
+    'open_diff needs requestId or toolId',
+  ),
+  /** A link the user clicked; never navigated inside the webview. */
+  z.object({ type: z.literal('open_link'), href: z.string().max(8_000).refine(isSafeLinkHref, 'only http(s) and mailto links') }),
+  /** A path in a tool card; the host must check it is inside the workspace. */
+  z.object({ type: z.literal('open_file'), path: Short, line: Count.optional() }),
+  z.object({ type: z.literal('new_session') }),
+  /** Without sessionId: show the history picker. */
+  z.object({ type: z.literal('resume_session'), sessionId: Id.optional() }),
+  /** Without model: show the model quick pick. */
+  z.object({ type: z.literal('select_model'), model: Short.optional() }),
+  /** `@` typed: ask for attach_candidates. */
+  z.object({ type: z.literal('attach'), query: z.string().max(500).default('') }),
+  z.object({ type: z.literal('notice_action'), noticeId: Id, actionId: Id }),
+  /** Webview-side problems (dropped messages, render errors) for the host's log. */
+  z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string().max(10_000) }),
+]);
+export type WebviewToHost = z.infer<typeof WebviewToHost>;
+/** What the webview builds before defaults are applied. */
+export type WebviewToHostInput = z.input<typeof WebviewToHost>;

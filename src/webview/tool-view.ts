@@ -1,0 +1,80 @@
+// Host-side helpers that turn a tool use into the card the panel shows, so the
+// host's event mapping stays a few lines per event. Pure: no vscode, no DOM.
+import { createTwoFilesPatch } from 'diff';
+import { type ToolView } from './protocol';
+
+/** Diffs above this size are summarised (counts only): the card must stay cheap to render. */
+const MAX_DIFF_CHARS = 200_000;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+const clip = (s: string, max = 2_000) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+/** The card for a tool use as soon as its input is complete (status is set by the caller). */
+export function toolViewFromInput(name: string, input: Record<string, unknown>): ToolView {
+  switch (name) {
+    case 'read_file':
+      return { kind: 'read', path: clip(str(input.path) ?? '?'), ...opt('offset', int(input.offset)), ...opt('limit', int(input.limit)) };
+    case 'write_file': {
+      const content = str(input.content) ?? '';
+      return { kind: 'edit', path: clip(str(input.path) ?? '?'), added: countLines(content), removed: 0 };
+    }
+    case 'edit_file': {
+      const before = str(input.old_string) ?? '';
+      const after = str(input.new_string) ?? '';
+      return { kind: 'edit', path: clip(str(input.path) ?? '?'), ...diffStats(before, after) };
+    }
+    case 'bash':
+      return { kind: 'bash', command: clip(str(input.command) ?? '', 100_000), ...opt('description', str(input.description) && clip(str(input.description)!)) };
+    case 'glob_search':
+    case 'grep_search':
+      return {
+        kind: 'search',
+        mode: name === 'glob_search' ? 'glob' : 'grep',
+        pattern: clip(str(input.pattern) ?? ''),
+        ...opt('path', str(input.path) && clip(str(input.path)!)),
+      };
+    default:
+      return { kind: 'other', summary: clip(JSON.stringify(input) ?? '') };
+  }
+}
+
+/**
+ * +/- line counts and a unified diff for a file change (C5 FileChange: null = absent).
+ * Use with the runtime's FileChange: `{ kind: 'edit', path, ...diffStats(before, after) }`.
+ */
+export function diffStats(before: string | null, after: string | null, path = 'file'): { added: number; removed: number; created?: boolean; diff?: string } {
+  const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, before ?? '', after ?? '', undefined, undefined, { context: 3 });
+  let added = 0;
+  let removed = 0;
+  const lines = patch.split('\n');
+  // The first lines are headers (Index/===/---/+++); count only hunk bodies.
+  let inHunk = false;
+  for (const line of lines) {
+    if (line.startsWith('@@')) inHunk = true;
+    else if (!inHunk) continue;
+    else if (line.startsWith('+')) added++;
+    else if (line.startsWith('-')) removed++;
+  }
+  const body = lines.slice(lines.findIndex((l) => l.startsWith('---'))).join('\n');
+  return {
+    added,
+    removed,
+    ...(before === null && after !== null ? { created: true } : {}),
+    ...(body.length <= MAX_DIFF_CHARS && (added || removed) ? { diff: body } : {}),
+  };
+}
+
+/** Matches counted from a search tool's text result (one match or file per line). */
+export function countResultLines(result: string): number {
+  return result.split('\n').filter((l) => l.trim() !== '').length;
+}
+
+function countLines(s: string): number {
+  if (s === '') return 0;
+  return s.split('\n').length - (s.endsWith('\n') ? 1 : 0);
+}
+
+function opt<K extends string, V>(key: K, value: V | undefined | '' | false): Partial<Record<K, V>> {
+  return value === undefined || value === '' || value === false ? {} : ({ [key]: value } as Record<K, V>);
+}
