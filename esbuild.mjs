@@ -1,11 +1,13 @@
 // Builds the three bundles: the extension (Node/CommonJS, `vscode` external),
 // the headless CLI (Node, with a shebang) and the webview (browser IIFE + CSS).
-// Usage: node esbuild.mjs [--watch] [--production]
+// Usage: node esbuild.mjs [--watch] [--production] [--webview]
+// (--webview: only the webview bundle and CSS, for the panel's browser tests.)
 import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+const webviewOnly = process.argv.includes('--webview');
 
 /** @type {esbuild.BuildOptions} */
 const common = {
@@ -65,12 +67,13 @@ function copyAssets() {
 }
 
 copyAssets();
+const selected = webviewOnly ? builds.filter((b) => 'webview' in b.entryPoints) : builds;
 if (watch) {
-  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  const contexts = await Promise.all(selected.map((b) => esbuild.context(b)));
   await Promise.all(contexts.map((c) => c.watch()));
   console.log('[esbuild] watching for changes…');
 } else {
   const started = Date.now();
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  await Promise.all(selected.map((b) => esbuild.build(b)));
   console.log(`[esbuild] built ${production ? 'production' : 'development'} bundles in ${Date.now() - started} ms`);
 }

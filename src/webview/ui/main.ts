@@ -1,62 +1,150 @@
-// Browser side of the chat panel. Built as an IIFE; talks to the host only
-// through the validated protocol in ../protocol.ts.
-import { HostToWebview, type WebviewToHost } from '../protocol';
+// Browser side of the chat panel (bundled as an IIFE into dist/webview.js).
+// It talks to the host only through the validated protocol in ../protocol.ts.
+// Host events update the model at once; DOM work is deferred to one
+// requestAnimationFrame, which renders only the items that changed.
+import { type HostEvent, HostToWebview, isSafeLinkHref } from '../protocol';
+import { type Change, Transcript } from '../transcript';
+import { Announcer, Header, Notices, StatusLine, UsageFooter } from './chrome';
+import { Composer } from './composer';
+import { el } from './dom';
+import { plainText } from './markdown';
+import { StateSaver, loadState, post } from './state';
+import { TranscriptView } from './transcript-view';
 
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
+const model = new Transcript();
+const header = new Header(post);
+const notices = new Notices(post);
+const transcript = new TranscriptView(() => model.items, post);
+const status = new StatusLine();
+const footer = new UsageFooter();
+const announcer = new Announcer();
+const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.draft.text, attachments: composer.draft.attachments }));
+const composer = new Composer(post, () => saver.schedule());
 
-const vscode = acquireVsCodeApi();
-const send = (message: WebviewToHost) => vscode.postMessage(message);
+const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
+app.append(header.root, notices.root, transcript.root, status.root, composer.root, footer.root, announcer.root);
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-const app = document.getElementById('app')!;
-const transcript = el('section', { class: 'transcript', 'aria-live': 'polite', 'aria-label': 'Conversation' });
-const status = el('div', { class: 'status', role: 'status' });
-const form = el('form', { class: 'composer' });
-const input = el('textarea', { class: 'input', rows: '3', placeholder: 'Ask Turnstone… (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message Turnstone' });
-const sendButton = el('button', { type: 'submit', class: 'send', title: 'Send (Enter)', 'aria-label': 'Send' });
-sendButton.append(el('span', { class: 'codicon codicon-send' }));
-form.append(input, sendButton);
-app.append(transcript, status, form);
-
-function submit() {
-  const text = input.value.trim();
-  if (!text) return;
-  send({ type: 'send', text });
-  const bubble = el('div', { class: 'message user' }, text);
-  transcript.append(bubble);
-  input.value = '';
-}
-
-form.addEventListener('submit', (e) => {
+// Links come only from sanitised markdown; they never navigate the webview.
+document.addEventListener('click', onLinkClick, true);
+document.addEventListener('auxclick', onLinkClick, true);
+function onLinkClick(e: MouseEvent): void {
+  const a = e.target instanceof Element ? e.target.closest('a') : null;
+  if (!a) return;
   e.preventDefault();
-  submit();
-});
-input.addEventListener('keydown', (e) => {
-  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-    e.preventDefault();
-    submit();
+  const href = a.getAttribute('href');
+  if (href && isSafeLinkHref(href)) post({ type: 'open_link', href });
+}
+
+const dirty = new Set<string>();
+/** Blocks that were streaming, so their close is announced once. */
+const streaming = new Set<string>();
+let frame = 0;
+let chromeDirty = false;
+
+function schedule(): void {
+  frame ||= requestAnimationFrame(render);
+}
+
+function render(): void {
+  frame = 0;
+  for (const id of dirty) {
+    const item = model.get(id);
+    if (item) transcript.view(id)?.update(item);
   }
-});
+  dirty.clear();
+  if (chromeDirty) {
+    chromeDirty = false;
+    renderChrome();
+  }
+  transcript.afterRender();
+}
+
+function renderChrome(): void {
+  const s = model.snapshot;
+  header.update(s.session);
+  notices.update(s.notices);
+  status.update(model.reconnecting);
+  footer.update(s.usage);
+  composer.setTurn(s.turn);
+  composer.setQueued(s.queued);
+  document.body.classList.toggle('turn-running', s.turn === 'running');
+}
+
+function onChange(change: Change): void {
+  switch (change.type) {
+    case 'reset':
+      dirty.clear();
+      streaming.clear();
+      transcript.reset();
+      chromeDirty = true;
+      requestAnimationFrame(() => transcript.scrollToBottom());
+      break;
+    case 'added':
+      transcript.add(change.item);
+      noteStreaming(change.item.id, change.item);
+      announceNew(change.item);
+      break;
+    case 'updated':
+      // An item_add that replaced an item of another kind needs a new view.
+      if (transcript.view(change.item.id) && !transcript.view(change.item.id)!.root.classList.contains(change.item.kind)) transcript.replace(change.item);
+      dirty.add(change.item.id);
+      noteStreaming(change.item.id, change.item);
+      break;
+    case 'removed':
+      transcript.remove(change.ids);
+      for (const id of change.ids) {
+        dirty.delete(id);
+        streaming.delete(id);
+      }
+      break;
+    case 'chrome':
+      chromeDirty = true;
+      break;
+  }
+}
+
+function noteStreaming(id: string, item: { kind: string; open?: boolean; text?: string }): void {
+  if (item.kind !== 'assistant') return;
+  if (item.open) streaming.add(id);
+  else if (streaming.delete(id) && item.text) announcer.say(`Turnstone: ${plainText(item.text)}`);
+}
+
+function announceNew(item: { kind: string; title?: string; message?: string }): void {
+  if (item.kind === 'permission') announcer.say(`Permission needed: ${item.title ?? ''}`);
+  else if (item.kind === 'error') announcer.say(`Error: ${item.message ?? ''}`);
+}
+
+let dropped = 0;
+function apply(events: HostEvent[]): void {
+  for (const event of events) {
+    if (event.type === 'attach_candidates') composer.setCandidates(event.candidates);
+    else if (event.type === 'compose') composer.compose(event.text, event.attachments, event.focus ?? true);
+    for (const change of model.apply(event)) onChange(change);
+  }
+  schedule();
+  saver.schedule();
+}
 
 window.addEventListener('message', (event: MessageEvent) => {
   const parsed = HostToWebview.safeParse(event.data);
   if (!parsed.success) {
     console.warn('[turnstone] dropped malformed host message', parsed.error.message);
+    // Bounded: a broken host must not turn the log channel into a flood.
+    if (++dropped <= 20) post({ type: 'log', level: 'warn', message: `webview dropped a malformed message: ${parsed.error.message.slice(0, 2000)}` });
     return;
   }
-  const message = parsed.data;
-  switch (message.type) {
-    case 'status':
-      status.textContent = message.text;
-      break;
-  }
+  apply(parsed.data.type === 'batch' ? parsed.data.events : [parsed.data]);
 });
 
-send({ type: 'ready' });
-input.focus();
+window.addEventListener('error', (e) => post({ type: 'log', level: 'error', message: `webview error: ${String(e.message).slice(0, 2000)}` }));
+
+// Show what we had before the page was hidden at once; the host's `restore` follows.
+const saved = loadState();
+if (saved) {
+  apply([{ type: 'restore', snapshot: saved.snapshot }]);
+  composer.setDraft(saved.draft, saved.attachments);
+} else {
+  renderChrome();
+}
+post({ type: 'ready' });
+composer.input.focus();

@@ -1,0 +1,335 @@
+// One view per transcript item kind. Views are built from structured data with
+// text nodes; only assistant text goes through the markdown sanitiser.
+// Permission buttons exist only here, built from a `permission` item the host
+// created: nothing a model writes can produce one.
+import { type PermissionDecision, type PermissionSettlement, type ToolStatus, type ToolView, type TranscriptItem, type WebviewToHostInput } from '../protocol';
+import { button, el, formatInt, icon } from './dom';
+import { StreamingMarkdown } from './markdown';
+
+export interface ItemView {
+  readonly root: HTMLElement;
+  update(item: TranscriptItem): void;
+}
+
+export type Post = (message: WebviewToHostInput) => void;
+
+type Of<K extends TranscriptItem['kind']> = Extract<TranscriptItem, { kind: K }>;
+
+export function createItemView(item: TranscriptItem, post: Post): ItemView {
+  switch (item.kind) {
+    case 'user':
+      return new UserView();
+    case 'assistant':
+      return new AssistantView();
+    case 'thinking':
+      return new ThinkingView();
+    case 'tool':
+      return new ToolCardView(post);
+    case 'error':
+      return new ErrorView(post);
+    case 'compaction':
+      return new CompactionView();
+    case 'permission':
+      return new PermissionView(post);
+  }
+}
+
+function article(kind: string, label: string): HTMLElement {
+  return el('article', { class: `item ${kind}`, 'aria-label': label });
+}
+
+class UserView implements ItemView {
+  readonly root = article('user', 'You');
+  update(item: TranscriptItem): void {
+    const it = item as Of<'user'>;
+    const chips = it.attachments?.length
+      ? el('div', { class: 'attachments' }, ...it.attachments.map((a) => el('span', { class: 'chip', title: a.path }, icon(a.kind === 'selection' ? 'selection' : 'file'), a.label)))
+      : undefined;
+    const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? 'sent while running' : 'queued') : undefined;
+    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), chips ?? '', tag ?? '');
+  }
+}
+
+class AssistantView implements ItemView {
+  readonly root = article('assistant', 'Turnstone');
+  private readonly md = new StreamingMarkdown();
+  constructor() {
+    this.root.append(this.md.root);
+  }
+  update(item: TranscriptItem): void {
+    const it = item as Of<'assistant'>;
+    this.root.classList.toggle('open', !!it.open);
+    this.md.update(it.text, !!it.open);
+  }
+}
+
+class ThinkingView implements ItemView {
+  readonly root = article('thinking', 'Thinking');
+  private readonly details = el('details', {});
+  private readonly summaryIcon = icon('loading', 'codicon-modifier-spin');
+  private readonly label = el('span', { class: 'label' });
+  private readonly body = el('div', { class: 'thinking-text' });
+  private readonly startedAt = performance.now();
+  private item: Of<'thinking'> | undefined;
+
+  constructor() {
+    this.details.append(el('summary', {}, this.summaryIcon, this.label), this.body);
+    this.root.append(this.details);
+    // The text can be long and is rarely read: fill it only when opened.
+    this.details.addEventListener('toggle', () => this.item && this.fill(this.item));
+  }
+
+  update(item: TranscriptItem): void {
+    const it = (this.item = item as Of<'thinking'>);
+    const chars = `${formatInt(it.text.length)} chars`;
+    if (it.open) {
+      this.label.textContent = `Thinking… · ${chars}`;
+    } else {
+      const ms = it.durationMs ?? performance.now() - this.startedAt;
+      const seconds = ms < 1000 ? '<1' : String(Math.round(ms / 1000));
+      this.label.textContent = `Thought for ${seconds} s · ${chars}`;
+    }
+    this.summaryIcon.className = it.open ? 'codicon codicon-loading codicon-modifier-spin' : 'codicon codicon-lightbulb';
+    this.fill(it);
+  }
+
+  private fill(it: Of<'thinking'>): void {
+    if (this.details.open && this.body.textContent !== it.text) this.body.textContent = it.text;
+  }
+}
+
+const TOOL_ICONS: Record<string, string> = {
+  read_file: 'file',
+  write_file: 'new-file',
+  edit_file: 'edit',
+  bash: 'terminal',
+  glob_search: 'file-submodule',
+  grep_search: 'search',
+};
+
+const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
+  running: { icon: 'loading codicon-modifier-spin', label: 'Running' },
+  done: { icon: 'check', label: 'Done' },
+  error: { icon: 'error', label: 'Failed' },
+  denied: { icon: 'circle-slash', label: 'Denied' },
+  aborted: { icon: 'debug-stop', label: 'Stopped' },
+};
+
+const OUTPUT_LINES = 20;
+
+class ToolCardView implements ItemView {
+  readonly root = article('tool', 'Tool');
+  private readonly header = el('div', { class: 'tool-header' });
+  private readonly body = el('div', { class: 'tool-body' });
+  private readonly errorLine = el('div', { class: 'tool-error' });
+  private diffDetails: HTMLDetailsElement | undefined;
+  private diffText: string | undefined;
+  private outputPre: HTMLPreElement | undefined;
+
+  constructor(private readonly post: Post) {
+    this.root.append(this.header, this.body, this.errorLine);
+  }
+
+  update(item: TranscriptItem): void {
+    const it = item as Of<'tool'>;
+    const status = STATUS[it.status];
+    this.root.dataset.status = it.status;
+    this.root.setAttribute('aria-label', `${it.name}: ${status.label}`);
+    this.header.replaceChildren(
+      el('span', { class: 'tool-icon' }, icon(TOOL_ICONS[it.name] ?? 'tools')),
+      el('span', { class: 'tool-title' }, ...this.title(it.view, it.id)),
+      el('span', { class: 'tool-meta' }, ...meta(it.view)),
+      el('span', { class: `tool-status status-${it.status}`, title: status.label, role: 'img', 'aria-label': status.label }, el('span', { class: `codicon codicon-${status.icon}`, 'aria-hidden': 'true' })),
+    );
+    this.renderBody(it);
+    this.errorLine.textContent = it.error ?? '';
+  }
+
+  private title(view: ToolView, id: string): (Node | string)[] {
+    switch (view.kind) {
+      case 'read': {
+        const range = view.offset !== undefined || view.limit !== undefined ? `L${(view.offset ?? 0) + 1}${view.limit !== undefined ? `–${(view.offset ?? 0) + view.limit}` : '+'}` : '';
+        return [this.pathLink(view.path, view.offset), range ? el('span', { class: 'range' }, range) : ''];
+      }
+      case 'edit': {
+        const diff = button(view.path, () => this.post({ type: 'open_diff', toolId: id }), { cls: 'link path', title: `Open diff of ${view.path}` });
+        return [diff];
+      }
+      case 'bash':
+        return [el('code', { class: 'command' }, firstLine(view.command))];
+      case 'search':
+        return [el('code', { class: 'pattern' }, view.pattern), view.path ? el('span', { class: 'range' }, `in ${view.path}`) : ''];
+      case 'other':
+        return [el('span', {}, view.summary)];
+    }
+  }
+
+  private pathLink(path: string, offset?: number): HTMLButtonElement {
+    return button(path, () => this.post({ type: 'open_file', path, ...(offset !== undefined ? { line: offset } : {}) }), { cls: 'link path', title: `Open ${path}` });
+  }
+
+  private renderBody(it: Of<'tool'>): void {
+    const view = it.view;
+    if (view.kind === 'edit' && view.diff) {
+      if (this.diffText !== view.diff) {
+        this.diffText = view.diff;
+        const wasOpen = this.diffDetails?.open ?? false;
+        this.diffDetails = el('details', { class: 'diff' }, el('summary', {}, 'Diff'), renderDiff(view.diff));
+        this.diffDetails.open = wasOpen;
+        this.body.replaceChildren(this.diffDetails);
+      }
+      return;
+    }
+    if (view.kind === 'bash') {
+      const lines = (view.output ?? '').replace(/\n$/, '').split('\n');
+      const tail = lines.slice(-OUTPUT_LINES).join('\n');
+      const parts: Node[] = [];
+      if (view.command.includes('\n')) parts.push(el('pre', { class: 'command-full' }, view.command));
+      if (tail) {
+        this.outputPre ??= el('pre', { class: 'output', tabindex: '0', 'aria-label': 'Command output (last lines)' });
+        if (this.outputPre.textContent !== tail) this.outputPre.textContent = tail;
+        parts.push(this.outputPre);
+        if (lines.length > OUTPUT_LINES) parts.unshift(el('div', { class: 'output-note' }, `… last ${OUTPUT_LINES} of ${formatInt(lines.length)} lines`));
+      }
+      if (this.body.childNodes.length !== parts.length || parts.some((p, i) => this.body.childNodes[i] !== p)) this.body.replaceChildren(...parts);
+      return;
+    }
+    if (this.body.childNodes.length) this.body.replaceChildren();
+  }
+}
+
+function meta(view: ToolView): (Node | string)[] {
+  switch (view.kind) {
+    case 'read':
+      return view.lines !== undefined ? [`${formatInt(view.lines)} lines`] : [];
+    case 'edit':
+      return [
+        view.created ? el('span', { class: 'created' }, 'new ') : '',
+        el('span', { class: 'added', 'aria-label': `${view.added} lines added` }, `+${formatInt(view.added)}`),
+        ' ',
+        el('span', { class: 'removed', 'aria-label': `${view.removed} lines removed` }, `−${formatInt(view.removed)}`),
+      ];
+    case 'bash':
+      return view.exitCode === undefined ? [] : [el('span', { class: view.exitCode === 0 ? 'exit ok' : 'exit fail' }, view.exitCode === null ? 'killed' : `exit ${view.exitCode}`)];
+    case 'search': {
+      const parts = [view.matches !== undefined ? `${formatInt(view.matches)} ${view.matches === 1 ? 'match' : 'matches'}` : '', view.files !== undefined ? `${formatInt(view.files)} files` : ''];
+      return [parts.filter(Boolean).join(' · ')];
+    }
+    case 'other':
+      return [];
+  }
+}
+
+const firstLine = (s: string) => {
+  const i = s.indexOf('\n');
+  return i < 0 ? s : `${s.slice(0, i)} …`;
+};
+
+function renderDiff(diff: string): HTMLElement {
+  const pre = el('pre', { class: 'diff-lines', tabindex: '0' });
+  const frag = document.createDocumentFragment();
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
+    const cls = line.startsWith('+++') || line.startsWith('---') ? 'hdr' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'ctx';
+    frag.append(el('span', { class: `dl ${cls}` }, `${line}\n`));
+  }
+  pre.append(frag);
+  return pre;
+}
+
+class ErrorView implements ItemView {
+  readonly root = article('error', 'Error');
+  constructor(private readonly post: Post) {}
+  update(item: TranscriptItem): void {
+    const it = item as Of<'error'>;
+    const retry = it.retryable ? button('Retry', () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true }) : '';
+    this.root.setAttribute('role', 'alert');
+    this.root.replaceChildren(
+      el('div', { class: 'error-line' }, icon('error'), el('span', { class: 'message' }, it.message)),
+      it.errorKind ? el('div', { class: 'hint' }, it.errorKind) : '',
+      retry,
+    );
+  }
+}
+
+class CompactionView implements ItemView {
+  readonly root = el('div', { class: 'item compaction', role: 'separator' });
+  update(item: TranscriptItem): void {
+    const it = item as Of<'compaction'>;
+    const parts = ['Context compacted'];
+    if (it.tokensBefore !== undefined && it.tokensAfter !== undefined) parts.push(`${formatInt(it.tokensBefore)} → ${formatInt(it.tokensAfter)} tokens`);
+    if (it.messagesRemoved !== undefined) parts.push(`${formatInt(it.messagesRemoved)} messages summarised`);
+    const label = el('span', { class: 'compaction-label' }, icon('fold'), parts.join(' · '));
+    this.root.replaceChildren(it.summary ? el('details', {}, el('summary', {}, label), el('div', { class: 'summary-text' }, it.summary)) : label);
+  }
+}
+
+const SETTLED_TEXT: Record<PermissionDecision, string> = { allow: 'Allowed', allow_session: 'Allowed edits for this session', deny: 'Denied' };
+const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', policy: ' by a rule', abort: ' (turn stopped)' };
+
+class PermissionView implements ItemView {
+  readonly root = article('permission', 'Permission request');
+  private pendingDecision: PermissionDecision | undefined;
+  private feedbackOpen = false;
+  private readonly feedback = el('textarea', { class: 'feedback', rows: '2', placeholder: 'Tell the agent what to do instead…', 'aria-label': 'Feedback for the agent' });
+  private item: Of<'permission'> | undefined;
+
+  constructor(private readonly post: Post) {
+    this.root.setAttribute('role', 'group');
+    this.feedback.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.decide('deny', this.feedback.value.trim());
+      } else if (e.key === 'Escape') {
+        this.feedbackOpen = false;
+        if (this.item) this.update(this.item);
+      }
+    });
+  }
+
+  update(item: TranscriptItem): void {
+    const it = (this.item = item as Of<'permission'>);
+    const settled = it.settled;
+    const locked = !!settled || this.pendingDecision !== undefined;
+    const buttons: HTMLButtonElement[] = [
+      button('Allow', () => this.decide('allow'), { icon: 'check', cls: 'perm-allow' }),
+      ...(it.canAllowSession ? [button('Allow edits for this session', () => this.decide('allow_session'), { secondary: true, cls: 'perm-allow-session' })] : []),
+      button('Deny', () => this.decide('deny'), { secondary: true, cls: 'perm-deny' }),
+      button('Deny with feedback…', () => this.openFeedback(), { secondary: true, cls: 'perm-feedback' }),
+    ];
+    for (const b of buttons) b.disabled = locked;
+    const diff = it.canOpenDiff ? button('Open diff', () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
+    const state = settled
+      ? `${SETTLED_TEXT[settled.decision]}${settled.by ? BY_TEXT[settled.by] : ''}${settled.feedback ? `: “${settled.feedback}”` : ''}`
+      : this.pendingDecision
+        ? `${SETTLED_TEXT[this.pendingDecision]}…`
+        : '';
+    this.root.classList.toggle('settled', !!settled);
+    this.root.dataset.decision = settled?.decision ?? '';
+    const feedbackRow = this.feedbackOpen && !locked
+      ? el('div', { class: 'feedback-row' }, this.feedback, button('Send feedback', () => this.decide('deny', this.feedback.value.trim()), { icon: 'send', cls: 'perm-send-feedback' }))
+      : '';
+    this.root.replaceChildren(
+      el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title)),
+      el('pre', { class: 'perm-subject' }, it.subject),
+      it.reason ? el('div', { class: 'hint' }, it.reason) : '',
+      el('div', { class: 'perm-actions' }, ...buttons, diff),
+      feedbackRow,
+      state ? el('div', { class: 'perm-state', role: 'status' }, state) : '',
+    );
+    if (feedbackRow) this.feedback.focus();
+  }
+
+  private openFeedback(): void {
+    this.feedbackOpen = true;
+    if (this.item) this.update(this.item);
+  }
+
+  private decide(decision: PermissionDecision, feedback?: string): void {
+    const it = this.item;
+    if (!it || it.settled || this.pendingDecision) return;
+    this.pendingDecision = decision;
+    this.feedbackOpen = false;
+    this.post({ type: 'permission_decision', requestId: it.id, decision, ...(feedback ? { feedback } : {}) });
+    this.update(it);
+  }
+}

@@ -1,0 +1,168 @@
+// Model output is hostile input. Markdown is parsed by `marked` with raw HTML
+// rendered as visible text, then sanitised by DOMPurify with an allow-list that
+// has no forms, buttons, images, SVG, styles, ids, classes (except code
+// languages) or data-* attributes, so nothing in a reply can run script, look
+// like the panel's own controls or trigger its handlers. Links keep only
+// http(s)/mailto hrefs and are opened through the host.
+import DOMPurify, { type Config } from 'dompurify';
+import { Marked, type Token, type Tokens } from 'marked';
+import { isSafeLinkHref } from '../protocol';
+import { el, icon } from './dom';
+import { highlight } from './highlight';
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const md = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    html(token: Tokens.HTML | Tokens.Tag): string {
+      const text = escapeHtml(token.text);
+      return 'block' in token && token.block ? `<p>${text}</p>` : text;
+    },
+    image({ href, text }: Tokens.Image): string {
+      // Images would load remote content (tracking) or paint fake UI; show a link instead.
+      return `<a href="${escapeHtml(href)}">${escapeHtml(text ? `image: ${text}` : href)}</a>`;
+    },
+    checkbox({ checked }: Tokens.Checkbox): string {
+      return checked ? '☑ ' : '☐ ';
+    },
+  },
+});
+
+const SANITIZE: Config & { RETURN_DOM_FRAGMENT: true } = {
+  ALLOWED_TAGS: ['p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 'del', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
+  ALLOWED_ATTR: ['href', 'title', 'start', 'align', 'class'],
+  FORBID_TAGS: ['style', 'svg', 'math', 'form', 'button', 'input', 'textarea', 'select', 'img', 'iframe', 'object', 'embed', 'script', 'link', 'meta', 'base'],
+  FORBID_ATTR: ['style', 'id', 'name', 'target', 'srcset'],
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
+  RETURN_DOM_FRAGMENT: true,
+};
+
+let hooksInstalled = false;
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
+    if (data.attrName === 'class' && !(node.nodeName === 'CODE' && /^language-[\w+#.-]{1,30}$/.test(data.attrValue))) data.keepAttr = false;
+  });
+  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.nodeName !== 'A') return;
+    const href = node.getAttribute('href');
+    if (href !== null && !isSafeLinkHref(href)) node.removeAttribute('href');
+    if (node.hasAttribute('href')) node.setAttribute('rel', 'noopener noreferrer');
+  });
+}
+
+/** Sanitised DOM for a list of block tokens, with code blocks decorated. */
+function renderTokens(tokens: Token[], decorate: boolean): DocumentFragment {
+  installHooks();
+  const html = md.parser(tokens);
+  const frag = DOMPurify.sanitize(html, SANITIZE);
+  for (const pre of frag.querySelectorAll('pre')) decorateCode(pre, decorate);
+  return frag;
+}
+
+/** Full render of a finished piece of markdown (restore, or a block that closed). */
+export function renderMarkdown(src: string): DocumentFragment {
+  return renderTokens(md.lexer(normalise(src)), true);
+}
+
+const normalise = (s: string) => (s.includes('\r') ? s.replace(/\r/g, '') : s);
+
+/**
+ * An assistant block that grows while streaming. Complete top-level blocks are
+ * rendered once and frozen; only the last (still growing) block is re-parsed
+ * per frame, so a long reply costs the same per delta as a short one.
+ */
+export class StreamingMarkdown {
+  readonly root = el('div', { class: 'markdown' });
+  private readonly frozen = el('div', { class: 'md-frozen' });
+  private readonly tail = el('div', { class: 'md-tail' });
+  private frozenChars = 0;
+  private rendered = '';
+
+  constructor() {
+    this.root.append(this.frozen, this.tail);
+  }
+
+  update(text: string, open: boolean): void {
+    const src = normalise(text);
+    if (!open) {
+      if (this.rendered === src && this.tail.childNodes.length === 0) return;
+      this.frozen.replaceChildren(renderMarkdown(src));
+      this.tail.replaceChildren();
+      this.frozenChars = src.length;
+      this.rendered = src;
+      return;
+    }
+    if (src === this.rendered) return;
+    if (!src.startsWith(this.rendered.slice(0, this.frozenChars))) {
+      // Text was replaced, not appended: start over.
+      this.frozen.replaceChildren();
+      this.frozenChars = 0;
+    }
+    this.rendered = src;
+    const rest = src.slice(this.frozenChars);
+    const tokens: Token[] = md.lexer(rest);
+    let last = tokens.length - 1;
+    while (last >= 0 && tokens[last]!.type === 'space') last--;
+    const consumed = tokens.reduce((n, t) => n + t.raw.length, 0);
+    // Freeze only when the lexer accounted for every character, so the
+    // frozen prefix and the re-parsed tail never overlap or leave a gap.
+    if (last > 0 && consumed === rest.length) {
+      const done = tokens.slice(0, last);
+      this.frozen.append(renderTokens(done, true));
+      this.frozenChars += done.reduce((n, t) => n + t.raw.length, 0);
+      this.tail.replaceChildren(renderTokens(tokens.slice(last), false));
+    } else {
+      this.tail.replaceChildren(renderTokens(tokens, false));
+    }
+  }
+}
+
+/** Wraps a <pre> with a header: language label and a copy button (ours, created after sanitising). */
+function decorateCode(pre: HTMLPreElement, highlightIt: boolean): void {
+  const code = pre.querySelector('code');
+  const lang = /language-([\w+#.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
+  if (code && highlightIt && lang) highlight(code, lang);
+  const copy = el('button', { type: 'button', class: 'icon-button copy', title: 'Copy code', 'aria-label': 'Copy code' }, icon('copy'));
+  copy.addEventListener('click', () => copyText(code?.textContent ?? pre.textContent ?? '', copy));
+  const header = el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy);
+  const wrapper = el('div', { class: 'code-block' });
+  pre.replaceWith(wrapper);
+  wrapper.append(header, pre);
+}
+
+export function copyText(text: string, feedbackOn?: HTMLElement): void {
+  const done = () => {
+    if (!feedbackOn) return;
+    feedbackOn.classList.add('copied');
+    feedbackOn.querySelector('.codicon')?.classList.replace('codicon-copy', 'codicon-check');
+    setTimeout(() => {
+      feedbackOn.classList.remove('copied');
+      feedbackOn.querySelector('.codicon')?.classList.replace('codicon-check', 'codicon-copy');
+    }, 1200);
+  };
+  if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).then(done, () => fallbackCopy(text) && done());
+  else if (fallbackCopy(text)) done();
+}
+
+function fallbackCopy(text: string): boolean {
+  const area = el('textarea', { class: 'clipboard-helper', 'aria-hidden': 'true' });
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  const ok = document.execCommand('copy');
+  area.remove();
+  return ok;
+}
+
+/** Plain text of markdown for the live region (announced once per finished reply). */
+export function plainText(src: string, max = 400): string {
+  const text = src.replace(/```[\s\S]*?(```|$)/g, ' (code) ').replace(/[#*_`>[\]()!|-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
