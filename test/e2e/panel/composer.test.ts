@@ -1,0 +1,115 @@
+// The input box: send, steer, queue, stop, and the `@` attach picker.
+import assert from 'node:assert/strict';
+import { type Browser } from 'playwright-core';
+import { type Harness, clearPosted, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+
+describe('chat panel: composer', function () {
+  let browser: Browser;
+  let harness: Harness;
+
+  before(async function () {
+    harness = await startHarness();
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  it('Enter sends, Shift+Enter adds a line; while running Enter steers, Alt+Enter and Queue queue, Stop stops', async function () {
+    const page = await openPanel(browser, harness);
+    const input = page.locator('textarea.input');
+    await clearPosted(page);
+
+    await input.click();
+    await input.pressSequentially('first line');
+    await page.keyboard.press('Shift+Enter');
+    await input.pressSequentially('second line');
+    await page.keyboard.press('Enter');
+    assert.equal(await input.inputValue(), '');
+    assert.equal(await page.locator('button.stop').isVisible(), false);
+    assert.equal(await page.locator('button.queue').isVisible(), false);
+
+    await hostSend(page, { type: 'turn', state: 'running' });
+    await settle(page);
+    assert.equal(await page.locator('button.stop').isVisible(), true);
+    assert.equal(await page.locator('button.queue').isVisible(), true);
+    assert.equal(await page.locator('button.send').getAttribute('aria-label'), 'Steer');
+
+    await input.pressSequentially('use the other file');
+    await page.keyboard.press('Enter');
+    await input.pressSequentially('then run lint');
+    await page.keyboard.press('Alt+Enter');
+    await input.pressSequentially('and update the docs');
+    await page.locator('button.queue').click();
+    await page.keyboard.press('Enter'); // empty input: nothing is sent
+    await page.locator('button.stop').click();
+
+    assert.deepEqual(await posted(page), [
+      { type: 'send', text: 'first line\nsecond line', attachments: [] },
+      { type: 'steer', text: 'use the other file', attachments: [] },
+      { type: 'queue', text: 'then run lint', attachments: [] },
+      { type: 'queue', text: 'and update the docs', attachments: [] },
+      { type: 'stop' },
+    ]);
+
+    // The host owns the queue; the panel shows it and can remove entries.
+    await hostSend(page, { type: 'queued', items: [{ id: 'q1', text: 'then run lint' }, { id: 'q2', text: 'and update the docs' }] });
+    await settle(page);
+    assert.equal(await page.locator('.queued .chip').count(), 2);
+    await clearPosted(page);
+    await page.locator('.queued .chip').nth(0).getByRole('button').click();
+    assert.deepEqual(await posted(page), [{ type: 'unqueue', id: 'q1' }]);
+
+    await hostSend(page, { type: 'turn', state: 'idle' });
+    await settle(page);
+    assert.equal(await page.locator('button.stop').isVisible(), false);
+    assert.equal(await page.locator('button.send').getAttribute('aria-label'), 'Send');
+    await page.close();
+  });
+
+  it('`@` asks the host for candidates, filters them and attaches the chosen one', async function () {
+    const page = await openPanel(browser, harness);
+    const input = page.locator('textarea.input');
+    await clearPosted(page);
+    await input.click();
+    await input.pressSequentially('look at @');
+    assert.deepEqual(await posted(page), [{ type: 'attach', query: '' }]);
+    assert.equal(await page.locator('.picker').isVisible(), true);
+    await hostSend(page, {
+      type: 'attach_candidates',
+      candidates: [
+        { kind: 'selection', path: 'src/app.ts', label: 'app.ts:10-24', range: { startLine: 10, endLine: 24 } },
+        { kind: 'file', path: 'src/app.ts', label: 'app.ts' },
+        { kind: 'file', path: 'README.md', label: 'README.md' },
+      ],
+    });
+    await input.pressSequentially('rea');
+    assert.equal(await page.locator('.picker-option').count(), 1);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('.picker').isVisible(), false);
+    assert.equal(await input.inputValue(), 'look at ');
+    assert.equal(await page.locator('.composer .attachments .chip').textContent(), 'README.md');
+
+    // Keyboard path through the picker: @, arrow down, Tab.
+    await input.pressSequentially('and @');
+    await hostSend(page, { type: 'attach_candidates', candidates: [{ kind: 'selection', path: 'src/app.ts', label: 'app.ts:10-24', range: { startLine: 10, endLine: 24 } }, { kind: 'file', path: 'src/app.ts', label: 'app.ts' }] });
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.locator('.composer .attachments .chip').count(), 2);
+    await page.keyboard.press('Enter');
+    const sent = (await posted(page)).filter((m) => m.type === 'send');
+    assert.deepEqual(sent, [{
+      type: 'send',
+      text: 'look at and',
+      attachments: [{ kind: 'file', path: 'README.md', label: 'README.md' }, { kind: 'file', path: 'src/app.ts', label: 'app.ts' }],
+    }]);
+    assert.equal(await page.locator('.composer .attachments .chip').count(), 0);
+
+    // The host can fill the composer ("Ask about selection").
+    await hostSend(page, { type: 'compose', text: 'Explain this', attachments: [{ kind: 'selection', path: 'src/app.ts', label: 'app.ts:1-3' }] });
+    assert.equal(await input.inputValue(), 'Explain this');
+    assert.equal(await page.locator('.composer .attachments .chip').textContent(), 'app.ts:1-3');
+    await page.close();
+  });
+});

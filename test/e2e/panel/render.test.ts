@@ -1,0 +1,215 @@
+// A streamed reply with thinking, two tool cards and a code block renders
+// correctly in real Chromium, in light and dark themes (screenshots saved).
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { type Browser, type Page } from 'playwright-core';
+import { type HostToWebview } from '../../../src/webview/protocol';
+import { diffStats } from '../../../src/webview/tool-view';
+import { type Harness, type Theme, hostPost, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+
+const REPLY = [
+  'The failing test expects `parseRange` to accept an **open end**. ',
+  'Here is the fix:\n\n',
+  '```ts\nexport function parseRange(s: string): Range {\n',
+  "  // \"10-\" means from line 10 to the end\n  const [a, b] = s.split('-');\n",
+  '  return { start: Number(a), end: b ? Number(b) : Infinity };\n}\n```\n\n',
+  'Then run the tests:\n\n1. `npm test`\n2. check [the docs](https://example.com/docs)\n',
+];
+
+/** Streams a whole turn in small pieces, rendering between some of them as a real stream would. */
+async function streamTurn(page: Page): Promise<void> {
+  const edit = diffStats('a\nb\nc\n', 'a\nB\nc\nd\n', 'src/range.ts');
+  const steps: HostToWebview[][] = [
+    [
+      { type: 'session', session: { id: 's1', title: 'Fix parseRange open end', model: 'claude-sonnet-5-5' } },
+      { type: 'turn', state: 'running' },
+      { type: 'item_add', item: { kind: 'user', id: 'u1', text: 'Why does test/range.test.ts fail?', attachments: [{ kind: 'file', path: 'src/range.ts', label: 'range.ts' }] } },
+    ],
+    [{ type: 'thinking_delta', id: 'th1', text: 'The user asks about a failing test. ', stepId: 's1' }],
+    [{ type: 'thinking_delta', id: 'th1', text: 'I should read the source first, then the test.' }],
+    [{ type: 'block_end', id: 'th1', durationMs: 4000 }],
+    [{ type: 'item_add', item: { kind: 'tool', id: 't1', stepId: 's1', name: 'read_file', status: 'running', view: { kind: 'read', path: 'src/range.ts', offset: 0, limit: 40 } } }],
+    [{ type: 'tool_update', id: 't1', status: 'done', view: { kind: 'read', path: 'src/range.ts', offset: 0, limit: 40, lines: 40 } }],
+    [{ type: 'item_add', item: { kind: 'tool', id: 't2', stepId: 's1', name: 'bash', status: 'running', view: { kind: 'bash', command: 'npm test -- range' } } }],
+    [{ type: 'tool_output', id: 't2', chunk: '> mocha test/range.test.ts\n\n  parseRange\n' }],
+    [{ type: 'tool_output', id: 't2', chunk: '    ✓ parses "3-7"\n    1) parses "10-"\n\n  1 passing\n  1 failing\n' }],
+    [{ type: 'tool_update', id: 't2', status: 'error', view: { kind: 'bash', command: 'npm test -- range', output: '> mocha test/range.test.ts\n\n  parseRange\n    ✓ parses "3-7"\n    1) parses "10-"\n\n  1 passing\n  1 failing\n', exitCode: 1 } }],
+    [{ type: 'item_add', item: { kind: 'tool', id: 't3', stepId: 's2', name: 'edit_file', status: 'done', view: { kind: 'edit', path: 'src/range.ts', ...edit } } }],
+    ...REPLY.map((text): HostToWebview[] => [{ type: 'assistant_delta', id: 'a1', text, stepId: 's2' }]),
+    [
+      { type: 'block_end', id: 'a1' },
+      { type: 'usage', usage: { inputTokens: 1_200, outputTokens: 345, cacheReadTokens: 10_800, cacheWriteTokens: 0, costUsd: 0.0123 } },
+      { type: 'turn', state: 'idle' },
+    ],
+  ];
+  for (const [i, step] of steps.entries()) {
+    await hostSend(page, ...step);
+    if (i % 3 === 0) await settle(page);
+  }
+  await settle(page);
+}
+
+describe('chat panel: streamed reply', function () {
+  let browser: Browser;
+  let harness: Harness;
+
+  before(async function () {
+    harness = await startHarness();
+    browser = await launchChromium();
+    mkdirSync('test-results', { recursive: true });
+  });
+  after(async function () {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  for (const theme of ['light', 'dark'] as Theme[]) {
+    it(`renders thinking, tool cards, markdown and a highlighted code block (${theme})`, async function () {
+      const page = await openPanel(browser, harness, { theme });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      await streamTurn(page);
+
+      assert.equal(await page.locator('textarea.input').count(), 1);
+      assert.equal(await page.locator('.header .title').textContent(), 'Fix parseRange open end');
+      assert.match((await page.locator('.header .model').textContent()) ?? '', /claude-sonnet-5-5/);
+
+      // User message with its attachment chip.
+      assert.equal(await page.locator('.item.user .bubble').textContent(), 'Why does test/range.test.ts fail?');
+      assert.equal(await page.locator('.item.user .chip').textContent(), 'range.ts');
+
+      // Thinking: one summary line, expandable to the text.
+      const thinking = page.locator('.item.thinking');
+      assert.match((await thinking.locator('summary').textContent()) ?? '', /^Thought for 4 s · 82 chars$/);
+      assert.equal(await thinking.locator('.thinking-text').isVisible(), false);
+      await thinking.locator('summary').click();
+      assert.match((await thinking.locator('.thinking-text').textContent()) ?? '', /read the source first/);
+
+      // Tool cards: icon per tool, path + range, command + output tail + exit code, +/- counts with a diff.
+      const cards = page.locator('.item.tool');
+      assert.equal(await cards.count(), 3);
+      const read = cards.nth(0);
+      assert.equal(await read.getAttribute('data-status'), 'done');
+      assert.equal(await read.locator('.tool-icon .codicon-file').count(), 1);
+      assert.equal(await read.locator('.tool-title .path').textContent(), 'src/range.ts');
+      assert.equal(await read.locator('.tool-title .range').textContent(), 'L1–40');
+      assert.equal(await read.locator('.tool-meta').textContent(), '40 lines');
+      const bash = cards.nth(1);
+      assert.equal(await bash.getAttribute('data-status'), 'error');
+      assert.equal(await bash.locator('.codicon-terminal').count(), 1);
+      assert.equal(await bash.locator('.tool-title code').textContent(), 'npm test -- range');
+      assert.match((await bash.locator('pre.output').textContent()) ?? '', /1 failing$/);
+      assert.equal(await bash.locator('.exit').textContent(), 'exit 1');
+      const edit = cards.nth(2);
+      assert.equal(await edit.locator('.codicon-edit').count(), 1);
+      assert.equal(await edit.locator('.added').textContent(), '+2');
+      assert.equal(await edit.locator('.removed').textContent(), '−1');
+      await edit.locator('details.diff summary').click();
+      assert.equal(await edit.locator('.dl.add').count(), 2);
+      assert.equal(await edit.locator('.dl.del').count(), 1);
+
+      // Markdown: inline code, bold, list, link and a code block with copy button and highlighting.
+      const md = page.locator('.item.assistant .markdown');
+      assert.equal(await page.locator('.item.assistant').count(), 1);
+      assert.equal(await md.locator('strong').textContent(), 'open end');
+      assert.equal(await md.locator('ol > li').count(), 2);
+      assert.equal(await md.locator('a').getAttribute('href'), 'https://example.com/docs');
+      assert.equal(await md.locator('.code-block').count(), 1);
+      assert.equal(await md.locator('.code-block .code-lang').textContent(), 'ts');
+      assert.equal(await md.locator('.code-block button.copy').count(), 1);
+      assert.ok((await md.locator('.code-block .tok-keyword').count()) >= 3, 'keywords highlighted');
+      assert.equal(await md.locator('.code-block .tok-comment').textContent(), '// "10-" means from line 10 to the end');
+      assert.match((await md.locator('.code-block code').textContent()) ?? '', /end: b \? Number\(b\) : Infinity/);
+      assert.equal(await page.locator('.item.assistant.open').count(), 0);
+
+      // Footer and turn state.
+      assert.match((await page.locator('.usage').textContent()) ?? '', /12k.*345.*cache 90%.*\$0\.012/);
+      assert.equal(await page.locator('button.stop').isVisible(), false);
+
+      // The live region announced the finished reply once, not tokens.
+      assert.match((await page.locator('[aria-live]').textContent()) ?? '', /^Turnstone: The failing test expects/);
+
+      // Links go through the host.
+      await md.locator('a').click();
+      assert.deepEqual((await posted(page)).filter((m) => m.type === 'open_link'), [{ type: 'open_link', href: 'https://example.com/docs' }]);
+      assert.equal(new URL(page.url()).pathname, '/harness.html');
+
+      await page.locator('.transcript').evaluate((el) => (el.scrollTop = 0));
+      await page.evaluate(() => document.fonts.ready);
+      await page.screenshot({ path: `test-results/panel-${theme}.png` });
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+
+  it('shows reconnecting, errors with Retry, compaction, and drops a discarded step', async function () {
+    const page = await openPanel(browser, harness);
+    await hostSend(page,
+      { type: 'turn', state: 'running' },
+      { type: 'assistant_delta', id: 'a1', text: 'Partial answer that will be retri', stepId: 'step-1' },
+      { type: 'item_add', item: { kind: 'tool', id: 't1', stepId: 'step-1', name: 'glob_search', status: 'running', view: { kind: 'search', mode: 'glob', pattern: '**/*.ts' } } },
+      { type: 'reconnecting', attempt: 2, maxAttempts: 5, reason: 'overloaded' },
+    );
+    await settle(page);
+    assert.match((await page.locator('.status').textContent()) ?? '', /Reconnecting… 2\/5/);
+    assert.equal(await page.locator('.item.assistant').count(), 1);
+    await hostSend(page, { type: 'step_discarded', stepId: 'step-1' });
+    await settle(page);
+    assert.equal(await page.locator('.item.assistant').count(), 0);
+    assert.equal(await page.locator('.item.tool').count(), 0);
+    await hostSend(page,
+      { type: 'assistant_delta', id: 'a2', text: 'Fresh answer.', stepId: 'step-1b' },
+      { type: 'item_add', item: { kind: 'tool', id: 't2', name: 'grep_search', status: 'done', view: { kind: 'search', mode: 'grep', pattern: 'TODO', matches: 12, files: 3 } } },
+      { type: 'item_add', item: { kind: 'compaction', id: 'c1', tokensBefore: 120_000, tokensAfter: 12_000, messagesRemoved: 30 } },
+      { type: 'item_add', item: { kind: 'error', id: 'e1', message: 'The API rejected the request: overloaded', errorKind: 'retryable', retryable: true } },
+      { type: 'turn', state: 'idle' },
+    );
+    await settle(page);
+    assert.equal(await page.locator('.status').textContent(), '', 'reconnecting cleared by new content');
+    assert.equal((await page.locator('.item.assistant .markdown').textContent())?.trim(), 'Fresh answer.');
+    assert.equal(await page.locator('.item.tool .tool-meta').textContent(), '12 matches · 3 files');
+    assert.equal(await page.locator('.item.tool .codicon-search').count(), 1);
+    assert.match((await page.locator('.item.compaction').textContent()) ?? '', /Context compacted · 120 000 → 12 000 tokens · 30 messages summarised/);
+    await page.locator('.item.error button').click();
+    assert.deepEqual((await posted(page)).filter((m) => m.type === 'retry'), [{ type: 'retry', itemId: 'e1' }]);
+    await page.close();
+  });
+
+  it('drops malformed host messages and logs them to the host', async function () {
+    const page = await openPanel(browser, harness);
+    await hostPost(page, { type: 'item_add', item: { kind: 'permission', id: 'p1' } }, { type: 'nope' }, 'garbage', null);
+    await hostSend(page, { type: 'item_add', item: { kind: 'user', id: 'u1', text: 'still alive' } });
+    await settle(page);
+    assert.equal(await page.locator('.item').count(), 1);
+    assert.equal(await page.locator('.item.permission').count(), 0);
+    const logs = (await posted(page)).filter((m) => m.type === 'log');
+    assert.equal(logs.length, 4);
+    await page.close();
+  });
+
+  it('notices carry actions; header buttons post commands', async function () {
+    const page = await openPanel(browser, harness);
+    await hostSend(page, {
+      type: 'notices',
+      notices: [
+        { id: 'n1', kind: 'restricted', text: 'Restricted Mode: Turnstone can only read and search.', actions: [{ id: 'trust', label: 'Manage Workspace Trust' }] },
+        { id: 'n2', kind: 'no_api_key', text: 'No API key set.', actions: [{ id: 'setKey', label: 'Set API Key' }] },
+      ],
+    });
+    await settle(page);
+    assert.equal(await page.locator('.notice').count(), 2);
+    await page.getByRole('button', { name: 'Set API Key' }).click();
+    await page.locator('.header .model').click();
+    await page.locator('.header .history').click();
+    await page.locator('.header .new-session').click();
+    const msgs = (await posted(page)).filter((m) => m.type !== 'ready');
+    assert.deepEqual(msgs, [
+      { type: 'notice_action', noticeId: 'n2', actionId: 'setKey' },
+      { type: 'select_model' },
+      { type: 'resume_session' },
+      { type: 'new_session' },
+    ]);
+    await page.close();
+  });
+});

@@ -1,0 +1,113 @@
+// Model output is hostile: the XSS corpus streamed as assistant markdown must
+// execute nothing, navigate nowhere, fetch nothing and fake no controls.
+// Run without the CSP (the sanitiser alone must hold) and with it.
+import assert from 'node:assert/strict';
+import { type Browser, type Page } from 'playwright-core';
+import { CANARY, XSS_CORPUS } from '../../fixtures/xss-corpus';
+import { type Harness, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+
+const SAFE_HREF = /^(https?:|mailto:)/i;
+
+async function streamCorpus(page: Page): Promise<void> {
+  for (const [i, payload] of XSS_CORPUS.entries()) {
+    const id = `a${i}`;
+    // Odd-sized chunks so payloads are cut at every kind of boundary while the tail re-renders.
+    for (let at = 0; at < payload.length; at += 7) {
+      await hostSend(page, { type: 'assistant_delta', id, text: payload.slice(at, at + 7) });
+      if (at % 21 === 0) await settle(page);
+    }
+    await hostSend(page, { type: 'block_end', id });
+  }
+  // One block holding the whole corpus, rendered as a single document.
+  await hostSend(page, { type: 'assistant_delta', id: 'all', text: XSS_CORPUS.join('\n\n') }, { type: 'block_end', id: 'all' });
+  await settle(page);
+}
+
+describe('chat panel: hostile model output', function () {
+  let browser: Browser;
+  let harness: Harness;
+
+  before(async function () {
+    assert.ok(XSS_CORPUS.length >= 30);
+    harness = await startHarness();
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  for (const csp of [false, true]) {
+    it(`renders the XSS corpus inert (${csp ? 'with' : 'without'} CSP)`, async function () {
+      const page = await openPanel(browser, harness, { csp });
+      const dialogs: string[] = [];
+      const navigations: string[] = [];
+      const foreign: string[] = [];
+      page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      page.on('framenavigated', (f) => navigations.push(f.url()));
+      page.on('request', (r) => !r.url().startsWith(harness.origin) && foreign.push(r.url()));
+      const startUrl = page.url();
+
+      await streamCorpus(page);
+      // Give anything delayed (onload, autofocus, animations) a chance to fire.
+      await page.mouse.move(200, 300);
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+
+      const report = await page.evaluate((canary) => {
+        const all = [...document.querySelectorAll('*')];
+        const md = [...document.querySelectorAll('.markdown > div *')];
+        return {
+          canary: (window as unknown as Record<string, unknown>)[canary],
+          onAttrs: all.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`)),
+          hrefs: [...document.querySelectorAll('[href], [src], [action], [xlink\\:href], [formaction]')]
+            .filter((el) => el.closest('.markdown'))
+            .map((el) => el.getAttribute('href') ?? el.getAttribute('src') ?? el.getAttribute('action') ?? '?'),
+          forbidden: md.filter((el) => /^(SCRIPT|STYLE|SVG|MATH|FORM|INPUT|TEXTAREA|SELECT|IMG|IFRAME|OBJECT|EMBED|VIDEO|AUDIO|META|BASE|LINK|TEMPLATE|DETAILS|MARQUEE|NOSCRIPT)$/i.test(el.tagName)).map((el) => el.tagName),
+          buttons: md.filter((el) => el.tagName === 'BUTTON' && !el.classList.contains('copy')).length,
+          styled: md.filter((el) => el.hasAttribute('style') || el.hasAttribute('id') || el.hasAttribute('name')).length,
+          classes: md.filter((el) => el.hasAttribute('class') && !(el.closest('.code-block'))).map((el) => el.className),
+          dataAttrs: md.filter((el) => [...el.attributes].some((a) => a.name.startsWith('data-'))).length,
+          permissionCards: document.querySelectorAll('.item.permission, .perm-allow, .perm-deny').length,
+          frames: window.frames.length,
+          appIsMain: document.getElementById('app')?.tagName,
+          postedIsArray: Array.isArray((window as unknown as { __posted: unknown }).__posted),
+          blocks: document.querySelectorAll('.item.assistant').length,
+        };
+      }, CANARY);
+
+      assert.equal(report.canary, undefined, 'canary set: a payload ran');
+      assert.deepEqual(dialogs, []);
+      assert.deepEqual(navigations.filter((u) => u !== startUrl), []);
+      assert.equal(page.url(), startUrl);
+      assert.deepEqual(foreign, []);
+      assert.deepEqual(report.onAttrs, []);
+      for (const href of report.hrefs) assert.match(href, SAFE_HREF, `unsafe link target ${href}`);
+      assert.deepEqual(report.forbidden, []);
+      assert.equal(report.buttons, 0, 'buttons from markdown');
+      assert.equal(report.styled, 0, 'style/id/name attributes from markdown');
+      assert.deepEqual(report.classes, [], 'class attributes from markdown');
+      assert.equal(report.dataAttrs, 0);
+      assert.equal(report.permissionCards, 0, 'fake permission UI');
+      assert.equal(report.frames, 0);
+      assert.equal(report.appIsMain, 'MAIN');
+      assert.equal(report.postedIsArray, true);
+      assert.equal(report.blocks, XSS_CORPUS.length + 1);
+
+      // Clicking every link only asks the host to open safe URLs; the page never navigates.
+      const links = page.locator('.markdown a');
+      const count = await links.count();
+      for (let i = 0; i < count; i++) await links.nth(i).click({ modifiers: i % 2 ? ['Control'] : [] });
+      const opened = (await posted(page)).filter((m) => m.type === 'open_link');
+      for (const m of opened) assert.match(m.href, SAFE_HREF);
+      assert.ok(opened.some((m) => m.href === 'https://evil.example/allow'), 'a plain link is still a link');
+      assert.equal(page.url(), startUrl);
+      assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY), undefined);
+      assert.equal(page.context().pages().length, 1, 'no popups');
+      assert.deepEqual((await posted(page)).filter((m) => m.type === 'permission_decision'), []);
+      await page.close();
+    });
+  }
+});
