@@ -6,7 +6,7 @@
 // capturing output never depends on shell integration (the peers' most
 // reported failure).
 import * as vscode from 'vscode';
-import { NodeShell } from '../tools/node-adapter';
+import { BoundedOutput, NodeShell } from '../tools/node-adapter';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../tools/ports';
 
 export interface TerminalShellOptions {
@@ -136,7 +136,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
     let timedOut = false;
     let interrupted = false;
     let exitCode: number | null = null;
-    const chunks: string[] = [];
+    const chunks = new BoundedOutput();
 
     let ended!: () => void;
     const endPromise = new Promise<void>((resolve) => (ended = resolve));
@@ -187,7 +187,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
       options.signal?.removeEventListener('abort', onAbort);
       for (const d of disposables) d.dispose();
     }
-    return { exitCode: timedOut || interrupted ? null : exitCode, output: chunks.join(''), timedOut, interrupted };
+    return { exitCode: timedOut || interrupted ? null : exitCode, output: chunks.toString(), timedOut, interrupted };
   }
 
   private ensurePty(): PtySession {

@@ -131,7 +131,58 @@ export class NodeWorkspace implements Workspace {
   }
 }
 
+/**
+ * Collects command output up to a bound: the head and a rolling tail are kept,
+ * the middle is dropped. `yes` left running until its timeout must not take
+ * the extension host's memory with it.
+ */
+export class BoundedOutput {
+  private readonly head: string[] = [];
+  private headChars = 0;
+  private tail: string[] = [];
+  private tailChars = 0;
+  private dropped = 0;
+
+  constructor(private readonly maxChars: number = 16 * 1024 * 1024) {}
+
+  push(text: string): void {
+    const half = Math.floor(this.maxChars / 2);
+    if (this.headChars < half) {
+      const take = text.slice(0, half - this.headChars);
+      this.head.push(take);
+      this.headChars += take.length;
+      text = text.slice(take.length);
+      if (!text) return;
+    }
+    this.tail.push(text);
+    this.tailChars += text.length;
+    if (this.tailChars > half * 2) {
+      // Compact rarely (only at twice the bound) so pushing stays cheap.
+      const joined = this.tail.join('');
+      const keep = joined.slice(joined.length - half);
+      this.dropped += joined.length - keep.length;
+      this.tail = [keep];
+      this.tailChars = keep.length;
+    }
+  }
+
+  toString(): string {
+    // The tail only fills once the head is full, so anything over half is the dropped middle.
+    const half = Math.floor(this.maxChars / 2);
+    let tail = this.tail.join('');
+    let dropped = this.dropped;
+    if (tail.length > half) {
+      dropped += tail.length - half;
+      tail = tail.slice(tail.length - half);
+    }
+    const marker = dropped ? `\n… [${dropped} characters of output dropped in the middle: over the ${this.maxChars}-character buffer] …\n` : '';
+    return `${this.head.join('')}${marker}${tail}`;
+  }
+}
+
 export interface NodeShellOptions {
+  /** Characters of output kept in memory (head + tail); the middle of anything longer is dropped. */
+  maxBufferedChars?: number;
   /** How long to keep reading after the main process exits, for output still in the pipe. */
   drainMs?: number;
   /** Grace between SIGTERM and SIGKILL when killing the tree. */
@@ -149,15 +200,17 @@ export const NON_INTERACTIVE_ENV: Record<string, string> = {
 export class NodeShell implements Shell {
   private readonly drainMs: number;
   private readonly killGraceMs: number;
+  private readonly maxBufferedChars: number | undefined;
 
   constructor(options: NodeShellOptions = {}) {
     this.drainMs = options.drainMs ?? 150;
     this.killGraceMs = options.killGraceMs ?? 1000;
+    this.maxBufferedChars = options.maxBufferedChars;
   }
 
   run(command: string, options: ShellRunOptions): Promise<ShellResult> {
     return new Promise<ShellResult>((resolve) => {
-      const chunks: string[] = [];
+      const chunks = new BoundedOutput(this.maxBufferedChars);
       let timedOut = false;
       let interrupted = false;
       let settled = false;
@@ -208,7 +261,7 @@ export class NodeShell implements Shell {
         }
         child.stdout.destroy();
         child.stderr.destroy();
-        resolve({ exitCode, output: chunks.join(''), timedOut, interrupted });
+        resolve({ exitCode, output: chunks.toString(), timedOut, interrupted });
       };
 
       child.on('error', (error) => {

@@ -113,3 +113,15 @@ describe('tools: bash on the Node shell', () => {
     assert.equal(executor.isReadOnly('bash'), undefined);
   });
 });
+
+describe('tools: NodeShell output buffer', () => {
+  it('keeps the head and the tail of endless output within its bound', async () => {
+    const shell = new NodeShell({ maxBufferedChars: 10_000 });
+    const result = await shell.run('seq 1 300000', { cwd: process.cwd(), timeoutMs: 30_000 });
+    assert.equal(result.exitCode, 0);
+    assert.ok(result.output.length < 10_200, `kept ${result.output.length} chars`);
+    assert.ok(result.output.startsWith('1\n2\n3\n'));
+    assert.ok(result.output.endsWith('299999\n300000\n'));
+    assert.match(result.output, /characters of output dropped in the middle/);
+  });
+});
