@@ -1,6 +1,8 @@
-// Provider routing (S8, seed 001's ApiProviderClient). The SDKs are imported on
+// Provider routing (S8, seed 001's ApiProviderClient). The SDKs are loaded on
 // first use, not at module load, so the extension's activation stays cheap.
 import { type AssistantEvent, type ModelClient, ModelError, type ModelRequest, type ModelResponse } from '../types';
+import type * as AnthropicModule from './anthropic';
+import type * as OpenAICompatibleModule from './openai-compatible';
 import { type ModelClientOptions } from './options';
 
 export {
@@ -14,17 +16,28 @@ export {
 } from './options';
 export { type RetryOptions } from './retry';
 
+// `require` inside the function, not a top-level import: the bundle (esbuild, cjs)
+// then evaluates a provider and its SDK only when it is first used, and it also
+// resolves .ts sources under the tests' tsx/cjs hook, which a dynamic import() does not.
+function loadAnthropic(): typeof AnthropicModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./anthropic') as typeof AnthropicModule;
+}
+
+function loadOpenAICompatible(): typeof OpenAICompatibleModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./openai-compatible') as typeof OpenAICompatibleModule;
+}
+
 async function load(options: ModelClientOptions): Promise<ModelClient> {
   switch (options.provider) {
     case 'anthropic': {
       const { provider: _provider, ...rest } = options;
-      const { AnthropicModelClient } = await import('./anthropic');
-      return new AnthropicModelClient(rest);
+      return new (loadAnthropic().AnthropicModelClient)(rest);
     }
     case 'openai-compatible': {
       const { provider: _provider, ...rest } = options;
-      const { OpenAICompatibleModelClient } = await import('./openai-compatible');
-      return new OpenAICompatibleModelClient(rest);
+      return new (loadOpenAICompatible().OpenAICompatibleModelClient)(rest);
     }
     default: {
       const unknown: never = options;
