@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { autoCompactThreshold, compactHistory, HEALTH_PROBE_INPUT, localSummary, planCompaction } from '../../../src/runtime/compaction';
+import { ConversationRuntime } from '../../../src/runtime/conversation';
+import { historyProblem } from '../../../src/runtime/history';
+import { type Message } from '../../../src/runtime/types';
+import { baseConfig, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
+
+const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
+const said = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
+const uses = (id: string, path = 'f.ts'): Message => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_file', input: { path } }] });
+const answers = (id: string): Message => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `result ${id}` }] });
+const countSummaries = (ms: readonly Message[]) => JSON.stringify(ms).split('<conversation_summary>').length - 1;
+const signal = new AbortController().signal;
+
+describe('runtime: compaction', () => {
+  it('C1: keeps the last 4 messages and never splits a tool_use/tool_result pair', () => {
+    const history = [user('a'), said('b'), user('c'), said('d'), user('e'), uses('t1'), answers('t1'), said('done')];
+    const plan = planCompaction(history)!;
+    assert.deepEqual(plan.kept, history.slice(4));
+    assert.deepEqual(plan.removed, history.slice(0, 4));
+    // Here the plain cut (last 4) would start at a tool result: the pair moves into the kept part.
+    const odd = [user('a'), said('b'), uses('t1'), answers('t1'), uses('t2'), answers('t2'), said('done')];
+    const plan2 = planCompaction(odd)!;
+    assert.deepEqual(plan2.kept, odd.slice(2));
+    assert.equal(planCompaction([user('a'), said('b')]), undefined, 'nothing to remove');
+  });
+
+  it('C1: re-compacting folds the earlier summary in: one summary, never nested', async () => {
+    let history = [user('first goal'), said('ok'), user('c'), said('d'), user('e'), said('f'), user('g'), said('h')];
+    const first = await compactHistory(history, { model: 'm', signal });
+    assert.equal(first?.summarySource, 'local', 'no client: local summary');
+    history = [...first!.messages, user('i'), said('j'), user('k'), said('l')];
+    const second = await compactHistory(history, { model: 'm', signal });
+    assert.equal(countSummaries(second!.messages), 1);
+    assert.match(JSON.stringify(second!.messages[0]), /first goal/, 'what the first summary said survives');
+    assert.equal(historyProblem(second!.messages), undefined);
+  });
+
+  it('C1: the model writes the summary; when that fails a deterministic local summary is used', async () => {
+    const history = [user('refactor parser'), uses('t1', 'src/parser.ts'), answers('t1'), said('looked'), user('x'), said('y'), user('z'), said('w')];
+    const model = new ScriptedModel([]);
+    const byModel = await compactHistory(history, { model: 'm', client: model, signal });
+    assert.equal(byModel?.summarySource, 'model');
+    assert.match(JSON.stringify(byModel!.messages[0]), /MODEL SUMMARY/);
+    assert.match(JSON.stringify(model.completeRequests[0]!.messages), /refactor parser/);
+
+    model.completeResult = new Error('overloaded');
+    const fallback = await compactHistory(history, { model: 'm', client: model, signal });
+    assert.equal(fallback?.summarySource, 'local');
+    assert.equal(fallback?.fallbackReason, 'overloaded');
+    const again = await compactHistory(history, { model: 'm', client: model, signal });
+    assert.deepEqual(again?.messages, fallback?.messages, 'deterministic');
+    assert.match(localSummary(history.slice(0, 4)), /read_file×1[\s\S]*src\/parser\.ts/);
+  });
+
+  it('C1: the threshold defaults to 100000 and TURNSTONE_AUTO_COMPACT_INPUT_TOKENS overrides the setting', () => {
+    assert.equal(autoCompactThreshold(undefined, {}), 100_000);
+    assert.equal(autoCompactThreshold(50_000, {}), 50_000);
+    assert.equal(autoCompactThreshold(50_000, { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '2000' }), 2000);
+    assert.equal(autoCompactThreshold(50_000, { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: 'lots' }), 50_000);
+  });
+
+  it('C1: the loop compacts automatically once cumulative input tokens cross the threshold', async () => {
+    const model = new ScriptedModel([
+      step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(100)),
+      step('', [{ id: 'b', name: 'read_file', input: { path: 'x' } }], usage(100)),
+      step('', [{ id: 'c', name: 'read_file', input: { path: 'x' } }], usage(100, 10, 50)),
+      step('done', [], usage(100)),
+    ]);
+    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '250' } });
+    const events = recordEvents(rt);
+    const s = await rt.runTurn('go');
+    assert.equal(s.outcome, 'completed');
+    assert.deepEqual(s.autoCompaction, { trigger: 'auto', removedMessageCount: 1, summarySource: 'model' });
+    assert.equal(events.filter((e) => e.type === 'compaction').length, 1, 'the counter restarts after compacting');
+    assert.equal(countSummaries(rt.messages), 1);
+    assert.equal(historyProblem(rt.messages), undefined);
+    assert.equal(historyProblem(model.requests[3]!.messages), undefined);
+  });
+
+  it('C1: compaction also runs by command between turns', async () => {
+    const model = new ScriptedModel([step('one'), step('two'), step('three')]);
+    const rt = new ConversationRuntime({ model, tools: memoryTools() }, baseConfig);
+    for (const t of ['a', 'b', 'c']) await rt.runTurn(t);
+    const event = await rt.compact();
+    assert.deepEqual(event, { trigger: 'manual', removedMessageCount: 2, summarySource: 'model' });
+    assert.equal(rt.messages.length, 4);
+    assert.equal(await new ConversationRuntime({ model, tools: memoryTools() }, baseConfig).compact(), undefined);
+  });
+
+  it('C2: after a compaction a harmless glob probe runs before the next step', async () => {
+    const model = new ScriptedModel([step('a'), step('b'), step('c'), step('after')]);
+    const tools = memoryTools();
+    const rt = new ConversationRuntime({ model, tools }, baseConfig);
+    for (const t of ['1', '2', '3']) await rt.runTurn(t);
+    await rt.compact();
+    assert.equal(tools.calls.length, 0);
+    await rt.runTurn('4');
+    assert.deepEqual(tools.calls, [{ name: 'glob_search', input: { ...HEALTH_PROBE_INPUT } }]);
+  });
+
+  it('C2: a failing probe stops the turn and tells the user to start a new session', async () => {
+    const model = new ScriptedModel([step('a'), step('b'), step('c'), step('never sent')]);
+    const tools = memoryTools();
+    tools.tools.glob_search!.run = () => ({ content: 'workspace adapter is gone', isError: true });
+    const rt = new ConversationRuntime({ model, tools }, baseConfig);
+    for (const t of ['1', '2', '3']) await rt.runTurn(t);
+    await rt.compact();
+    const events = recordEvents(rt);
+    const s = await rt.runTurn('4');
+    assert.equal(s.outcome, 'failed');
+    assert.equal(s.error?.kind, 'health_probe_failed');
+    assert.match(s.error!.message, /workspace adapter is gone.*Start a new session/);
+    assert.equal(model.remaining, 1, 'no request was sent on the broken state');
+    assert.ok(events.some((e) => e.type === 'turn_failed' && e.kind === 'health_probe_failed'));
+  });
+});
