@@ -28,7 +28,13 @@ export interface PermissionRequest {
 }
 
 export type PermissionDecision =
-  | { kind: 'allow'; scope: 'once' | 'session'; updatedInput?: Record<string, unknown> }
+  | {
+      kind: 'allow';
+      scope: 'once' | 'session';
+      updatedInput?: Record<string, unknown>;
+      /** Told to the model with the tool result, e.g. what the user changed in the proposal before allowing it. */
+      note?: string;
+    }
   | { kind: 'deny'; feedback?: string };
 
 export interface PermissionPrompter {

@@ -84,6 +84,7 @@ async function runChecked(
   if (readOnly === undefined) return finish(`unknown tool: ${name}`, true);
 
   let input = use.input;
+  let userNote: string | undefined;
   let assessment = await assess(ctx, name, input);
   if (typeof assessment === 'string') return finish(assessment, true);
 
@@ -133,6 +134,7 @@ async function runChecked(
     }
     if (decision.scope === 'session') ctx.policy.remember(outcome.suggestedRule);
     if (decision.updatedInput) input = decision.updatedInput;
+    if (decision.note) userNote = decision.note;
     ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'allow', reason: outcome.reason, scope: decision.scope });
   }
 
@@ -151,6 +153,7 @@ async function runChecked(
     isError = true;
   }
   if (fileChange) ctx.onFileChange(fileChange);
+  if (userNote && !isError) content = `${content}\n\n${userNote}`;
   content = mergeHookFeedback(pre.messages, content, false);
 
   const post = await ctx.hooks.run(isError ? 'PostToolUseFailure' : 'PostToolUse', { tool_name: name, tool_input: input, subject: assessment.subject, tool_output: content, is_error: isError }, ctx.signal);

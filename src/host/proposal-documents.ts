@@ -1,0 +1,76 @@
+// Virtual documents behind the permission diff: the left side is the file as it
+// is (read-only), the right side the proposed content on an in-memory file
+// system the user can edit before allowing (peers throw such edits away).
+import * as vscode from 'vscode';
+
+export const ORIGINAL_SCHEME = 'turnstone-original';
+export const PROPOSED_SCHEME = 'turnstone-proposed';
+
+/** Read-only "before" side. */
+export class OriginalContentProvider implements vscode.TextDocumentContentProvider {
+  private readonly contents = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  set(uri: vscode.Uri, text: string): void {
+    this.contents.set(uri.toString(), text);
+    this.changed.fire(uri);
+  }
+  delete(uri: vscode.Uri): void {
+    this.contents.delete(uri.toString());
+  }
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.toString()) ?? '';
+  }
+}
+
+/** Editable "proposed" side: a flat in-memory file system, one file per pending request. */
+export class ProposalFileSystem implements vscode.FileSystemProvider {
+  private readonly files = new Map<string, { data: Uint8Array; mtime: number; ctime: number }>();
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.emitter.event;
+
+  put(uri: vscode.Uri, text: string): void {
+    const now = Date.now();
+    this.files.set(uri.toString(), { data: new TextEncoder().encode(text), mtime: now, ctime: now });
+    this.emitter.fire([{ type: vscode.FileChangeType.Created, uri }]);
+  }
+  text(uri: vscode.Uri): string | undefined {
+    const f = this.files.get(uri.toString());
+    return f ? new TextDecoder().decode(f.data) : undefined;
+  }
+  remove(uri: vscode.Uri): void {
+    this.files.delete(uri.toString());
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+  stat(uri: vscode.Uri): vscode.FileStat {
+    const f = this.files.get(uri.toString());
+    if (f) return { type: vscode.FileType.File, ctime: f.ctime, mtime: f.mtime, size: f.data.byteLength };
+    if (uri.path === '/' || !uri.path.slice(1).includes('.')) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+    throw vscode.FileSystemError.FileNotFound(uri);
+  }
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+  createDirectory(): void {}
+  readFile(uri: vscode.Uri): Uint8Array {
+    const f = this.files.get(uri.toString());
+    if (!f) throw vscode.FileSystemError.FileNotFound(uri);
+    return f.data;
+  }
+  writeFile(uri: vscode.Uri, content: Uint8Array): void {
+    const prev = this.files.get(uri.toString());
+    if (!prev) throw vscode.FileSystemError.NoPermissions('Only the proposal opened by Turnstone can be edited here.');
+    this.files.set(uri.toString(), { data: content, mtime: Date.now(), ctime: prev.ctime });
+    this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
+  }
+  delete(uri: vscode.Uri): void {
+    this.files.delete(uri.toString());
+  }
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('Proposals cannot be renamed.');
+  }
+}
