@@ -11,6 +11,18 @@ const schema = z.object({
   path: z.string().optional().describe('Folder to search in, relative to the workspace root or absolute (default: the workspace root).'),
 });
 
+type Input = z.output<typeof schema>;
+
+/** An absolute pattern carries its own folder: split it at the first glob character. */
+function globTarget(input: Input): { pattern: string; searchPath: string | undefined } {
+  const pattern = input.pattern.trim().replace(/^\.\//, '');
+  if (path.isAbsolute(pattern) && input.path === undefined) {
+    const scan = picomatch.scan(pattern);
+    return { pattern: scan.glob || '**', searchPath: scan.base || '/' };
+  }
+  return { pattern, searchPath: input.path };
+}
+
 export const globSearchTool = defineTool({
   name: 'glob_search',
   description: [
@@ -21,16 +33,9 @@ export const globSearchTool = defineTool({
   schema,
   readOnly: true,
   need: 'read',
-  assess: (input, env) => assessSearch(input.pattern, input.path, env),
+  assess: (input, env) => assessSearch(input.pattern, globTarget(input).searchPath, env),
   async execute(input, env, ctx) {
-    let pattern = input.pattern.trim().replace(/^\.\//, '');
-    let searchPath = input.path;
-    if (path.isAbsolute(pattern) && searchPath === undefined) {
-      // An absolute pattern carries its own folder: split it at the first glob character.
-      const scan = picomatch.scan(pattern);
-      searchPath = scan.base || '/';
-      pattern = scan.glob || '**';
-    }
+    const { pattern, searchPath } = globTarget(input);
     const { resolved, stat } = await resolveSearchRoot(searchPath, env);
     if (stat.type !== 'directory') throw new ToolError('not_a_file', `${resolved.display} is not a folder; glob_search needs a folder as path.`);
     const isMatch = picomatch(pattern, { dot: true });

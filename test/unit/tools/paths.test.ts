@@ -69,3 +69,27 @@ describe('tools: paths outside the workspace (Node adapter)', () => {
     assert.equal(a.subject, 'a.txt');
   });
 });
+
+describe('tools: searches that leave the workspace (Node adapter)', () => {
+  let env: NodeToolEnv;
+  beforeEach(async () => {
+    env = await makeNodeEnv();
+  });
+  afterEach(() => env.cleanup());
+
+  it('flags an absolute glob pattern outside the workspace, not just the path input', async () => {
+    const outside = path.join(env.base, 'outside');
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'k.pem'), '');
+    const a = await env.executor.assess('glob_search', { pattern: `${outside}/**/*.pem` });
+    assert.deepEqual(a.outsideWorkspace, [outside]);
+    const out = await env.executor.execute('glob_search', { pattern: `${outside}/**/*.pem` }, ctx());
+    assert.equal(out.content, path.join(outside, 'k.pem'));
+  });
+
+  it('flags grep_search on a file outside the workspace', async () => {
+    fs.writeFileSync(path.join(env.base, 'notes.txt'), 'x\n');
+    const a = await env.executor.assess('grep_search', { pattern: 'x', path: '../notes.txt' });
+    assert.deepEqual(a.outsideWorkspace, [path.join(env.base, 'notes.txt')]);
+  });
+});
