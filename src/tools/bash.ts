@@ -31,7 +31,7 @@ export function truncateMiddle(text: string, maxChars: number): { head: string; 
 export const bashTool = defineTool({
   name: 'bash',
   description: [
-    'Runs a bash command in the workspace root and returns its combined stdout and stderr plus the exit code. The user can watch it run in a terminal named "Turnstone".',
+    'Runs a bash command in the workspace root and returns its combined stdout and stderr plus the exit code.',
     'Non-interactive: stdin is empty and PAGER/GIT_PAGER are `cat`, so never run commands that wait for input or open an editor (use flags such as `--yes`, `-m`, `--no-edit`).',
     'Default timeout 120000 ms; pass `timeout` (ms, up to 600000) for long builds or tests. On timeout or interrupt the whole process tree is killed.',
     'Long output is cut to its beginning and end; the full text is saved to a file whose path the result names (read it with read_file or grep_search it).',

@@ -39,7 +39,11 @@ function lineOf(text: string, pos: number): number {
 
 function noMatchMessage(display: string, text: string, oldString: string): string {
   const candidates = closestCandidates(text, oldString);
-  const head = `old_string was not found in ${display}. It must match the file exactly, including whitespace and indentation; the file was not changed.`;
+  let head = `old_string was not found in ${display}. It must match the file exactly, including whitespace and indentation; the file was not changed.`;
+  const nonEmpty = oldString.split('\n').filter((l) => l.trim() !== '');
+  if (nonEmpty.length > 0 && nonEmpty.every((l) => /^\s*\d+\t/.test(l))) {
+    head += '\nold_string looks like it includes the line-number prefixes that read_file shows (number + tab); leave them out.';
+  }
   if (candidates.length === 0) return `${head}\nNo similar lines were found; read the file again to see its current content.`;
   const parts = candidates.map((c) => {
     const shown = c.lines.slice(0, 8).map((l, j) => `${String(c.line + j).padStart(6)}\t${l}`);

@@ -60,7 +60,8 @@ async function grepWithRipgrep(rg: string, shell: Shell, q: GrepQuery, cwd: stri
   let result;
   try {
     result = await shell.exec(rg, ripgrepArgs(q, q.displayPrefix === '' ? undefined : q.displayPrefix), { cwd, ...(q.signal ? { signal: q.signal } : {}) });
-  } catch {
+  } catch (error) {
+    if (q.signal?.aborted) throw error;
     return undefined; // no usable binary: the JS engine answers instead
   }
   if (result.exitCode === 2 && !result.stdout) {

@@ -50,6 +50,13 @@ describe('tools: edit_file edge cases (Node adapter)', () => {
     assert.ok(fs.readFileSync(file('u.txt')).equals(original));
   });
 
+  it('tells the model when old_string carries read_file line-number prefixes', async () => {
+    fs.writeFileSync(file('p.txt'), 'alpha\nbeta\n');
+    const out = await edit({ path: 'p.txt', old_string: '     1\talpha\n     2\tbeta', new_string: 'x' });
+    assert.equal(out.isError, true);
+    assert.match(out.content, /line-number prefixes/);
+  });
+
   it('inserts new_string literally: $& and $1 are not replacement patterns', async () => {
     fs.writeFileSync(file('d.txt'), 'price: X\n');
     const out = await edit({ path: 'd.txt', old_string: 'X', new_string: '$&$1$$' });
