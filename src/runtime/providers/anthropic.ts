@@ -1,6 +1,7 @@
 // S8: the Anthropic Messages API through @anthropic-ai/sdk, normalised to
 // AssistantEvents (S1/S2). Loaded lazily by index.ts.
 import Anthropic from '@anthropic-ai/sdk';
+import { type ServerSentEvent, Stream } from '@anthropic-ai/sdk/core/streaming';
 import type { ContentBlock as ApiContentBlock, Message as ApiMessage, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import {
   type AssistantContentBlock,
@@ -21,7 +22,7 @@ import {
   DEFAULT_STALL_TIMEOUT_MS,
   resolveAnthropicEnv,
 } from './options';
-import { resolveRetry } from './retry';
+import { resolveRetry, streamErrorFromData } from './retry';
 import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
 
 type OpenBlock =
@@ -75,15 +76,26 @@ function completeBlockEvents(block: ApiContentBlock, out: AssistantEvent[]): boo
   }
 }
 
-/** seed 001 consume_stream, phase 2: the raw SSE events → AssistantEvents. */
-export class AnthropicNormaliser implements StepNormaliser<RawMessageStreamEvent> {
+/**
+ * seed 001 consume_stream, phase 2: SSE frames → AssistantEvents. Reads the SDK's
+ * SSE decoder directly instead of its event iterator, which would add one more
+ * async layer per event (the largest cost here, see bench/stream) and hide pings.
+ */
+export class AnthropicNormaliser implements StepNormaliser<ServerSentEvent> {
   private readonly open = new Map<number, OpenBlock>();
   private readonly usage = emptyUsage();
   private stopReason: StopReason | null = null;
   /** A finished text block with text, or a finished tool use: enough to synthesise message_stop (S5). */
   private useful = false;
 
-  push(event: RawMessageStreamEvent, out: AssistantEvent[]): boolean {
+  push(sse: ServerSentEvent, out: AssistantEvent[]): boolean {
+    // Pings only prove the connection is alive (the step's watchdog has seen them already).
+    if (sse.event === null || sse.event === 'ping' || sse.data === '') return false;
+    if (sse.event === 'error') throw streamErrorFromData(PROVIDER, sse.data);
+    return this.pushEvent(JSON.parse(sse.data) as RawMessageStreamEvent, out);
+  }
+
+  pushEvent(event: RawMessageStreamEvent, out: AssistantEvent[]): boolean {
     switch (event.type) {
       case 'content_block_delta': {
         const block = this.open.get(event.index);
@@ -253,15 +265,16 @@ export class AnthropicModelClient implements ModelClient {
     return sdk.messages.create({ ...params, stream: false }, { signal, timeout: this.requestTimeoutMs }) as Promise<ApiMessage>;
   }
 
-  private source(request: ModelRequest): StepSource<RawMessageStreamEvent> {
+  private source(request: ModelRequest): StepSource<ServerSentEvent> {
     let params: AnthropicParams | undefined;
     const getParams = () => (params ??= toAnthropicParams(request));
     return {
       provider: PROVIDER,
       open: async (signal) => {
         const sdk = this.client();
-        const { data, request_id } = await sdk.messages.create({ ...getParams(), stream: true }, { signal }).withResponse();
-        return { events: data, requestId: request_id ?? undefined };
+        // The SDK sends the request and turns error statuses into APIErrors; we read the 200 body's frames.
+        const response = await sdk.messages.create({ ...getParams(), stream: true }, { signal }).asResponse();
+        return { events: Stream.rawEvents(response), requestId: response.headers.get('request-id') ?? undefined };
       },
       normaliser: () => new AnthropicNormaliser(),
       fallback: async (signal) => messageToEvents(await this.createNonStreaming(this.client(), getParams(), signal)),

@@ -51,8 +51,23 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   let client: Promise<ModelClient> | undefined;
   const get = () => (client ??= load(options));
   return {
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent> {
-      yield* (await get()).stream(request, signal);
+    stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent> {
+      return {
+        [Symbol.asyncIterator](): AsyncIterator<AssistantEvent> {
+          // Forwards to the provider's iterator without a generator of its own: one more
+          // async layer per event would cost more than the whole normalisation (bench/stream).
+          let inner: AsyncIterator<AssistantEvent> | undefined;
+          const open = async () => (inner ??= (await get()).stream(request, signal)[Symbol.asyncIterator]());
+          return {
+            next: () => (inner ? inner.next() : open().then((it) => it.next())),
+            return: async (value?: unknown) => (inner?.return ? inner.return(value) : { done: true as const, value: undefined }),
+            throw: async (err?: unknown) => {
+              if (inner?.throw) return inner.throw(err);
+              throw err;
+            },
+          };
+        },
+      };
     },
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
       return (await get()).complete(request, signal);

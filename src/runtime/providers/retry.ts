@@ -121,6 +121,32 @@ function bodyErrorType(body: unknown): string | undefined {
 const NOT_RETRYABLE_STREAM_ERRORS = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'billing_error']);
 
 /**
+ * An `error` event inside a 200 stream (S6): retried, unless its type says a
+ * retry cannot help.
+ */
+export function streamErrorEvent(provider: string, type: string | undefined, message: string, details: ModelError['details'] = {}): ModelError {
+  const msg = `${provider}: ${message}`;
+  if (type === 'authentication_error' || type === 'permission_error') return new ModelError('auth', msg, details);
+  if (looksLikeContextOverflow(message)) return new ModelError('context_overflow', msg, details);
+  if (type && NOT_RETRYABLE_STREAM_ERRORS.has(type)) return new ModelError('invalid_request', msg, details);
+  return new ModelError('retryable', `${provider}: error event in stream: ${message}`, details);
+}
+
+/** Parses the data of an SSE `error` event ({type:'error', error:{type,message}}) into a ModelError. */
+export function streamErrorFromData(provider: string, data: string): ModelError {
+  let body: unknown;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    body = undefined;
+  }
+  const error = (body as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
+  const type = typeof error?.type === 'string' ? error.type : undefined;
+  const message = typeof error?.message === 'string' ? error.message : data;
+  return streamErrorEvent(provider, type, type ? `${type}: ${message}` : message);
+}
+
+/**
  * Maps anything an SDK call or stream read can throw to a ModelError whose kind
  * decides what happens next. Status-less API errors are `error` events sent
  * inside a 200 stream.
@@ -152,11 +178,7 @@ export function classifyError(err: unknown, provider: string): ModelError {
     return new ModelError('invalid_request', msg, details);
   }
   if (e.name === 'APIError' || (e.error !== undefined && e.name !== 'APIConnectionError')) {
-    const type = bodyErrorType(e.error);
-    if (type === 'authentication_error' || type === 'permission_error') return new ModelError('auth', msg, details);
-    if (looksLikeContextOverflow(rawMessage)) return new ModelError('context_overflow', msg, details);
-    if (type && NOT_RETRYABLE_STREAM_ERRORS.has(type)) return new ModelError('invalid_request', msg, details);
-    return new ModelError('retryable', `${provider}: error event in stream: ${rawMessage}`, details);
+    return streamErrorEvent(provider, bodyErrorType(e.error), rawMessage, details);
   }
   if (isConnectionError(err)) return new ModelError('retryable', `${provider}: connection lost: ${rawMessage}`, details);
   // A frame that is not JSON means the stream was mangled in transit; a fresh attempt fixes it.
