@@ -20,6 +20,13 @@ export interface Reconnecting {
 }
 
 export class Transcript {
+  /**
+   * @param copyInputs copy items before storing them (they are mutated as
+   * deltas arrive). The host needs this because its batcher still holds the
+   * events; the webview can skip it, its events are fresh from JSON.
+   */
+  constructor(private readonly copyInputs = true) {}
+
   private state: PanelSnapshot = emptySnapshot();
   private readonly index = new Map<string, TranscriptItem>();
   reconnecting: Reconnecting | undefined;
@@ -42,7 +49,7 @@ export class Transcript {
       case 'restore':
         // Copied because items are mutated in place as deltas arrive, and the
         // caller may still hold the event (the host's batcher does).
-        this.state = structuredClone(event.snapshot);
+        this.state = this.copyInputs ? structuredClone(event.snapshot) : { ...event.snapshot, items: [...event.snapshot.items] };
         this.index.clear();
         for (const item of this.state.items) this.index.set(item.id, item);
         this.reconnecting = undefined;
@@ -51,7 +58,7 @@ export class Transcript {
         this.state.session = event.session;
         return [{ type: 'chrome', part: 'session' }];
       case 'item_add':
-        return [...this.clearReconnecting(), this.put(structuredClone(event.item))];
+        return [...this.clearReconnecting(), this.put(this.copyInputs ? structuredClone(event.item) : event.item)];
       case 'assistant_delta':
       case 'thinking_delta': {
         const kind = event.type === 'assistant_delta' ? 'assistant' : 'thinking';

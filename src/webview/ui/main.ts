@@ -11,7 +11,8 @@ import { plainText } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
 
-const model = new Transcript();
+// Events here come straight from JSON and zod, so the model may keep them without copying.
+const model = new Transcript(false);
 const header = new Header(post);
 const notices = new Notices(post);
 const transcript = new TranscriptView(() => model.items, post);

@@ -6,8 +6,8 @@ import { type TranscriptItem } from '../protocol';
 import { el, icon } from './dom';
 import { type ItemView, type Post, createItemView } from './items';
 
-const INITIAL = 40;
-const PAGE = 40;
+const INITIAL = 16;
+const PAGE = 30;
 const MAX_RENDERED = 300;
 /** How far from the bottom still counts as "following" the stream, px. */
 const FOLLOW_SLACK = 40;

@@ -142,7 +142,11 @@ function themeCss(theme: Theme): string {
 
 // Records posts; keeps setState in sessionStorage so a reload behaves like VS
 // Code re-showing a hidden view (getState returns the last setState).
-const FAKE_API = `
+// \`__name\`: tsx compiles test callbacks with keepNames, so functions handed to
+// page.evaluate may call this esbuild helper; the page must provide it.
+const NAME_SHIM = 'window.__name = window.__name || function (f) { return f; };';
+
+const FAKE_API = `${NAME_SHIM}
 window.__posted = [];
 window.__stateWrites = 0;
 window.acquireVsCodeApi = function () {
@@ -179,7 +183,7 @@ ${csp ? `<meta http-equiv="Content-Security-Policy" content="${policy}">` : ''}
 /** The benchmark's baseline: the same messages appended as raw text to a <pre>. */
 const BASELINE_HTML = `<!DOCTYPE html><html><head><meta charset="UTF-8"><link rel="stylesheet" href="/theme-dark.css"></head>
 <body><pre id="out" style="white-space: pre-wrap"></pre><script src="/baseline.js"></script></body></html>`;
-const BASELINE_JS = `
+const BASELINE_JS = `${NAME_SHIM}
 var out = document.getElementById('out');
 window.addEventListener('message', function (e) {
   var evs = e.data.type === 'batch' ? e.data.events : [e.data];

@@ -170,7 +170,7 @@ describe('chat panel: streamed reply', function () {
     assert.equal((await page.locator('.item.assistant .markdown').textContent())?.trim(), 'Fresh answer.');
     assert.equal(await page.locator('.item.tool .tool-meta').textContent(), '12 matches · 3 files');
     assert.equal(await page.locator('.item.tool .codicon-search').count(), 1);
-    assert.match((await page.locator('.item.compaction').textContent()) ?? '', /Context compacted · 120 000 → 12 000 tokens · 30 messages summarised/);
+    assert.match((await page.locator('.item.compaction').textContent()) ?? '', /Context compacted · 120\u202f000 → 12\u202f000 tokens · 30 messages summarised/);
     await page.locator('.item.error button').click();
     assert.deepEqual((await posted(page)).filter((m) => m.type === 'retry'), [{ type: 'retry', itemId: 'e1' }]);
     await page.close();

@@ -1,0 +1,352 @@
+// Chat panel in real Chromium (the e2e harness: dist/webview.js without VS Code).
+//  1. Open a 2 000-message session: time to first render (target < 300 ms).
+//  2. Stream 5 000 deltas at full speed against a baseline page that appends
+//     the same text to a <pre> in the same run: main-thread busy time (target
+//     ≤ 2×) and longest frame gap (≤ 50 ms). Two deliveries:
+//     - pipeline: deltas arrive every 0.2 ms (≈ 20× a fast model) and go
+//       through the real DeltaBatcher, as the host posts them;
+//     - flood: one postMessage per delta, back to back (no host batching; a
+//       stress test of the webview's own per-frame coalescing).
+//  3. JS heap after streaming a 2 000-message session (target < 100 MB).
+// Needs a built bundle (`node esbuild.mjs --production`, done by `npm run bench`).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import { DeltaBatcher } from '../src/webview/batcher';
+import { type HostToWebview, type PanelSnapshot, type TranscriptItem } from '../src/webview/protocol';
+import { type Harness, launchChromium, openPanel, startHarness } from '../test/e2e/panel/harness';
+import { type BenchResult, type Sampled, ratioResult, round } from './lib';
+
+const SESSION_ITEMS = 2_000;
+const DELTAS = 5_000;
+const RUNS = 5;
+
+/** Deterministic pseudo-random so every run streams the same text. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const WORDS = 'the function returns a value when called with an empty list so we check the length first and then map each entry to its parsed form before writing the file back to disk'.split(' ');
+
+/** A markdown reply: paragraphs, a list, inline code, code blocks. */
+function reply(rand: () => number, paragraphs: number): string {
+  const out: string[] = [];
+  for (let p = 0; p < paragraphs; p++) {
+    const kind = rand();
+    if (kind < 0.15) {
+      const lines = Array.from({ length: 4 + Math.floor(rand() * 12) }, (_, i) => `  const v${i} = compute(${i}, "${WORDS[i % WORDS.length]}"); // step ${i}`);
+      out.push(`\`\`\`ts\nfunction f${p}() {\n${lines.join('\n')}\n}\n\`\`\``);
+    } else if (kind < 0.3) {
+      out.push(Array.from({ length: 3 }, (_, i) => `- item ${i}: \`${WORDS[(p + i) % WORDS.length]}\` is **important**`).join('\n'));
+    } else {
+      const n = 20 + Math.floor(rand() * 40);
+      out.push(Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ') + '.');
+    }
+  }
+  return out.join('\n\n');
+}
+
+/** Splits text into `n` deltas of roughly token size. */
+function toDeltas(text: string, n: number): string[] {
+  const size = Math.max(1, Math.floor(text.length / n));
+  const deltas: string[] = [];
+  for (let i = 0; i < n; i++) deltas.push(text.slice(i * size, i === n - 1 ? undefined : (i + 1) * size));
+  return deltas;
+}
+
+export function sessionSnapshot(items: number): PanelSnapshot {
+  const rand = rng(7);
+  const list: TranscriptItem[] = [];
+  for (let i = 0; list.length < items; i++) {
+    list.push({ kind: 'user', id: `u${i}`, text: `Question ${i}: ${WORDS.slice(0, 8 + (i % 10)).join(' ')}?` });
+    if (i % 4 === 0) list.push({ kind: 'tool', id: `t${i}`, name: 'read_file', status: 'done', view: { kind: 'read', path: `src/file${i}.ts`, lines: 120 } });
+    if (i % 7 === 0) list.push({ kind: 'tool', id: `b${i}`, name: 'bash', status: 'done', view: { kind: 'bash', command: 'npm test', output: 'ok\n'.repeat(30), exitCode: 0 } });
+    list.push({ kind: 'assistant', id: `a${i}`, text: reply(rand, 2 + Math.floor(rand() * 4)) });
+  }
+  return { session: { id: 'bench', title: 'Bench session', model: 'claude-sonnet-5-5' }, items: list.slice(0, items), turn: 'idle', notices: [], queued: [] };
+}
+
+const median = (xs: number[]): Sampled => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)]!, min: s[0]!, max: s[s.length - 1]! };
+};
+
+/** Main-thread busy time (ms) of `fn` as Chromium itself accounts it (TaskDuration). */
+async function busy<T>(page: Page, fn: () => Promise<T>): Promise<{ busyMs: number; value: T }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const read = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
+  const before = await read();
+  const value = await fn();
+  const after = await read();
+  await cdp.detach();
+  return { busyMs: (after - before) * 1000, value };
+}
+
+export async function openSession(browser: Browser, harness: Harness, snapshot: PanelSnapshot): Promise<{ firstRender: number; interactive: number; rendered: number; busyMs: number }> {
+  const page = await openPanel(browser, harness, { width: 420, height: 900 });
+  await page.evaluate((s) => ((window as unknown as { __snap: unknown }).__snap = { type: 'restore', snapshot: s }), snapshot);
+  const { busyMs, value: r } = await busy(page, () => page.evaluate(
+    () =>
+      new Promise<{ firstRender: number; interactive: number; rendered: number }>((resolve) => {
+        // After-paint probe: a task queued from a rAF callback runs once that frame is presented.
+        const afterPaint = (cb: () => void) => requestAnimationFrame(() => {
+          const ch = new MessageChannel();
+          ch.port1.onmessage = cb;
+          ch.port2.postMessage(0);
+        });
+        const t0 = performance.now();
+        window.postMessage((window as unknown as { __snap: unknown }).__snap, '*');
+        window.addEventListener('message', () => afterPaint(() => {
+          const firstRender = performance.now() - t0;
+          afterPaint(() => resolve({ firstRender, interactive: performance.now() - t0, rendered: document.querySelectorAll('.item').length }));
+        }), { once: true });
+      }),
+  ));
+  await page.close();
+  return { ...r, busyMs };
+}
+
+interface StreamRun {
+  busyMs: number;
+  maxGap: number;
+  elapsed: number;
+}
+
+interface Timed {
+  at: number;
+  msg: HostToWebview;
+}
+
+/** What the host would post for deltas arriving every `everyMs`, through the real batcher. */
+function batchedSchedule(deltas: string[], everyMs: number): Timed[] {
+  let now = 0;
+  let seq = 0;
+  const timers: { at: number; fn: () => void; id: number }[] = [];
+  const out: Timed[] = [];
+  const batcher = new DeltaBatcher((msg) => out.push({ at: now, msg }), {
+    now: () => now,
+    setTimer: (fn, ms) => {
+      timers.push({ at: now + ms, fn, id: ++seq });
+      return seq;
+    },
+    clearTimer: (id) => {
+      const i = timers.findIndex((t) => t.id === id);
+      if (i >= 0) timers.splice(i, 1);
+    },
+  });
+  const advance = (to: number) => {
+    for (;;) {
+      const due = timers.filter((t) => t.at <= to).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      timers.splice(timers.indexOf(due), 1);
+      now = due.at;
+      due.fn();
+    }
+    now = to;
+  };
+  deltas.forEach((text, i) => {
+    advance(i * everyMs);
+    batcher.push({ type: 'assistant_delta', id: 'bench', text });
+  });
+  batcher.push({ type: 'block_end', id: 'bench' });
+  advance(now + 1_000);
+  return out;
+}
+
+async function streamInto(page: Page, deltas: string[], done: string, schedule?: Timed[]): Promise<StreamRun> {
+  await page.evaluate(([d, sch]) => {
+    const w = window as unknown as { __deltas: string[]; __schedule: unknown };
+    w.__deltas = d;
+    w.__schedule = sch;
+  }, [deltas, schedule ?? null] as const);
+  const { busyMs, value } = await busy(page, () =>
+    page.evaluate(
+      (doneExpr) =>
+        new Promise<{ maxGap: number; elapsed: number }>((resolve) => {
+          const deltas = (window as unknown as { __deltas: string[] }).__deltas;
+          const isDone = new Function(`return (${doneExpr});`) as () => boolean;
+          const gaps: number[] = [];
+          let last = performance.now();
+          const t0 = last;
+          let i = 0;
+          const frame = (t: number) => {
+            gaps.push(t - last);
+            last = t;
+            if (i >= deltas.length && isDone()) {
+              resolve({ maxGap: Math.max(...gaps.slice(1)), elapsed: performance.now() - t0 });
+              return;
+            }
+            requestAnimationFrame(frame);
+          };
+          requestAnimationFrame(frame);
+          const schedule = (window as unknown as { __schedule: { at: number; msg: unknown }[] | null }).__schedule;
+          if (schedule) {
+            // Pipeline: replay the batcher's posts at their times.
+            let j = 0;
+            const pump = () => {
+              const now = performance.now() - t0;
+              while (j < schedule.length && schedule[j]!.at <= now) window.postMessage(schedule[j++]!.msg, '*');
+              if (j < schedule.length) setTimeout(pump, Math.max(0, schedule[j]!.at - now));
+              else i = deltas.length;
+            };
+            pump();
+            return;
+          }
+          // Flood: ten one-delta messages per task, back to back.
+          const ch = new MessageChannel();
+          ch.port1.onmessage = () => {
+            for (let k = 0; k < 10 && i < deltas.length; k++, i++) window.postMessage({ type: 'assistant_delta', id: 'bench', text: deltas[i] }, '*');
+            if (i < deltas.length) ch.port2.postMessage(0);
+            else window.postMessage({ type: 'block_end', id: 'bench' }, '*');
+          };
+          ch.port2.postMessage(0);
+        }),
+      done,
+    ),
+  );
+  return { busyMs, ...value };
+}
+
+async function streamingRuns(browser: Browser, harness: Harness, deltas: string[], schedule?: Timed[], withSession?: PanelSnapshot): Promise<{ ours: StreamRun[]; base: StreamRun[] }> {
+  const total = deltas.join('').length;
+  const ours: StreamRun[] = [];
+  const base: StreamRun[] = [];
+  for (let run = 0; run < RUNS + 1; run++) {
+    const panel = await openPanel(browser, harness, { theme: 'dark' });
+    if (withSession) {
+      await panel.evaluate((s) => window.postMessage({ type: 'restore', snapshot: s }, '*'), withSession);
+      await panel.waitForFunction(() => document.querySelectorAll('.item').length > 0);
+    }
+    const o = await streamInto(panel, deltas, `document.querySelector('.item.assistant[data-id="bench"]:not(.open)') !== null`, schedule);
+    await panel.close();
+    const pre = await browser.newPage({ viewport: { width: 420, height: 900 } });
+    await pre.goto(`${harness.origin}/baseline.html`);
+    const b = await streamInto(pre, deltas, `document.getElementById('out').textContent.length >= ${total}`, schedule);
+    await pre.close();
+    if (run === 0) continue; // warm-up
+    ours.push(o);
+    base.push(b);
+  }
+  return { ours, base };
+}
+
+async function heapAfterStreamedSession(browser: Browser, harness: Harness): Promise<{ mb: number; domNodes: number }> {
+  const page = await openPanel(browser, harness);
+  const rand = rng(11);
+  // 1 000 turns = 2 000 messages (+ tool cards), streamed turn by turn as the host would post them.
+  const turns: HostToWebview[][] = [];
+  for (let i = 0; i < SESSION_ITEMS / 2; i++) {
+    const msgs: HostToWebview[] = [{ type: 'item_add', item: { kind: 'user', id: `u${i}`, text: `Question ${i}` } }];
+    if (i % 5 === 0) msgs.push({ type: 'item_add', item: { kind: 'tool', id: `t${i}`, name: 'bash', status: 'done', view: { kind: 'bash', command: 'npm test', output: 'ok\n'.repeat(40), exitCode: 0 } } });
+    const deltas = toDeltas(reply(rand, 3), 20);
+    for (const text of deltas) msgs.push({ type: 'assistant_delta', id: `a${i}`, text });
+    msgs.push({ type: 'block_end', id: `a${i}` });
+    turns.push(msgs);
+  }
+  await page.evaluate(
+    (all) =>
+      new Promise<void>((resolve) => {
+        let i = 0;
+        const next = () => {
+          for (let k = 0; k < 10 && i < all.length; k++, i++) for (const m of all[i]!) window.postMessage(m, '*');
+          if (i < all.length) requestAnimationFrame(next);
+          else requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
+        };
+        next();
+      }),
+    turns,
+  );
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  const heap = await cdp.send('Runtime.getHeapUsage');
+  const dom = await cdp.send('Memory.getDOMCounters');
+  await cdp.detach();
+  const items = await page.evaluate(() => document.querySelectorAll('.item').length);
+  await page.close();
+  if (items === 0) throw new Error('nothing rendered');
+  return { mb: heap.usedSize / 2 ** 20, domNodes: dom.nodes };
+}
+
+export default async function panelBench(): Promise<BenchResult[]> {
+  if (!existsSync(join(__dirname, '..', 'dist', 'webview.js'))) throw new Error('dist/webview.js missing: run node esbuild.mjs --production first');
+  const harness = await startHarness();
+  const browser = await launchChromium();
+  try {
+    const results: BenchResult[] = [];
+
+    const snapshot = sessionSnapshot(SESSION_ITEMS);
+    const opens: { firstRender: number; interactive: number; rendered: number; busyMs: number }[] = [];
+    for (let i = 0; i < RUNS + 1; i++) opens.push(await openSession(browser, harness, snapshot));
+    opens.shift();
+    const first = median(opens.map((o) => o.firstRender));
+    results.push({
+      name: 'panel: open 2 000-message session',
+      measured: 'ms from posting `restore` (2 000 items) to the first painted frame',
+      unit: 'ms',
+      ours: round(first.median),
+      baseline: null,
+      ratio: null,
+      target: '< 300 ms',
+      pass: first.median < 300,
+      min: round(first.min),
+      max: round(first.max),
+      extra: { interactive_ms: round(median(opens.map((o) => o.interactive)).median), main_thread_busy_ms: round(median(opens.map((o) => o.busyMs)).median), items_rendered: opens[0]!.rendered, snapshot_json_kb: Math.round(JSON.stringify(snapshot).length / 1024) },
+    });
+
+    const text = reply(rng(3), 160);
+    const deltas = toDeltas(text, DELTAS);
+    const schedule = batchedSchedule(deltas, 0.2);
+    const scenarios: [string, string, Timed[] | undefined, PanelSnapshot | undefined][] = [
+      ['pipeline', `deltas every 0.2 ms through DeltaBatcher (${schedule.length} posts)`, schedule, undefined],
+      ['flood', '5 000 one-delta postMessages back to back, no host batching', undefined, undefined],
+      ['pipeline, 2 000-message session', 'as pipeline, after restoring the 2 000-item session (windowed transcript)', schedule, snapshot],
+    ];
+    for (const [label, how, sched, session] of scenarios) {
+      const { ours, base } = await streamingRuns(browser, harness, deltas, sched, session);
+      results.push(ratioResult(
+        `panel: stream 5 000 deltas (${label}), main-thread busy`,
+        `Chromium TaskDuration from first delta to final render; ${how}; baseline: same messages appended to a <pre>`,
+        median(ours.map((r) => r.busyMs)),
+        median(base.map((r) => r.busyMs)),
+        2,
+        { chars: text.length, elapsed_ms: round(median(ours.map((r) => r.elapsed)).median), baseline_elapsed_ms: round(median(base.map((r) => r.elapsed)).median) },
+      ));
+      const gap = median(ours.map((r) => r.maxGap));
+      const baseGap = median(base.map((r) => r.maxGap));
+      results.push({
+        name: `panel: stream 5 000 deltas (${label}), longest frame gap`,
+        measured: 'longest gap between animation frames while streaming (median of runs)',
+        unit: 'ms',
+        ours: round(gap.median),
+        baseline: round(baseGap.median),
+        ratio: round(gap.median / baseGap.median),
+        target: '<= 50 ms',
+        pass: gap.median <= 50,
+        min: round(gap.min),
+        max: round(gap.max),
+      });
+    }
+
+    const heap = await heapAfterStreamedSession(browser, harness);
+    results.push({
+      name: 'panel: JS heap after streaming a 2 000-message session',
+      measured: 'Runtime.getHeapUsage usedSize after GC, 1 000 turns streamed as deltas',
+      unit: 'MB',
+      ours: round(heap.mb),
+      baseline: null,
+      ratio: null,
+      target: '< 100 MB',
+      pass: heap.mb < 100,
+      extra: { dom_nodes: heap.domNodes },
+    });
+    return results;
+  } finally {
+    await browser.close();
+    await harness.close();
+  }
+}
