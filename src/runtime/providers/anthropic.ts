@@ -1,7 +1,6 @@
 // S8: the Anthropic Messages API through @anthropic-ai/sdk, normalised to
 // AssistantEvents (S1/S2). Loaded lazily by index.ts.
 import Anthropic from '@anthropic-ai/sdk';
-import { type ServerSentEvent, Stream } from '@anthropic-ai/sdk/core/streaming';
 import type { ContentBlock as ApiContentBlock, Message as ApiMessage, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import {
   type AssistantContentBlock,
@@ -23,6 +22,7 @@ import {
   resolveAnthropicEnv,
 } from './options';
 import { resolveRetry, streamErrorFromData } from './retry';
+import { type SseFrame, sseBatches } from './sse';
 import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
 
 type OpenBlock =
@@ -76,19 +76,15 @@ function completeBlockEvents(block: ApiContentBlock, out: AssistantEvent[]): boo
   }
 }
 
-/**
- * seed 001 consume_stream, phase 2: SSE frames → AssistantEvents. Reads the SDK's
- * SSE decoder directly instead of its event iterator, which would add one more
- * async layer per event (the largest cost here, see bench/stream) and hide pings.
- */
-export class AnthropicNormaliser implements StepNormaliser<ServerSentEvent> {
+/** seed 001 consume_stream, phase 2: SSE frames → AssistantEvents. */
+export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
   private readonly open = new Map<number, OpenBlock>();
   private readonly usage = emptyUsage();
   private stopReason: StopReason | null = null;
   /** A finished text block with text, or a finished tool use: enough to synthesise message_stop (S5). */
   private useful = false;
 
-  push(sse: ServerSentEvent, out: AssistantEvent[]): boolean {
+  push(sse: SseFrame, out: AssistantEvent[]): boolean {
     // Pings only prove the connection is alive (the step's watchdog has seen them already).
     if (sse.event === null || sse.event === 'ping' || sse.data === '') return false;
     if (sse.event === 'error') throw streamErrorFromData(PROVIDER, sse.data);
@@ -265,7 +261,7 @@ export class AnthropicModelClient implements ModelClient {
     return sdk.messages.create({ ...params, stream: false }, { signal, timeout: this.requestTimeoutMs }) as Promise<ApiMessage>;
   }
 
-  private source(request: ModelRequest): StepSource<ServerSentEvent> {
+  private source(request: ModelRequest): StepSource<SseFrame> {
     let params: AnthropicParams | undefined;
     const getParams = () => (params ??= toAnthropicParams(request));
     return {
@@ -274,7 +270,7 @@ export class AnthropicModelClient implements ModelClient {
         const sdk = this.client();
         // The SDK sends the request and turns error statuses into APIErrors; we read the 200 body's frames.
         const response = await sdk.messages.create({ ...getParams(), stream: true }, { signal }).asResponse();
-        return { events: Stream.rawEvents(response), requestId: response.headers.get('request-id') ?? undefined };
+        return { batches: sseBatches(response), requestId: response.headers.get('request-id') ?? undefined };
       },
       normaliser: () => new AnthropicNormaliser(),
       fallback: async (signal) => messageToEvents(await this.createNonStreaming(this.client(), getParams(), signal)),

@@ -23,7 +23,8 @@ import {
   type Usage,
 } from '../types';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_STALL_TIMEOUT_MS, type OpenAICompatibleOptions, resolveOpenAIEnv } from './options';
-import { resolveRetry } from './retry';
+import { resolveRetry, streamErrorFromData } from './retry';
+import { type SseFrame, sseBatches } from './sse';
 import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
 
 const PROVIDER = 'openai-compatible';
@@ -87,7 +88,7 @@ interface PendingCall {
   started: boolean;
 }
 
-export class OpenAINormaliser implements StepNormaliser<ChatCompletionChunk> {
+export class OpenAINormaliser implements StepNormaliser<SseFrame> {
   // Parallel calls arrive interleaved, each fragment naming its call by index.
   private readonly calls = new Map<number, PendingCall>();
   private thinking = '';
@@ -95,7 +96,17 @@ export class OpenAINormaliser implements StepNormaliser<ChatCompletionChunk> {
   private finish: string | null = null;
   private usage: Usage | undefined;
 
-  push(chunk: ChatCompletionChunk, out: AssistantEvent[]): boolean {
+  push(frame: SseFrame, out: AssistantEvent[]): boolean {
+    if (frame.data === '') return false;
+    // Nothing useful by [DONE]: not complete, so the step falls back to a non-streaming request (S5).
+    if (frame.data === '[DONE]') return this.end(out) === 'done';
+    const parsed = JSON.parse(frame.data) as ChatCompletionChunk & { error?: unknown };
+    // Servers report failures mid-stream as a chunk carrying `error` (sometimes as an `error` event).
+    if (parsed.error !== undefined || frame.event === 'error') throw streamErrorFromData(PROVIDER, frame.data);
+    return this.pushChunk(parsed, out);
+  }
+
+  pushChunk(chunk: ChatCompletionChunk, out: AssistantEvent[]): boolean {
     if (chunk.usage) this.usage = mapUsage(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) return false;
@@ -275,16 +286,16 @@ export class OpenAICompatibleModelClient implements ModelClient {
     return this.sdk.chat.completions.create({ ...params, stream: false }, { signal, timeout: this.requestTimeoutMs });
   }
 
-  private source(request: ModelRequest): StepSource<ChatCompletionChunk> {
+  private source(request: ModelRequest): StepSource<SseFrame> {
     let params: Params | undefined;
     const getParams = () => (params ??= toOpenAIParams(request));
     return {
       provider: PROVIDER,
       open: async (signal) => {
-        const { data, request_id } = await this.sdk.chat.completions
+        const response = await this.sdk.chat.completions
           .create({ ...getParams(), stream: true, ...(this.includeUsage ? { stream_options: { include_usage: true } } : {}) }, { signal })
-          .withResponse();
-        return { events: data, requestId: request_id ?? undefined };
+          .asResponse();
+        return { batches: sseBatches(response), requestId: response.headers.get('x-request-id') ?? undefined };
       },
       normaliser: () => new OpenAINormaliser(),
       fallback: async (signal) => completionToEvents(await this.createNonStreaming(getParams(), signal)),

@@ -19,7 +19,8 @@ export interface StepNormaliser<Raw> {
 }
 
 export interface OpenedStream<Raw> {
-  events: AsyncIterable<Raw>;
+  /** Raw events in batches (one network chunk each), so a chunk costs one await rather than one per event. */
+  batches: AsyncIterable<readonly Raw[]>;
   requestId?: string | undefined;
 }
 
@@ -139,30 +140,32 @@ export async function* runStep<Raw>(
   for (;;) {
     if (signal.aborted) throw abortedError();
     const dog = new Watchdog(signal, afterToolResults ? timing.stallTimeoutMs : undefined, timing.idleTimeoutMs);
-    let iterator: AsyncIterator<Raw> | undefined;
+    let iterator: AsyncIterator<readonly Raw[]> | undefined;
     let requestId: string | undefined;
     let failure: ModelError;
     try {
       const opened = await source.open(dog.signal);
       requestId = opened.requestId;
-      iterator = opened.events[Symbol.asyncIterator]();
+      iterator = opened.batches[Symbol.asyncIterator]();
       const normaliser = source.normaliser();
       const out: AssistantEvent[] = [];
       let complete = false;
-      while (!complete) {
+      read: while (!complete) {
         const next = await iterator.next();
         if (next.done) break;
         dog.tick();
-        complete = normaliser.push(next.value, out);
-        if (out.length > 0) {
+        const batch = next.value;
+        for (let j = 0; j < batch.length && !complete; j++) {
+          complete = normaliser.push(batch[j]!, out);
+          if (out.length === 0) continue;
           emitted = true;
           for (let i = 0; i < out.length; i++) yield out[i]!;
           out.length = 0;
-          // The consumer may have aborted while holding an event; the SDK could still hand us buffered ones.
-          if (dog.reason) break;
+          // The consumer may have aborted while holding an event; the rest of the batch is moot.
+          if (dog.reason) break read;
         }
       }
-      // The SDKs end iteration quietly when their signal fires; find out whether it did.
+      // A fired watchdog may surface as a plain end of the body; find out whether it did.
       if (dog.reason) throw dog.error();
       if (!complete && normaliser.end(out) === 'empty') {
         dog.tick();
@@ -177,7 +180,7 @@ export async function* runStep<Raw>(
       failure = withRequestId(dog.reason ? dog.error() : classifyError(err, source.provider), requestId);
     } finally {
       dog.dispose();
-      // Closing the SDK iterator aborts its request (it may still be open after message_stop).
+      // Closing the iterator cancels the body (the response may still be open after message_stop).
       void iterator?.return?.()?.catch(() => undefined);
     }
 
