@@ -68,7 +68,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export const abortedError = () => new ModelError('aborted', 'The request was aborted.');
 
 const CONTEXT_OVERFLOW =
-  /prompt is too long|context window|context length|context_length|maximum context|too many (input )?tokens|exceeds? the (model'?s? )?(maximum )?context|input is too long/i;
+  /prompt is too long|context window|context length|context_length|maximum context|too many (input )?tokens|exceeds? (the )?(model'?s? )?(maximum )?context|input is too long/i;
 
 export const looksLikeContextOverflow = (message: string) => CONTEXT_OVERFLOW.test(message);
 

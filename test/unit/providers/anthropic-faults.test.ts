@@ -265,8 +265,8 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
     });
   });
 
-  describe('aborts', () => {
-    it('aborting mid-stream throws ModelError aborted and closes the request', async () => {
+  describe('T8: aborts', () => {
+    it('T8: aborting mid-stream throws ModelError aborted and closes the request', async () => {
       const frames = replyFrames([{ type: 'text', text: LONG_TEXT, chunks: 4 }]);
       mock.enqueue({ kind: 'sse', frames, stallAfterFrames: 4 });
       const controller = new AbortController();
@@ -284,7 +284,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
       assert.deepEqual(seen, ['text_delta']);
     });
 
-    it('aborting during a retry backoff stops waiting at once', async () => {
+    it('T8: aborting during a retry backoff stops waiting at once', async () => {
       mock.enqueue(errorReply(429, 'rate_limit_error', 'wait', { 'retry-after': '30' }));
       const controller = new AbortController();
       const t0 = Date.now();
@@ -300,7 +300,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
       assert.ok(Date.now() - t0 < 5000);
     });
 
-    it('an already aborted signal makes no request', async () => {
+    it('T8: an already aborted signal makes no request', async () => {
       const controller = new AbortController();
       controller.abort();
       const { error } = await collectError(client().stream(request(), controller.signal));
@@ -308,7 +308,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
       assert.equal(mock.requests.length, 0);
     });
 
-    it('no API key is an auth error before any request', async () => {
+    it('T6: no API key is an auth error before any request (the host can then ask for one)', async () => {
       const saved = process.env['ANTHROPIC_API_KEY'];
       delete process.env['ANTHROPIC_API_KEY'];
       try {

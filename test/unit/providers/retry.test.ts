@@ -32,7 +32,8 @@ describe('providers/retry: policy and classification', () => {
     assert.equal(kind(403), 'auth');
     for (const s of [400, 404, 413, 422]) assert.equal(kind(s), 'invalid_request', String(s));
     assert.equal(kind(400, 'prompt is too long: 300000 tokens > 200000 maximum'), 'context_overflow');
-    assert.equal(kind(400, 'input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000'), 'invalid_request');
+    assert.equal(kind(400, 'input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000'), 'context_overflow');
+    assert.equal(kind(413, 'request_too_large: Request exceeds the maximum size'), 'invalid_request');
   });
 
   it('S6: x-should-retry from the server overrides the status rule', () => {

@@ -58,7 +58,7 @@ describe('providers/index: routing and the mock CLI', () => {
     }
   });
 
-  it('mock-anthropic-main: prints {"port":N}, serves the script, records requests, stops on SIGTERM', async function () {
+  it('S8: mock-anthropic-main (for end-to-end tests) prints {"port":N}, serves the script, records requests, stops on SIGTERM', async function () {
     this.timeout(30_000);
     const dir = mkdtempSync(path.join(tmpdir(), 'mock-main-'));
     const script = path.join(dir, 'script.json');
