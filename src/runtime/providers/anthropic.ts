@@ -86,9 +86,13 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
 
   push(sse: SseFrame, out: AssistantEvent[]): boolean {
     // Pings only prove the connection is alive (the step's watchdog has seen them already).
-    if (sse.event === null || sse.event === 'ping' || sse.data === '') return false;
+    if (sse.event === 'ping' || sse.data === '') return false;
     if (sse.event === 'error') throw streamErrorFromData(PROVIDER, sse.data);
-    return this.pushEvent(JSON.parse(sse.data) as RawMessageStreamEvent, out);
+    // The type inside the data is authoritative: some gateways send data-only frames.
+    const event = JSON.parse(sse.data) as RawMessageStreamEvent;
+    const type: string = event.type;
+    if (type === 'error') throw streamErrorFromData(PROVIDER, sse.data);
+    return this.pushEvent(event, out);
   }
 
   pushEvent(event: RawMessageStreamEvent, out: AssistantEvent[]): boolean {

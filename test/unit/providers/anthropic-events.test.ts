@@ -9,6 +9,7 @@ import {
   pingFrame,
   streamReply,
   textReply,
+  thinkingFrames,
   toolUseReply,
   type SseFrame,
 } from '../../fixtures/mock-anthropic';
@@ -148,6 +149,17 @@ describe('providers/anthropic: event normalisation', () => {
     const events = await collect(client.stream(request(), signal()));
     const tool = events.find((e) => e.type === 'tool_use');
     assert.deepEqual(tool, { type: 'tool_use', id: 'toolu_e', name: 'bash', inputJson: '' });
+  });
+
+  it('S1: data-only frames (no event: line, as some gateways send) are read by their type', async () => {
+    const frames = [messageStartFrame(), ...thinkingFrames(0, 'quiet', 'sig'), ...blockFrames({ type: 'text', text: 'via gateway' }, 1)];
+    const dataOnly: SseFrame[] = [...frames, { data: { type: 'message_stop' } }].map((f) => ({ data: f.data }));
+    mock.enqueue({ kind: 'sse', frames: dataOnly });
+    const events = await collect(client.stream(request(), signal()));
+    assert.deepEqual(assemble(events).content, [
+      { type: 'thinking', thinking: 'quiet', signature: 'sig' },
+      { type: 'text', text: 'via gateway' },
+    ]);
   });
 
   it('S7: cache read/creation tokens from usage become a prompt_cache event', async () => {
