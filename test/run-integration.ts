@@ -37,7 +37,11 @@ function isWorkbenchNoise(line: string): boolean {
 
 async function main(): Promise<number> {
   const testsEntry = await bundleTests();
-  const server = await startCodeServer({ workspaceTemplate: path.join(REPO_ROOT, 'test', 'fixtures', 'workspace') });
+  const server = await startCodeServer({
+    workspaceTemplate: path.join(REPO_ROOT, 'test', 'fixtures', 'workspace'),
+    // A fake key: the tests talk to the local mock API only.
+    env: { ANTHROPIC_API_KEY: 'sk-ant-integration-test-key', ANTHROPIC_BASE_URL: '' },
+  });
   const browser = await launchChromium();
   let passed = 0;
   let failed = 0;

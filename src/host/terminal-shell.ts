@@ -20,11 +20,21 @@ export interface TerminalShellOptions {
   log?: (message: string) => void;
 }
 
+const MAX_INTEGRATION_MISSES = 3;
+
 // TERM stays the terminal's own; only pagers and prompts are disabled.
 const TERMINAL_ENV: Record<string, string> = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Shell integration tracks one line typed at a prompt; a multi-line command gets
+ * continuation prompts it misreads, so those take the pseudoterminal path.
+ */
+function suitsShellIntegration(command: string): boolean {
+  return !/[\n\r]/.test(command);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -47,8 +57,12 @@ export class TerminalShell implements Shell, vscode.Disposable {
   private readonly log: (message: string) => void;
   private integrated: vscode.Terminal | undefined;
   private integrationFailed = false;
+  private activation: Promise<boolean> | undefined;
+  private misses = 0;
   private pty: PtySession | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** How the last command ran, for the log and for tests. */
+  lastMode: 'shell-integration' | 'pseudoterminal' | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(options: TerminalShellOptions = {}) {
@@ -86,42 +100,55 @@ export class TerminalShell implements Shell, vscode.Disposable {
   }
 
   private async runNow(command: string, options: ShellRunOptions): Promise<ShellResult> {
-    if (!command.includes('\n') && !this.integrationFailed) {
+    if (suitsShellIntegration(command) && !this.integrationFailed) {
       const terminal = await this.integratedTerminal(options);
-      if (terminal?.shellIntegration) return this.runIntegrated(terminal, terminal.shellIntegration, command, options);
+      if (terminal?.shellIntegration) {
+        this.lastMode = 'shell-integration';
+        return this.runIntegrated(terminal, terminal.shellIntegration, command, options);
+      }
     }
+    this.lastMode = 'pseudoterminal';
     return this.runInPty(command, options);
   }
 
+  /**
+   * The bash terminal, once its shell integration is active. Activation can take
+   * far longer than the wait on a busy machine, so a slow terminal is kept: this
+   * command falls back to the pseudoterminal and a later one may find it ready.
+   * After a few misses the terminal is dropped and the fallback is used for good.
+   */
   private async integratedTerminal(options: ShellRunOptions): Promise<vscode.Terminal | undefined> {
-    if (this.integrated?.shellIntegration && this.integrated.exitStatus === undefined) return this.integrated;
-    this.integrated?.dispose();
-    const terminal = vscode.window.createTerminal({
-      name: this.name,
-      cwd: options.cwd,
-      env: { ...TERMINAL_ENV, ...options.env },
-      isTransient: true,
-    });
-    this.integrated = terminal;
-    terminal.show(true);
-    const activated = await new Promise<boolean>((resolve) => {
-      if (terminal.shellIntegration) return resolve(true);
-      const timer = setTimeout(() => {
-        listener.dispose();
-        resolve(false);
-      }, this.integrationTimeoutMs);
-      const listener = vscode.window.onDidChangeTerminalShellIntegration((e) => {
-        if (e.terminal !== terminal) return;
-        clearTimeout(timer);
-        listener.dispose();
-        resolve(true);
+    if (!this.integrated || this.integrated.exitStatus !== undefined) {
+      const terminal = vscode.window.createTerminal({
+        name: this.name,
+        // The tool is `bash`: the user's default shell (zsh, fish, pwsh) would parse commands differently.
+        shellPath: 'bash',
+        cwd: options.cwd,
+        env: { ...TERMINAL_ENV, ...options.env },
+        isTransient: true,
       });
-    });
-    if (activated) return terminal;
-    this.log(`shell integration did not activate within ${this.integrationTimeoutMs} ms; using a pseudoterminal`);
-    this.integrationFailed = true;
-    this.integrated = undefined;
-    terminal.dispose();
+      terminal.show(true);
+      this.integrated = terminal;
+      this.activation = new Promise<boolean>((resolve) => {
+        const listener = vscode.window.onDidChangeTerminalShellIntegration((e) => {
+          if (e.terminal !== terminal) return;
+          listener.dispose();
+          resolve(true);
+        });
+        this.disposables.push(listener);
+      });
+    }
+    const terminal = this.integrated;
+    if (terminal.shellIntegration) return terminal;
+    const activated = await Promise.race([this.activation ?? Promise.resolve(false), sleep(this.integrationTimeoutMs).then(() => false)]);
+    if (activated && terminal.shellIntegration) return terminal;
+    this.misses++;
+    this.log(`shell integration not active after ${this.integrationTimeoutMs} ms (miss ${this.misses} of ${MAX_INTEGRATION_MISSES}); using a pseudoterminal`);
+    if (this.misses >= MAX_INTEGRATION_MISSES) {
+      this.integrationFailed = true;
+      this.integrated = undefined;
+      terminal.dispose();
+    }
     return undefined;
   }
 
@@ -132,7 +159,10 @@ export class TerminalShell implements Shell, vscode.Disposable {
     options: ShellRunOptions,
   ): Promise<ShellResult> {
     const sameDir = integration.cwd?.fsPath === options.cwd;
-    const commandLine = sameDir ? command : `cd ${shellQuote(options.cwd)} && ${command}`;
+    // A child bash keeps `exit 3` or `cd` from ending or moving the terminal's own shell (a
+    // `( … )` subshell would too, but VS Code then never sees the command end), and /dev/null
+    // as stdin keeps a command that reads input from waiting on the user's keyboard.
+    const commandLine = `${sameDir ? '' : `cd ${shellQuote(options.cwd)} && `}bash -c ${shellQuote(command)} < /dev/null`;
     let timedOut = false;
     let interrupted = false;
     let exitCode: number | null = null;
@@ -141,11 +171,13 @@ export class TerminalShell implements Shell, vscode.Disposable {
     let ended!: () => void;
     const endPromise = new Promise<void>((resolve) => (ended = resolve));
     const disposables: vscode.Disposable[] = [];
+    this.log(`shell integration: ${commandLine}`);
     const execution = integration.executeCommand(commandLine);
     disposables.push(
       vscode.window.onDidEndTerminalShellExecution((e) => {
         if (e.execution !== execution) return;
         exitCode = e.exitCode ?? null;
+        this.log(`shell integration: ended with exit code ${e.exitCode ?? 'unknown'}`);
         ended();
       }),
       vscode.window.onDidCloseTerminal((t) => {
@@ -162,12 +194,13 @@ export class TerminalShell implements Shell, vscode.Disposable {
     })().catch((error: unknown) => this.log(`reading terminal output failed: ${String(error)}`));
 
     const stop = async (why: 'timeout' | 'abort') => {
+      this.log(`shell integration: stopping (${why})`);
       if (why === 'timeout') timedOut = true;
       else interrupted = true;
       terminal.sendText('\x03', false);
       const gone = await Promise.race([endPromise.then(() => true), sleep(this.killGraceMs).then(() => false)]);
       // Ctrl+C reaches only the foreground job; disposing the terminal hangs up its whole session.
-      if (!gone || why === 'timeout') {
+      if (!gone) {
         if (this.integrated === terminal) this.integrated = undefined;
         terminal.dispose();
         ended();

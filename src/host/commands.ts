@@ -1,0 +1,140 @@
+// Every command of the contract, registered in one place.
+import * as vscode from 'vscode';
+import { type TurnSummary } from '../runtime/events';
+import { type CommandId } from './contract';
+import { type Attachment, type SessionController } from './session-controller';
+import { type ApiKeys } from './secrets';
+import { readSettings, setModel } from './settings';
+import { undoTurn } from './undo-turn';
+import { type OriginalContentProvider } from './proposal-documents';
+
+export interface CommandDeps {
+  controller: SessionController;
+  keys: ApiKeys;
+  originals: OriginalContentProvider;
+  log: vscode.LogOutputChannel;
+  focusPanel(): Thenable<unknown>;
+  /** Put text and context into the panel's input instead of sending (a turn is running). */
+  compose(text: string, attachments: Attachment[]): void;
+  refreshNotices(): Promise<void>;
+}
+
+/** Models offered by the picker; any other id can be typed. Current, non-deprecated ids of SDK 1.14. */
+export const MODEL_CHOICES = ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-sonnet-5', 'claude-opus-5', 'claude-opus-4-8', 'claude-sonnet-4-6'];
+
+export function selectionAttachment(editor: vscode.TextEditor): Attachment | undefined {
+  const sel = editor.selection;
+  if (sel.isEmpty) return undefined;
+  const doc = editor.document;
+  const rel = vscode.workspace.asRelativePath(doc.uri);
+  const start = sel.start.line + 1;
+  const end = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line : sel.end.line + 1;
+  const text = doc.getText(new vscode.Range(sel.start.line, 0, end, 0)).replace(/\n$/, '') || doc.getText(sel);
+  return { kind: 'selection', label: `${rel}:${start}-${end}`, text: `File: ${rel} (lines ${start}-${end}, ${doc.languageId})\n\`\`\`${doc.languageId}\n${text}\n\`\`\`` };
+}
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { controller, keys, log } = deps;
+  const commands: Record<CommandId, (...args: unknown[]) => unknown> = {
+    'turnstone.focus': () => deps.focusPanel(),
+    'turnstone.showLog': () => log.show(true),
+    'turnstone.newSession': async () => {
+      await controller.newSession();
+      await deps.focusPanel();
+    },
+    'turnstone.sendPrompt': async (arg?: unknown): Promise<TurnSummary | undefined> => {
+      let text = typeof arg === 'string' ? arg : undefined;
+      text ??= await vscode.window.showInputBox({ title: 'Ask Turnstone', prompt: 'What should Turnstone do?', ignoreFocusOut: true });
+      if (!text?.trim()) return undefined;
+      return controller.send(text.trim());
+    },
+    'turnstone.askAboutSelection': async (arg?: unknown) => {
+      const editor = vscode.window.activeTextEditor;
+      const attachment = editor && selectionAttachment(editor);
+      if (!attachment) {
+        void vscode.window.showInformationMessage('Turnstone: select some code first.');
+        return undefined;
+      }
+      await deps.focusPanel();
+      if (controller.isRunning) {
+        deps.compose(typeof arg === 'string' ? arg : '', [attachment]);
+        return undefined;
+      }
+      const question =
+        typeof arg === 'string'
+          ? arg
+          : await vscode.window.showInputBox({ title: `Ask Turnstone about ${attachment.label}`, prompt: 'Your question about the selected code', value: 'Explain this code.', ignoreFocusOut: true });
+      if (!question?.trim()) return undefined;
+      return controller.send(question.trim(), [attachment]);
+    },
+    'turnstone.stop': () => controller.stop(),
+    'turnstone.setApiKey': async () => {
+      const provider = readSettings().provider;
+      if (await keys.prompt(provider)) {
+        void vscode.window.showInformationMessage('Turnstone: API key saved in secret storage.');
+        await deps.refreshNotices();
+      }
+    },
+    'turnstone.selectModel': async (arg?: unknown) => {
+      let model = typeof arg === 'string' ? arg : undefined;
+      if (!model) {
+        const current = readSettings().model;
+        const items: vscode.QuickPickItem[] = [...new Set([current, ...MODEL_CHOICES])].map((m) => ({ label: m, description: m === current ? 'current' : '' }));
+        items.push({ label: 'Other…', description: 'type a model id' });
+        const pick = await vscode.window.showQuickPick(items, { title: 'Turnstone model', placeHolder: current });
+        if (!pick) return;
+        model = pick.label === 'Other…' ? await vscode.window.showInputBox({ title: 'Model id', value: current }) : pick.label;
+      }
+      if (model?.trim()) await setModel(model.trim());
+    },
+    'turnstone.compact': async () => {
+      if (controller.isRunning) {
+        void vscode.window.showWarningMessage('Turnstone: wait for the turn to finish (or stop it) before compacting.');
+        return false;
+      }
+      const done = await controller.compact();
+      void vscode.window.showInformationMessage(done ? 'Turnstone: the session was compacted.' : 'Turnstone: nothing to compact yet.');
+      return done;
+    },
+    'turnstone.undoTurn': async (arg?: unknown) => {
+      const diff = controller.lastTurnDiff;
+      if (!diff || diff.isEmpty) {
+        void vscode.window.showInformationMessage('Turnstone: the last turn changed no files.');
+        return undefined;
+      }
+      // `{ confirm: false }` is for scripts and tests that already showed the diff.
+      const confirm = !(typeof arg === 'object' && arg !== null && (arg as { confirm?: unknown }).confirm === false);
+      const result = await undoTurn(diff.changes(), deps.originals, { confirm });
+      if (result) log.info(`undo turn: restored ${result.restored.length} file(s), skipped ${result.skipped.length}`);
+      return result;
+    },
+    'turnstone.resumeSession': async (arg?: unknown) => {
+      if (typeof arg === 'string') return controller.resume(arg);
+      const sessions = await controller.listSessions();
+      if (sessions.length === 0) {
+        void vscode.window.showInformationMessage('Turnstone: no saved sessions in this workspace yet.');
+        return undefined;
+      }
+      const pick = await vscode.window.showQuickPick(
+        sessions.map((s) => ({ label: s.title, description: s.updatedAt.toLocaleString(), detail: `${s.messageCount} messages`, file: s.path })),
+        { title: 'Resume a Turnstone session', matchOnDescription: true },
+      );
+      if (pick) {
+        await controller.resume(pick.file);
+        await deps.focusPanel();
+      }
+      return undefined;
+    },
+  };
+  return Object.entries(commands).map(([id, run]) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        log.error(`${id} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        void vscode.window.showErrorMessage(`Turnstone: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      }
+    }),
+  );
+}

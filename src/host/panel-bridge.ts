@@ -1,0 +1,192 @@
+// Maps the runtime's events (T12) onto the panel's protocol. The webview knows
+// nothing of the runtime; this is the one place that translates, turn by turn.
+import { type RuntimeEvent } from '../runtime/events';
+import { type Message } from '../runtime/types';
+import { type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
+import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
+
+/** Permission items need ids apart from their tool card's (an item_add with the same id replaces). */
+export const permissionItemId = (toolUseId: string) => `perm:${toolUseId}`;
+export const toolUseIdOfPermissionItem = (itemId: string) => (itemId.startsWith('perm:') ? itemId.slice(5) : itemId);
+
+export class PanelBridge {
+  private turnId = '';
+  private stepId: string | undefined;
+  private textId: string | undefined;
+  private thinkingId: string | undefined;
+  private blockCounter = 0;
+  private readonly inputs = new Map<string, { name: string; input: Record<string, unknown> }>();
+
+  constructor(private readonly post: (event: HostEvent) => void) {}
+
+  handle(event: RuntimeEvent): void {
+    switch (event.type) {
+      case 'turn_started':
+        this.turnId = event.turnId;
+        this.post({ type: 'turn', state: 'running' });
+        break;
+      case 'step_started':
+        this.closeBlocks();
+        this.stepId = `${this.turnId}:${event.step}`;
+        break;
+      case 'text_delta':
+        if (this.thinkingId) this.closeBlocks();
+        this.textId ??= this.newBlockId('a');
+        this.post({ type: 'assistant_delta', id: this.textId, text: event.text, ...this.step() });
+        break;
+      case 'thinking_delta':
+        if (this.textId) this.closeBlocks();
+        this.thinkingId ??= this.newBlockId('t');
+        this.post({ type: 'thinking_delta', id: this.thinkingId, text: event.thinking, ...this.step() });
+        break;
+      case 'thinking_done':
+        if (this.thinkingId) this.post({ type: 'block_end', id: this.thinkingId, durationMs: Math.max(0, Math.round(event.ms)) });
+        this.thinkingId = undefined;
+        break;
+      case 'tool_use_started':
+        this.closeBlocks();
+        this.inputs.set(event.id, { name: event.name, input: {} });
+        this.post({ type: 'item_add', item: { kind: 'tool', id: event.id, name: event.name, status: 'running', view: toolViewFromInput(event.name, {}), ...this.step() } });
+        break;
+      case 'tool_use_ready':
+        this.inputs.set(event.id, { name: event.name, input: event.input });
+        this.post({ type: 'tool_update', id: event.id, view: toolViewFromInput(event.name, event.input) });
+        break;
+      case 'permission_requested': {
+        const r = event.request;
+        const edit = r.need === 'edit';
+        const title = edit ? `${r.preview?.before === null ? 'Create' : 'Edit'} ${r.subject}?` : r.need === 'command' ? 'Run this command?' : `Allow ${r.toolName}?`;
+        this.post({
+          type: 'item_add',
+          item: {
+            kind: 'permission',
+            id: permissionItemId(r.toolUseId),
+            toolId: r.toolUseId,
+            toolName: r.toolName,
+            title,
+            subject: r.subject,
+            reason: r.reason.slice(0, 2000),
+            canOpenDiff: r.preview !== undefined,
+            canAllowSession: edit,
+            ...this.step(),
+          },
+        });
+        break;
+      }
+      case 'permission_decided': {
+        const decision: PanelDecision = event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow';
+        this.post({ type: 'permission_settled', requestId: permissionItemId(event.toolUseId), settlement: { decision } });
+        if (event.decision === 'deny') this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: event.reason.slice(0, 100_000) });
+        break;
+      }
+      case 'tool_progress':
+        this.post({ type: 'tool_output', id: event.id, chunk: event.chunk });
+        break;
+      case 'tool_finished':
+        this.post(this.toolFinished(event));
+        break;
+      case 'usage':
+        this.post({
+          type: 'usage',
+          usage: {
+            inputTokens: event.cumulative.input_tokens,
+            outputTokens: event.cumulative.output_tokens,
+            cacheReadTokens: event.cumulative.cache_read_input_tokens,
+            cacheWriteTokens: event.cumulative.cache_creation_input_tokens,
+            costUsd: event.costUsd,
+          },
+        });
+        break;
+      case 'compaction':
+        this.closeBlocks();
+        this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount } });
+        break;
+      case 'retrying':
+        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: event.reason.slice(0, 2000) });
+        break;
+      case 'step_discarded':
+        this.post({ type: 'step_discarded', stepId: `${this.turnId}:${event.step}` });
+        this.textId = undefined;
+        this.thinkingId = undefined;
+        break;
+      case 'warning':
+        this.post({ type: 'item_add', item: { kind: 'error', id: this.newBlockId('w'), message: event.message, errorKind: event.kind, retryable: false } });
+        break;
+      case 'turn_failed':
+        this.closeBlocks();
+        this.post({ type: 'item_add', item: { kind: 'error', id: this.newBlockId('e'), message: event.message, errorKind: event.kind, retryable: true } });
+        this.post({ type: 'turn', state: 'idle' });
+        break;
+      case 'turn_ended':
+      case 'turn_aborted':
+        this.closeBlocks();
+        this.post({ type: 'turn', state: 'idle' });
+        break;
+      case 'interjection_applied':
+      case 'prompt_cache':
+        break;
+    }
+  }
+
+  private toolFinished(event: Extract<RuntimeEvent, { type: 'tool_finished' }>): HostEvent {
+    const use = this.inputs.get(event.id);
+    this.inputs.delete(event.id);
+    const base = toolViewFromInput(event.name, use?.input ?? {});
+    let view = base;
+    if (event.fileChange && base.kind === 'edit') view = { ...base, ...diffStats(event.fileChange.before, event.fileChange.after, base.path) };
+    else if (base.kind === 'read' && !event.isError) view = { ...base, lines: countResultLines(event.content) };
+    else if (base.kind === 'search' && !event.isError) view = { ...base, matches: /^no (files|matches)/i.test(event.content) ? 0 : countResultLines(event.content) };
+    else if (base.kind === 'bash') {
+      const exit = /exit code:?\s*(-?\d+)/i.exec(event.content);
+      view = { ...base, ...(exit ? { exitCode: Number(exit[1]) } : event.isError ? {} : { exitCode: 0 }) };
+    }
+    const aborted = event.content === 'aborted' || /^aborted\b/.test(event.content);
+    return {
+      type: 'tool_update',
+      id: event.id,
+      status: aborted ? 'aborted' : event.isError ? 'error' : 'done',
+      view,
+      ...(event.isError ? { error: event.content.slice(0, 100_000) } : {}),
+    };
+  }
+
+  private closeBlocks(): void {
+    if (this.textId) this.post({ type: 'block_end', id: this.textId });
+    if (this.thinkingId) this.post({ type: 'block_end', id: this.thinkingId });
+    this.textId = undefined;
+    this.thinkingId = undefined;
+  }
+
+  private step(): { stepId?: string } {
+    return this.stepId ? { stepId: this.stepId } : {};
+  }
+
+  private newBlockId(prefix: string): string {
+    return `${prefix}${++this.blockCounter}-${this.turnId}`;
+  }
+}
+
+/** Transcript items for a resumed session's history (tool cards rebuilt from tool uses and results). */
+export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  const tools = new Map<string, number>();
+  let n = 0;
+  for (const message of messages) {
+    for (const block of message.content) {
+      const id = `h${++n}`;
+      if (block.type === 'text' && block.text.trim()) {
+        items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text });
+      } else if (block.type === 'thinking') {
+        items.push({ kind: 'thinking', id, text: block.thinking });
+      } else if (block.type === 'tool_use') {
+        tools.set(block.id, items.length);
+        items.push({ kind: 'tool', id: block.id, name: block.name, status: 'done', view: toolViewFromInput(block.name, block.input) });
+      } else if (block.type === 'tool_result') {
+        const index = tools.get(block.tool_use_id);
+        const item = index === undefined ? undefined : items[index];
+        if (item?.kind === 'tool' && block.is_error) items[index!] = { ...item, status: block.content === 'aborted' ? 'aborted' : 'error', error: block.content.slice(0, 100_000) };
+      }
+    }
+  }
+  return items;
+}

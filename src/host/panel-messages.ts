@@ -1,0 +1,153 @@
+// What the host does with each (already validated) message from the webview.
+// The webview is untrusted: it can only ask for what a user could do, and every
+// path or request id it names is checked here.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { type PermissionDecision } from '../runtime/permissions';
+import { type Attachment as PanelAttachment, type HostEvent, type WebviewToHost } from '../webview/protocol';
+import { selectionAttachment } from './commands';
+import { toolUseIdOfPermissionItem } from './panel-bridge';
+import { type PendingPermissions } from './pending-permissions';
+import { ORIGINAL_SCHEME } from './proposal-documents';
+import { type Attachment, type SessionController } from './session-controller';
+
+export interface PanelMessageDeps {
+  controller: SessionController;
+  pending: PendingPermissions;
+  log: vscode.LogOutputChannel;
+  post: (event: HostEvent) => void;
+}
+
+const MAX_ATTACHMENT_BYTES = 200_000;
+
+/** Resolves a path the webview sent; undefined unless it is inside a workspace folder. */
+export function insideWorkspace(p: string): string | undefined {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const root = folders[0]?.uri.fsPath;
+  if (!root) return undefined;
+  const abs = path.resolve(root, p);
+  return folders.some((f) => {
+    const rel = path.relative(f.uri.fsPath, abs);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  })
+    ? abs
+    : undefined;
+}
+
+export async function resolveAttachments(items: PanelAttachment[]): Promise<Attachment[]> {
+  const out: Attachment[] = [];
+  for (const a of items) {
+    if (a.kind === 'selection') {
+      const editor = vscode.window.activeTextEditor;
+      const sel = editor && selectionAttachment(editor);
+      if (sel) out.push(sel);
+      continue;
+    }
+    const abs = insideWorkspace(a.path);
+    if (!abs) continue; // never read outside the workspace on the webview's say-so
+    try {
+      const data = await fs.readFile(abs);
+      const text = data.subarray(0, MAX_ATTACHMENT_BYTES).toString('utf8');
+      const note = data.length > MAX_ATTACHMENT_BYTES ? `\n[truncated: first ${MAX_ATTACHMENT_BYTES} of ${data.length} bytes]` : '';
+      out.push({ kind: 'file', label: a.label, text: `File: ${vscode.workspace.asRelativePath(abs)}\n\`\`\`\n${text}\n\`\`\`${note}` });
+    } catch {
+      /* unreadable: leave it out */
+    }
+  }
+  return out;
+}
+
+function toDecision(m: Extract<WebviewToHost, { type: 'permission_decision' }>): PermissionDecision {
+  if (m.decision === 'deny') return m.feedback?.trim() ? { kind: 'deny', feedback: m.feedback.trim() } : { kind: 'deny' };
+  return { kind: 'allow', scope: m.decision === 'allow_session' ? 'session' : 'once' };
+}
+
+export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDeps): Promise<void> {
+  const { controller, pending, log } = deps;
+  switch (m.type) {
+    case 'ready':
+      return;
+    case 'send':
+      await controller.send(m.text, await resolveAttachments(m.attachments));
+      return;
+    case 'steer':
+      controller.steer(m.text);
+      return;
+    case 'queue':
+      controller.queue(m.text, await resolveAttachments(m.attachments));
+      return;
+    case 'unqueue':
+      controller.unqueue(m.id);
+      return;
+    case 'stop':
+      controller.stop();
+      return;
+    case 'retry':
+      await controller.retry();
+      return;
+    case 'permission_decision': {
+      const id = toolUseIdOfPermissionItem(m.requestId);
+      // A stale or forged id settles nothing.
+      if (!pending.settle(id, toDecision(m), 'panel')) log.warn(`panel answered an unknown or settled permission request: ${m.requestId}`);
+      return;
+    }
+    case 'open_diff': {
+      const id = m.requestId ? toolUseIdOfPermissionItem(m.requestId) : m.toolId;
+      const entry = id ? pending.get(id) : undefined;
+      if (entry?.proposedUri) {
+        const original = entry.proposedUri.with({ scheme: ORIGINAL_SCHEME });
+        await vscode.commands.executeCommand('vscode.diff', original, entry.proposedUri, `${path.basename(entry.proposedUri.path)} ↔ proposed by Turnstone`);
+      }
+      return;
+    }
+    case 'open_link':
+      await vscode.env.openExternal(vscode.Uri.parse(m.href, true));
+      return;
+    case 'open_file': {
+      const abs = insideWorkspace(m.path);
+      if (!abs) {
+        log.warn(`panel asked to open a path outside the workspace: ${m.path}`);
+        return;
+      }
+      const line = Math.max(0, (m.line ?? 1) - 1);
+      await vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(line, 0, line, 0), preview: true });
+      return;
+    }
+    case 'new_session':
+      await vscode.commands.executeCommand('turnstone.newSession');
+      return;
+    case 'resume_session':
+      await vscode.commands.executeCommand('turnstone.resumeSession');
+      return;
+    case 'select_model':
+      await vscode.commands.executeCommand('turnstone.selectModel', m.model);
+      return;
+    case 'attach': {
+      const candidates: PanelAttachment[] = [];
+      const editor = vscode.window.activeTextEditor;
+      if (editor && !editor.selection.isEmpty) {
+        const rel = vscode.workspace.asRelativePath(editor.document.uri);
+        const s = editor.selection;
+        candidates.push({ kind: 'selection', path: rel, label: `${path.basename(rel)}:${s.start.line + 1}-${s.end.line + 1}`, range: { startLine: s.start.line + 1, endLine: s.end.line + 1 } });
+      }
+      const seen = new Set<string>();
+      for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+        if (!(tab.input instanceof vscode.TabInputText) || tab.input.uri.scheme !== 'file') continue;
+        const rel = vscode.workspace.asRelativePath(tab.input.uri);
+        if (seen.has(rel) || !insideWorkspace(rel)) continue;
+        seen.add(rel);
+        if (!m.query || rel.toLowerCase().includes(m.query.toLowerCase())) candidates.push({ kind: 'file', path: rel, label: path.basename(rel) });
+      }
+      deps.post({ type: 'attach_candidates', candidates: candidates.slice(0, 200) });
+      return;
+    }
+    case 'notice_action':
+      if (m.actionId === 'set_key') await vscode.commands.executeCommand('turnstone.setApiKey');
+      else if (m.actionId === 'trust') await vscode.commands.executeCommand('workbench.trust.manage');
+      return;
+    case 'log':
+      log[m.level === 'info' ? 'info' : m.level === 'warn' ? 'warn' : 'error'](`webview: ${m.message}`);
+      return;
+  }
+}

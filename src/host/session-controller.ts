@@ -1,0 +1,280 @@
+// One chat session in the editor: owns the ConversationRuntime, its session
+// file, the running turn's AbortController, and feeds the panel. Commands and
+// the webview call into it; nothing here renders.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { type TurnSummary } from '../runtime/events';
+import { ConversationRuntime } from '../runtime/conversation';
+import { ShellHookRunner } from '../runtime/hooks';
+import { JsonlSessionStore, listSessions, loadSession, type SessionInfo } from '../runtime/session';
+import { buildSystemPrompt } from '../runtime/system-prompt';
+import { type Message, type Usage } from '../runtime/types';
+import { type HostEvent } from '../webview/protocol';
+import { type ApiKeys } from './secrets';
+import { itemsFromHistory, PanelBridge } from './panel-bridge';
+import { type NativePermissionPrompter } from './permission-prompter';
+import { readSettings, type TurnstoneSettings } from './settings';
+import { createHostTools } from './tools';
+import { createSettingsAwareModelClient } from './model-client';
+
+export interface ControllerDeps {
+  context: vscode.ExtensionContext;
+  keys: ApiKeys;
+  prompter: NativePermissionPrompter;
+  log: vscode.LogOutputChannel;
+  /** Posts to the panel (validated and batched by the panel provider). */
+  post(event: HostEvent): void;
+  onDidChangeState(): void;
+}
+
+/** Context sent with a prompt: a chip in the panel, text for the model. */
+export interface Attachment {
+  kind: 'file' | 'selection';
+  label: string;
+  text: string;
+}
+
+export class SessionController implements vscode.Disposable {
+  private runtime: ConversationRuntime | undefined;
+  private store: JsonlSessionStore | undefined;
+  private abort: AbortController | undefined;
+  private current: Promise<TurnSummary> | undefined;
+  private bridge: PanelBridge;
+  private userItems = 0;
+  private queued: { id: string; text: string; attachments: Attachment[] }[] = [];
+  private authPrompted = false;
+  title = 'New session';
+
+  constructor(private readonly deps: ControllerDeps) {
+    this.bridge = new PanelBridge(deps.post);
+  }
+
+  get isRunning(): boolean {
+    return this.current !== undefined;
+  }
+  get usage() {
+    return this.runtime ? { usage: this.runtime.cumulativeUsage, costUsd: this.runtime.costUsd } : undefined;
+  }
+  get model(): string {
+    return readSettings().model;
+  }
+  get lastTurnDiff() {
+    return this.runtime?.lastTurnDiff;
+  }
+  get sessionFile(): string | undefined {
+    return this.store?.path;
+  }
+  get messages(): readonly Message[] {
+    return this.runtime?.messages ?? [];
+  }
+
+  /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
+  async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary> {
+    while (this.current) await this.current.catch(() => undefined);
+    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}) } });
+    if (this.title === 'New session') this.title = text.replace(/\s+/g, ' ').slice(0, 60);
+    return this.run(withAttachments(text, attachments));
+  }
+
+  /** Runs the loop again on the history as it is (after an error): no new user message. */
+  async retry(): Promise<TurnSummary | undefined> {
+    if (this.current || !this.runtime) return undefined;
+    return this.run('');
+  }
+
+  /** T7 "queue for next turn": held here, shown in the panel, sent when the running turn ends. */
+  queue(text: string, attachments: Attachment[] = []): void {
+    this.queued.push({ id: `q${++this.userItems}`, text, attachments });
+    this.postQueue();
+    if (!this.current) void this.drainQueue();
+  }
+
+  unqueue(id: string): void {
+    this.queued = this.queued.filter((q) => q.id !== id);
+    this.postQueue();
+  }
+
+  private postQueue(): void {
+    this.deps.post({ type: 'queued', items: this.queued.map((q) => ({ id: q.id, text: q.text })) });
+  }
+
+  private async drainQueue(): Promise<void> {
+    const next = this.queued.shift();
+    if (!next) return;
+    this.postQueue();
+    await this.send(next.text, next.attachments).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
+  }
+
+  private async run(prompt: string): Promise<TurnSummary> {
+    const runtime = await this.ensureRuntime();
+    const abort = new AbortController();
+    this.abort = abort;
+    this.authPrompted = false;
+    const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter });
+    this.current = turn;
+    this.deps.onDidChangeState();
+    try {
+      return await turn;
+    } finally {
+      this.current = undefined;
+      this.abort = undefined;
+      this.deps.onDidChangeState();
+      if (this.queued.length > 0) void this.drainQueue();
+    }
+  }
+
+  /** T7: steer the running turn (or queue it when none is running). */
+  steer(text: string): void {
+    if (!this.runtime || !this.current) {
+      void this.send(text);
+      return;
+    }
+    this.runtime.steer(text);
+    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, delivery: 'steer' } });
+  }
+
+  stop(): void {
+    this.abort?.abort();
+  }
+
+  async newSession(): Promise<void> {
+    this.stop();
+    this.queued = [];
+    await this.current?.catch(() => undefined);
+    await this.store?.flush();
+    this.runtime = undefined;
+    this.store = undefined;
+    this.title = 'New session';
+    this.bridge = new PanelBridge(this.deps.post);
+    this.deps.post({ type: 'restore', snapshot: { items: [], turn: 'idle', notices: [], queued: [], session: { id: 'new', title: this.title, model: this.model } } });
+    this.deps.onDidChangeState();
+  }
+
+  async listSessions(): Promise<SessionInfo[]> {
+    return listSessions(this.sessionsDir());
+  }
+
+  /** C3: resume a saved session; later turns append to the same file. */
+  async resume(file: string): Promise<void> {
+    this.stop();
+    await this.current?.catch(() => undefined);
+    const loaded = await loadSession(file);
+    for (const w of loaded.warnings) this.deps.log.warn(w);
+    this.store = JsonlSessionStore.open(file);
+    this.runtime = this.createRuntime(loaded.messages, loaded.usage);
+    this.bridge = new PanelBridge(this.deps.post);
+    const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
+    this.title = firstUser && firstUser.type === 'text' ? firstUser.text.replace(/\s+/g, ' ').slice(0, 60) : path.basename(file);
+    const u = loaded.usage;
+    this.deps.post({
+      type: 'restore',
+      snapshot: {
+        items: itemsFromHistory(loaded.messages),
+        turn: 'idle',
+        notices: [],
+        queued: [],
+        session: { id: loaded.meta?.id ?? path.basename(file), title: this.title, model: this.model },
+        ...(u ? { usage: { inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadTokens: u.cache_read_input_tokens, cacheWriteTokens: u.cache_creation_input_tokens, costUsd: this.runtime.costUsd } } : {}),
+      },
+    });
+    this.deps.onDidChangeState();
+  }
+
+  async compact(): Promise<boolean> {
+    if (!this.runtime) return false;
+    const event = await this.runtime.compact();
+    return event !== undefined;
+  }
+
+  /** Applies changed settings to the live runtime (mode, model); the rest is read per turn. */
+  applySettings(): void {
+    if (!this.runtime) return;
+    const s = readSettings();
+    this.runtime.setPermissionMode(this.effectiveMode(s));
+    this.runtime.setModel(s.model);
+  }
+
+  dispose(): void {
+    this.stop();
+  }
+
+  private async ensureRuntime(): Promise<ConversationRuntime> {
+    if (this.runtime) {
+      this.applySettings();
+      return this.runtime;
+    }
+    const s = readSettings();
+    this.store = await JsonlSessionStore.create(this.sessionsDir(), { cwd: this.root()?.fsPath ?? '', model: s.model });
+    this.runtime = this.createRuntime([], undefined);
+    return this.runtime;
+  }
+
+  private createRuntime(messages: Message[], usage: Usage | undefined): ConversationRuntime {
+    const s = readSettings();
+    const root = this.root();
+    const tools = createHostTools(this.deps.context, s);
+    const runtime = new ConversationRuntime(
+      {
+        model: createSettingsAwareModelClient(async () => {
+          const now = readSettings();
+          const baseURL = now.baseUrl || (now.provider === 'anthropic' ? process.env.ANTHROPIC_BASE_URL : process.env.OPENAI_BASE_URL) || undefined;
+          // Local OpenAI-compatible servers accept any key; the SDK insists on one.
+          const apiKey = (await this.deps.keys.get(now.provider)) ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
+          return { provider: now.provider, baseURL, apiKey };
+        }),
+        tools,
+        ...(vscode.workspace.isTrusted && root ? { hooks: new ShellHookRunner(s.hooks, { cwd: root.fsPath }) } : {}),
+        ...(this.store ? { session: this.store } : {}),
+        onAuthError: async () => {
+          // T6: ask once per turn; a second rejection ends the turn with the error.
+          if (this.authPrompted) return false;
+          this.authPrompted = true;
+          return (await this.deps.keys.prompt(s.provider, 'The API rejected the key. Enter a valid key to continue this turn.')) !== undefined;
+        },
+      },
+      {
+        model: s.model,
+        systemPrompt: buildSystemPrompt({
+          workspaceRoot: root?.fsPath ?? '(no folder open)',
+          platform: process.platform,
+          host: `VS Code ${vscode.version}`,
+          date: new Date().toISOString().slice(0, 10),
+        }),
+        maxIterations: s.maxIterations,
+        thinkingBudgetTokens: s.thinkingBudgetTokens,
+        permissionMode: this.effectiveMode(s),
+        permissionRules: { allow: s.allow, deny: s.deny, ask: s.ask },
+        autoCompactInputTokens: s.autoCompactInputTokens,
+      },
+      { messages, ...(usage ? { usage } : {}) },
+    );
+    runtime.subscribe((event) => {
+      this.bridge.handle(event);
+      if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
+      if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}): ${event.message}`);
+      if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.reason}`);
+      if (event.type === 'warning') this.deps.log.warn(event.message);
+    });
+    return runtime;
+  }
+
+  /** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies on the next turn). */
+  private effectiveMode(s: TurnstoneSettings) {
+    return vscode.workspace.isTrusted ? s.permissionMode : 'plan';
+  }
+
+  private root(): vscode.Uri | undefined {
+    return vscode.workspace.workspaceFolders?.[0]?.uri;
+  }
+
+  private sessionsDir(): string {
+    const base = this.deps.context.storageUri ?? this.deps.context.globalStorageUri;
+    return path.join(base.fsPath, 'sessions');
+  }
+}
+
+function withAttachments(text: string, attachments: Attachment[]): string {
+  if (attachments.length === 0) return text;
+  const parts = attachments.map((a) => `<context label="${a.label.replace(/"/g, "'")}">\n${a.text}\n</context>`);
+  return `${parts.join('\n\n')}\n\n${text}`;
+}

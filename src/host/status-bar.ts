@@ -1,0 +1,47 @@
+// Status bar: model, session tokens and cost, cache-hit %, a spinner while a turn runs.
+import * as vscode from 'vscode';
+import { type Usage } from '../runtime/types';
+
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** Share of prompt tokens read from cache: what prompt caching saved. */
+export function cacheHitPercent(u: Usage): number {
+  const prompt = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+  return prompt === 0 ? 0 : Math.round((u.cache_read_input_tokens / prompt) * 100);
+}
+
+export class TurnstoneStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('turnstone.status', vscode.StatusBarAlignment.Right, 100);
+
+  constructor() {
+    this.item.name = 'Turnstone';
+    this.item.command = 'turnstone.focus';
+    this.update({ model: '', running: false });
+    this.item.show();
+  }
+
+  update(state: { model: string; running: boolean; usage?: Usage; costUsd?: number }): void {
+    const icon = state.running ? '$(loading~spin)' : '$(comment-discussion)';
+    const u = state.usage;
+    const tokens = u ? ` ${formatTokens(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)}↑ ${formatTokens(u.output_tokens)}↓` : '';
+    const cost = state.costUsd !== undefined && state.costUsd > 0 ? ` $${state.costUsd.toFixed(state.costUsd < 1 ? 3 : 2)}` : '';
+    this.item.text = `${icon} ${state.model || 'Turnstone'}${tokens}${cost}`;
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`**Turnstone** — ${state.running ? 'a turn is running' : 'idle'}\n\n`);
+    tip.appendMarkdown(`Model: \`${state.model}\`\n\n`);
+    if (u) {
+      tip.appendMarkdown(`Session: ${u.input_tokens} in · ${u.output_tokens} out · cache read ${u.cache_read_input_tokens} / write ${u.cache_creation_input_tokens} (${cacheHitPercent(u)}% hit)\n\n`);
+    }
+    if (state.costUsd !== undefined) tip.appendMarkdown(`Estimated cost: $${state.costUsd.toFixed(4)}\n\n`);
+    tip.appendMarkdown('Click to open the chat.');
+    this.item.tooltip = tip;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
