@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { DeltaBatcher } from './batcher';
 import { type HostEvent, HostToWebview, WebviewToHost } from './protocol';
-import { Transcript } from './transcript';
+import { Transcript, restoreEvents } from './transcript';
 
 export interface PanelHandlers {
   /** A validated message from the webview. `ready` is answered with `restore` before this is called. */
@@ -59,7 +59,8 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
       if (parsed.data.type === 'ready') {
         this.ready = true;
         this.batcher.clear();
-        this.deliver({ type: 'restore', snapshot: this.mirror.snapshot });
+        // Newest items first so the panel paints at once; older ones follow.
+        for (const event of restoreEvents(this.mirror.snapshot)) this.deliver(event);
       }
       this.handlers.onMessage(parsed.data);
     });
@@ -87,7 +88,9 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
     const events: HostEvent[] = parsed.data.type === 'batch' ? parsed.data.events : [parsed.data];
     for (const event of events) {
       this.mirror.apply(event);
-      if (this.ready) this.batcher.push(event);
+      if (!this.ready) continue;
+      // A long session is sent newest-first so the panel paints at once.
+      for (const out of event.type === 'restore' ? restoreEvents(event.snapshot) : [event]) this.batcher.push(out);
     }
     return true;
   }

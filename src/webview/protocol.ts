@@ -221,6 +221,12 @@ export const emptySnapshot = (): PanelSnapshot => ({ items: [], turn: 'idle', no
 export const HostEvent = z.discriminatedUnion('type', [
   /** Replace everything (answer to `ready`, session resumed, new session). */
   z.object({ type: z.literal('restore'), snapshot: PanelSnapshot }),
+  /**
+   * Older items, put before everything shown. Lets a long session open from
+   * its newest items first (see `restoreEvents`); the rest follows in the
+   * background.
+   */
+  z.object({ type: z.literal('prepend'), items: z.array(TranscriptItem).max(200_000) }),
   z.object({ type: z.literal('session'), session: SessionInfo }),
   /** Append an item (or replace the item with the same id). */
   z.object({ type: z.literal('item_add'), item: TranscriptItem }),

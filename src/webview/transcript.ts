@@ -3,6 +3,23 @@
 // and drives the webview, and the two cannot drift apart.
 import { type HostEvent, type PanelSnapshot, type TranscriptItem, emptySnapshot } from './protocol';
 
+/** Items sent in the first `restore` message; older ones follow in `prepend` messages. */
+export const RESTORE_FIRST_ITEMS = 200;
+const PREPEND_CHUNK = 1_000;
+
+/**
+ * The messages that restore a snapshot: the newest items first (so the panel
+ * paints at once, whatever the session's length), then older ones in chunks.
+ */
+export function restoreEvents(snapshot: PanelSnapshot, first = RESTORE_FIRST_ITEMS): HostEvent[] {
+  const split = Math.max(0, snapshot.items.length - first);
+  const events: HostEvent[] = [{ type: 'restore', snapshot: { ...snapshot, items: snapshot.items.slice(split) } }];
+  for (let end = split; end > 0; end -= PREPEND_CHUNK) {
+    events.push({ type: 'prepend', items: snapshot.items.slice(Math.max(0, end - PREPEND_CHUNK), end) });
+  }
+  return events;
+}
+
 /** Live output kept per bash card: a tail is all the card shows, and it bounds memory in long sessions. */
 export const OUTPUT_TAIL_CHARS = 16_000;
 
@@ -11,6 +28,7 @@ export type Change =
   | { type: 'added'; item: TranscriptItem }
   | { type: 'updated'; item: TranscriptItem }
   | { type: 'removed'; ids: string[] }
+  | { type: 'prepended'; count: number }
   | { type: 'chrome'; part: 'session' | 'turn' | 'usage' | 'notices' | 'queued' | 'reconnecting' };
 
 export interface Reconnecting {
@@ -54,6 +72,12 @@ export class Transcript {
         for (const item of this.state.items) this.index.set(item.id, item);
         this.reconnecting = undefined;
         return [{ type: 'reset' }];
+      case 'prepend': {
+        const items = (this.copyInputs ? structuredClone(event.items) : event.items).filter((i) => !this.index.has(i.id));
+        for (const item of items) this.index.set(item.id, item);
+        this.state.items = [...items, ...this.state.items];
+        return items.length ? [{ type: 'prepended', count: items.length }] : [];
+      }
       case 'session':
         this.state.session = event.session;
         return [{ type: 'chrome', part: 'session' }];

@@ -98,6 +98,9 @@ function onChange(change: Change): void {
         streaming.delete(id);
       }
       break;
+    case 'prepended':
+      transcript.prepended(change.count);
+      break;
     case 'chrome':
       chromeDirty = true;
       break;
@@ -126,8 +129,16 @@ function apply(events: HostEvent[]): void {
   saver.schedule();
 }
 
-window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = HostToWebview.safeParse(event.data);
+/**
+ * `prepend` messages (older items of a long session) wait until the newest
+ * items are painted. Anything else that arrives meanwhile applies them first,
+ * so the order of events is never changed; a `restore` makes them moot.
+ */
+let deferred: unknown[] = [];
+let deferredScheduled = false;
+
+function receive(data: unknown): void {
+  const parsed = HostToWebview.safeParse(data);
   if (!parsed.success) {
     console.warn('[turnstone] dropped malformed host message', parsed.error.message);
     // Bounded: a broken host must not turn the log channel into a flood.
@@ -135,6 +146,31 @@ window.addEventListener('message', (event: MessageEvent) => {
     return;
   }
   apply(parsed.data.type === 'batch' ? parsed.data.events : [parsed.data]);
+}
+
+function applyDeferred(): void {
+  deferredScheduled = false;
+  const pending = deferred;
+  deferred = [];
+  for (const data of pending) receive(data);
+}
+
+const typeOf = (data: unknown) => (typeof data === 'object' && data !== null ? (data as { type?: unknown }).type : undefined);
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const type = typeOf(event.data);
+  if (type === 'prepend') {
+    deferred.push(event.data);
+    if (!deferredScheduled) {
+      deferredScheduled = true;
+      // After the next frame is painted (a task queued from rAF runs after it).
+      requestAnimationFrame(() => setTimeout(applyDeferred, 0));
+    }
+    return;
+  }
+  if (type === 'restore') deferred = [];
+  else if (deferred.length) applyDeferred();
+  receive(event.data);
 });
 
 window.addEventListener('error', (e) => post({ type: 'log', level: 'error', message: `webview error: ${String(e.message).slice(0, 2000)}` }));

@@ -6,7 +6,7 @@ import { type TranscriptItem } from '../protocol';
 import { el, icon } from './dom';
 import { type ItemView, type Post, createItemView } from './items';
 
-const INITIAL = 16;
+const INITIAL = 12;
 const PAGE = 30;
 const MAX_RENDERED = 300;
 /** How far from the bottom still counts as "following" the stream, px. */
@@ -78,6 +78,12 @@ export class TranscriptView {
     const items = this.items();
     const first = items.findIndex((i) => this.views.has(i.id));
     this.hiddenBefore = first < 0 ? items.length : first;
+    this.syncChrome();
+  }
+
+  /** Older items arrived in the model: they start hidden above the window. */
+  prepended(count: number): void {
+    this.hiddenBefore += count;
     this.syncChrome();
   }
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { type Browser } from 'playwright-core';
 import { type PanelSnapshot, type TranscriptItem } from '../../../src/webview/protocol';
+import { restoreEvents } from '../../../src/webview/transcript';
 import { type Harness, clearPosted, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
 
 function longSession(turns: number): PanelSnapshot {
@@ -29,12 +30,16 @@ describe('chat panel: restore and permissions', function () {
   it('a restore snapshot re-renders the transcript, newest items first, older ones on scroll-up', async function () {
     const page = await openPanel(browser, harness);
     await hostSend(page, { type: 'item_add', item: { kind: 'user', id: 'old', text: 'from before' } });
-    await hostSend(page, { type: 'restore', snapshot: longSession(1000) });
+    // As ChatPanelProvider sends it: the newest 200 items, then older ones in `prepend`s.
+    const events = restoreEvents(longSession(1000));
+    assert.ok(events.length >= 3);
+    await hostSend(page, ...events);
     await settle(page);
     assert.equal(await page.locator('.item[data-id="old"]').count(), 0, 'restore replaces, not appends');
     assert.equal(await page.locator('.header .title').textContent(), 'Long session');
     const rendered = await page.locator('.item').count();
     assert.ok(rendered > 0 && rendered <= 60, `only a window is rendered (${rendered})`);
+    await page.waitForFunction((n) => document.querySelector('button.earlier')?.textContent?.endsWith(`(${n} hidden)`), 2000 - rendered);
     assert.equal((await page.locator('.item').last().textContent())?.trim(), 'Answer 999 with code.');
     // The newest item is in view.
     assert.ok(await page.locator('.item[data-id="a999"]').isVisible());

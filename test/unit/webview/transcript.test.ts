@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { OUTPUT_TAIL_CHARS, Transcript } from '../../../src/webview/transcript';
+import { OUTPUT_TAIL_CHARS, Transcript, restoreEvents } from '../../../src/webview/transcript';
 import { type HostEvent } from '../../../src/webview/protocol';
 
 describe('Transcript (panel state shared by host mirror and webview)', function () {
@@ -65,5 +65,19 @@ describe('Transcript (panel state shared by host mirror and webview)', function 
     assert.deepEqual(t.snapshot.items[0], { kind: 'permission', id: 'p', toolName: 'bash', title: 'Run?', subject: 'ls', settled: { decision: 'deny', by: 'dialog' } });
     assert.equal(t.snapshot.turn, 'running');
     assert.equal(t.snapshot.usage?.outputTokens, 1);
+  });
+
+  it('restoreEvents sends the newest items first and the rest as prepends that rebuild the same snapshot', function () {
+    const items = Array.from({ length: 2_345 }, (_, i) => ({ kind: 'user' as const, id: `u${i}`, text: String(i) }));
+    const snapshot = { items, turn: 'idle' as const, notices: [], queued: [], session: { id: 's', title: 't', model: 'm' } };
+    const events = restoreEvents(snapshot);
+    assert.equal(events[0]!.type, 'restore');
+    assert.equal(events[0]!.type === 'restore' && events[0]!.snapshot.items.length, 200);
+    assert.ok(events.slice(1).every((e) => e.type === 'prepend'));
+    const t = new Transcript();
+    const changes = events.flatMap((e) => t.apply(e));
+    assert.deepEqual(t.snapshot, snapshot);
+    assert.deepEqual(changes.filter((c) => c.type === 'prepended').reduce((n, c) => n + (c.type === 'prepended' ? c.count : 0), 0), 2_145);
+    assert.equal(restoreEvents({ ...snapshot, items: items.slice(0, 5) }).length, 1);
   });
 });
