@@ -118,7 +118,7 @@ export class NativePermissionPrompter implements PermissionPrompter {
       lines.push('', `Working directory: ${vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '(none)'}`);
     } else if (req.preview) {
       const { added, removed } = countLines(req.preview.before ?? '', req.preview.after ?? '');
-      lines.push(`${req.preview.path}: +${added} −${removed} lines. The proposal is open in the diff editor.`);
+      lines.push(`${vscode.workspace.asRelativePath(req.preview.path)}: +${added} −${removed} lines. The proposal is open in the diff editor, where you can change it before allowing.`);
     }
     lines.push('', `Why Turnstone asks: ${req.reason}`);
     lines.push('', 'Press Escape to review or edit first, then answer from the diff editor or the Turnstone panel.');

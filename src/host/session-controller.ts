@@ -72,7 +72,10 @@ export class SessionController implements vscode.Disposable {
   async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary> {
     while (this.current) await this.current.catch(() => undefined);
     this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}) } });
-    if (this.title === 'New session') this.title = text.replace(/\s+/g, ' ').slice(0, 60);
+    if (this.title === 'New session') {
+      this.title = text.replace(/\s+/g, ' ').slice(0, 60);
+      this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
+    }
     return this.run(withAttachments(text, attachments));
   }
 

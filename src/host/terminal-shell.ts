@@ -5,6 +5,10 @@
 // poorly — it runs as a child process mirrored live into a pseudoterminal, so
 // capturing output never depends on shell integration (the peers' most
 // reported failure).
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BoundedOutput, NodeShell } from '../tools/node-adapter';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../tools/ports';
@@ -162,7 +166,10 @@ export class TerminalShell implements Shell, vscode.Disposable {
     // A child bash keeps `exit 3` or `cd` from ending or moving the terminal's own shell (a
     // `( … )` subshell would too, but VS Code then never sees the command end), and /dev/null
     // as stdin keeps a command that reads input from waiting on the user's keyboard.
-    const commandLine = `${sameDir ? '' : `cd ${shellQuote(options.cwd)} && `}bash -c ${shellQuote(command)} < /dev/null`;
+    // The exit status also goes to a file: VS Code sometimes misses a command's end
+    // (vscode#254447), and the file appearing is a completion signal that cannot be missed.
+    const exitFile = await this.exitFilePath();
+    const commandLine = `${sameDir ? '' : `cd ${shellQuote(options.cwd)} && `}bash -c ${shellQuote(command)} < /dev/null; echo $? > ${shellQuote(exitFile)}`;
     let timedOut = false;
     let interrupted = false;
     let exitCode: number | null = null;
@@ -170,6 +177,9 @@ export class TerminalShell implements Shell, vscode.Disposable {
 
     let ended!: () => void;
     const endPromise = new Promise<void>((resolve) => (ended = resolve));
+    let endEvent!: () => void;
+    let endEventSeen = false;
+    const endEventPromise = new Promise<void>((resolve) => (endEvent = resolve));
     const disposables: vscode.Disposable[] = [];
     this.log(`shell integration: ${commandLine}`);
     const execution = integration.executeCommand(commandLine);
@@ -177,7 +187,9 @@ export class TerminalShell implements Shell, vscode.Disposable {
       vscode.window.onDidEndTerminalShellExecution((e) => {
         if (e.execution !== execution) return;
         exitCode = e.exitCode ?? null;
+        endEventSeen = true;
         this.log(`shell integration: ended with exit code ${e.exitCode ?? 'unknown'}`);
+        endEvent();
         ended();
       }),
       vscode.window.onDidCloseTerminal((t) => {
@@ -211,16 +223,47 @@ export class TerminalShell implements Shell, vscode.Disposable {
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
 
+    let fileStatus: number | undefined;
+    const poll = setInterval(() => {
+      void fs.promises.readFile(exitFile, 'utf8').then(
+        (text) => {
+          const status = Number.parseInt(text.trim(), 10);
+          if (Number.isNaN(status)) return; // still being written
+          fileStatus = status;
+          ended();
+        },
+        () => undefined,
+      );
+    }, 100);
+
     try {
       await endPromise;
+      if (!endEventSeen && fileStatus !== undefined) {
+        // The file usually lands just before the end event; wait for it (it flushes the last output), not forever.
+        await Promise.race([endEventPromise, sleep(1500)]);
+        if (!endEventSeen && !timedOut && !interrupted) {
+          this.log('shell integration missed the end of a command; starting a fresh terminal next time');
+          if (this.integrated === terminal) this.integrated = undefined;
+          terminal.dispose();
+        }
+      }
       // The data stream can trail the end event slightly; give it a moment, never forever.
       await Promise.race([reading, sleep(500)]);
     } finally {
+      clearInterval(poll);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       for (const d of disposables) d.dispose();
+      void fs.promises.rm(exitFile, { force: true });
     }
+    if (fileStatus !== undefined) exitCode = fileStatus;
     return { exitCode: timedOut || interrupted ? null : exitCode, output: chunks.toString(), timedOut, interrupted };
+  }
+
+  private async exitFilePath(): Promise<string> {
+    const dir = path.join(os.tmpdir(), 'turnstone-exit');
+    await fs.promises.mkdir(dir, { recursive: true });
+    return path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
   }
 
   private ensurePty(): PtySession {

@@ -21,6 +21,8 @@ export async function openWorkbench(options: CodeServerOptions = {}): Promise<Wo
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(server.url());
     await waitForWorkbench(page);
+    // Our contributions are in once the activity-bar entry shows; commands resolve from then on.
+    await page.locator('.activitybar .action-item a[aria-label^="Turnstone"]').waitFor({ state: 'visible', timeout: 60_000 });
     return {
       server,
       browser,

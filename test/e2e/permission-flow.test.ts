@@ -1,0 +1,84 @@
+// The whole product as a user meets it: type in the panel, the diff editor and
+// the native modal appear, click a button, the file changes (or not), and the
+// panel shows the tool card. Real workbench, real extension host, mock API.
+import * as assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+
+async function sendFromPanel(page: Page, text: string): Promise<void> {
+  const frame = await chatFrame(page);
+  const input = frame.locator('textarea.input');
+  await input.click();
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+/** The workbench's modal dialog (DOM in the browser build). */
+const dialog = (page: Page) => page.locator('.monaco-dialog-box');
+
+describe('e2e: permission decisions through the real UI', function () {
+  this.timeout(180_000);
+  let server: MockAnthropicServer;
+  let wb: Workbench;
+
+  before(async () => {
+    server = await MockAnthropicServer.start();
+    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
+    await runCommand(wb.page, 'Turnstone: Focus Chat');
+    await chatFrame(wb.page);
+  });
+  after(async () => {
+    await wb?.close();
+    await server?.close();
+  });
+
+  it('Allow in the modal writes the edit shown in the diff editor, and the panel shows the tool card', async () => {
+    const file = path.join(wb.server.workspace, 'src', 'hello.ts');
+    const before = readFileSync(file, 'utf8');
+    server.enqueue(
+      toolUseReply([{ id: 'tu_read', name: 'read_file', input: { path: 'src/hello.ts' } }]),
+      toolUseReply([{ id: 'tu_edit', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Howdy' } }]),
+      textReply('Changed the greeting to **Howdy**.'),
+    );
+    await sendFromPanel(wb.page, 'make the greeting friendlier');
+
+    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match(await dialog(wb.page).innerText(), /wants to edit src\/hello\.ts/);
+    // The native diff editor is open behind the modal.
+    await wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).first().waitFor({ state: 'visible' });
+    await screenshot(wb.page, 'permission-diff-and-dialog.png');
+    assert.equal(readFileSync(file, 'utf8'), before, 'nothing is written before the decision');
+
+    await dialog(wb.page).getByRole('button', { name: 'Allow', exact: true }).click();
+    const frame = await chatFrame(wb.page);
+    await frame.locator('article.item.assistant', { hasText: 'Howdy' }).waitFor({ timeout: 60_000 });
+    assert.equal(readFileSync(file, 'utf8'), before.replace('Hello', 'Howdy'));
+    assert.equal(await frame.locator('article.item.tool').count(), 2);
+    await wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).waitFor({ state: 'detached' });
+    await screenshot(wb.page, 'permission-panel-after-allow.png');
+  });
+
+  it('Deny with feedback leaves the file alone and the feedback reaches the model', async () => {
+    writeFileSync(path.join(wb.server.workspace, 'todo.txt'), 'buy milk\n');
+    server.reset();
+    server.enqueue(
+      toolUseReply([{ id: 'tu_read2', name: 'read_file', input: { path: 'todo.txt' } }]),
+      toolUseReply([{ id: 'tu_write2', name: 'write_file', input: { path: 'todo.txt', content: 'buy oat milk\n' } }]),
+      textReply('OK, I will leave it.'),
+    );
+    await sendFromPanel(wb.page, 'fix the todo');
+    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    await dialog(wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
+    const box = wb.page.locator('.quick-input-widget input');
+    await box.waitFor({ state: 'visible' });
+    await box.fill('keep regular milk');
+    await box.press('Enter');
+    const frame = await chatFrame(wb.page);
+    await frame.locator('article.item.assistant', { hasText: 'leave it' }).waitFor({ timeout: 60_000 });
+    assert.equal(readFileSync(path.join(wb.server.workspace, 'todo.txt'), 'utf8'), 'buy milk\n');
+    assert.ok(JSON.stringify(server.bodies[2]).includes('keep regular milk'), 'the feedback is in the next request');
+  });
+});
