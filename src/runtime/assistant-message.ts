@@ -2,7 +2,7 @@
 // accumulate into a text block that is flushed when a thinking or tool-use
 // block arrives and at the end, so streamed block order is kept. A provider's
 // step_reset (S6 retry) discards everything the step produced so far.
-import { abortable, abortedError } from './errors';
+import { abortedError, type AbortScope } from './errors';
 import { type RuntimeEvent } from './events';
 import { ModelError, type AssistantContentBlock, type AssistantEvent, type AssistantMessage, type StopReason, type Usage } from './types';
 
@@ -23,14 +23,16 @@ export interface StepResult {
 }
 
 export function parseToolInput(inputJson: string): { input: Record<string, unknown>; error?: string } {
-  if (inputJson.trim() === '') return { input: {} };
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(inputJson);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return { input: value as Record<string, unknown> };
-    return { input: {}, error: `tool input must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}` };
+    value = JSON.parse(inputJson);
   } catch (error) {
+    // '' (or only whitespace) is how providers say "no arguments".
+    if (inputJson.trim() === '') return { input: {} };
     return { input: {}, error: `invalid tool input JSON: ${(error as Error).message}` };
   }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { input: value as Record<string, unknown> };
+  return { input: {}, error: `tool input must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
 }
 
 export class AssistantMessageBuilder {
@@ -127,26 +129,20 @@ export class AssistantMessageBuilder {
   }
 }
 
-/** Reads one step's stream; every wait gives way to the signal so an interrupt never hangs on a silent provider. */
-export async function consumeStep(
-  stream: AsyncIterable<AssistantEvent>,
-  builder: AssistantMessageBuilder,
-  signal: AbortSignal,
-): Promise<StepResult> {
-  const iterator = stream[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      if (signal.aborted) throw abortedError();
-      const next = await abortable(iterator.next(), signal);
-      if (next.done) break;
-      builder.push(next.value);
-    }
-  } catch (error) {
-    if (signal.aborted) {
-      void Promise.resolve(iterator.return?.()).catch(() => undefined);
-      throw abortedError();
-    }
-    throw error;
+/**
+ * Reads one step's stream. The read loop itself is raced against the turn's
+ * abort scope, so an interrupt returns at once even from a provider that has
+ * gone silent; the loop stops feeding the builder as soon as the signal fired.
+ */
+export function consumeStep(stream: AsyncIterable<AssistantEvent>, builder: AssistantMessageBuilder, scope: AbortScope): Promise<StepResult> {
+  return scope.race(readStep(stream, builder, scope));
+}
+
+async function readStep(stream: AsyncIterable<AssistantEvent>, builder: AssistantMessageBuilder, scope: AbortScope): Promise<StepResult> {
+  for await (const event of stream) {
+    if (scope.aborted) break;
+    builder.push(event);
   }
+  if (scope.aborted) throw abortedError();
   return builder.finish();
 }

@@ -5,17 +5,17 @@
 // exits (T6); an interrupt at any await leaves a valid history (T8).
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
 import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT } from './compaction';
-import { abortable, abortedError, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
+import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
 import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from './history';
-import { noHooks, type HookRunner } from './hooks';
+import { NO_HOOK_RESULT, noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
 import { buildRequest } from './request';
 import { type SessionRecord, type SessionStore } from './session';
-import { dispatchToolUses } from './tool-dispatch';
+import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { TurnDiff } from './turn-diff';
-import { emptyUsage, ModelError, type AssistantMessage, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
-import { addUsage, promptTokens, UsageTracker, type PriceTable } from './usage';
+import { ModelError, type AssistantMessage, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
+import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
 
 export interface Clock {
   now(): number;
@@ -74,10 +74,12 @@ interface TurnState {
   assistantMessages: AssistantMessage[];
   toolResults: TurnSummary['toolResults'];
   promptCacheEvents: TurnSummary['promptCacheEvents'];
-  turnUsage: Usage;
+  /** Cumulative usage when the turn started: the turn's own usage is the difference. */
+  usageAtStart: Usage;
   autoCompaction: CompactionEvent | undefined;
   stopBlocks: number;
   diff: TurnDiff;
+  scope: AbortScope;
 }
 
 export class ConversationRuntime {
@@ -96,6 +98,8 @@ export class ConversationRuntime {
   private turnCounter = 0;
   private sessionWarned = false;
   private lastDiff: TurnDiff | undefined;
+  private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
+  private readonly nowFn = () => this.clock.now();
 
   constructor(
     private readonly ports: ConversationPorts,
@@ -172,10 +176,11 @@ export class ConversationRuntime {
       assistantMessages: [],
       toolResults: [],
       promptCacheEvents: [],
-      turnUsage: emptyUsage(),
+      usageAtStart: this.usage.cumulative,
       autoCompaction: undefined,
       stopBlocks: 0,
       diff: new TurnDiff(),
+      scope: new AbortScope(signal),
     };
     this.active = turn;
     this.sessionWarned = false;
@@ -184,7 +189,7 @@ export class ConversationRuntime {
     this.persistEvent('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await this.submitInput(texts, signal);
+      await this.submitInput(texts, turn.scope);
       await this.loop(turn, signal, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
@@ -194,6 +199,7 @@ export class ConversationRuntime {
         summary = this.finish(turn, 'failed', { kind, message: errorMessage(error) });
       }
     }
+    turn.scope.dispose();
     await this.ports.session?.flush().catch(() => undefined);
     return summary;
   }
@@ -209,8 +215,18 @@ export class ConversationRuntime {
   // ---------------------------------------------------------------------------
 
   private async loop(turn: TurnState, signal: AbortSignal, prompter: PermissionPrompter | undefined): Promise<void> {
+    const dispatch: DispatchContext = {
+      tools: this.ports.tools,
+      hooks: this.hooks,
+      policy: this.policy,
+      prompter,
+      emit: this.emitFn,
+      onFileChange: (c) => turn.diff.record(c),
+      signal,
+      scope: turn.scope,
+    };
     for (;;) {
-      if (signal.aborted) throw abortedError();
+      if (turn.scope.aborted) throw abortedError();
       turn.iterations++;
       if (turn.iterations > (this.config.maxIterations ?? 50)) throw new RuntimeError('max_iterations', MAX_ITERATIONS_MESSAGE);
       this.emit({ type: 'step_started', turnId: turn.id, step: turn.iterations });
@@ -230,18 +246,12 @@ export class ConversationRuntime {
         return;
       }
 
-      const results = await dispatchToolUses(step.toolUses, {
-        tools: this.ports.tools,
-        hooks: this.hooks,
-        policy: this.policy,
-        prompter,
-        emit: (e) => this.emit(e),
-        onFileChange: (c) => turn.diff.record(c),
-        signal,
-      });
+      const results = await dispatchToolUses(step.toolUses, dispatch);
       turn.toolResults.push(...results);
-      const blocks: UserContentBlock[] = results.map((r) => ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.isError ? { is_error: true } : {}) }));
-      if (signal.aborted) {
+      const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
+        r.isError ? { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, is_error: true } : { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content },
+      );
+      if (turn.scope.aborted) {
         this.appendUser(blocks);
         throw abortedError();
       }
@@ -255,14 +265,10 @@ export class ConversationRuntime {
     let refreshedAuth = false;
     for (;;) {
       if (this.probePending) await this.healthProbe(signal);
-      const request = buildRequest(
-        { model: this.config.model, systemPrompt: this.config.systemPrompt, maxTokens: this.config.maxTokens ?? 8192, thinkingBudgetTokens: this.config.thinkingBudgetTokens ?? 0 },
-        this.history,
-        this.ports.tools.definitions(),
-      );
-      const builder = new AssistantMessageBuilder((e) => this.emit(e), () => this.clock.now(), turn.iterations);
+      const request = buildRequest(this.config, this.history, this.ports.tools.definitions());
+      const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations);
       try {
-        return await consumeStep(this.ports.model.stream(request, signal), builder, signal);
+        return await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
       } catch (error) {
         if (signal.aborted) throw abortedError();
         if (!(error instanceof ModelError)) throw error;
@@ -284,13 +290,14 @@ export class ConversationRuntime {
     }
   }
 
-  private async submitInput(texts: string[], signal: AbortSignal): Promise<void> {
+  private async submitInput(texts: string[], scope: AbortScope): Promise<void> {
+    const { signal } = scope;
     if (texts.length === 0) {
       if (this.history[this.history.length - 1]?.role !== 'user') throw new RuntimeError('invalid_request', 'nothing to send: the input is empty');
       return;
     }
     const blocks: UserContentBlock[] = texts.map((text) => ({ type: 'text', text }));
-    const hook = await this.hooks.run('UserPromptSubmit', { prompt: texts.join('\n\n') }, signal);
+    const hook = this.hooks.has?.('UserPromptSubmit') === false ? NO_HOOK_RESULT : await scope.race(this.hooks.run('UserPromptSubmit', { prompt: texts.join('\n\n') }, signal));
     if (signal.aborted) throw abortedError();
     if (hook.outcome === 'denied') throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}`);
     if (hook.outcome === 'failed') this.emit({ type: 'warning', kind: 'hook', message: hook.messages.join('\n') });
@@ -300,8 +307,9 @@ export class ConversationRuntime {
 
   /** T10: a Stop hook may send the model back to work, a bounded number of times. */
   private async stopHookBlocks(turn: TurnState, message: AssistantMessage, signal: AbortSignal): Promise<boolean> {
+    if (this.hooks.has?.('Stop') === false) return false;
     const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-    const result = await this.hooks.run('Stop', { last_assistant_message: text, stop_hook_active: turn.stopBlocks > 0 }, signal);
+    const result = await turn.scope.race(this.hooks.run('Stop', { last_assistant_message: text, stop_hook_active: turn.stopBlocks > 0 }, signal));
     if (signal.aborted) throw abortedError();
     if (result.outcome === 'failed') this.emit({ type: 'warning', kind: 'hook', message: result.messages.join('\n') });
     if (result.outcome !== 'denied') return false;
@@ -316,6 +324,10 @@ export class ConversationRuntime {
   }
 
   private applyInterjections(blocks: UserContentBlock[]): boolean {
+    if (this.interjections.length === 0) {
+      this.appendUser(blocks);
+      return false;
+    }
     const texts = this.interjections.splice(0);
     this.appendUser([...blocks, ...texts.map((text): UserContentBlock => ({ type: 'text', text }))]);
     for (const text of texts) this.emit({ type: 'interjection_applied', text });
@@ -326,10 +338,8 @@ export class ConversationRuntime {
     turn.promptCacheEvents.push(...step.promptCache);
     if (!step.usage) return;
     const record = this.usage.record(step.usage);
-    turn.turnUsage = addUsage(turn.turnUsage, step.usage);
     this.promptTokensSinceCompaction += promptTokens(step.usage);
     this.emit({ type: 'usage', ...record });
-    this.persistEvent('usage', { cumulative: record.cumulative, costUsd: record.costUsd });
   }
 
   private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal): Promise<CompactionEvent | undefined> {
@@ -368,7 +378,7 @@ export class ConversationRuntime {
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...(error ? { error } : {}) });
+    this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, ...(error ? { error } : {}) });
     if (error) this.emit({ type: 'turn_failed', turnId: turn.id, kind: error.kind, message: error.message, summary });
     else this.emit({ type: 'turn_ended', summary });
     return summary;
@@ -382,7 +392,7 @@ export class ConversationRuntime {
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, 'aborted');
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations });
+    this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd });
     this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
     return summary;
   }
@@ -398,7 +408,7 @@ export class ConversationRuntime {
       iterations: turn.iterations,
       usage: this.usage.cumulative,
       costUsd: this.usage.costUsd,
-      turnUsage: turn.turnUsage,
+      turnUsage: subtractUsage(this.usage.cumulative, turn.usageAtStart),
       autoCompaction: turn.autoCompaction,
       finalText: last ? last.content.map((b) => (b.type === 'text' ? b.text : '')).join('') : '',
       fileChanges: turn.diff.changes(),

@@ -34,6 +34,17 @@ export function appendUserContent(messages: Message[], blocks: UserContentBlock[
 }
 
 function orderUserBlocks(blocks: UserContentBlock[]): UserContentBlock[] {
+  // Already ordered when no text block precedes a tool result (the usual case).
+  let seenText = false;
+  let ordered = true;
+  for (const b of blocks) {
+    if (b.type !== 'tool_result') seenText = true;
+    else if (seenText) {
+      ordered = false;
+      break;
+    }
+  }
+  if (ordered) return blocks;
   return [...blocks.filter((b) => b.type === 'tool_result'), ...blocks.filter((b) => b.type !== 'tool_result')];
 }
 

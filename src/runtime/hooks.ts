@@ -36,9 +36,13 @@ export interface HookResult {
 
 export interface HookRunner {
   run(event: HookEventName, payload: HookPayload, signal: AbortSignal): Promise<HookResult>;
+  /** False when nothing is configured for `event`: lets the loop skip the call entirely. Absent means "maybe". */
+  has?(event: HookEventName): boolean;
 }
 
-export const noHooks: HookRunner = { run: async () => ({ outcome: 'ok', messages: [] }) };
+export const noHooks: HookRunner = { run: async () => ({ outcome: 'ok', messages: [] }), has: () => false };
+
+export const NO_HOOK_RESULT: Readonly<HookResult> = Object.freeze({ outcome: 'ok', messages: [] as string[] });
 
 export interface HookSpec {
   matcher?: string;
@@ -86,6 +90,10 @@ export class ShellHookRunner implements HookRunner {
     private readonly config: HooksConfig,
     private readonly options: { cwd: string; env?: NodeJS.ProcessEnv } = { cwd: process.cwd() },
   ) {}
+
+  has(event: HookEventName): boolean {
+    return (this.config[event]?.length ?? 0) > 0;
+  }
 
   async run(event: HookEventName, payload: HookPayload, signal: AbortSignal): Promise<HookResult> {
     const specs = (this.config[event] ?? []).filter((s) => hookMatches(s.matcher, payload));

@@ -1,7 +1,7 @@
 // P1–P3: the permission decision for one tool use, and the prompter port the
 // host implements (a modal/diff in VS Code, a TTY question in the CLI, nothing
 // in non-interactive runs, where "ask" becomes a denial with a reason).
-import { matchesAnyPart, matchesEveryPart, parseRule, parseRules, ruleSubject, suggestRule, type PermissionRule } from './permission-rules';
+import { matchesAnyPart, matchesEveryPart, parseRule, parseRules, ruleSubject, suggestRule, type PermissionRule, type RuleSubject } from './permission-rules';
 import { type FileChange, type PermissionNeed, type ToolUseAssessment } from './types';
 
 export type PermissionMode = 'plan' | 'ask' | 'acceptEdits' | 'bypassPermissions';
@@ -87,36 +87,40 @@ export class PermissionPolicy {
   decide({ toolName, readOnly, assessment, hookOverride, hookReason }: PolicyInput): PolicyOutcome {
     const { need, subject } = assessment;
     const s = ruleSubject(toolName, subject);
-    const shown = subject ? `${toolName}(${subject})` : toolName;
-    const askWith = (reason: string): PolicyOutcome => ({ kind: 'ask', reason, suggestedRule: suggestRule(toolName, subject) });
 
     if (this.deniedTools.includes(toolName)) return { kind: 'deny', reason: `the tool ${toolName} is disabled` };
-    const denyRule = this.deny.find((r) => matchesAnyPart(r, s));
-    if (denyRule) return { kind: 'deny', reason: `denied by rule ${denyRule.source}: ${shown}` };
-    if (hookOverride === 'deny') return { kind: 'deny', reason: hookReason ?? `denied by PreToolUse hook: ${shown}` };
+    const denyRule = this.deny.length > 0 ? this.deny.find((r) => matchesAnyPart(r, s)) : undefined;
+    if (denyRule) return { kind: 'deny', reason: `denied by rule ${denyRule.source}: ${shown(s)}` };
+    if (hookOverride === 'deny') return { kind: 'deny', reason: hookReason ?? `denied by PreToolUse hook: ${shown(s)}` };
     if (this.mode === 'bypassPermissions') return { kind: 'allow', reason: 'bypassPermissions mode' };
     if (this.mode === 'plan' && !(readOnly && need === 'read')) {
-      return { kind: 'deny', reason: `plan mode is read-only: ${shown} needs ${need} permission` };
+      return { kind: 'deny', reason: `plan mode is read-only: ${shown(s)} needs ${need} permission` };
     }
-    if (matchesEveryPart(this.remembered, s)) return { kind: 'allow', reason: 'allowed for this session' };
+    if (this.remembered.length > 0 && matchesEveryPart(this.remembered, s)) return { kind: 'allow', reason: 'allowed for this session' };
 
     // Paths outside the workspace and sensitive files always ask: no rule or mode can pre-approve them.
-    const outside = assessment.outsideWorkspace ?? [];
-    if (outside.length > 0) return askWith(`outside the workspace: ${outside.join(', ')}`);
-    if (assessment.sensitive) return askWith(`sensitive path: ${assessment.sensitive}`);
+    const outside = assessment.outsideWorkspace;
+    if (outside && outside.length > 0) return ask(s, `outside the workspace: ${outside.join(', ')}`);
+    if (assessment.sensitive) return ask(s, `sensitive path: ${assessment.sensitive}`);
 
     if (hookOverride === 'allow') return { kind: 'allow', reason: hookReason ?? 'allowed by PreToolUse hook' };
-    if (hookOverride === 'ask') return askWith(hookReason ?? 'a PreToolUse hook asks for confirmation');
-    const askRule = this.ask.find((r) => matchesAnyPart(r, s));
-    if (askRule) return askWith(`rule ${askRule.source} asks for ${shown}`);
-    if (matchesEveryPart(this.allow, s)) return { kind: 'allow', reason: 'allowed by rule' };
+    if (hookOverride === 'ask') return ask(s, hookReason ?? 'a PreToolUse hook asks for confirmation');
+    const askRule = this.ask.length > 0 ? this.ask.find((r) => matchesAnyPart(r, s)) : undefined;
+    if (askRule) return ask(s, `rule ${askRule.source} asks for ${shown(s)}`);
+    if (this.allow.length > 0 && matchesEveryPart(this.allow, s)) return { kind: 'allow', reason: 'allowed by rule' };
 
     if (need === 'read') return { kind: 'allow', reason: `${this.mode} mode allows reads in the workspace` };
     if (need === 'edit' && this.mode === 'acceptEdits') return { kind: 'allow', reason: 'acceptEdits mode allows edits in the workspace' };
     if (s.analysis && s.analysis.commands.length > 1 && this.allow.some((r) => r.tool === toolName)) {
-      return askWith(`${shown} is a compound command and not every part matches an allow rule`);
+      return ask(s, `${shown(s)} is a compound command and not every part matches an allow rule`);
     }
-    if (s.analysis && s.analysis.writes.length > 0) return askWith(`the command writes to ${s.analysis.writes.join(', ')}`);
-    return askWith(`${shown} needs ${need} permission in ${this.mode} mode`);
+    if (s.analysis && s.analysis.writes.length > 0) return ask(s, `the command writes to ${s.analysis.writes.join(', ')}`);
+    return ask(s, `${shown(s)} needs ${need} permission in ${this.mode} mode`);
   }
+}
+
+const shown = (s: RuleSubject) => (s.subject ? `${s.tool}(${s.subject})` : s.tool);
+
+function ask(s: RuleSubject, reason: string): PolicyOutcome {
+  return { kind: 'ask', reason, suggestedRule: suggestRule(s.tool, s.subject) };
 }

@@ -5,20 +5,23 @@ import { type Message, type ModelRequest, type ToolDefinition } from './types';
 export interface RequestSettings {
   model: string;
   systemPrompt: string;
-  maxTokens: number;
+  /** Default 8192. */
+  maxTokens?: number;
   thinkingBudgetTokens?: number;
 }
 
 export function buildRequest(settings: RequestSettings, messages: readonly Message[], tools: ToolDefinition[]): ModelRequest {
   const last = messages[messages.length - 1];
-  return {
+  const request: ModelRequest = {
     model: settings.model,
     system: settings.systemPrompt,
-    // A copy: the loop keeps appending to its history while a provider may still hold the request.
-    messages: messages.slice(),
+    // The live history, not a copy (copying every step is quadratic over a turn):
+    // providers read it during stream() and must not keep or modify it.
+    messages: messages as Message[],
     tools,
-    maxTokens: settings.maxTokens,
-    ...(settings.thinkingBudgetTokens ? { thinkingBudgetTokens: settings.thinkingBudgetTokens } : {}),
-    afterToolResults: last?.role === 'user' && last.content.some((b) => b.type === 'tool_result'),
+    maxTokens: settings.maxTokens ?? 8192,
+    afterToolResults: last !== undefined && last.role === 'user' && last.content.some((b) => b.type === 'tool_result'),
   };
+  if (settings.thinkingBudgetTokens) request.thinkingBudgetTokens = settings.thinkingBudgetTokens;
+  return request;
 }

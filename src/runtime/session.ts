@@ -49,7 +49,7 @@ export const SessionRecordSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message'), ts: z.number(), message: MessageSchema }),
   /** Replaces the whole history: written by compaction and at the top of a fork. */
   z.object({ type: z.literal('snapshot'), ts: z.number(), reason: z.enum(['compaction', 'fork']), messages: z.array(MessageSchema) }),
-  /** Turn markers and usage: for listing and resuming counters, never replayed into history. */
+  /** Turn markers (turn_ended carries cumulative usage): for listing and resuming counters, never replayed into history. */
   z.object({ type: z.literal('event'), ts: z.number(), name: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
 ]);
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
@@ -199,7 +199,7 @@ export function parseSession(path: string, text: string): LoadedSession {
     if (record.type === 'meta') meta ??= record;
     else if (record.type === 'message') messages.push(record.message as Message);
     else if (record.type === 'snapshot') messages = [...(record.messages as Message[])];
-    else if (record.name === 'usage') {
+    else if (record.name === 'usage' || record.name === 'turn_ended') {
       const u = UsageSchema.safeParse(record.data?.cumulative);
       if (u.success) usage = u.data;
     }

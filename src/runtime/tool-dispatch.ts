@@ -4,11 +4,11 @@
 // goes on. Consecutive read-only uses run concurrently; everything else runs
 // alone; results always come back in call order.
 import { type ParsedToolUse } from './assistant-message';
-import { abortable, errorMessage, isAborted } from './errors';
+import { errorMessage, isAborted, type AbortScope } from './errors';
 import { type RuntimeEvent, type ToolResultRecord } from './events';
 import { ABORTED_RESULT } from './history';
-import { mergeHookFeedback, type HookRunner } from './hooks';
-import { NON_INTERACTIVE_DENIAL, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from './permissions';
+import { mergeHookFeedback, NO_HOOK_RESULT, type HookEventName, type HookPayload, type HookResult, type HookRunner } from './hooks';
+import { NON_INTERACTIVE_DENIAL, type PermissionDecision, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from './permissions';
 import { ToolInputError, type FileChange, type ToolExecutor, type ToolUseAssessment } from './types';
 
 export interface DispatchContext {
@@ -19,100 +19,120 @@ export interface DispatchContext {
   emit: (event: RuntimeEvent) => void;
   onFileChange: (change: FileChange) => void;
   signal: AbortSignal;
+  /** The turn's abort scope: every wait on a port races it (T8). */
+  scope: AbortScope;
+}
+
+/** Prompts are shown one at a time even when their tool uses run in parallel. */
+class PromptQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run(fn: () => Promise<PermissionDecision>): Promise<PermissionDecision> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
 }
 
 export async function dispatchToolUses(uses: readonly ParsedToolUse[], ctx: DispatchContext): Promise<ToolResultRecord[]> {
-  const results: ToolResultRecord[] = new Array(uses.length);
-  // Prompts are shown one at a time even when their tool uses run in parallel.
-  let promptChain: Promise<unknown> = Promise.resolve();
-  const serialPrompt = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = promptChain.then(fn, fn);
-    promptChain = run.catch(() => undefined);
-    return run;
-  };
-  const runAt = async (i: number) => {
-    results[i] = await runToolUse(uses[i]!, ctx, serialPrompt);
-  };
-
+  const prompts = new PromptQueue();
+  const results: ToolResultRecord[] = [];
   let i = 0;
   while (i < uses.length) {
+    let end = i + 1;
     if (ctx.tools.isReadOnly(uses[i]!.name) === true) {
-      const batch: number[] = [];
-      while (i < uses.length && ctx.tools.isReadOnly(uses[i]!.name) === true) batch.push(i++);
-      await Promise.all(batch.map(runAt));
-    } else {
-      await runAt(i++);
+      while (end < uses.length && ctx.tools.isReadOnly(uses[end]!.name) === true) end++;
     }
+    if (end - i === 1) {
+      const use = uses[i]!;
+      try {
+        results.push(await runChecked(use, ctx, prompts));
+      } catch (error) {
+        results.push(failed(ctx, use, error));
+      }
+    } else results.push(...(await Promise.all(uses.slice(i, end).map((use) => runToolUse(use, ctx, prompts)))));
+    i = end;
   }
   return results;
 }
 
-type SerialPrompt = <T>(fn: () => Promise<T>) => Promise<T>;
-
-async function runToolUse(use: ParsedToolUse, ctx: DispatchContext, serialPrompt: SerialPrompt): Promise<ToolResultRecord> {
-  const finish = (content: string, isError: boolean, fileChange?: FileChange): ToolResultRecord => {
-    ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}) });
-    return { toolUseId: use.id, name: use.name, isError, content };
-  };
-  try {
-    if (ctx.signal.aborted) return finish(ABORTED_RESULT, true);
-    return await runChecked(use, ctx, serialPrompt, finish);
-  } catch (error) {
-    if (isAborted(error) || ctx.signal.aborted) return finish(ABORTED_RESULT, true);
-    return finish(`internal error running ${use.name}: ${errorMessage(error)}`, true);
-  }
+function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isError: boolean, fileChange?: FileChange): ToolResultRecord {
+  ctx.emit(fileChange ? { type: 'tool_finished', id: use.id, name: use.name, isError, content, fileChange } : { type: 'tool_finished', id: use.id, name: use.name, isError, content });
+  return { toolUseId: use.id, name: use.name, isError, content };
 }
 
-async function assess(ctx: DispatchContext, name: string, input: Record<string, unknown>): Promise<ToolUseAssessment | string> {
-  try {
-    return await abortable(ctx.tools.assess(name, input), ctx.signal);
-  } catch (error) {
-    if (isAborted(error)) throw error;
-    return error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
-  }
+function deny(ctx: DispatchContext, use: ParsedToolUse, pre: HookResult, reason: string): ToolResultRecord {
+  return finish(ctx, use, mergeHookFeedback(pre.messages, `Permission denied: ${reason}`, true), true);
 }
 
-async function runChecked(
-  use: ParsedToolUse,
-  ctx: DispatchContext,
-  serialPrompt: SerialPrompt,
-  finish: (content: string, isError: boolean, fileChange?: FileChange) => ToolResultRecord,
-): Promise<ToolResultRecord> {
+/** Assessment is bounded validation: not raced against the interrupt, which is checked right after it. */
+function assessFailure(name: string, error: unknown): string {
+  return error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
+}
+
+/** Skips building the payload at all when nothing listens for `event`. */
+function runHook(ctx: DispatchContext, event: HookEventName, payload: () => HookPayload): Promise<HookResult> | HookResult {
+  if (ctx.hooks.has?.(event) === false) return NO_HOOK_RESULT;
+  return ctx.scope.race(ctx.hooks.run(event, payload(), ctx.signal));
+}
+
+function runToolUse(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<ToolResultRecord> {
+  return runChecked(use, ctx, prompts).catch((error: unknown) => failed(ctx, use, error));
+}
+
+/** What an exception escaping the pipeline becomes: "aborted" after an interrupt, else a readable error. */
+function failed(ctx: DispatchContext, use: ParsedToolUse, error: unknown): ToolResultRecord {
+  if (isAborted(error) || ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
+  return finish(ctx, use, `internal error running ${use.name}: ${errorMessage(error)}`, true);
+}
+
+async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<ToolResultRecord> {
   const { name, id } = use;
-  if (use.inputError) return finish(use.inputError, true);
+  if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
+  if (use.inputError) return finish(ctx, use, use.inputError, true);
   const readOnly = ctx.tools.isReadOnly(name);
-  if (readOnly === undefined) return finish(`unknown tool: ${name}`, true);
+  if (readOnly === undefined) return finish(ctx, use, `unknown tool: ${name}`, true);
 
   let input = use.input;
-  let userNote: string | undefined;
-  let assessment = await assess(ctx, name, input);
-  if (typeof assessment === 'string') return finish(assessment, true);
+  let assessment: ToolUseAssessment;
+  try {
+    assessment = await ctx.tools.assess(name, input);
+  } catch (error) {
+    return finish(ctx, use, assessFailure(name, error), true);
+  }
+  if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
 
-  const pre = await ctx.hooks.run('PreToolUse', { tool_name: name, tool_input: input, subject: assessment.subject }, ctx.signal);
-  if (ctx.signal.aborted) return finish(ABORTED_RESULT, true);
-  const deny = (reason: string) => finish(mergeHookFeedback(pre.messages, `Permission denied: ${reason}`, true), true);
-  if (pre.outcome === 'cancelled') return deny('the PreToolUse hook was cancelled');
-  if (pre.outcome === 'failed') return deny('the PreToolUse hook failed');
-  if (pre.outcome === 'denied') return deny('denied by a PreToolUse hook');
+  const subject = assessment.subject;
+  const pending = runHook(ctx, 'PreToolUse', () => ({ tool_name: name, tool_input: input, subject }));
+  const pre = pending instanceof Promise ? await pending : pending;
+  if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
+  if (pre.outcome === 'cancelled') return deny(ctx, use, pre, 'the PreToolUse hook was cancelled');
+  if (pre.outcome === 'failed') return deny(ctx, use, pre, 'the PreToolUse hook failed');
+  if (pre.outcome === 'denied') return deny(ctx, use, pre, 'denied by a PreToolUse hook');
   if (pre.updatedInput) {
     input = pre.updatedInput;
-    assessment = await assess(ctx, name, input);
-    if (typeof assessment === 'string') return finish(mergeHookFeedback(pre.messages, assessment, true), true);
+    try {
+      assessment = await ctx.tools.assess(name, input);
+    } catch (error) {
+      return finish(ctx, use, mergeHookFeedback(pre.messages, assessFailure(name, error), true), true);
+    }
   }
 
   const outcome = ctx.policy.decide({ toolName: name, readOnly, assessment, hookOverride: pre.decision });
   if (outcome.kind === 'deny') {
     ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason: outcome.reason });
-    return deny(outcome.reason);
+    return deny(ctx, use, pre, outcome.reason);
   }
   if (outcome.kind === 'ask') {
     if (!ctx.prompter) {
       const reason = `${outcome.reason}: ${NON_INTERACTIVE_DENIAL}`;
       ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason });
-      return deny(reason);
+      return deny(ctx, use, pre, reason);
     }
     const prompter = ctx.prompter;
-    const preview = await ctx.tools.preview?.(name, input).catch(() => undefined);
+    const preview = await ctx.scope.race(ctx.tools.preview?.(name, input) ?? Promise.resolve(undefined)).catch((error: unknown) => {
+      if (isAborted(error)) throw error;
+      return undefined;
+    });
     const request: PermissionRequest = {
       toolUseId: id,
       toolName: name,
@@ -123,18 +143,17 @@ async function runChecked(
       suggestedRule: outcome.suggestedRule,
       ...(preview ? { preview } : {}),
     };
-    const decision = await serialPrompt(() => {
+    const decision = await prompts.run(() => {
       ctx.emit({ type: 'permission_requested', request });
-      return abortable(prompter.request(request, ctx.signal), ctx.signal);
+      return ctx.scope.race(prompter.request(request, ctx.signal));
     });
     if (decision.kind === 'deny') {
       const reason = `the user denied ${name}${decision.feedback ? `. User feedback: ${decision.feedback}` : ''}`;
       ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason });
-      return deny(reason);
+      return deny(ctx, use, pre, reason);
     }
     if (decision.scope === 'session') ctx.policy.remember(outcome.suggestedRule);
     if (decision.updatedInput) input = decision.updatedInput;
-    if (decision.note) userNote = decision.note;
     ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'allow', reason: outcome.reason, scope: decision.scope });
   }
 
@@ -142,21 +161,27 @@ async function runChecked(
   let isError: boolean;
   let fileChange: FileChange | undefined;
   try {
-    const output = await abortable(
-      ctx.tools.execute(name, input, { signal: ctx.signal, onProgress: (chunk) => ctx.emit({ type: 'tool_progress', id, chunk }) }),
-      ctx.signal,
-    );
-    ({ content, isError, fileChange } = output);
+    const onProgress = (chunk: string) => ctx.emit({ type: 'tool_progress', id, chunk });
+    ({ content, isError, fileChange } = await ctx.scope.race(ctx.tools.execute(name, input, { signal: ctx.signal, onProgress })));
   } catch (error) {
-    if (isAborted(error) || ctx.signal.aborted) throw error;
+    if (isAborted(error) || ctx.scope.aborted) throw error;
     content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
     isError = true;
   }
   if (fileChange) ctx.onFileChange(fileChange);
-  if (userNote && !isError) content = `${content}\n\n${userNote}`;
   content = mergeHookFeedback(pre.messages, content, false);
 
-  const post = await ctx.hooks.run(isError ? 'PostToolUseFailure' : 'PostToolUse', { tool_name: name, tool_input: input, subject: assessment.subject, tool_output: content, is_error: isError }, ctx.signal);
+  let post: HookResult;
+  try {
+    const output = content;
+    const failed = isError;
+    const pendingPost = runHook(ctx, isError ? 'PostToolUseFailure' : 'PostToolUse', () => ({ tool_name: name, tool_input: input, subject: assessment.subject, tool_output: output, is_error: failed }));
+    post = pendingPost instanceof Promise ? await pendingPost : pendingPost;
+  } catch (error) {
+    // The tool already ran: an interrupt during its PostToolUse hook keeps the real result.
+    if (!isAborted(error)) throw error;
+    post = { outcome: 'cancelled', messages: ['PostToolUse hook cancelled'] };
+  }
   if (post.outcome !== 'ok') isError = true;
-  return finish(mergeHookFeedback(post.messages, content, isError), isError, fileChange);
+  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, fileChange);
 }

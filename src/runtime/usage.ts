@@ -61,6 +61,15 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+export function subtractUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens - b.input_tokens,
+    output_tokens: a.output_tokens - b.output_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens - b.cache_creation_input_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens - b.cache_read_input_tokens,
+  };
+}
+
 /** Everything the model read as input in one request, cached or not. */
 export const promptTokens = (u: Usage) => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 
@@ -74,22 +83,24 @@ export interface UsageRecord {
 export class UsageTracker {
   private total: Usage;
   private totalCost = 0;
+  private price: ModelPrice | undefined;
 
   constructor(
-    private model: string,
+    model: string,
     private readonly prices: PriceTable = {},
     initial: Usage = emptyUsage(),
   ) {
     this.total = { ...initial };
-    this.totalCost = costUsd(initial, priceFor(model, prices));
+    this.price = priceFor(model, prices);
+    this.totalCost = costUsd(initial, this.price);
   }
 
   setModel(model: string): void {
-    this.model = model;
+    this.price = priceFor(model, this.prices);
   }
 
   record(step: Usage): UsageRecord {
-    const stepCostUsd = costUsd(step, priceFor(this.model, this.prices));
+    const stepCostUsd = costUsd(step, this.price);
     this.total = addUsage(this.total, step);
     this.totalCost += stepCostUsd;
     return { step: { ...step }, cumulative: { ...this.total }, stepCostUsd, costUsd: this.totalCost };

@@ -127,7 +127,7 @@ describe('runtime: sessions', () => {
   });
 
   it('C3: a session written by a child process that is SIGKILLed mid-turn resumes with a valid history', async function () {
-    this.timeout(30_000);
+    this.timeout(60_000);
     const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/fixtures/runtime-session-child.ts'), dir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -142,7 +142,11 @@ describe('runtime: sessions', () => {
     });
     const path = /SESSION (.+)\n/.exec(out)![1]!;
     // The hanging tool is the second step's: wait until that step's assistant message is on disk.
-    for (let i = 0; i < 200 && !(await readFile(path, 'utf8')).includes('"h1"'); i++) await new Promise((r) => setTimeout(r, 25));
+    const deadline = Date.now() + 30_000;
+    while (!(await readFile(path, 'utf8')).includes('"h1"')) {
+      assert.ok(Date.now() < deadline, `the second step never reached the session file: ${await readFile(path, 'utf8')}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
     child.kill('SIGKILL');
     assert.equal(await exited, 'SIGKILL');
 
