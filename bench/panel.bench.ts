@@ -23,7 +23,7 @@ const DELTAS = 5_000;
 const RUNS = 5;
 
 /** Deterministic pseudo-random so every run streams the same text. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0;
@@ -34,7 +34,7 @@ function rng(seed: number): () => number {
 const WORDS = 'the function returns a value when called with an empty list so we check the length first and then map each entry to its parsed form before writing the file back to disk'.split(' ');
 
 /** A markdown reply: paragraphs, a list, inline code, code blocks. */
-function reply(rand: () => number, paragraphs: number): string {
+export function reply(rand: () => number, paragraphs: number): string {
   const out: string[] = [];
   for (let p = 0; p < paragraphs; p++) {
     const kind = rand();
@@ -52,7 +52,7 @@ function reply(rand: () => number, paragraphs: number): string {
 }
 
 /** Splits text into `n` deltas of roughly token size. */
-function toDeltas(text: string, n: number): string[] {
+export function toDeltas(text: string, n: number): string[] {
   const size = Math.max(1, Math.floor(text.length / n));
   const deltas: string[] = [];
   for (let i = 0; i < n; i++) deltas.push(text.slice(i * size, i === n - 1 ? undefined : (i + 1) * size));
@@ -143,7 +143,7 @@ interface Timed {
 }
 
 /** What the host would post for deltas arriving every `everyMs`, through the real batcher. */
-function batchedSchedule(deltas: string[], everyMs: number): Timed[] {
+export function batchedSchedule(deltas: string[], everyMs: number): Timed[] {
   let now = 0;
   let seq = 0;
   const timers: { at: number; fn: () => void; id: number }[] = [];
@@ -232,7 +232,7 @@ async function streamInto(page: Page, deltas: string[], done: string, schedule?:
   return { busyMs, taskMs, ...value };
 }
 
-async function streamingRuns(browser: Browser, harness: Harness, deltas: string[], schedule?: Timed[], withSession?: PanelSnapshot): Promise<{ ours: StreamRun[]; base: StreamRun[] }> {
+export async function streamingRuns(browser: Browser, harness: Harness, deltas: string[], schedule?: Timed[], withSession?: PanelSnapshot): Promise<{ ours: StreamRun[]; base: StreamRun[] }> {
   const total = deltas.join('').length;
   const ours: StreamRun[] = [];
   const base: StreamRun[] = [];

@@ -124,6 +124,7 @@ function renderHtml(webview: vscode.Webview, dist: vscode.Uri): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="preload" href="${asset('codicons/codicon.ttf')}" as="font" type="font/ttf" crossorigin>
 <link rel="stylesheet" href="${asset('codicons/codicon.css')}">
 <link rel="stylesheet" href="${asset('webview.css')}">
 <title>Turnstone</title>

@@ -84,6 +84,7 @@ export class StreamingMarkdown {
   private readonly tail = el('div', { class: 'md-tail' });
   private frozenChars = 0;
   private rendered = '';
+  private closed = false;
 
   constructor() {
     this.root.append(this.frozen, this.tail);
@@ -91,37 +92,51 @@ export class StreamingMarkdown {
 
   update(text: string, open: boolean): void {
     const src = normalise(text);
-    if (!open) {
-      if (this.rendered === src && this.tail.childNodes.length === 0) return;
-      this.frozen.replaceChildren(renderMarkdown(src));
-      this.tail.replaceChildren();
-      this.frozenChars = src.length;
-      this.rendered = src;
-      return;
-    }
-    if (src === this.rendered) return;
+    if (src === this.rendered && (open || this.closed)) return;
     if (!src.startsWith(this.rendered.slice(0, this.frozenChars))) {
       // Text was replaced, not appended: start over.
       this.frozen.replaceChildren();
       this.frozenChars = 0;
     }
     this.rendered = src;
+    this.closed = !open;
     const rest = src.slice(this.frozenChars);
     const tokens: Token[] = md.lexer(rest);
+    const consumed = tokens.reduce((n, t) => n + t.raw.length, 0);
+    if (!open) {
+      // Closing: the frozen part is already final; render the rest once, decorated.
+      if (consumed !== rest.length) {
+        this.frozen.replaceChildren(renderMarkdown(src));
+      } else {
+        this.frozen.append(chunk(renderTokens(tokens, true)));
+      }
+      this.tail.replaceChildren();
+      this.frozenChars = src.length;
+      return;
+    }
     let last = tokens.length - 1;
     while (last >= 0 && tokens[last]!.type === 'space') last--;
-    const consumed = tokens.reduce((n, t) => n + t.raw.length, 0);
     // Freeze only when the lexer accounted for every character, so the
     // frozen prefix and the re-parsed tail never overlap or leave a gap.
     if (last > 0 && consumed === rest.length) {
       const done = tokens.slice(0, last);
-      this.frozen.append(renderTokens(done, true));
+      this.frozen.append(chunk(renderTokens(done, true)));
       this.frozenChars += done.reduce((n, t) => n + t.raw.length, 0);
       this.tail.replaceChildren(renderTokens(tokens.slice(last), false));
     } else {
       this.tail.replaceChildren(renderTokens(tokens, false));
     }
   }
+}
+
+/**
+ * Frozen blocks go in their own content-visibility container, so a long reply
+ * that has scrolled away costs no layout while the tail keeps streaming.
+ */
+function chunk(frag: DocumentFragment): HTMLElement {
+  const div = el('div', { class: 'md-chunk' });
+  div.append(frag);
+  return div;
 }
 
 /** Wraps a <pre> with a header: language label and a copy button (ours, created after sanitising). */

@@ -168,6 +168,7 @@ function harnessHtml(theme: Theme, csp: boolean): string {
 ${csp ? `<meta http-equiv="Content-Security-Policy" content="${policy}">` : ''}
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="/theme-${theme}.css">
+<link rel="preload" href="/dist/codicons/codicon.ttf" as="font" type="font/ttf" crossorigin>
 <link rel="stylesheet" href="/dist/codicons/codicon.css">
 <link rel="stylesheet" href="/dist/webview.css">
 <title>Turnstone harness</title>
@@ -244,6 +245,8 @@ export async function openPanel(browser: Browser, harness: Harness, opts: { them
   const page = await browser.newPage({ viewport: { width: opts.width ?? 420, height: opts.height ?? 900 } });
   await page.goto(harness.url(opts));
   await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === 'ready'));
+  // Screenshots must not race the icon font.
+  await page.evaluate(() => document.fonts.load('16px codicon'));
   return page;
 }
 

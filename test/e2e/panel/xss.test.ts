@@ -58,7 +58,7 @@ describe('chat panel: hostile model output', function () {
 
       const report = await page.evaluate((canary) => {
         const all = [...document.querySelectorAll('*')];
-        const md = [...document.querySelectorAll('.markdown > div *')];
+        const md = [...document.querySelectorAll('.markdown .md-chunk *, .markdown .md-tail *')];
         return {
           canary: (window as unknown as Record<string, unknown>)[canary],
           onAttrs: all.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`)),
