@@ -24,15 +24,14 @@ const common = {
 const builds = [
   {
     ...common,
-    entryPoints: { extension: 'src/extension.ts' },
+    // Two bundles: the thin host compiled at activation, and the agent core
+    // (runtime, SDKs, tools) that src/host/load-core.ts requires on first use.
+    entryPoints: { extension: 'src/extension.ts', core: 'src/host/core.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    // Heavy modules (SDK, markdown) are split out by dynamic import() in the
-    // source so activation stays cheap; CJS output keeps them in one file but
-    // evaluates them lazily.
   },
   {
     ...common,

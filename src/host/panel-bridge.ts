@@ -4,10 +4,8 @@ import { type RuntimeEvent } from '../runtime/events';
 import { type Message } from '../runtime/types';
 import { type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
+import { permissionItemId } from './permission-ids';
 
-/** Permission items need ids apart from their tool card's (an item_add with the same id replaces). */
-export const permissionItemId = (toolUseId: string) => `perm:${toolUseId}`;
-export const toolUseIdOfPermissionItem = (itemId: string) => (itemId.startsWith('perm:') ? itemId.slice(5) : itemId);
 
 export class PanelBridge {
   private turnId = '';

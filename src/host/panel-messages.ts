@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { type PermissionDecision } from '../runtime/permissions';
 import { type Attachment as PanelAttachment, type HostEvent, type WebviewToHost } from '../webview/protocol';
 import { selectionAttachment } from './commands';
-import { toolUseIdOfPermissionItem } from './panel-bridge';
+import { toolUseIdOfPermissionItem } from './permission-ids';
 import { type PendingPermissions } from './pending-permissions';
 import { ORIGINAL_SCHEME } from './proposal-documents';
 import { type Attachment, type SessionController } from './session-controller';

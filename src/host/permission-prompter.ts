@@ -3,9 +3,9 @@
 // and a native modal asks. Escape leaves the request pending so the user can
 // edit the proposal and answer from the diff editor's title bar or the panel.
 import * as path from 'node:path';
-import { createTwoFilesPatch } from 'diff';
 import * as vscode from 'vscode';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../runtime/permissions';
+import { loadCore } from './load-core';
 import { type PendingPermission, type PendingPermissions } from './pending-permissions';
 import { ORIGINAL_SCHEME, type OriginalContentProvider, PROPOSED_SCHEME, type ProposalFileSystem } from './proposal-documents';
 
@@ -131,7 +131,7 @@ export class NativePermissionPrompter implements PermissionPrompter {
     const current = open?.getText() ?? this.deps.proposals.text(uri);
     const proposed = req.preview?.after ?? '';
     if (current === undefined || current === proposed) return decision;
-    const userDiff = createTwoFilesPatch('proposed', 'user-edited', proposed, current, undefined, undefined, { context: 2 });
+    const userDiff = loadCore().createTwoFilesPatch('proposed', 'user-edited', proposed, current, undefined, undefined, { context: 2 });
     const filePath = String(req.input['path'] ?? req.subject);
     const before = req.preview?.before ?? '';
     // Same tool, input rewritten to produce exactly the user's text: write_file takes it whole; edit_file

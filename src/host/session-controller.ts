@@ -4,18 +4,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
-import { ConversationRuntime } from '../runtime/conversation';
-import { ShellHookRunner } from '../runtime/hooks';
-import { JsonlSessionStore, listSessions, loadSession, type SessionInfo } from '../runtime/session';
-import { buildSystemPrompt } from '../runtime/system-prompt';
+import { type ConversationRuntime } from '../runtime/conversation';
+import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
 import { type ApiKeys } from './secrets';
-import { itemsFromHistory, PanelBridge } from './panel-bridge';
+import { loadCore } from './load-core';
 import { type NativePermissionPrompter } from './permission-prompter';
 import { readSettings, type TurnstoneSettings } from './settings';
-import { createHostTools } from './tools';
-import { createSettingsAwareModelClient } from './model-client';
 
 export interface ControllerDeps {
   context: vscode.ExtensionContext;
@@ -39,14 +35,12 @@ export class SessionController implements vscode.Disposable {
   private store: JsonlSessionStore | undefined;
   private abort: AbortController | undefined;
   private current: Promise<TurnSummary> | undefined;
-  private bridge: PanelBridge;
   private userItems = 0;
   private queued: { id: string; text: string; attachments: Attachment[] }[] = [];
   private authPrompted = false;
   title = 'New session';
 
   constructor(private readonly deps: ControllerDeps) {
-    this.bridge = new PanelBridge(deps.post);
   }
 
   get isRunning(): boolean {
@@ -148,31 +142,30 @@ export class SessionController implements vscode.Disposable {
     this.runtime = undefined;
     this.store = undefined;
     this.title = 'New session';
-    this.bridge = new PanelBridge(this.deps.post);
     this.deps.post({ type: 'restore', snapshot: { items: [], turn: 'idle', notices: [], queued: [], session: { id: 'new', title: this.title, model: this.model } } });
     this.deps.onDidChangeState();
   }
 
   async listSessions(): Promise<SessionInfo[]> {
-    return listSessions(this.sessionsDir());
+    return loadCore().listSessions(this.sessionsDir());
   }
 
   /** C3: resume a saved session; later turns append to the same file. */
   async resume(file: string): Promise<void> {
     this.stop();
     await this.current?.catch(() => undefined);
-    const loaded = await loadSession(file);
+    const core = loadCore();
+    const loaded = await core.loadSession(file);
     for (const w of loaded.warnings) this.deps.log.warn(w);
-    this.store = JsonlSessionStore.open(file);
+    this.store = core.JsonlSessionStore.open(file);
     this.runtime = this.createRuntime(loaded.messages, loaded.usage);
-    this.bridge = new PanelBridge(this.deps.post);
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
     this.title = firstUser && firstUser.type === 'text' ? firstUser.text.replace(/\s+/g, ' ').slice(0, 60) : path.basename(file);
     const u = loaded.usage;
     this.deps.post({
       type: 'restore',
       snapshot: {
-        items: itemsFromHistory(loaded.messages),
+        items: core.itemsFromHistory(loaded.messages),
         turn: 'idle',
         notices: [],
         queued: [],
@@ -207,18 +200,21 @@ export class SessionController implements vscode.Disposable {
       return this.runtime;
     }
     const s = readSettings();
-    this.store = await JsonlSessionStore.create(this.sessionsDir(), { cwd: this.root()?.fsPath ?? '', model: s.model });
+    this.store = await loadCore().JsonlSessionStore.create(this.sessionsDir(), { cwd: this.root()?.fsPath ?? '', model: s.model });
     this.runtime = this.createRuntime([], undefined);
     return this.runtime;
   }
 
   private createRuntime(messages: Message[], usage: Usage | undefined): ConversationRuntime {
+    const core = loadCore();
     const s = readSettings();
     const root = this.root();
-    const tools = createHostTools(this.deps.context, s);
-    const runtime = new ConversationRuntime(
+    const tools = core.createHostTools(this.deps.context, s);
+    // One bridge per runtime: its block ids and open blocks belong to this session.
+    const bridge = new core.PanelBridge(this.deps.post);
+    const runtime = new core.ConversationRuntime(
       {
-        model: createSettingsAwareModelClient(async () => {
+        model: core.createSettingsAwareModelClient(async () => {
           const now = readSettings();
           const baseURL = now.baseUrl || (now.provider === 'anthropic' ? process.env.ANTHROPIC_BASE_URL : process.env.OPENAI_BASE_URL) || undefined;
           // Local OpenAI-compatible servers accept any key; the SDK insists on one.
@@ -226,7 +222,7 @@ export class SessionController implements vscode.Disposable {
           return { provider: now.provider, baseURL, apiKey };
         }),
         tools,
-        ...(vscode.workspace.isTrusted && root ? { hooks: new ShellHookRunner(s.hooks, { cwd: root.fsPath }) } : {}),
+        ...(vscode.workspace.isTrusted && root ? { hooks: new core.ShellHookRunner(s.hooks, { cwd: root.fsPath }) } : {}),
         ...(this.store ? { session: this.store } : {}),
         onAuthError: async () => {
           // T6: ask once per turn; a second rejection ends the turn with the error.
@@ -237,7 +233,7 @@ export class SessionController implements vscode.Disposable {
       },
       {
         model: s.model,
-        systemPrompt: buildSystemPrompt({
+        systemPrompt: core.buildSystemPrompt({
           workspaceRoot: root?.fsPath ?? '(no folder open)',
           platform: process.platform,
           host: `VS Code ${vscode.version}`,
@@ -252,7 +248,7 @@ export class SessionController implements vscode.Disposable {
       { messages, ...(usage ? { usage } : {}) },
     );
     runtime.subscribe((event) => {
-      this.bridge.handle(event);
+      bridge.handle(event);
       if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
       if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}): ${event.message}`);
       if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.reason}`);

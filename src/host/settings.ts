@@ -2,7 +2,10 @@
 // turn so changes apply live without a reload.
 import * as vscode from 'vscode';
 import { type HooksConfig } from '../runtime/hooks';
-import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions';
+import { type PermissionMode } from '../runtime/permissions';
+
+// Spelled out rather than imported so reading settings does not load the policy code at activation.
+const PERMISSION_MODES: readonly PermissionMode[] = ['plan', 'ask', 'acceptEdits', 'bypassPermissions'];
 
 export type ProviderName = 'anthropic' | 'openai-compatible';
 

@@ -163,20 +163,29 @@ export class TerminalShell implements Shell, vscode.Disposable {
     options: ShellRunOptions,
   ): Promise<ShellResult> {
     const sameDir = integration.cwd?.fsPath === options.cwd;
-    // A child bash keeps `exit 3` or `cd` from ending or moving the terminal's own shell (a
-    // `( … )` subshell would too, but VS Code then never sees the command end), and /dev/null
-    // as stdin keeps a command that reads input from waiting on the user's keyboard.
-    // The exit status also goes to a file: VS Code sometimes misses a command's end
-    // (vscode#254447), and the file appearing is a completion signal that cannot be missed.
-    const exitFile = await this.exitFilePath();
-    const commandLine = `${sameDir ? '' : `cd ${shellQuote(options.cwd)} && `}bash -c ${shellQuote(command)} < /dev/null; echo $? > ${shellQuote(exitFile)}`;
+    const files = await this.captureFiles();
+    // - A child bash keeps `exit 3` or `cd` from ending or moving the terminal's own shell (a
+    //   `( … )` subshell would too, but VS Code then never sees the command end).
+    // - stdin from /dev/null: a command that reads input must not wait on the user's keyboard.
+    // - Output is tee'd to a file and the status written to another: VS Code sometimes misses
+    //   a command's end or its output (vscode#254447, seen here on a fresh terminal's first
+    //   command), and capture must never depend on that. The user still watches it live.
+    const commandLine =
+      `${sameDir ? '' : `cd ${shellQuote(options.cwd)} && `}bash -c ${shellQuote(command)} < /dev/null 2>&1 | tee ${shellQuote(files.output)}; ` +
+      `echo \${PIPESTATUS[0]} > ${shellQuote(files.status)}`;
     let timedOut = false;
     let interrupted = false;
-    let exitCode: number | null = null;
-    const chunks = new BoundedOutput();
+    let completed = false;
+    let eventExitCode: number | null = null;
+    let fileStatus: number | undefined;
+    const fromFile = new BoundedOutput();
+    const fromStream = new BoundedOutput();
+    let fileSeen = false;
 
     let ended!: () => void;
-    const endPromise = new Promise<void>((resolve) => (ended = resolve));
+    const endPromise = new Promise<void>((resolve) => (ended = resolve)).then(() => {
+      completed = true;
+    });
     let endEvent!: () => void;
     let endEventSeen = false;
     const endEventPromise = new Promise<void>((resolve) => (endEvent = resolve));
@@ -186,26 +195,43 @@ export class TerminalShell implements Shell, vscode.Disposable {
     disposables.push(
       vscode.window.onDidEndTerminalShellExecution((e) => {
         if (e.execution !== execution) return;
-        exitCode = e.exitCode ?? null;
+        eventExitCode = e.exitCode ?? null;
         endEventSeen = true;
-        this.log(`shell integration: ended with exit code ${e.exitCode ?? 'unknown'}`);
         endEvent();
         ended();
       }),
       vscode.window.onDidCloseTerminal((t) => {
-        if (t !== terminal) return;
-        interrupted = interrupted || !timedOut;
+        if (t !== terminal || completed) return;
+        // Closed by the user while the command ran.
+        if (!timedOut) interrupted = true;
         ended();
       }),
     );
+    // The live stream is the fallback source of output, should the capture file be unusable.
     const reading = (async () => {
-      for await (const data of execution.read()) {
-        chunks.push(data);
-        options.onOutput?.(data);
-      }
+      for await (const data of execution.read()) fromStream.push(data);
     })().catch((error: unknown) => this.log(`reading terminal output failed: ${String(error)}`));
 
+    const tail = new FileTail(files.output, (text) => {
+      fileSeen = true;
+      fromFile.push(text);
+      options.onOutput?.(text);
+    });
+    const poll = setInterval(() => {
+      void tail.pump();
+      void fs.promises.readFile(files.status, 'utf8').then(
+        (text) => {
+          const status = Number.parseInt(text.trim(), 10);
+          if (Number.isNaN(status)) return; // still being written
+          fileStatus = status;
+          ended();
+        },
+        () => undefined,
+      );
+    }, 100);
+
     const stop = async (why: 'timeout' | 'abort') => {
+      if (completed) return;
       this.log(`shell integration: stopping (${why})`);
       if (why === 'timeout') timedOut = true;
       else interrupted = true;
@@ -223,47 +249,36 @@ export class TerminalShell implements Shell, vscode.Disposable {
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    let fileStatus: number | undefined;
-    const poll = setInterval(() => {
-      void fs.promises.readFile(exitFile, 'utf8').then(
-        (text) => {
-          const status = Number.parseInt(text.trim(), 10);
-          if (Number.isNaN(status)) return; // still being written
-          fileStatus = status;
-          ended();
-        },
-        () => undefined,
-      );
-    }, 100);
-
     try {
       await endPromise;
       if (!endEventSeen && fileStatus !== undefined) {
-        // The file usually lands just before the end event; wait for it (it flushes the last output), not forever.
+        // The status file usually lands just before the end event; give the event a moment.
         await Promise.race([endEventPromise, sleep(1500)]);
-        if (!endEventSeen && !timedOut && !interrupted) {
-          this.log('shell integration missed the end of a command; starting a fresh terminal next time');
-          if (this.integrated === terminal) this.integrated = undefined;
-          terminal.dispose();
-        }
+        // Capture does not need the event; the terminal stays (its next command is usually seen).
+        if (!endEventSeen) this.log('shell integration missed the end of a command; output and status came from the capture files');
       }
-      // The data stream can trail the end event slightly; give it a moment, never forever.
-      await Promise.race([reading, sleep(500)]);
+      await Promise.race([reading, sleep(300)]);
+      await tail.pump();
     } finally {
       clearInterval(poll);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       for (const d of disposables) d.dispose();
-      void fs.promises.rm(exitFile, { force: true });
+      await tail.close();
+      void fs.promises.rm(files.output, { force: true });
+      void fs.promises.rm(files.status, { force: true });
     }
-    if (fileStatus !== undefined) exitCode = fileStatus;
-    return { exitCode: timedOut || interrupted ? null : exitCode, output: chunks.toString(), timedOut, interrupted };
+    const output = fileSeen ? fromFile.toString() : fromStream.toString();
+    if (!fileSeen) options.onOutput?.(output);
+    const exitCode = fileStatus ?? eventExitCode;
+    return { exitCode: timedOut || interrupted ? null : exitCode, output, timedOut, interrupted };
   }
 
-  private async exitFilePath(): Promise<string> {
-    const dir = path.join(os.tmpdir(), 'turnstone-exit');
+  private async captureFiles(): Promise<{ output: string; status: string }> {
+    const dir = path.join(os.tmpdir(), 'turnstone-terminal');
     await fs.promises.mkdir(dir, { recursive: true });
-    return path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+    const base = path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+    return { output: `${base}.out`, status: `${base}.status` };
   }
 
   private ensurePty(): PtySession {
@@ -314,5 +329,45 @@ export class TerminalShell implements Shell, vscode.Disposable {
     } finally {
       session.interrupt = undefined;
     }
+  }
+}
+
+/** Follows a growing file (the tee'd output) and hands over what was appended, decoded as UTF-8. */
+class FileTail {
+  private handle: fs.promises.FileHandle | undefined;
+  private position = 0;
+  private pumping: Promise<void> | undefined;
+  private readonly decoder = new TextDecoder();
+
+  constructor(
+    private readonly file: string,
+    private readonly onText: (text: string) => void,
+  ) {}
+
+  pump(): Promise<void> {
+    this.pumping ??= this.read().finally(() => (this.pumping = undefined));
+    return this.pumping;
+  }
+
+  private async read(): Promise<void> {
+    try {
+      this.handle ??= await fs.promises.open(this.file, 'r');
+    } catch {
+      return; // not created yet
+    }
+    const buffer = Buffer.alloc(64 * 1024);
+    for (;;) {
+      const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, this.position);
+      if (bytesRead === 0) return;
+      this.position += bytesRead;
+      const text = this.decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
+      if (text) this.onText(text);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pumping;
+    await this.handle?.close();
+    this.handle = undefined;
   }
 }

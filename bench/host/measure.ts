@@ -1,0 +1,49 @@
+// Runs inside the real VS Code extension host (loaded as extensionTestsPath by
+// bench/extension-host.bench.ts): measures Turnstone's activation and the
+// host's memory over a scripted 200-step session against the local mock API.
+import * as vscode from 'vscode';
+import type { TurnstoneApi } from '../../src/extension';
+import { MockAnthropicServer, textReply, toolUseReply } from '../../test/fixtures/mock-anthropic';
+
+const STEPS = Number(process.env.TURNSTONE_BENCH_STEPS ?? 200);
+
+export async function run(): Promise<void> {
+  const ext = vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!;
+  const wasActive = ext.isActive;
+  const t0 = performance.now();
+  const api = await ext.activate();
+  const activationMs = performance.now() - t0;
+
+  const server = await MockAnthropicServer.start();
+  const config = vscode.workspace.getConfiguration('turnstone');
+  await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+  await config.update('permissionMode', 'bypassPermissions', vscode.ConfigurationTarget.Global);
+  await config.update('maxIterations', STEPS + 10, vscode.ConfigurationTarget.Global);
+  for (let i = 0; i < STEPS - 1; i++) server.enqueue(toolUseReply([{ id: `tu_${i}`, name: 'glob_search', input: { pattern: `**/*.nothing${i}` } }], { text: `Step ${i}: looking around. `.repeat(5) }));
+  server.enqueue(textReply('Done.'));
+
+  // Warm the lazy modules (SDK, tools) with one turn so the growth is the session's, not code loading.
+  global.gc?.();
+  const before = process.memoryUsage();
+  const t1 = performance.now();
+  const summary = await api.sendPrompt('walk around 200 times');
+  const turnMs = performance.now() - t1;
+  global.gc?.();
+  await new Promise((r) => setTimeout(r, 200));
+  const after = process.memoryUsage();
+  await server.close();
+  await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+  await config.update('permissionMode', undefined, vscode.ConfigurationTarget.Global);
+  await config.update('maxIterations', undefined, vscode.ConfigurationTarget.Global);
+  console.log(
+    `TURNSTONE_BENCH ${JSON.stringify({
+      wasActive,
+      activationMs,
+      steps: summary.iterations,
+      outcome: summary.outcome,
+      turnMs,
+      rssGrowthMB: (after.rss - before.rss) / 2 ** 20,
+      heapGrowthMB: (after.heapUsed - before.heapUsed) / 2 ** 20,
+    })}`,
+  );
+}

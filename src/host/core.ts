@@ -1,0 +1,11 @@
+// The heavy half of the extension (agent runtime, providers and their SDKs,
+// tools, diffing), bundled apart as dist/core.js and required on the first
+// turn, so activation only compiles the thin host (see load-core.ts).
+export { ConversationRuntime } from '../runtime/conversation';
+export { ShellHookRunner } from '../runtime/hooks';
+export { JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
+export { buildSystemPrompt } from '../runtime/system-prompt';
+export { createTwoFilesPatch } from 'diff';
+export { createSettingsAwareModelClient } from './model-client';
+export { createHostTools } from './tools';
+export { itemsFromHistory, PanelBridge } from './panel-bridge';
