@@ -19,6 +19,17 @@ export interface PanelHandlers {
  * of the panel's state and coalesces deltas (one postMessage per ~30 ms). The
  * webview is destroyed whenever the view is hidden (no retainContextWhenHidden),
  * so each time it loads it posts `ready` and gets the mirror back as `restore`.
+ *
+ * Wiring, in short (the mapping from runtime events lives in src/host):
+ *   const panel = new ChatPanelProvider(extensionUri, {
+ *     onMessage: (m) => { switch (m.type) { case 'send': … case 'permission_decision': … } },
+ *     onInvalidMessage: (raw, err) => log.warn(err),
+ *     onInvalidPost: (msg, err) => log.error(err),
+ *   });
+ *   panel.post({ type: 'assistant_delta', id: blockId, text, stepId });   // as often as you like
+ *   panel.flush();                                                        // before a modal dialog
+ * The panel never echoes input: answer `send`/`steer` with an `item_add` of
+ * kind 'user' (delivery 'steer' for steering) and keep `queued` up to date.
  */
 export class ChatPanelProvider implements vscode.WebviewViewProvider {
   static readonly viewType = 'turnstone.chat';

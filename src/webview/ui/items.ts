@@ -70,6 +70,8 @@ class ThinkingView implements ItemView {
   private readonly label = el('span', { class: 'label' });
   private readonly body = el('div', { class: 'thinking-text' });
   private readonly startedAt = performance.now();
+  /** Only a block seen streaming can be timed here; a restored one without durationMs shows no time. */
+  private sawOpen = false;
   private item: Of<'thinking'> | undefined;
 
   constructor() {
@@ -83,11 +85,13 @@ class ThinkingView implements ItemView {
     const it = (this.item = item as Of<'thinking'>);
     const chars = `${formatInt(it.text.length)} chars`;
     if (it.open) {
+      this.sawOpen = true;
       this.label.textContent = `Thinking… · ${chars}`;
     } else {
-      const ms = it.durationMs ?? performance.now() - this.startedAt;
-      const seconds = ms < 1000 ? '<1' : String(Math.round(ms / 1000));
-      this.label.textContent = `Thought for ${seconds} s · ${chars}`;
+      const ms = it.durationMs ?? (this.sawOpen ? performance.now() - this.startedAt : undefined);
+      if (it.durationMs === undefined && ms !== undefined) it.durationMs = Math.round(ms);
+      const seconds = ms === undefined ? undefined : ms < 1000 ? '<1' : String(Math.round(ms / 1000));
+      this.label.textContent = seconds === undefined ? `Thought · ${chars}` : `Thought for ${seconds} s · ${chars}`;
     }
     this.summaryIcon.className = it.open ? 'codicon codicon-loading codicon-modifier-spin' : 'codicon codicon-lightbulb';
     this.fill(it);
