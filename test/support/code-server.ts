@@ -45,6 +45,8 @@ export interface CodeServerOptions {
   dataDir?: string;
   /** Fixed port (default: a free one). */
   port?: number;
+  /** Leave Workspace Trust on (the folder opens untrusted, in Restricted Mode). Default off. */
+  workspaceTrust?: boolean;
 }
 
 export interface CodeServer {
@@ -86,7 +88,8 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   } else if (options.workspaceTemplate) cpSync(options.workspaceTemplate, workspace, { recursive: true });
   else mkdirSync(workspace, { recursive: true });
   const settings = {
-    'security.workspace.trust.enabled': false,
+    'security.workspace.trust.enabled': options.workspaceTrust === true,
+    'security.workspace.trust.startupPrompt': 'never',
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'telemetry.telemetryLevel': 'off',
@@ -116,7 +119,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
       '--extensions-dir', extensionsDir,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       workspace,
     ],
