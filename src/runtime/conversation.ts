@@ -339,7 +339,7 @@ export class ConversationRuntime {
     if (!step.usage) return;
     const record = this.usage.record(step.usage);
     this.promptTokensSinceCompaction += promptTokens(step.usage);
-    this.emit({ type: 'usage', ...record });
+    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, stepCostUsd: record.stepCostUsd, costUsd: record.costUsd });
   }
 
   private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal): Promise<CompactionEvent | undefined> {
@@ -433,14 +433,14 @@ export class ConversationRuntime {
 
   // C3: a disk error must not kill the turn; say so once and carry on in memory.
   private persist(record: SessionRecord): void {
-    const store = this.ports.session;
-    if (!store) return;
-    store.append(record).catch((error: unknown) => {
-      if (this.sessionWarned) return;
-      this.sessionWarned = true;
-      this.emit({ type: 'warning', kind: 'session_write', message: `could not write the session file (${errorMessage(error)}); continuing in memory` });
-    });
+    this.ports.session?.append(record).catch(this.onSessionError);
   }
+
+  private readonly onSessionError = (error: unknown): void => {
+    if (this.sessionWarned) return;
+    this.sessionWarned = true;
+    this.emit({ type: 'warning', kind: 'session_write', message: `could not write the session file (${errorMessage(error)}); continuing in memory` });
+  };
 
   private emit(event: RuntimeEvent): void {
     this.events.emit(event);

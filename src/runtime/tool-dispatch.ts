@@ -25,9 +25,9 @@ export interface DispatchContext {
 
 /** Prompts are shown one at a time even when their tool uses run in parallel. */
 class PromptQueue {
-  private tail: Promise<unknown> = Promise.resolve();
+  private tail: Promise<unknown> | undefined;
   run(fn: () => Promise<PermissionDecision>): Promise<PermissionDecision> {
-    const next = this.tail.then(fn, fn);
+    const next = this.tail ? this.tail.then(fn, fn) : fn();
     this.tail = next.catch(() => undefined);
     return next;
   }
@@ -69,14 +69,21 @@ function assessFailure(name: string, error: unknown): string {
   return error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
 }
 
-/** Skips building the payload at all when nothing listens for `event`. */
-function runHook(ctx: DispatchContext, event: HookEventName, payload: () => HookPayload): Promise<HookResult> | HookResult {
-  if (ctx.hooks.has?.(event) === false) return NO_HOOK_RESULT;
-  return ctx.scope.race(ctx.hooks.run(event, payload(), ctx.signal));
+function hookConfigured(ctx: DispatchContext, event: HookEventName): boolean {
+  return ctx.hooks.has?.(event) !== false;
+}
+
+function runHook(ctx: DispatchContext, event: HookEventName, payload: HookPayload): Promise<HookResult> {
+  return ctx.scope.race(ctx.hooks.run(event, payload, ctx.signal));
 }
 
 function runToolUse(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<ToolResultRecord> {
   return runChecked(use, ctx, prompts).catch((error: unknown) => failed(ctx, use, error));
+}
+
+// Bound per tool use rather than a fresh closure: the hot path stays allocation-light.
+function emitProgress(ctx: DispatchContext, id: string, chunk: string): void {
+  ctx.emit({ type: 'tool_progress', id, chunk });
 }
 
 /** What an exception escaping the pipeline becomes: "aborted" after an interrupt, else a readable error. */
@@ -101,9 +108,7 @@ async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: Pro
   }
   if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
 
-  const subject = assessment.subject;
-  const pending = runHook(ctx, 'PreToolUse', () => ({ tool_name: name, tool_input: input, subject }));
-  const pre = pending instanceof Promise ? await pending : pending;
+  const pre = hookConfigured(ctx, 'PreToolUse') ? await runHook(ctx, 'PreToolUse', { tool_name: name, tool_input: input, subject: assessment.subject }) : NO_HOOK_RESULT;
   if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
   if (pre.outcome === 'cancelled') return deny(ctx, use, pre, 'the PreToolUse hook was cancelled');
   if (pre.outcome === 'failed') return deny(ctx, use, pre, 'the PreToolUse hook failed');
@@ -161,7 +166,7 @@ async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: Pro
   let isError: boolean;
   let fileChange: FileChange | undefined;
   try {
-    const onProgress = (chunk: string) => ctx.emit({ type: 'tool_progress', id, chunk });
+    const onProgress = emitProgress.bind(undefined, ctx, id);
     ({ content, isError, fileChange } = await ctx.scope.race(ctx.tools.execute(name, input, { signal: ctx.signal, onProgress })));
   } catch (error) {
     if (isAborted(error) || ctx.scope.aborted) throw error;
@@ -173,10 +178,8 @@ async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: Pro
 
   let post: HookResult;
   try {
-    const output = content;
-    const failed = isError;
-    const pendingPost = runHook(ctx, isError ? 'PostToolUseFailure' : 'PostToolUse', () => ({ tool_name: name, tool_input: input, subject: assessment.subject, tool_output: output, is_error: failed }));
-    post = pendingPost instanceof Promise ? await pendingPost : pendingPost;
+    const event = isError ? 'PostToolUseFailure' : 'PostToolUse';
+    post = hookConfigured(ctx, event) ? await runHook(ctx, event, { tool_name: name, tool_input: input, subject: assessment.subject, tool_output: content, is_error: isError }) : NO_HOOK_RESULT;
   } catch (error) {
     // The tool already ran: an interrupt during its PostToolUse hook keeps the real result.
     if (!isAborted(error)) throw error;

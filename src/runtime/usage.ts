@@ -81,7 +81,7 @@ export interface UsageRecord {
 }
 
 export class UsageTracker {
-  private total: Usage;
+  private readonly total: Usage;
   private totalCost = 0;
   private price: ModelPrice | undefined;
 
@@ -101,9 +101,13 @@ export class UsageTracker {
 
   record(step: Usage): UsageRecord {
     const stepCostUsd = costUsd(step, this.price);
-    this.total = addUsage(this.total, step);
+    const t = this.total;
+    t.input_tokens += step.input_tokens;
+    t.output_tokens += step.output_tokens;
+    t.cache_creation_input_tokens += step.cache_creation_input_tokens;
+    t.cache_read_input_tokens += step.cache_read_input_tokens;
     this.totalCost += stepCostUsd;
-    return { step: { ...step }, cumulative: { ...this.total }, stepCostUsd, costUsd: this.totalCost };
+    return { step, cumulative: { ...t }, stepCostUsd, costUsd: this.totalCost };
   }
 
   get cumulative(): Usage {
