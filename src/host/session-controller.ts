@@ -190,6 +190,18 @@ export class SessionController implements vscode.Disposable {
     this.runtime.setModel(s.model);
   }
 
+  /**
+   * Trust granted: tools (bash) and hooks were left out of this runtime, so it is
+   * rebuilt on the same history and usage, now or when the running turn ends.
+   */
+  onTrustGranted(): void {
+    if (this.current) {
+      void this.current.finally(() => this.onTrustGranted());
+      return;
+    }
+    if (this.runtime) this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage);
+  }
+
   dispose(): void {
     this.stop();
   }
