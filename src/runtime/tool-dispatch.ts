@@ -100,6 +100,8 @@ async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: Pro
   if (readOnly === undefined) return finish(ctx, use, `unknown tool: ${name}`, true);
 
   let input = use.input;
+  /** What the user's decision adds for the model, e.g. how they changed the proposal (told with the result). */
+  let userNote: string | undefined;
   let assessment: ToolUseAssessment;
   try {
     assessment = await ctx.tools.assess(name, input);
@@ -159,6 +161,7 @@ async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: Pro
     }
     if (decision.scope === 'session') ctx.policy.remember(outcome.suggestedRule);
     if (decision.updatedInput) input = decision.updatedInput;
+    userNote = decision.note;
     ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'allow', reason: outcome.reason, scope: decision.scope });
   }
 
@@ -174,6 +177,7 @@ async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: Pro
     isError = true;
   }
   if (fileChange) ctx.onFileChange(fileChange);
+  if (userNote && !isError) content = `${content}\n\n${userNote}`;
   content = mergeHookFeedback(pre.messages, content, false);
 
   let post: HookResult;
