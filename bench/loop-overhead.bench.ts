@@ -118,7 +118,7 @@ async function interleaved(a: Prepared, b: Prepared): Promise<{ ours: Sampled; b
   return { ours: stats(ta), bare: stats(tb) };
 }
 
-export default async function (): Promise<BenchResult[]> {
+async function loopOverheadBench(): Promise<BenchResult[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-bench-loop-'));
   const model = new InstantModel();
   let n = 0;
@@ -145,3 +145,9 @@ export default async function (): Promise<BenchResult[]> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+// The module's value is the bench function itself (with `.default` pointing to
+// it): bench/run.ts reads `.default` through require, and a plain ESM
+// `import('./bench/loop-overhead.bench.ts').then((m) => m.default())` gets
+// module.exports as its default, so both ways find a callable.
+module.exports = Object.assign(loopOverheadBench, { default: loopOverheadBench });
