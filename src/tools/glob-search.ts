@@ -41,9 +41,14 @@ export const globSearchTool = defineTool({
     const isMatch = picomatch(pattern, { dot: true });
     const skipDirs = new Set([...DEFAULT_SKIP_DIRS].filter((d) => !pattern.split('/').includes(d)));
     const matches: string[] = [];
-    const { truncated } = await walkFiles(
+    // Walk only below the pattern's literal folder prefix ("src" of "src/**/*.ts"): big trees, small answers.
+    const scan = picomatch.scan(pattern);
+    const base = scan.isGlob && scan.base && !scan.base.split('/').includes('..') ? scan.base : '';
+    const start = base ? path.join(resolved.real, ...base.split('/')) : resolved.real;
+    const startStat = base ? await env.workspace.stat(start) : stat;
+    const { truncated } = startStat?.type !== 'directory' ? { truncated: false } : await walkFiles(
       env.workspace,
-      resolved.real,
+      start,
       {
         skipDirs,
         respectGitignore: true,
@@ -53,7 +58,7 @@ export const globSearchTool = defineTool({
         signal: ctx.signal,
       },
       (file) => {
-        if (isMatch(file.relative)) matches.push(file.absolute);
+        if (isMatch(base ? `${base}/${file.relative}` : file.relative)) matches.push(file.absolute);
       },
     );
     const roots = await env.paths.roots();

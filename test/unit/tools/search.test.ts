@@ -121,6 +121,12 @@ describe('tools: glob_search details (Node adapter)', () => {
     assert.deepEqual((await glob({ pattern: '**/*.tmp' })).split('\n'), ['src/nested/keep.tmp']);
   });
 
+  it('walks from the literal prefix of the pattern and still applies the root .gitignore', async () => {
+    tree(env.root, { '.gitignore': 'src/gen/\n', 'src/a.ts': '', 'src/gen/g.ts': '', 'src/sub/b.ts': '', 'other/c.ts': '' });
+    assert.deepEqual((await glob({ pattern: 'src/**/*.ts' })).split('\n').sort(), ['src/a.ts', 'src/sub/b.ts']);
+    assert.match(await glob({ pattern: 'missing/**/*.ts' }), /No files match/);
+  });
+
   it('does not follow a symlinked folder (no escape, no cycle)', async () => {
     tree(env.root, { 'a/x.ts': '' });
     const outside = path.join(env.base, 'outside');
