@@ -343,7 +343,11 @@ export class ConversationRuntime {
   }
 
   private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal): Promise<CompactionEvent | undefined> {
-    const outcome = await compactHistory(this.history, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal });
+    // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
+    const outcome = await abortable(
+      compactHistory(this.history, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
+      signal,
+    );
     if (!outcome) return undefined;
     this.history = outcome.messages;
     this.persist({ type: 'snapshot', ts: this.clock.now(), reason: 'compaction', messages: outcome.messages });

@@ -3,7 +3,7 @@ import { autoCompactThreshold, compactHistory, HEALTH_PROBE_INPUT, localSummary,
 import { ConversationRuntime } from '../../../src/runtime/conversation';
 import { historyProblem } from '../../../src/runtime/history';
 import { type Message } from '../../../src/runtime/types';
-import { baseConfig, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
+import { baseConfig, deferred, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const said = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
@@ -86,6 +86,24 @@ describe('runtime: compaction', () => {
     assert.deepEqual(event, { trigger: 'manual', removedMessageCount: 2, summarySource: 'model' });
     assert.equal(rt.messages.length, 4);
     assert.equal(await new ConversationRuntime({ model, tools: memoryTools() }, baseConfig).compact(), undefined);
+  });
+
+  it('C1: an interrupt during a slow summary request ends the turn as aborted with a valid history', async () => {
+    const model = new ScriptedModel([step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(500))]);
+    const summaryStarted = deferred();
+    model.complete = async () => {
+      summaryStarted.resolve();
+      return new Promise(() => undefined);
+    };
+    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, keepRecent: 0, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '100' } });
+    const c = new AbortController();
+    const turn = rt.runTurn('go', { signal: c.signal });
+    await summaryStarted.promise;
+    c.abort();
+    const s = await turn;
+    assert.equal(s.outcome, 'aborted');
+    assert.equal(historyProblem(rt.messages), undefined);
+    assert.deepEqual(rt.messages.map((m) => m.role), ['user', 'assistant', 'user']);
   });
 
   it('C2: after a compaction a harmless glob probe runs before the next step', async () => {
