@@ -221,7 +221,7 @@ export class SessionController implements vscode.Disposable {
     const core = loadCore();
     const s = readSettings();
     const root = this.root();
-    const tools = core.createHostTools(this.deps.context, s);
+    const tools = core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m));
     // One bridge per runtime: its block ids and open blocks belong to this session.
     const bridge = new core.PanelBridge(this.deps.post);
     const runtime = new core.ConversationRuntime(

@@ -1,21 +1,34 @@
-// Picks the tool adapters for this window. The extension host runs where the
-// files are (extensionKind "workspace"), so Node's fs and child processes reach
-// the workspace directly, on local and remote (SSH, WSL, containers) alike.
-import * as os from 'node:os';
+// The tool executor for this window: files through vscode.workspace.fs (so
+// remote and virtual workspaces work), commands in the "Turnstone" terminal the
+// user can watch. No shell in Restricted Mode or in virtual workspaces.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type ToolExecutor } from '../runtime/types';
-import { NodeShell, NodeWorkspace } from '../tools/node-adapter';
 import { createToolExecutor } from '../tools/registry';
 import { type TurnstoneSettings } from './settings';
-import { bundledRipgrep } from './ripgrep';
+import { TerminalShell } from './terminal-shell';
+import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
 
-export function createHostTools(context: vscode.ExtensionContext, settings: TurnstoneSettings): ToolExecutor {
-  const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  const workspace = new NodeWorkspace(roots.length > 0 ? roots : [os.homedir()]);
+/** One terminal for the whole window, whichever session runs. */
+let terminal: TerminalShell | undefined;
+
+function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => void): TerminalShell {
+  if (!terminal) {
+    terminal = new TerminalShell({ log });
+    const created = terminal;
+    context.subscriptions.push(created, { dispose: () => (terminal = terminal === created ? undefined : terminal) });
+  }
+  return terminal;
+}
+
+export function createHostTools(context: vscode.ExtensionContext, settings: TurnstoneSettings, log: (m: string) => void): ToolExecutor {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri);
+  const workspace = new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]);
+  const local = folders[0]?.scheme === 'file';
   const outputDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'tool-output');
+  const ripgrepPath = vscodeRipgrepPath();
   return createToolExecutor(
-    { workspace, ...(vscode.workspace.isTrusted ? { shell: new NodeShell() } : {}) },
-    { ripgrepPath: bundledRipgrep(), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs } },
+    { workspace, ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
+    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs } },
   );
 }
