@@ -97,7 +97,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       void refreshNotices();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      controller.onTrustGranted();
+      controller.applySettings();
       void refreshNotices();
     }),
     keys.onDidChange(() => void refreshNotices()),

@@ -38,6 +38,8 @@ export class SessionController implements vscode.Disposable {
   private userItems = 0;
   private queued: { id: string; text: string; attachments: Attachment[] }[] = [];
   private authPrompted = false;
+  /** Settings or trust changed since the runtime was built (see applySettings). */
+  private stale = false;
   title = 'New session';
 
   constructor(private readonly deps: ControllerDeps) {
@@ -110,8 +112,14 @@ export class SessionController implements vscode.Disposable {
     const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter });
     this.current = turn;
     this.deps.onDidChangeState();
+    const started = Date.now();
     try {
-      return await turn;
+      const summary = await turn;
+      const u = summary.turnUsage;
+      this.deps.log.info(
+        `turn ${summary.outcome} in ${Date.now() - started} ms: ${summary.iterations} step(s), ${u.input_tokens} in / ${u.output_tokens} out, cache read ${u.cache_read_input_tokens} / write ${u.cache_creation_input_tokens}, session $${summary.costUsd.toFixed(4)}`,
+      );
+      return summary;
     } finally {
       this.current = undefined;
       this.abort = undefined;
@@ -182,24 +190,17 @@ export class SessionController implements vscode.Disposable {
     return event !== undefined;
   }
 
-  /** Applies changed settings to the live runtime (mode, model); the rest is read per turn. */
+  /**
+   * Settings changed or trust was granted. Mode and model apply to the running
+   * runtime at once; rules, hooks, limits and the tools (bash needs trust) are
+   * fixed per runtime, so it is rebuilt on the same history before the next turn.
+   */
   applySettings(): void {
     if (!this.runtime) return;
     const s = readSettings();
     this.runtime.setPermissionMode(this.effectiveMode(s));
     this.runtime.setModel(s.model);
-  }
-
-  /**
-   * Trust granted: tools (bash) and hooks were left out of this runtime, so it is
-   * rebuilt on the same history and usage, now or when the running turn ends.
-   */
-  onTrustGranted(): void {
-    if (this.current) {
-      void this.current.finally(() => this.onTrustGranted());
-      return;
-    }
-    if (this.runtime) this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage);
+    this.stale = true;
   }
 
   dispose(): void {
@@ -207,10 +208,10 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async ensureRuntime(): Promise<ConversationRuntime> {
-    if (this.runtime) {
-      this.applySettings();
-      return this.runtime;
+    if (this.runtime && this.stale) {
+      this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage);
     }
+    if (this.runtime) return this.runtime;
     const s = readSettings();
     this.store = await loadCore().JsonlSessionStore.create(this.sessionsDir(), { cwd: this.root()?.fsPath ?? '', model: s.model });
     this.runtime = this.createRuntime([], undefined);
@@ -218,6 +219,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   private createRuntime(messages: Message[], usage: Usage | undefined): ConversationRuntime {
+    this.stale = false;
     const core = loadCore();
     const s = readSettings();
     const root = this.root();
