@@ -205,7 +205,7 @@ class ToolCardView implements ItemView {
 function meta(view: ToolView): (Node | string)[] {
   switch (view.kind) {
     case 'read':
-      return view.lines !== undefined ? [`${formatInt(view.lines)} lines`] : [];
+      return view.lines !== undefined ? [`${formatInt(view.lines)} ${view.lines === 1 ? 'line' : 'lines'}`] : [];
     case 'edit':
       return [
         view.created ? el('span', { class: 'created' }, 'new ') : '',
