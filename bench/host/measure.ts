@@ -19,10 +19,12 @@ export async function run(): Promise<void> {
   await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
   await config.update('permissionMode', 'bypassPermissions', vscode.ConfigurationTarget.Global);
   await config.update('maxIterations', STEPS + 10, vscode.ConfigurationTarget.Global);
+  // Warm-up turn: loads the core bundle, the SDK and the tools, so the growth measured below is the session's, not code loading.
+  server.enqueue(toolUseReply([{ id: 'tu_warm', name: 'glob_search', input: { pattern: '**/*.warm' } }]), textReply('Warm.'));
+  await api.sendPrompt('warm up');
   for (let i = 0; i < STEPS - 1; i++) server.enqueue(toolUseReply([{ id: `tu_${i}`, name: 'glob_search', input: { pattern: `**/*.nothing${i}` } }], { text: `Step ${i}: looking around. `.repeat(5) }));
   server.enqueue(textReply('Done.'));
 
-  // Warm the lazy modules (SDK, tools) with one turn so the growth is the session's, not code loading.
   global.gc?.();
   const before = process.memoryUsage();
   const t1 = performance.now();
