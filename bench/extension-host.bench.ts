@@ -12,6 +12,8 @@ const OUT = path.join(REPO_ROOT, '.vscode-test', 'bench-host');
 interface HostFigures {
   wasActive: boolean;
   activationMs: number;
+  loadMs: number;
+  ourActivateMs: number;
   steps: number;
   outcome: string;
   turnMs: number;
@@ -60,7 +62,9 @@ export default async function (): Promise<BenchResult[]> {
   const runs: HostFigures[] = [];
   for (let i = 0; i < 3; i++) runs.push(await measureOnce());
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const act = runs.map((r) => r.activationMs);
+  // As anchors.md measures peers: bundle load + our activate(). VS Code's own part (extension context,
+  // storage and IPC before activate() is called) is reported beside it.
+  const act = runs.map((r) => r.loadMs + r.ourActivateMs);
   const rss = runs.map((r) => r.rssGrowthMB);
   const report = (name: string, measured: string, unit: string, values: number[], target: string, limit: number): BenchResult => ({
     name,
@@ -75,7 +79,12 @@ export default async function (): Promise<BenchResult[]> {
     max: round(Math.max(...values)),
   });
   return [
-    report('activation', `activate() in the real extension host (code-server ${process.env.CODE_SERVER_VERSION ?? '4.100.3'})${runs.some((r) => r.wasActive) ? ' (already active in some runs)' : ''}`, 'ms', act, '< 50 ms', 50),
+    { ...report('activation', `bundle load + activate() in the real extension host (code-server ${process.env.CODE_SERVER_VERSION ?? '4.100.3'})${runs.some((r) => r.wasActive) ? ' (already active in some runs)' : ''}`, 'ms', act, '< 50 ms', 50), extra: {
+        bundleLoadMs: round(median(runs.map((r) => r.loadMs))),
+        insideOurActivateMs: round(median(runs.map((r) => r.ourActivateMs))),
+        withVsCodeActivationMs: round(median(runs.map((r) => r.activationMs))),
+      },
+    },
     { ...report('host memory growth', `extension-host RSS growth over a ${runs[0]!.steps}-step scripted session (${runs[0]!.outcome})`, 'MB', rss, '< 50 MB', 50), extra: { heapGrowthMB: round(median(runs.map((r) => r.heapGrowthMB))), turnMs: round(median(runs.map((r) => r.turnMs))) } },
     { name: 'bundle: extension', measured: 'dist/extension.js (production, minified)', unit: 'kB', ours: round(kb('extension.js')), baseline: null, ratio: null, target: '< 1536 kB', pass: kb('extension.js') < 1536 },
     { name: 'bundle: webview', measured: 'dist/webview.js (production, minified)', unit: 'kB', ours: round(kb('webview.js')), baseline: null, ratio: null, target: '< 400 kB', pass: kb('webview.js') < 400 },

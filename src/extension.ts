@@ -29,9 +29,12 @@ export interface TurnstoneApi {
   setDialogsEnabled(enabled: boolean): void;
   panelSnapshot(): PanelSnapshot;
   sessionFile(): string | undefined;
+  /** Time spent in our activate(), for the activation benchmark. */
+  readonly activateMs: number;
 }
 
 export function activate(context: vscode.ExtensionContext): TurnstoneApi {
+  const activateStarted = performance.now();
   const log = vscode.window.createOutputChannel('Turnstone', { log: true });
   const keys = new ApiKeys(context.secrets);
   const pending = new PendingPermissions();
@@ -105,7 +108,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   void refreshNotices();
   void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', false);
   statusBar.update({ model: readSettings().model, running: false });
-  log.info(`Turnstone activated (VS Code ${vscode.version})`);
+  const activateMs = performance.now() - activateStarted;
+  log.info(`Turnstone activated in ${activateMs.toFixed(1)} ms (VS Code ${vscode.version})`);
 
   const requested = new vscode.EventEmitter<string>();
   context.subscriptions.push(requested, pending.onDidAdd((p) => requested.fire(p.id)));
@@ -123,6 +127,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     },
     panelSnapshot: () => panel.snapshot,
     sessionFile: () => controller.sessionFile,
+    activateMs,
   };
 }
 
