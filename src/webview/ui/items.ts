@@ -301,7 +301,8 @@ class PermissionView implements ItemView {
       button('Deny with feedback…', () => this.openFeedback(), { secondary: true, cls: 'perm-feedback' }),
     ];
     for (const b of buttons) b.disabled = locked;
-    const diff = it.canOpenDiff ? button('Open diff', () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
+    // The proposal's diff tab closes once the request is settled: nothing left to open.
+    const diff = it.canOpenDiff && !settled ? button('Open diff', () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
     const state = settled
       ? `${SETTLED_TEXT[settled.decision]}${settled.by ? BY_TEXT[settled.by] : ''}${settled.feedback ? `: “${settled.feedback}”` : ''}`
       : this.pendingDecision
