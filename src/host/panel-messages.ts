@@ -9,7 +9,7 @@ import { type Attachment as PanelAttachment, type HostEvent, type WebviewToHost 
 import { selectionAttachment } from './commands';
 import { toolUseIdOfPermissionItem } from './permission-ids';
 import { type PendingPermissions } from './pending-permissions';
-import { ORIGINAL_SCHEME } from './proposal-documents';
+import { ORIGINAL_SCHEME, type OriginalContentProvider } from './proposal-documents';
 import { type Attachment, type SessionController } from './session-controller';
 
 export interface PanelMessageDeps {
@@ -17,6 +17,7 @@ export interface PanelMessageDeps {
   pending: PendingPermissions;
   log: vscode.LogOutputChannel;
   post: (event: HostEvent) => void;
+  originals: OriginalContentProvider;
 }
 
 const MAX_ATTACHMENT_BYTES = 200_000;
@@ -98,6 +99,17 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       if (entry?.proposedUri) {
         const original = entry.proposedUri.with({ scheme: ORIGINAL_SCHEME });
         await vscode.commands.executeCommand('vscode.diff', original, entry.proposedUri, `${path.basename(entry.proposedUri.path)} ↔ proposed by Turnstone`);
+        return;
+      }
+      // A finished edit: its before/after as the turn recorded them (C5).
+      const change = m.toolId ? controller.editOf(m.toolId) : undefined;
+      if (change) {
+        const name = path.basename(change.path);
+        const before = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/edits/${m.toolId}/before/${name}` });
+        const after = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/edits/${m.toolId}/after/${name}` });
+        deps.originals.set(before, change.before ?? '');
+        deps.originals.set(after, change.after ?? '');
+        await vscode.commands.executeCommand('vscode.diff', before, after, `${name} (edited by Turnstone)`);
       }
       return;
     }

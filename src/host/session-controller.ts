@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
 import { type ConversationRuntime } from '../runtime/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
-import { type Message, type Usage } from '../runtime/types';
+import { type FileChange, type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
 import { type ApiKeys } from './secrets';
 import { loadCore } from './load-core';
@@ -38,6 +38,8 @@ export class SessionController implements vscode.Disposable {
   private userItems = 0;
   private queued: { id: string; text: string; attachments: Attachment[] }[] = [];
   private authPrompted = false;
+  /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
+  private readonly edits = new Map<string, FileChange>();
   /** Settings or trust changed since the runtime was built (see applySettings). */
   private stale = false;
   title = 'New session';
@@ -59,6 +61,9 @@ export class SessionController implements vscode.Disposable {
   }
   get sessionFile(): string | undefined {
     return this.store?.path;
+  }
+  editOf(toolUseId: string): FileChange | undefined {
+    return this.edits.get(toolUseId);
   }
   get messages(): readonly Message[] {
     return this.runtime?.messages ?? [];
@@ -263,6 +268,10 @@ export class SessionController implements vscode.Disposable {
     );
     runtime.subscribe((event) => {
       bridge.handle(event);
+      if (event.type === 'tool_finished' && event.fileChange) {
+        this.edits.set(event.id, event.fileChange);
+        if (this.edits.size > 50) this.edits.delete(this.edits.keys().next().value!);
+      }
       if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
       if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}): ${event.message}`);
       if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.reason}`);

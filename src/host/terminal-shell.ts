@@ -176,8 +176,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
     let timedOut = false;
     let interrupted = false;
     let completed = false;
-    let eventExitCode: number | null = null;
-    let fileStatus: number | undefined;
+    let fileStatus: number | null | undefined;
     const fromFile = new BoundedOutput();
     const fromStream = new BoundedOutput();
     let fileSeen = false;
@@ -195,7 +194,6 @@ export class TerminalShell implements Shell, vscode.Disposable {
     disposables.push(
       vscode.window.onDidEndTerminalShellExecution((e) => {
         if (e.execution !== execution) return;
-        eventExitCode = e.exitCode ?? null;
         endEventSeen = true;
         endEvent();
         ended();
@@ -257,6 +255,9 @@ export class TerminalShell implements Shell, vscode.Disposable {
         // Capture does not need the event; the terminal stays (its next command is usually seen).
         if (!endEventSeen) this.log('shell integration missed the end of a command; output and status came from the capture files');
       }
+      // The end event can beat the 100 ms poll to the status file. The event's own exit code is that of
+      // the trailing `echo … > status`, never the command's, so read the file (it is written before that).
+      if (fileStatus === undefined && !timedOut && !interrupted) fileStatus = await readStatus(files.status, 2000);
       await Promise.race([reading, sleep(300)]);
       await tail.pump();
     } finally {
@@ -270,7 +271,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
     }
     const output = fileSeen ? fromFile.toString() : fromStream.toString();
     if (!fileSeen) options.onOutput?.(output);
-    const exitCode = fileStatus ?? eventExitCode;
+    // Without the status file the exit code is unknown: the end event's code belongs to the trailing echo.
+    const exitCode = fileStatus ?? null;
     return { exitCode: timedOut || interrupted ? null : exitCode, output, timedOut, interrupted };
   }
 
@@ -329,6 +331,18 @@ export class TerminalShell implements Shell, vscode.Disposable {
     } finally {
       session.interrupt = undefined;
     }
+  }
+}
+
+/** The exit status the command line wrote, waiting up to `withinMs` for it to land; null if it never does. */
+async function readStatus(file: string, withinMs: number): Promise<number | null> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const text = await fs.promises.readFile(file, 'utf8').catch(() => '');
+    const status = Number.parseInt(text.trim(), 10);
+    if (!Number.isNaN(status)) return status;
+    if (Date.now() > deadline) return null;
+    await sleep(50);
   }
 }
 
