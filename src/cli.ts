@@ -10,7 +10,6 @@ import { ConversationRuntime } from './runtime/conversation';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
 import { buildSystemPrompt } from './runtime/system-prompt';
-import { ModelError, type ModelClient } from './runtime/types';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor } from './tools/registry';
 import { findOnPath } from './cli/which';
@@ -38,31 +37,6 @@ function modelOptions(env: NodeJS.ProcessEnv): ModelClientOptions | { error: str
   return { error: `unknown TURNSTONE_PROVIDER '${provider}': use anthropic or openai-compatible` };
 }
 
-/** Remembers the request id of the last failed model request, for the error line. */
-function withRequestIdCapture(inner: ModelClient): { client: ModelClient; readonly lastRequestId: string | undefined } {
-  const state: { lastRequestId: string | undefined } = { lastRequestId: undefined };
-  const remember = (error: unknown) => {
-    if (error instanceof ModelError && error.details.requestId) state.lastRequestId = error.details.requestId;
-    return error;
-  };
-  const client: ModelClient = {
-    async *stream(request, signal) {
-      try {
-        yield* inner.stream(request, signal);
-      } catch (error) {
-        throw remember(error);
-      }
-    },
-    complete: (request, signal) => inner.complete(request, signal).catch((error: unknown) => Promise.reject(remember(error))),
-  };
-  return {
-    client,
-    get lastRequestId() {
-      return state.lastRequestId;
-    },
-  };
-}
-
 async function openSession(file: string, cwd: string, model: string): Promise<{ store: JsonlSessionStore; loaded: LoadedSession | undefined }> {
   if (existsSync(file)) {
     const loaded = await loadSession(file);
@@ -87,9 +61,8 @@ async function run(config: CliConfig): Promise<number> {
     { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell() },
     { ripgrepPath: findOnPath('rg'), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
   );
-  const model_ = withRequestIdCapture(createModelClient(options));
   const runtime = new ConversationRuntime(
-    { model: model_.client, tools, ...(session ? { session: session.store } : {}) },
+    { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },
     {
       model,
       systemPrompt: buildSystemPrompt({
@@ -121,12 +94,7 @@ async function run(config: CliConfig): Promise<number> {
   try {
     const summary = await runtime.runTurn(config.prompt, { signal: controller.signal });
     await session?.store.flush();
-    const result = toCliResult(summary, session?.store.path);
-    // The provider's request id is what a user quotes to support; keep it with the message.
-    if (result.is_error && model_.lastRequestId && !result.result.includes(model_.lastRequestId)) {
-      result.result = `${result.result} (request id ${model_.lastRequestId})`;
-    }
-    renderer.finish(result);
+    renderer.finish(toCliResult(summary, session?.store.path));
     if (summary.outcome === 'aborted') return 130;
     return summary.outcome === 'completed' ? 0 : 1;
   } finally {

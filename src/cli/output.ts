@@ -22,8 +22,11 @@ export interface CliResult {
 
 export function toCliResult(summary: TurnSummary, sessionFile: string | undefined): CliResult {
   const failed = summary.outcome !== 'completed';
+  const error = summary.error;
+  // The provider's request id is what a user quotes to support; keep it with the message.
+  const errorText = error && (error.requestId && !error.message.includes(error.requestId) ? `${error.message} (request id ${error.requestId})` : error.message);
   return {
-    result: failed && summary.error ? summary.error.message : summary.finalText,
+    result: failed && errorText ? errorText : summary.finalText,
     is_error: failed,
     iterations: summary.iterations,
     usage: {

@@ -112,7 +112,10 @@ export class PanelBridge {
         break;
       case 'turn_failed':
         this.closeBlocks();
-        this.post({ type: 'item_add', item: { kind: 'error', id: this.newBlockId('e'), message: event.message, errorKind: event.kind, retryable: true } });
+        this.post({
+          type: 'item_add',
+          item: { kind: 'error', id: this.newBlockId('e'), message: event.requestId ? `${event.message} (request id ${event.requestId})` : event.message, errorKind: event.kind, retryable: true },
+        });
         this.post({ type: 'turn', state: 'idle' });
         break;
       case 'turn_ended':

@@ -273,7 +273,7 @@ export class SessionController implements vscode.Disposable {
         if (this.edits.size > 50) this.edits.delete(this.edits.keys().next().value!);
       }
       if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
-      if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}): ${event.message}`);
+      if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}${event.requestId ? `, request ${event.requestId}` : ''}): ${event.message}`);
       if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.reason}`);
       if (event.type === 'warning') this.deps.log.warn(event.message);
     });

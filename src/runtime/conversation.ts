@@ -196,7 +196,8 @@ export class ConversationRuntime {
       if (signal.aborted || isAborted(error)) summary = this.finishAborted(turn);
       else {
         const kind: RuntimeErrorKind = error instanceof RuntimeError || error instanceof ModelError ? error.kind : 'internal';
-        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error) });
+        const requestId = error instanceof ModelError ? error.details.requestId : undefined;
+        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}) });
       }
     }
     turn.scope.dispose();
@@ -376,14 +377,14 @@ export class ConversationRuntime {
     }
   }
 
-  private finish(turn: TurnState, outcome: 'completed' | 'failed', error?: { kind: RuntimeErrorKind; message: string }): TurnSummary {
+  private finish(turn: TurnState, outcome: 'completed' | 'failed', error?: TurnSummary['error']): TurnSummary {
     // Steering that never reached the model is kept for the next turn, never lost.
     this.queuedInputs.push(...this.interjections.splice(0));
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
     this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, ...(error ? { error } : {}) });
-    if (error) this.emit({ type: 'turn_failed', turnId: turn.id, kind: error.kind, message: error.message, summary });
+    if (error) this.emit({ type: 'turn_failed', turnId: turn.id, kind: error.kind, message: error.message, ...(error.requestId ? { requestId: error.requestId } : {}), summary });
     else this.emit({ type: 'turn_ended', summary });
     return summary;
   }

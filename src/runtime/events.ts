@@ -36,7 +36,8 @@ export interface TurnSummary {
   finalText: string;
   /** C5: files this turn changed, before its first change and after its last. */
   fileChanges: FileChange[];
-  error?: { kind: RuntimeErrorKind; message: string };
+  /** `requestId`: the provider's id of the failed request, what a user quotes to support. */
+  error?: { kind: RuntimeErrorKind; message: string; requestId?: string };
 }
 
 export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook';
@@ -62,7 +63,7 @@ export type RuntimeEvent =
   | { type: 'interjection_applied'; text: string }
   | { type: 'warning'; kind: WarningKind; message: string }
   | { type: 'turn_ended'; summary: TurnSummary }
-  | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; summary: TurnSummary }
+  | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; requestId?: string; summary: TurnSummary }
   | { type: 'turn_aborted'; turnId: string; summary: TurnSummary };
 
 export type RuntimeEventListener = (event: RuntimeEvent) => void;

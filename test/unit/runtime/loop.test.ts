@@ -187,6 +187,15 @@ describe('runtime: the turn loop', () => {
     assert.deepEqual(rt.messages[0]!.content.map((b) => (b.type === 'text' ? b.text : '')), ['first', 'second']);
   });
 
+  it('T6: a failed turn carries the provider request id in its summary and turn_failed event', async () => {
+    const model = new ScriptedModel([new ModelError('invalid_request', 'bad request', { status: 400, requestId: 'req_t6' })]);
+    const rt = new ConversationRuntime({ model, tools: memoryTools() }, baseConfig);
+    const events = recordEvents(rt);
+    const failed = await rt.runTurn('first');
+    assert.deepEqual(failed.error, { kind: 'invalid_request', message: 'bad request', requestId: 'req_t6' });
+    assert.ok(events.some((e) => e.type === 'turn_failed' && e.requestId === 'req_t6'));
+  });
+
   it('T7: steering lands after the tool results of its step', async () => {
     const toolRunning = deferred();
     const release = deferred();
