@@ -9,3 +9,4 @@ export { createTwoFilesPatch } from 'diff';
 export { createSettingsAwareModelClient } from './model-client';
 export { createHostTools } from './tools';
 export { itemsFromHistory, PanelBridge } from './panel-bridge';
+export { diffStats } from '../webview/tool-view';

@@ -117,7 +117,7 @@ export class NativePermissionPrompter implements PermissionPrompter {
       if (typeof description === 'string' && description.trim()) lines.push('', `Purpose (as the model states it): ${description.trim()}`);
       lines.push('', `Working directory: ${vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '(none)'}`);
     } else if (req.preview) {
-      const { added, removed } = countLines(req.preview.before ?? '', req.preview.after ?? '');
+      const { added, removed } = loadCore().diffStats(req.preview.before, req.preview.after);
       lines.push(`${vscode.workspace.asRelativePath(req.preview.path)}: +${added} −${removed} lines. The proposal is open in the diff editor, where you can change it before allowing.`);
     }
     lines.push('', `Why Turnstone asks: ${req.reason}`);
@@ -159,21 +159,4 @@ export class NativePermissionPrompter implements PermissionPrompter {
     this.deps.originals.delete(original);
     this.deps.proposals.remove(proposed);
   }
-}
-
-export function countLines(before: string, after: string): { added: number; removed: number } {
-  // Cheap estimate for the dialog; the tool result carries the exact diff.
-  const a = before === '' ? [] : before.split('\n');
-  const b = after === '' ? [] : after.split('\n');
-  const setA = new Map<string, number>();
-  for (const l of a) setA.set(l, (setA.get(l) ?? 0) + 1);
-  let common = 0;
-  for (const l of b) {
-    const n = setA.get(l) ?? 0;
-    if (n > 0) {
-      common++;
-      setA.set(l, n - 1);
-    }
-  }
-  return { added: b.length - common, removed: a.length - common };
 }
