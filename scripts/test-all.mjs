@@ -1,15 +1,21 @@
-// `npm test`: typecheck, lint, unit tests (plain Node), integration tests (inside
+// `npm test`: typecheck, lint, unit and reliability tests (plain Node), integration tests (inside
 // a real VS Code extension host) and e2e tests (Playwright driving the real
 // workbench), in that order. Every part runs even when an earlier one fails, so
 // one run shows everything; the exit code is non-zero if any part failed or ran
 // no test. The last line sums the tests: `tests: N passed, N failed`.
 import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+// Every part (mocha, the extension host, the e2e runner) records its
+// reliability scenarios here; `npm run reliability:table` renders them.
+process.env.TURNSTONE_RELIABILITY_LOG ??= resolve('test-results/reliability.jsonl');
 
 const parts = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'], gate: true },
   { name: 'lint', cmd: ['npx', 'eslint', '--max-warnings', '0', '.'], gate: true },
   { name: 'build', cmd: ['node', 'esbuild.mjs'], gate: true },
   { name: 'unit', cmd: ['npx', 'mocha', '--config', '.mocharc.json'], counts: 'mocha' },
+  { name: 'reliability', cmd: ['npx', 'mocha', '--config', '.mocharc.reliability.json'], counts: 'mocha' },
   { name: 'prepare VS Code', cmd: ['bash', 'scripts/prepare-vscode.sh'], gate: true, before: 'integration' },
   { name: 'integration', cmd: ['npx', 'tsx', 'test/run-integration.ts'], counts: 'turnstone' },
   { name: 'e2e', cmd: ['npx', 'mocha', '--config', '.mocharc.e2e.json'], counts: 'mocha' },

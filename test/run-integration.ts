@@ -12,6 +12,8 @@ import { launchChromium, REPO_ROOT, startCodeServer, waitForWorkbench } from './
 const OUT = path.join(REPO_ROOT, '.vscode-test', 'integration-build');
 const verbose = Boolean(process.env.TURNSTONE_VERBOSE);
 const TIMEOUT_MS = Number(process.env.TURNSTONE_INTEGRATION_TIMEOUT_MS ?? 15 * 60_000);
+// The extension host inherits this: its reliability scenarios land beside the mocha ones.
+process.env.TURNSTONE_RELIABILITY_LOG ??= path.join(REPO_ROOT, 'test-results', 'reliability.jsonl');
 
 interface Suite {
   name: string;
