@@ -1,20 +1,30 @@
 // C5 "undo turn": show every file the last turn changed as one multi-file diff
 // (current → restored), ask, then restore each file's content from before the
 // turn. A file the user changed since the turn is named in the question.
+// Restoring goes through the same atomic write as the tools and keeps the
+// file's encoding (UTF-16, BOM), so undo never half-writes or re-encodes.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type FileChange } from '../runtime/types';
+import { decodeText, detectEncoding, encodeText, type TextEncodingName } from '../tools/text';
 import { type OriginalContentProvider, ORIGINAL_SCHEME } from './proposal-documents';
+import { VsCodeWorkspace } from './vscode-workspace';
 
 export interface UndoResult {
   restored: string[];
   skipped: string[];
 }
 
-async function readOrNull(file: string): Promise<string | null> {
+interface CurrentFile {
+  text: string;
+  encoding: TextEncodingName;
+}
+
+async function readOrNull(file: string): Promise<CurrentFile | null> {
   try {
-    return await fs.readFile(file, 'utf8');
+    const bytes = await fs.readFile(file);
+    return { text: decodeText(bytes).text, encoding: detectEncoding(bytes) };
   } catch {
     return null;
   }
@@ -30,14 +40,14 @@ export async function undoTurn(
     return undefined;
   }
   const current = await Promise.all(changes.map((c) => readOrNull(c.path)));
-  const changedSince = changes.filter((c, i) => current[i] !== c.after).map((c) => c.path);
+  const changedSince = changes.filter((c, i) => (current[i]?.text ?? null) !== c.after).map((c) => c.path);
 
   // Left: the file now; right: what undo would restore.
   const stamp = Date.now();
   const resources = changes.map((c, i) => {
     const now = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/undo-${stamp}/now/${path.basename(c.path)}`, query: c.path });
     const restored = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/undo-${stamp}/restored/${path.basename(c.path)}`, query: c.path });
-    originals.set(now, current[i] ?? '');
+    originals.set(now, current[i]?.text ?? '');
     originals.set(restored, c.before ?? '');
     return [vscode.Uri.file(c.path), now, restored] as const;
   });
@@ -54,12 +64,14 @@ export async function undoTurn(
       if (choice !== 'Undo Changes') return undefined;
     }
     const result: UndoResult = { restored: [], skipped: [] };
-    for (const c of changes) {
+    const workspace = new VsCodeWorkspace();
+    for (const [i, c] of changes.entries()) {
       try {
         if (c.before === null) await fs.rm(c.path, { force: true });
         else {
           await fs.mkdir(path.dirname(c.path), { recursive: true });
-          await fs.writeFile(c.path, c.before, 'utf8');
+          // Edits keep a file's encoding, so the file as it is now tells the encoding of its before.
+          await workspace.writeFile(c.path, encodeText(c.before, current[i]?.encoding ?? 'utf8'));
         }
         result.restored.push(c.path);
       } catch {

@@ -138,6 +138,40 @@ describe('turns in the real extension host', function () {
     assert.ok(third.includes('+gamma'));
   });
 
+  it('C5: undoTurn restores a UTF-16 file byte for byte (encoding and BOM kept) and a created file is removed', async () => {
+    await config().update('permissionMode', 'acceptEdits', vscode.ConfigurationTarget.Global);
+    const file = path.join(root(), 'wide.txt');
+    const original = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('größe: 1\r\nnext\r\n', 'utf16le')]);
+    fs.writeFileSync(file, original);
+    const created = path.join(root(), 'made-by-turn.txt');
+    fs.rmSync(created, { force: true });
+    server.enqueue(
+      toolUseReply([{ id: 'tu_r16', name: 'read_file', input: { path: 'wide.txt' } }]),
+      toolUseReply([
+        { id: 'tu_e16', name: 'edit_file', input: { path: 'wide.txt', old_string: 'größe: 1', new_string: 'größe: 2' } },
+        { id: 'tu_w16', name: 'write_file', input: { path: 'made-by-turn.txt', content: 'new\n' } },
+      ]),
+      textReply('Bumped.'),
+    );
+    const summary = await turnstone.sendPrompt('bump the size');
+    assert.equal(summary.outcome, 'completed');
+    const edited = fs.readFileSync(file);
+    assert.deepEqual([...edited.subarray(0, 2)], [0xff, 0xfe], 'the edit kept the BOM');
+    assert.equal(edited.subarray(2).toString('utf16le'), 'größe: 2\r\nnext\r\n');
+    assert.ok(fs.existsSync(created));
+
+    const undone = (await vscode.commands.executeCommand('turnstone.undoTurn', { confirm: false })) as { restored: string[]; skipped: string[] };
+    assert.deepEqual(undone.skipped, []);
+    assert.equal(undone.restored.length, 2);
+    assert.ok(fs.readFileSync(file).equals(original), 'byte-identical to before the turn');
+    assert.equal(fs.existsSync(created), false);
+    assert.deepEqual(
+      fs.readdirSync(root()).filter((n) => n.includes('.turnstone-')),
+      [],
+      'no temp file left behind',
+    );
+  });
+
   it('a denial with feedback reaches the model and the file stays unchanged', async () => {
     await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
     turnstone.setDialogsEnabled(false);
