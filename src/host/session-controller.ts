@@ -198,7 +198,8 @@ export class SessionController implements vscode.Disposable {
   /**
    * Settings changed or trust was granted. Mode and model apply to the running
    * runtime at once; rules, hooks, limits and the tools (bash needs trust) are
-   * fixed per runtime, so it is rebuilt on the same history before the next turn.
+   * fixed per runtime, so it is rebuilt on the same history before the next turn,
+   * keeping the user's "allow for this session" answers (new deny rules still win).
    */
   applySettings(): void {
     if (!this.runtime) return;
@@ -214,7 +215,7 @@ export class SessionController implements vscode.Disposable {
 
   private async ensureRuntime(): Promise<ConversationRuntime> {
     if (this.runtime && this.stale) {
-      this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage);
+      this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage, this.runtime.sessionRules);
     }
     if (this.runtime) return this.runtime;
     const s = readSettings();
@@ -223,7 +224,7 @@ export class SessionController implements vscode.Disposable {
     return this.runtime;
   }
 
-  private createRuntime(messages: Message[], usage: Usage | undefined): ConversationRuntime {
+  private createRuntime(messages: Message[], usage: Usage | undefined, sessionRules: readonly string[] = []): ConversationRuntime {
     this.stale = false;
     const core = loadCore();
     const s = readSettings();
@@ -264,7 +265,7 @@ export class SessionController implements vscode.Disposable {
         permissionRules: { allow: s.allow, deny: s.deny, ask: s.ask },
         autoCompactInputTokens: s.autoCompactInputTokens,
       },
-      { messages, ...(usage ? { usage } : {}) },
+      { messages, sessionRules, ...(usage ? { usage } : {}) },
     );
     runtime.subscribe((event) => {
       bridge.handle(event);

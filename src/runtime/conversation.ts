@@ -60,6 +60,8 @@ export interface ConversationPorts {
 export interface ConversationHistory {
   messages?: Message[];
   usage?: Usage;
+  /** "Allow for this session" answers of the runtime this one replaces (a settings rebuild keeps them). */
+  sessionRules?: readonly string[];
 }
 
 export interface RunTurnOptions {
@@ -108,6 +110,7 @@ export class ConversationRuntime {
   ) {
     this.history = [...(resume.messages ?? [])];
     this.policy = new PermissionPolicy(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
+    for (const rule of resume.sessionRules ?? []) this.policy.remember(rule);
     this.usage = new UsageTracker(config.model, config.prices, resume.usage);
     this.hooks = ports.hooks ?? noHooks;
     this.clock = ports.clock ?? systemClock;
@@ -133,6 +136,10 @@ export class ConversationRuntime {
   }
   get permissionMode(): PermissionMode {
     return this.policy.mode;
+  }
+  /** What "allow for this session" answers have remembered so far. */
+  get sessionRules(): readonly string[] {
+    return this.policy.sessionRules;
   }
   /** C5: the last finished turn's file changes, for "undo turn". */
   get lastTurnDiff(): TurnDiff | undefined {

@@ -175,6 +175,32 @@ describe('runtime: permissions', () => {
     assert.equal(once.requests.length, 2);
   });
 
+  it('P3: session answers carry over to a rebuilt runtime (settings change), and a new deny rule still wins', async () => {
+    const first = new ConversationRuntime(
+      { model: new ScriptedModel([step('', [{ id: 'a', name: 'bash', input: { command: 'npm test' } }]), step('done')]), tools: memoryTools() },
+      baseConfig,
+    );
+    await first.runTurn('test', { prompter: new ScriptedPrompter({ kind: 'allow', scope: 'session' }) });
+    assert.deepEqual(first.sessionRules, ['bash(npm test:*)']);
+
+    const rebuilt = new ConversationRuntime(
+      { model: new ScriptedModel([step('', [{ id: 'b', name: 'bash', input: { command: 'npm test -- -g x' } }]), step('done')]), tools: memoryTools() },
+      baseConfig,
+      { messages: [...first.messages], sessionRules: first.sessionRules },
+    );
+    const asked = new ScriptedPrompter({ kind: 'deny' });
+    await rebuilt.runTurn('again', { prompter: asked });
+    assert.equal(asked.requests.length, 0, 'remembered across the rebuild');
+
+    const denied = new ConversationRuntime(
+      { model: new ScriptedModel([step('', [{ id: 'c', name: 'bash', input: { command: 'npm test' } }]), step('done')]), tools: memoryTools() },
+      { ...baseConfig, permissionRules: { deny: ['bash(npm test:*)'] } },
+      { sessionRules: first.sessionRules },
+    );
+    const s = await denied.runTurn('once more', { prompter: asked });
+    assert.match(JSON.stringify(s.toolResults), /denied by rule bash\(npm test:\*\)/);
+  });
+
   it('P4: a denial becomes an is_error result carrying the reason and the user feedback, and the loop continues', async () => {
     const model = new ScriptedModel([step('', [{ id: 'a', name: 'edit_file', input: { path: 'a.ts', old_string: 'x', new_string: 'y' } }]), step('ok, I will not')]);
     const tools = memoryTools({ 'a.ts': 'x' });
