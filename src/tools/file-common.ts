@@ -2,7 +2,7 @@
 // and loading a text file the way an edit needs it.
 import { type PermissionNeed, type ToolUseAssessment } from '../runtime/types';
 import { ToolError } from './errors';
-import { type ResolvedPath, sensitiveReason } from './paths';
+import { pinAssessed, type ResolvedPath, sensitiveReason } from './paths';
 import { type FileStat } from './ports';
 import { type DecodedText, decodeText, detectEncoding, looksBinary } from './text';
 import { type ToolEnv } from './tool';
@@ -11,6 +11,7 @@ export function assessPath(resolved: ResolvedPath, need: PermissionNeed): ToolUs
   const assessment: ToolUseAssessment = { need, subject: resolved.display };
   if (!resolved.root) assessment.outsideWorkspace = [resolved.real];
   if (need === 'edit') {
+    pinAssessed(resolved);
     const sensitive = sensitiveReason(resolved);
     if (sensitive) assessment.sensitive = sensitive;
   }
@@ -24,6 +25,8 @@ export interface LoadedText extends DecodedText {
 
 /** Loads an existing file for modification; undefined when it does not exist. */
 export async function loadForWrite(env: ToolEnv, resolved: ResolvedPath): Promise<LoadedText | undefined> {
+  // The path must still mean what the permission check saw (a swapped-in symlink must not redirect the write).
+  env.paths.assertUnchanged(resolved);
   const stat = await env.workspace.stat(resolved.real);
   if (!stat) return undefined;
   if (stat.type === 'directory') throw new ToolError('is_directory', `${resolved.display} is a directory, not a file.`);

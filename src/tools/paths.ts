@@ -4,6 +4,7 @@
 // touched (a symlink cannot redirect a write after the check).
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ToolError } from './errors';
 import { type Workspace, WorkspaceError } from './ports';
 
 export interface ResolvedPath {
@@ -24,8 +25,30 @@ function isWithin(parent: string, child: string): boolean {
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
+interface PathVerdict {
+  inside: boolean;
+  sensitive: boolean;
+  real: string;
+}
+
+const MAX_VERDICTS = 1000;
+
+/** Which resolver produced a ResolvedPath, so assessPath can pin it without a new parameter. */
+const owners = new WeakMap<ResolvedPath, PathResolver>();
+
+function verdictOf(resolved: ResolvedPath): PathVerdict {
+  return { inside: resolved.root !== undefined, sensitive: sensitiveReason(resolved) !== undefined, real: resolved.real };
+}
+
+/** Records the assessed verdict of a path for the write that may follow (see PathResolver.assertUnchanged). */
+export function pinAssessed(resolved: ResolvedPath): void {
+  owners.get(resolved)?.pin(resolved);
+}
+
 export class PathResolver {
   private realRoots: Promise<string[]> | undefined;
+  /** The last verdict per absolute path (most recent last), to catch a path that changed meaning between check and use. */
+  private readonly verdicts = new Map<string, PathVerdict>();
 
   constructor(
     private readonly workspace: Workspace,
@@ -54,7 +77,34 @@ export class PathResolver {
     const real = await this.realOrNearest(absolute);
     const roots = await this.roots();
     const root = roots.find((r) => isWithin(r, real));
-    return { input, absolute, real, root, display: this.displayFor(real, roots) };
+    const resolved: ResolvedPath = { input, absolute, real, root, display: this.displayFor(real, roots) };
+    owners.set(resolved, this);
+    return resolved;
+  }
+
+  /** Remembers what the permission check saw for this path (called when a write is assessed). */
+  pin(resolved: ResolvedPath): void {
+    this.verdicts.delete(resolved.absolute);
+    this.verdicts.set(resolved.absolute, verdictOf(resolved));
+    if (this.verdicts.size > MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
+  }
+
+  /**
+   * A write resolves its path when it is assessed and again when it runs. If a
+   * folder was swapped for a symlink in between (another process, a command
+   * left running in the background), the same path now leads outside the
+   * workspace or into .git/ under an approval given for a harmless file:
+   * refuse, so the next attempt is assessed (and asked about) afresh.
+   */
+  assertUnchanged(resolved: ResolvedPath): void {
+    const before = this.verdicts.get(resolved.absolute);
+    const now = verdictOf(resolved);
+    if (before && ((before.inside && !now.inside) || (!before.sensitive && now.sensitive))) {
+      throw new ToolError(
+        'stale',
+        `${resolved.input} now resolves to ${resolved.real} (it was ${before.real} when permission was checked): a folder or link on the way changed. Nothing was written; try again to have it checked afresh.`,
+      );
+    }
   }
 
   display(real: string, roots: string[]): string {
