@@ -269,11 +269,12 @@ export class TerminalShell implements Shell, vscode.Disposable {
       void fs.promises.rm(files.output, { force: true });
       void fs.promises.rm(files.status, { force: true });
     }
-    const output = fileSeen ? fromFile.toString() : fromStream.toString();
+    const captured = fileSeen ? fromFile : fromStream;
+    const output = captured.toString();
     if (!fileSeen) options.onOutput?.(output);
     // Without the status file the exit code is unknown: the end event's code belongs to the trailing echo.
     const exitCode = fileStatus ?? null;
-    return { exitCode: timedOut || interrupted ? null : exitCode, output, timedOut, interrupted };
+    return { exitCode: timedOut || interrupted ? null : exitCode, output, timedOut, interrupted, ...(captured.truncated ? { totalChars: captured.totalChars } : {}) };
   }
 
   private async captureFiles(): Promise<{ output: string; status: string }> {

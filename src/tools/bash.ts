@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from './errors';
+import { formatBytes } from './text';
 import { defineTool } from './tool';
 
 const MAX_TIMEOUT_MS = 600_000;
@@ -58,7 +59,14 @@ export const bashTool = defineTool({
     let body = head;
     if (omitted) {
       const file = await saveFullOutput(env.outputDir, output);
-      body = `${head}\n\n… [${omitted} characters omitted. Full output (${output.length} characters) saved to ${file}] …\n\n${tail}`;
+      // Past the shell's own buffer the saved text is not the full output: say what was printed in all.
+      const printed = result.totalChars;
+      const note =
+        printed !== undefined && printed > result.output.length
+          ? `${printed - (output.length - omitted)} characters omitted: the command printed ${printed} characters (${formatBytes(printed)}) in all. ` +
+            `Only ${output.length} of them, its beginning and its end, were kept (the middle is lost); they are saved to ${file}`
+          : `${omitted} characters omitted. Full output (${output.length} characters) saved to ${file}`;
+      body = `${head}\n\n… [${note}] …\n\n${tail}`;
     }
     const status: string[] = [];
     if (result.timedOut) status.push(`Timed out after ${timeoutMs} ms; the command and its child processes were killed.`);

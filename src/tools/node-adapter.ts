@@ -142,10 +142,22 @@ export class BoundedOutput {
   private tail: string[] = [];
   private tailChars = 0;
   private dropped = 0;
+  private total = 0;
 
   constructor(private readonly maxChars: number = 16 * 1024 * 1024) {}
 
+  /** Characters pushed in all, kept or not. */
+  get totalChars(): number {
+    return this.total;
+  }
+
+  /** True once the middle had to be dropped: toString() then holds only the head and the tail. */
+  get truncated(): boolean {
+    return this.total > this.maxChars;
+  }
+
   push(text: string): void {
+    this.total += text.length;
     const half = Math.floor(this.maxChars / 2);
     if (this.headChars < half) {
       const take = text.slice(0, half - this.headChars);
@@ -261,7 +273,7 @@ export class NodeShell implements Shell {
         }
         child.stdout.destroy();
         child.stderr.destroy();
-        resolve({ exitCode, output: chunks.toString(), timedOut, interrupted });
+        resolve({ exitCode, output: chunks.toString(), timedOut, interrupted, ...(chunks.truncated ? { totalChars: chunks.totalChars } : {}) });
       };
 
       child.on('error', (error) => {

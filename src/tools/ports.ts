@@ -64,6 +64,12 @@ export interface ShellResult {
   output: string;
   timedOut: boolean;
   interrupted: boolean;
+  /**
+   * Set when the command printed more than the shell keeps in memory: how many
+   * characters it printed in all. `output` then holds only the head and the
+   * tail, with a marker where the middle was dropped.
+   */
+  totalChars?: number;
 }
 
 export interface ExecResult {
