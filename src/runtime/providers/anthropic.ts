@@ -83,6 +83,9 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
   private stopReason: StopReason | null = null;
   /** A finished text block with text, or a finished tool use: enough to synthesise message_stop (S5). */
   private useful = false;
+  /** message_start arrived; a second one after any content means the stream restarted mid-message. */
+  private started = false;
+  private sawContent = false;
 
   push(sse: SseFrame, out: AssistantEvent[]): boolean {
     // Pings only prove the connection is alive (the step's watchdog has seen them already).
@@ -98,6 +101,7 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
   pushEvent(event: RawMessageStreamEvent, out: AssistantEvent[]): boolean {
     switch (event.type) {
       case 'content_block_delta': {
+        this.sawContent = true;
         const block = this.open.get(event.index);
         const delta = event.delta;
         switch (delta.type) {
@@ -123,6 +127,7 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
         return false;
       }
       case 'content_block_start': {
+        this.sawContent = true;
         const b = event.content_block;
         switch (b.type) {
           case 'text':
@@ -170,8 +175,17 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
         return false;
       }
       case 'message_start': {
+        if (this.started) {
+          // A repeated message_start before any content is harmless; after content, appending the replay
+          // would duplicate text ("Said eSaid exactly once."), so the step is retried from scratch instead.
+          if (this.sawContent) throw new ModelError('retryable', `${PROVIDER}: the stream restarted mid-message (a second message_start after content).`);
+          return false;
+        }
+        this.started = true;
         mergeUsage(this.usage, event.message.usage);
-        for (const block of event.message.content ?? []) if (completeBlockEvents(block, out)) this.useful = true;
+        const content = event.message.content ?? [];
+        if (content.length > 0) this.sawContent = true;
+        for (const block of content) if (completeBlockEvents(block, out)) this.useful = true;
         return false;
       }
       case 'message_delta':
