@@ -118,6 +118,18 @@ function bodyErrorType(body: unknown): string | undefined {
   return typeof b.type === 'string' && b.type !== 'error' ? b.type : undefined;
 }
 
+/** Where each provider's key comes from, so a rejected key says how to replace it (the CLI has no other hint). */
+const KEY_HINTS: Record<string, string> = {
+  anthropic: 'check the API key: set ANTHROPIC_API_KEY or store one with "Turnstone: Set API Key"',
+  'openai-compatible': 'check the API key: set OPENAI_API_KEY to a key the server accepts',
+};
+
+/** 401/403 and auth error events: the message ends with how to set a key. */
+export function authError(provider: string, message: string, details: ModelError['details'] = {}): ModelError {
+  const hint = KEY_HINTS[provider] ?? 'check the API key';
+  return new ModelError('auth', `${message} (${hint})`, details);
+}
+
 const NOT_RETRYABLE_STREAM_ERRORS = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'billing_error']);
 
 /**
@@ -126,7 +138,7 @@ const NOT_RETRYABLE_STREAM_ERRORS = new Set(['invalid_request_error', 'authentic
  */
 export function streamErrorEvent(provider: string, type: string | undefined, message: string, details: ModelError['details'] = {}): ModelError {
   const msg = `${provider}: ${message}`;
-  if (type === 'authentication_error' || type === 'permission_error') return new ModelError('auth', msg, details);
+  if (type === 'authentication_error' || type === 'permission_error') return authError(provider, msg, details);
   if (looksLikeContextOverflow(message)) return new ModelError('context_overflow', msg, details);
   if (type && NOT_RETRYABLE_STREAM_ERRORS.has(type)) return new ModelError('invalid_request', msg, details);
   return new ModelError('retryable', `${provider}: error event in stream: ${message}`, details);
@@ -170,7 +182,7 @@ export function classifyError(err: unknown, provider: string): ModelError {
     const retryAfterMs = parseRetryAfter(e.headers);
     const withRetry = retryAfterMs !== undefined ? { ...details, retryAfterMs } : details;
     const shouldRetry = e.headers?.get?.('x-should-retry');
-    if (status === 401 || status === 403) return new ModelError('auth', msg, details);
+    if (status === 401 || status === 403) return authError(provider, msg, details);
     if ((status === 400 || status === 413) && looksLikeContextOverflow(rawMessage)) return new ModelError('context_overflow', msg, details);
     if (shouldRetry === 'true') return new ModelError('retryable', msg, withRetry);
     if (shouldRetry === 'false') return new ModelError('invalid_request', msg, details);
