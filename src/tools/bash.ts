@@ -66,7 +66,8 @@ export const bashTool = defineTool({
           ? `${printed - (output.length - omitted)} characters omitted: the command printed ${printed} characters (${formatBytes(printed)}) in all. ` +
             `Only ${output.length} of them, its beginning and its end, were kept (the middle is lost); they are saved to ${file}`
           : `${omitted} characters omitted. Full output (${output.length} characters) saved to ${file}`;
-      body = `${head}\n\n… [${note}] …\n\n${tail}`;
+      // A copy: the slices would otherwise keep the whole output (up to 32 MB) alive for as long as the result is in the history.
+      body = detached(`${head}\n\n… [${note}] …\n\n${tail}`);
     }
     const status: string[] = [];
     if (result.timedOut) status.push(`Timed out after ${timeoutMs} ms; the command and its child processes were killed.`);
@@ -76,6 +77,11 @@ export const bashTool = defineTool({
     return { content: `${body || '(no output)'}\n\n${status.join('\n')}`, isError };
   },
 });
+
+/** A flat copy of s that references no string it was sliced from (V8 keeps a slice's parent alive). */
+function detached(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
 
 async function saveFullOutput(dir: string, output: string): Promise<string> {
   await fsp.mkdir(dir, { recursive: true });
