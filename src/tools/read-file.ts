@@ -77,8 +77,10 @@ export const readFileTool = defineTool({
       notes.push(`[Showing lines ${offset + 1}-${next} of ${total}${why}. To read more, call read_file with offset=${next}.]`);
     }
     if (cutLines) notes.push(`[${cutLines} long line${cutLines === 1 ? ' was' : 's were'} cut at ${limits.readMaxLineChars} characters.]`);
-    if (decoded.encoding !== 'utf8') notes.push(`[Encoding: ${ENCODING_LABELS[decoded.encoding]}; edits keep it.]`);
-    if (decoded.lossy) notes.push('[The file is not valid UTF-8; undecodable bytes are shown as \uFFFD and it cannot be edited safely.]');
+    if (decoded.lossy) {
+      const expected = decoded.encoding.startsWith('utf16') ? ENCODING_LABELS[decoded.encoding] : 'UTF-8';
+      notes.push(`[The file is not valid ${expected}; undecodable bytes are shown as \uFFFD and it cannot be edited safely.]`);
+    } else if (decoded.encoding !== 'utf8') notes.push(`[Encoding: ${ENCODING_LABELS[decoded.encoding]}; edits keep it.]`);
     return { content: notes.length ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'), isError: false };
   },
 });

@@ -42,6 +42,11 @@ export function decodeText(bytes: Uint8Array): DecodedText {
   try {
     return { text: new TextDecoder(label, { fatal: true, ignoreBOM: true }).decode(body), encoding, lossy: false };
   } catch {
+    // FF FE / FE FF followed by bytes that are not UTF-16 and hold no NUL (UTF-16 of Latin text is full of them):
+    // not UTF-16 at all, but text with stray bytes up front. Shown as UTF-8 its words stay readable.
+    if ((encoding === 'utf16le' || encoding === 'utf16be') && !bytes.subarray(0, 8000).includes(0)) {
+      return { text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes), encoding: 'utf8', lossy: true };
+    }
     return { text: new TextDecoder(label, { ignoreBOM: true }).decode(body), encoding, lossy: true };
   }
 }

@@ -383,16 +383,16 @@ describe('reliability: tools under stress (F-TOOL)', function () {
       const read = await wb.call('read_file', { path: 'fffe.txt' });
       const edit = await wb.call('edit_file', { path: 'fffe.txt', old_string: 'const x = 1;', new_string: 'const x = 2;' });
       const identical = fs.readFileSync(p).equals(bytes);
-      const checks = { identical, readOk: !read.isError };
+      const checks = { identical, readOk: !read.isError, readable: read.content.includes('hello world') && read.content.includes('const x = 1;') && /not valid UTF-8/.test(read.content) };
       recordScenario({
         id: 'F-TOOL-14',
         area: 'tools',
         scenario: 'read_file and edit_file of a file whose first bytes are 0xff 0xfe but whose body is ASCII (not really UTF-16)',
-        expected: 'no crash; the file is never changed by a misread encoding',
+        expected: 'the text is shown readable (not decoded as UTF-16 garbage) with a note that the file is not valid UTF-8; the file is never changed by a misread encoding',
         observed: `read_file: ${short(read.content.replace(/\n/g, ' | '), 200)}; edit_file ${edit.isError ? 'refused' : 'applied'}: ${short(edit.content, 120)}; file byte-identical: ${identical}`,
         passed: Object.values(checks).every(Boolean),
       });
-      assert.deepEqual(checks, { identical: true, readOk: true });
+      assert.deepEqual(checks, { identical: true, readOk: true, readable: true });
     });
   });
 
