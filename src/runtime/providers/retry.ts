@@ -101,6 +101,18 @@ export function isConnectionError(err: unknown): boolean {
   return false;
 }
 
+/** The first system error code (ECONNREFUSED, UND_ERR_SOCKET…) in an error's cause chain. */
+function connectionCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
+    const x = e as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof x.code === 'string' && /^[A-Z][A-Z_]+$/.test(x.code)) return x.code;
+    // happy-eyeballs connects fail with an AggregateError of one error per address.
+    if (Array.isArray(x.errors) && x.errors.length > 0) e = x.errors[0];
+    else e = x.cause;
+  }
+  return undefined;
+}
+
 interface HttpErrorLike {
   status?: number;
   headers?: { get(name: string): string | null };
@@ -192,7 +204,12 @@ export function classifyError(err: unknown, provider: string): ModelError {
   if (e.name === 'APIError' || (e.error !== undefined && e.name !== 'APIConnectionError')) {
     return streamErrorEvent(provider, bodyErrorType(e.error), rawMessage, details);
   }
-  if (isConnectionError(err)) return new ModelError('retryable', `${provider}: connection lost: ${rawMessage}`, details);
+  if (isConnectionError(err)) {
+    // The SDK says only "Connection error."; the system code (ECONNREFUSED, ENOTFOUND…) is what tells a user where to look.
+    const code = connectionCode(err);
+    const suffix = code && !rawMessage.includes(code) ? ` (${code})` : '';
+    return new ModelError('retryable', `${provider}: connection lost: ${rawMessage}${suffix}`, details);
+  }
   // A frame that is not JSON means the stream was mangled in transit; a fresh attempt fixes it.
   if (err instanceof SyntaxError) return new ModelError('retryable', `${provider}: malformed stream frame: ${rawMessage}`, details);
   return new ModelError('protocol', msg, details);
