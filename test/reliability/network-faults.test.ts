@@ -373,6 +373,55 @@ describe('reliability: network faults (F-NET)', function () {
     assert.deepEqual(shortProblems, []);
   });
 
+  it('F-NET-14: S6 a socket reset before any byte and a server that never sends headers are retried; a refused connection fails clearly after the budget', async () => {
+    tmp.reset('log.txt');
+    const IDLE_MS = 300;
+    // First step: reset, then a hang (no headers at all: only the idle watchdog can end it), then the reply.
+    mock.enqueue({ kind: 'reset' }, { kind: 'hang' }, toolUseReply([appendTool('t1', 'one')]), textReply('Reached the server at last.'));
+    const rig = makeRig(mock, tmp, { client: { idleTimeoutMs: IDLE_MS } });
+    const summary = await rig.runtime.runTurn('go');
+    const reasons = rig.events.flatMap((e) => (e.type === 'retrying' ? [e.reason] : []));
+    const problems = await sessionProblems(rig);
+
+    // Nothing listening: connection refused on every attempt.
+    const closed = await MockAnthropicServer.start();
+    const deadUrl = closed.url;
+    await closed.close();
+    const dead = makeRig({ url: deadUrl }, tmp, { client: { retry: { maxRetries: 2 } } });
+    const failed = await dead.runtime.runTurn('anyone there?');
+    const deadProblems = await sessionProblems(dead);
+    const ok =
+      summary.outcome === 'completed' &&
+      summary.finalText === 'Reached the server at last.' &&
+      reasons.length === 2 &&
+      /connection/i.test(reasons[0] ?? '') &&
+      /silent for 300 ms/.test(reasons[1] ?? '') &&
+      tmp.lines('log.txt').length === 1 &&
+      failed.outcome === 'failed' &&
+      failed.error?.kind === 'retryable' &&
+      /gave up after 2 retries/.test(failed.error.message) &&
+      /ECONNREFUSED/.test(failed.error.message) &&
+      [...problems, ...deadProblems].length === 0;
+    recordScenario({
+      id: 'F-NET-14',
+      area: 'network',
+      scenario: `Socket reset before any response byte, then a request that never gets headers (idle timeout ${IDLE_MS} ms); separately, a port with nothing listening`,
+      expected: 'Both retried and the turn completes (tool ran once); connection refused fails with a clear retryable error naming ECONNREFUSED after the budget; history valid',
+      observed: `reset+hang: ${summary.outcome} after retries [${reasons.join(' | ')}], tool ran ${tmp.lines('log.txt').length}×; refused: ${failed.outcome} (${failed.error?.kind}: "${failed.error?.message}"); ${[...problems, ...deadProblems].join('; ') || 'sessions valid'}`,
+      passed: ok,
+    });
+    assert.equal(summary.outcome, 'completed', summary.error?.message);
+    assert.equal(reasons.length, 2);
+    assert.match(reasons[0] ?? '', /connection/i);
+    assert.match(reasons[1] ?? '', /silent for 300 ms/);
+    assert.deepEqual(tmp.lines('log.txt'), ['one']);
+    assert.equal(failed.outcome, 'failed');
+    assert.equal(failed.error?.kind, 'retryable');
+    assert.match(failed.error?.message ?? '', /gave up after 2 retries/);
+    assert.match(failed.error?.message ?? '', /ECONNREFUSED/, 'a refused connection should say so');
+    assert.deepEqual([...problems, ...deadProblems], []);
+  });
+
   // ---------------------------------------------------------------------------
   // Faults inside a 200 stream
 

@@ -66,7 +66,7 @@ export interface RuntimeRig {
 
 /** The real client (retries without waiting unless told), runtime, Node tools and a JSONL session, as src/cli.ts wires them. */
 export function makeRig(
-  mock: MockAnthropicServer,
+  mock: Pick<MockAnthropicServer, 'url'>,
   tmp: TempWorkspace,
   opts: { client?: AnthropicClientOptions; sessionFile?: string; resume?: Message[]; ports?: Partial<ConversationPorts>; apiKey?: string } = {},
 ): RuntimeRig {
