@@ -3,7 +3,7 @@
 // records, skips a corrupt or truncated line with a warning, and normalises
 // the history (T9) so a resumed session is always valid for the API.
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from './errors';
@@ -58,7 +58,10 @@ export type SessionMeta = Extract<SessionRecord, { type: 'meta' }>;
 export interface SessionStore {
   /** Where the session lives, for "session_file" in CLI output; undefined for in-memory stores. */
   readonly path: string | undefined;
-  /** Queues one record; records are written in order. A rejection is a disk error the caller reports and survives. */
+  /**
+   * Queues one record; records are written in order. A rejection is a disk error the caller reports and survives;
+   * the record is kept and written, still in order, once a later write succeeds.
+   */
   append(record: SessionRecord): Promise<void>;
   /** Resolves when everything queued so far is on disk (or failed). */
   flush(): Promise<void>;
@@ -74,6 +77,8 @@ export class JsonlSessionStore implements SessionStore {
   private queue: Pending[] = [];
   private writing: Promise<void> | undefined;
   private checkTail = false;
+  /** Lines of batches that failed to write, retried first by the next write. */
+  private unwritten: string[] = [];
 
   private constructor(readonly path: string) {}
 
@@ -110,19 +115,27 @@ export class JsonlSessionStore implements SessionStore {
     while (this.writing) await this.writing;
   }
 
-  // Records queued while a write is in flight go out together in the next
-  // appendFile: one syscall per batch keeps persistence off the loop's hot path.
+  // Records queued while a write is in flight go out together in one write:
+  // one syscall per batch keeps persistence off the loop's hot path.
+  // A failed batch is kept and written again, ahead of later records, by the
+  // next write: when the disk comes back (space freed, remounted, file put
+  // back) the file holds every record in order instead of a silent gap. A
+  // failed write is cut back to where it started so a retry cannot duplicate
+  // the records of a partial write; if that cut fails too, the next write
+  // starts on a new line so the torn line stays one skipped line.
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue;
         this.queue = [];
+        const lines = [...this.unwritten, ...batch.map((p) => p.line)];
         try {
-          const prefix = this.checkTail ? await missingNewline(this.path) : '';
-          this.checkTail = false;
-          await appendFile(this.path, prefix + batch.map((p) => p.line).join(''), 'utf8');
+          await this.write(lines.join(''));
+          this.unwritten = [];
           for (const p of batch) p.resolve();
         } catch (error) {
+          this.unwritten = lines;
+          this.checkTail = true;
           for (const p of batch) p.reject(error);
         }
       }
@@ -130,23 +143,28 @@ export class JsonlSessionStore implements SessionStore {
       this.writing = undefined;
     }
   }
-}
 
-async function missingNewline(path: string): Promise<string> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return '';
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] === 0x0a ? '' : '\n';
-  } finally {
-    await handle.close();
+  private async write(text: string): Promise<void> {
+    const handle = await open(this.path, 'a+');
+    try {
+      const { size } = await handle.stat();
+      let prefix = '';
+      if (this.checkTail && size > 0) {
+        const last = Buffer.alloc(1);
+        await handle.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) prefix = '\n';
+      }
+      this.checkTail = false;
+      try {
+        await handle.appendFile(prefix + text, 'utf8');
+      } catch (error) {
+        // Only a regular file can be cut back (a device like /dev/full cannot, and has nothing to cut).
+        if ((await handle.stat().catch(() => undefined))?.isFile()) await handle.truncate(size).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
   }
 }
 
