@@ -54,7 +54,13 @@ export interface Renderer {
 export function createRenderer(format: OutputFormat, sink: Sink): Renderer {
   switch (format) {
     case 'json':
-      return { onEvent: () => undefined, finish: (result) => sink.stdout(`${JSON.stringify(result)}\n`) };
+      return {
+        // stdout carries only the result object; a warning (e.g. the session file could not be written) still reaches the user.
+        onEvent: (event) => {
+          if (event.type === 'warning') sink.stderr(`warning: ${event.message}\n`);
+        },
+        finish: (result) => sink.stdout(`${JSON.stringify(result)}\n`),
+      };
     case 'stream-json':
       return {
         onEvent: (event) => sink.stdout(`${JSON.stringify(event)}\n`),
