@@ -64,7 +64,9 @@ export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
   if (rule.content === undefined) return true;
   if (!s.analysis) return matchContent(rule.content, s.subject, false);
   if (matchContent(rule.content, s.subject, true)) return true;
-  const anyNode = (node: CommandNode): boolean => matchContent(rule.content, node.text, true) || (node.inner ?? []).some(anyNode);
+  // The unquoted form too: `"rm" x`, `\rm x` and `/bin/rm x` are all `rm x` to a deny rule.
+  const anyNode = (node: CommandNode): boolean =>
+    matchContent(rule.content, node.text, true) || (node.plain !== undefined && matchContent(rule.content, node.plain, true)) || (node.inner ?? []).some(anyNode);
   return s.analysis.commands.some(anyNode);
 }
 
@@ -82,7 +84,7 @@ export function matchesEveryPart(rules: readonly PermissionRule[], s: RuleSubjec
   const { commands, writes, opaque } = s.analysis;
   if (writes.length > 0 || opaque.length > 0 || commands.length === 0) return false;
   const covered = (node: CommandNode): boolean =>
-    mine.some((r) => matchContent(r.content, node.text, true)) || (node.inner !== undefined && node.inner.length > 0 && node.inner.every(covered));
+    mine.some((r) => matchContent(r.content, node.text, true)) || (!node.wrapperMatters && node.inner !== undefined && node.inner.length > 0 && node.inner.every(covered));
   return commands.every(covered);
 }
 
@@ -95,7 +97,7 @@ export function suggestRule(tool: string, subject: string): string {
   if (!isShellTool(tool)) return subject ? `${tool}(${subject})` : tool;
   const a = analyseCommand(subject);
   const only = a.commands[0];
-  if (a.commands.length !== 1 || a.writes.length > 0 || a.opaque.length > 0 || !only || only.inner || /[$`*?[\]{}~]/.test(only.text)) {
+  if (a.commands.length !== 1 || a.writes.length > 0 || a.opaque.length > 0 || a.hidden.length > 0 || !only || only.inner || /[$`*?[\]{}~]/.test(only.text)) {
     return `${tool}(${collapse(subject)})`;
   }
   const words = only.text.split(' ');

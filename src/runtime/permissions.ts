@@ -91,6 +91,10 @@ export class PermissionPolicy {
     if (this.deniedTools.includes(toolName)) return { kind: 'deny', reason: `the tool ${toolName} is disabled` };
     const denyRule = this.deny.length > 0 ? this.deny.find((r) => matchesAnyPart(r, s)) : undefined;
     if (denyRule) return { kind: 'deny', reason: `denied by rule ${denyRule.source}: ${shown(s)}` };
+    // A deny rule cannot be checked against a command that hides what it runs (`$x args`, `… | sh`): refuse rather than guess.
+    const hidden = s.analysis?.hidden[0];
+    const shellDeny = hidden !== undefined ? this.deny.find((r) => r.tool === toolName) : undefined;
+    if (shellDeny) return { kind: 'deny', reason: `${hidden}, so the deny rule ${shellDeny.source} cannot be checked: ${shown(s)}` };
     if (hookOverride === 'deny') return { kind: 'deny', reason: hookReason ?? `denied by PreToolUse hook: ${shown(s)}` };
     if (this.mode === 'bypassPermissions') return { kind: 'allow', reason: 'bypassPermissions mode' };
     if (this.mode === 'plan' && !(readOnly && need === 'read')) {

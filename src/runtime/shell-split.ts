@@ -8,6 +8,14 @@ export interface CommandNode {
   text: string;
   /** For wrappers (`env X=1 cmd`, `sh -c '…'`, `nohup cmd`…): the command(s) it runs. */
   inner?: CommandNode[];
+  /**
+   * The inner commands alone do not cover this part for allow rules: the
+   * wrapper changes what they do (`GIT_CONFIG_…=… git status`, unknown options).
+   * Deny rules still look inside.
+   */
+  wrapperMatters?: boolean;
+  /** The words unquoted, the command name without its folder: what deny rules also see (`"rm"`, `\rm`, `/bin/rm` → `rm`). */
+  plain?: string;
 }
 
 export interface CommandAnalysis {
@@ -16,6 +24,8 @@ export interface CommandAnalysis {
   writes: string[];
   /** Reasons the command cannot be judged by rules at all (unterminated quote, eval…). */
   opaque: string[];
+  /** What hides which program runs (`$x args`, `… | sh`): no deny rule can be checked against it. */
+  hidden: string[];
 }
 
 interface Word {
@@ -24,11 +34,9 @@ interface Word {
 }
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
-/** Commands that run the rest of their arguments as a command. */
-const PREFIX_WRAPPERS = new Set(['env', 'command', 'nohup', 'time', 'exec', 'nice', 'timeout', 'xargs', 'builtin']);
 
 export function analyseCommand(command: string, depth = 0): CommandAnalysis {
-  const out: CommandAnalysis = { commands: [], writes: [], opaque: [] };
+  const out: CommandAnalysis = { commands: [], writes: [], opaque: [], hidden: [] };
   if (depth > 8) {
     out.opaque.push('nested too deeply');
     return out;
@@ -57,6 +65,18 @@ export function analyseCommand(command: string, depth = 0): CommandAnalysis {
     if (c === '\\') {
       cur += command.slice(i, i + 2);
       i += 2;
+      continue;
+    }
+    if (c === '$' && next === "'") {
+      // ANSI-C quoting: `\'` does not end it, unlike a plain single quote.
+      const end = ansiCEnd(command, i + 2);
+      if (end < 0) {
+        out.opaque.push('unterminated quote');
+        cur += command.slice(i);
+        break;
+      }
+      cur += command.slice(i, end + 1);
+      i = end + 1;
       continue;
     }
     if (c === "'") {
@@ -125,7 +145,7 @@ export function analyseCommand(command: string, depth = 0): CommandAnalysis {
       continue;
     }
     if (c === '<') {
-      i = skipInputRedirection(command, i);
+      i = skipInputRedirection(command, i, out);
       continue;
     }
     if (c === '&' || c === '|' || c === ';' || c === '\n' || c === '\r' || c === '(' || c === ')' || c === '{' || c === '}') {
@@ -156,6 +176,18 @@ function merge(into: CommandAnalysis, from: CommandAnalysis): void {
   into.commands.push(...from.commands);
   into.writes.push(...from.writes);
   into.opaque.push(...from.opaque);
+  into.hidden.push(...from.hidden);
+}
+
+/** Index of the quote closing an ANSI-C string `$'…'` whose body starts at `i`; -1 if unterminated. */
+function ansiCEnd(s: string, i: number): number {
+  let j = i;
+  while (j < s.length) {
+    if (s[j] === '\\') j += 2;
+    else if (s[j] === "'") return j;
+    else j++;
+  }
+  return -1;
 }
 
 function isLoneWord(s: string, i: number): boolean {
@@ -172,6 +204,12 @@ function findClosing(s: string, start: number, open: string, close: string): num
     const c = s[i]!;
     if (c === '\\') {
       i += 2;
+      continue;
+    }
+    if (c === '$' && s[i + 1] === "'") {
+      const end = ansiCEnd(s, i + 2);
+      if (end < 0) return -1;
+      i = end + 1;
       continue;
     }
     if (close !== '`' && c === "'") {
@@ -198,15 +236,19 @@ function redirection(s: string, i: number, out: CommandAnalysis, dropFd: () => v
   const [target, end] = readWord(s, j);
   const harmless = (op.includes('&') && /^(\d+|-)$/.test(target)) || target === '/dev/null';
   if (!harmless) out.writes.push(target || '(missing target)');
+  if (/\$[({]|`/.test(s.slice(j, end))) out.opaque.push('substitution in a redirection');
   return end;
 }
 
-function skipInputRedirection(s: string, i: number): number {
+function skipInputRedirection(s: string, i: number, out: CommandAnalysis): number {
   let j = i;
   while (j < s.length && s[j] === '<') j++;
   if (s[j] === '&') j++;
   while (j < s.length && /[ \t]/.test(s[j]!)) j++;
-  return readWord(s, j)[1];
+  const end = readWord(s, j)[1];
+  // `<<< "$(cmd)"` and `< "`cmd`"` run cmd: this scanner does not look inside, so no rule can vouch for it.
+  if (/\$[({]|`/.test(s.slice(j, end))) out.opaque.push('substitution in a redirection');
+  return end;
 }
 
 /** Reads one shell word starting at `i`; returns its unquoted value and the index after it. */
@@ -265,43 +307,123 @@ function splitWords(segment: string): Word[] {
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
+/** Variables a `NAME=value cmd` prefix may set while an allow rule for `cmd` still covers it: they change no program's code path. */
+const SAFE_VARIABLES = new Set(['CI', 'NODE_ENV', 'FORCE_COLOR', 'NO_COLOR', 'TZ', 'LANG', 'LC_ALL', 'TERM', 'COLUMNS', 'DEBUG', 'RUST_BACKTRACE']);
+/** Pagers run a program: only turning them off is harmless. */
+const PAGER_VARIABLES = new Set(['PAGER', 'GIT_PAGER']);
+
+function safeAssignment(word: string): boolean {
+  const eq = word.indexOf('=');
+  const name = word.slice(0, eq);
+  return SAFE_VARIABLES.has(name) || (PAGER_VARIABLES.has(name) && ['', 'cat'].includes(word.slice(eq + 1)));
+}
+
+/** Per wrapper: options taking a separate argument, and options taking none. Any other option: only a rule for the wrapper covers it. */
+const WRAPPER_OPTIONS: Record<string, { arg: string[]; flag: RegExp }> = {
+  env: { arg: ['-u', '--unset', '-C', '--chdir'], flag: /^(-[i0v]+|--ignore-environment|--null|--debug|-|-u.+|-C.+|--unset=.*|--chdir=.*)$/ },
+  command: { arg: [], flag: /^-p$/ },
+  nohup: { arg: [], flag: /^$/ },
+  time: { arg: [], flag: /^-p$/ },
+  exec: { arg: ['-a'], flag: /^-[cl]+$/ },
+  nice: { arg: ['-n', '--adjustment'], flag: /^(-n-?\d+|-\d+|--adjustment=-?\d+)$/ },
+  timeout: { arg: ['-s', '--signal', '-k', '--kill-after'], flag: /^(--preserve-status|--foreground|-v|--verbose|-[sk].+|--signal=.*|--kill-after=.*)$/ },
+  xargs: {
+    arg: ['-n', '--max-args', '-P', '--max-procs', '-L', '--max-lines', '-s', '--max-chars', '-d', '--delimiter', '-E', '-a', '--arg-file', '-I'],
+    flag: /^(-[0rtx]+|--null|--no-run-if-empty|--verbose|--exit|-[nPLsdEaI].+|--[a-z-]+=.*)$/,
+  },
+  builtin: { arg: [], flag: /^$/ },
+};
+
+/** `find` actions that run a command (up to `;` or `+`) or write a file. */
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const FIND_WRITES = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
+
+const plainOf = (words: Word[]) => words.map((w, i) => (i === 0 ? w.value.split('/').pop()! : w.value)).join(' ');
+const dynamic = (w: Word) => /[$`]/.test(w.raw) || w.raw.includes('$(…)');
+
 function commandNode(words: Word[], out: CommandAnalysis, depth: number): CommandNode {
   const text = words.map((w) => w.raw).join(' ');
   let k = 0;
   while (k < words.length && ASSIGNMENT.test(words[k]!.value)) k++;
   if (k === words.length) return { text };
-  const name = words[k]!.value.split('/').pop()!;
+  const head = words[k]!;
+  const name = head.value.split('/').pop()!;
+  const plain = plainOf(words.slice(k));
+  if (dynamic(head)) out.hidden.push(`the command name ${head.raw} is computed when it runs`);
+  // Any command may be told to write a file with --output (git diff/log, curl…): that is a write like `>`.
+  words.forEach((w, idx) => {
+    const m = /^--output(?:=(.*))?$/.exec(w.value);
+    if (m) out.writes.push(m[1] ?? words[idx + 1]?.value ?? '(missing target)');
+  });
 
-  if (k > 0) return { text, inner: [commandNode(words.slice(k), out, depth)] };
+  if (k > 0) {
+    const unsafe = words.slice(0, k).some((w) => !safeAssignment(w.value));
+    return { text, plain, inner: [commandNode(words.slice(k), out, depth)], ...(unsafe ? { wrapperMatters: true } : {}) };
+  }
 
   if (SHELLS.has(name)) {
     const c = words.findIndex((w, idx) => idx > k && /^-[a-z]*c[a-z]*$/.test(w.value));
-    if (c < 0) return { text };
+    if (c < 0) {
+      const script = words.slice(k + 1).find((w) => !w.value.startsWith('-'));
+      out.hidden.push(script ? `${name} runs the script ${script.value}` : `${name} runs a script read from its input`);
+      return { text, plain };
+    }
     const script = words[c + 1]?.value;
-    if (script === undefined) return { text };
+    if (script === undefined) return { text, plain };
     const inner = analyseCommand(script, depth + 1);
     out.writes.push(...inner.writes);
     out.opaque.push(...inner.opaque);
-    return { text, inner: inner.commands };
+    out.hidden.push(...inner.hidden);
+    return { text, plain, inner: inner.commands };
   }
   if (name === 'eval') {
     const inner = analyseCommand(words.slice(k + 1).map((w) => w.value).join(' '), depth + 1);
     out.writes.push(...inner.writes);
+    out.hidden.push(...inner.hidden);
     out.opaque.push('eval');
-    return { text, inner: inner.commands };
+    return { text, plain, inner: inner.commands };
   }
-  if (PREFIX_WRAPPERS.has(name)) {
+  if (name === 'find') {
+    for (let j = k + 1; j < words.length; j++) {
+      const v = words[j]!.value;
+      if (FIND_WRITES.has(v)) out.writes.push(words[j + 1]?.value ?? '(missing target)');
+      if (v === '-delete') out.writes.push('(find -delete)');
+      if (FIND_EXEC.has(v)) {
+        let e = j + 1;
+        while (e < words.length && words[e]!.value !== ';' && words[e]!.value !== '+') e++;
+        // What -exec runs is a command of its own: allow rules must cover it and deny rules see it.
+        if (e > j + 1) out.commands.push(commandNode(words.slice(j + 1, e), out, depth + 1));
+        j = e;
+      }
+    }
+    return { text, plain };
+  }
+  const options = WRAPPER_OPTIONS[name];
+  if (options) {
     let j = k + 1;
+    let unknownOption = false;
     while (j < words.length) {
       const v = words[j]!.value;
-      if (name === 'env' && (ASSIGNMENT.test(v) || v.startsWith('-'))) {
-        if (v === '-u' || v === '-C' || v === '-S') j++;
+      if (name === 'env' && ASSIGNMENT.test(v)) {
+        if (!safeAssignment(v)) unknownOption = true;
         j++;
         continue;
       }
-      if (v.startsWith('-')) {
-        if ((name === 'nice' && v === '-n') || (name === 'timeout' && (v === '-s' || v === '-k'))) j++;
+      if (name === 'env' && /^(-[a-zA-Z0-9]*S|--split-string)/.test(v)) {
+        // env -S splits a string into a whole new command line: nothing here can be judged.
+        out.opaque.push('env -S');
+        return { text, plain };
+      }
+      if (v === '--') {
         j++;
+        break;
+      }
+      if (v.startsWith('-') && v.length > 1) {
+        if (options.arg.includes(v)) j += 2;
+        else {
+          if (!options.flag.test(v)) unknownOption = true;
+          j++;
+        }
         continue;
       }
       if (name === 'timeout' && /^\d/.test(v)) {
@@ -310,8 +432,8 @@ function commandNode(words: Word[], out: CommandAnalysis, depth: number): Comman
       }
       break;
     }
-    if (j >= words.length) return { text };
-    return { text, inner: [commandNode(words.slice(j), out, depth)] };
+    if (j >= words.length) return { text, plain };
+    return { text, plain, inner: [commandNode(words.slice(j), out, depth)], ...(unknownOption ? { wrapperMatters: true } : {}) };
   }
-  return { text };
+  return { text, plain };
 }
