@@ -170,9 +170,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
     // - Output is tee'd to a file and the status written to another: VS Code sometimes misses
     //   a command's end or its output (vscode#254447, seen here on a fresh terminal's first
     //   command), and capture must never depend on that. The user still watches it live.
-    const commandLine =
-      `${sameDir ? '' : `cd ${shellQuote(options.cwd)} && `}bash -c ${shellQuote(command)} < /dev/null 2>&1 | tee ${shellQuote(files.output)}; ` +
-      `echo \${PIPESTATUS[0]} > ${shellQuote(files.status)}`;
+    // - tee reads from a process substitution, not a pipe: see integratedCommandLine.
+    const commandLine = integratedCommandLine(command, sameDir ? undefined : options.cwd, files);
     let timedOut = false;
     let interrupted = false;
     let completed = false;
@@ -258,6 +257,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
       // The end event can beat the 100 ms poll to the status file. The event's own exit code is that of
       // the trailing `echo … > status`, never the command's, so read the file (it is written before that).
       if (fileStatus === undefined && !timedOut && !interrupted) fileStatus = await readStatus(files.status, 2000);
+      // tee may still be copying the last bytes; it is done when its marker lands (never, while a daemon holds the output).
+      await waitForFile(files.done, 1000);
       await Promise.race([reading, sleep(300)]);
       await tail.pump();
     } finally {
@@ -268,6 +269,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
       await tail.close();
       void fs.promises.rm(files.output, { force: true });
       void fs.promises.rm(files.status, { force: true });
+      void fs.promises.rm(files.done, { force: true });
     }
     const captured = fileSeen ? fromFile : fromStream;
     const output = captured.toString();
@@ -277,11 +279,11 @@ export class TerminalShell implements Shell, vscode.Disposable {
     return { exitCode: timedOut || interrupted ? null : exitCode, output, timedOut, interrupted, ...(captured.truncated ? { totalChars: captured.totalChars } : {}) };
   }
 
-  private async captureFiles(): Promise<{ output: string; status: string }> {
+  private async captureFiles(): Promise<CaptureFiles> {
     const dir = path.join(os.tmpdir(), 'turnstone-terminal');
     await fs.promises.mkdir(dir, { recursive: true });
     const base = path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
-    return { output: `${base}.out`, status: `${base}.status` };
+    return { output: `${base}.out`, status: `${base}.status`, done: `${base}.done` };
   }
 
   private ensurePty(): PtySession {
@@ -333,6 +335,38 @@ export class TerminalShell implements Shell, vscode.Disposable {
       session.interrupt = undefined;
     }
   }
+}
+
+export interface CaptureFiles {
+  /** The command's output, as tee copies it. */
+  output: string;
+  /** Its exit status, written the moment it exits. */
+  status: string;
+  /** Created when tee has copied everything (its input closed). */
+  done: string;
+}
+
+/**
+ * The line typed into the integrated terminal. tee reads the command's output
+ * through a process substitution rather than a pipe, so the status is written
+ * as soon as the command exits: with `| tee`, a daemon it started (`npm run dev &`,
+ * `sleep 300 &`) holds the pipe open and neither tee nor the status line would
+ * finish until the daemon did, so bash hung until its timeout (F-TOOL-19).
+ */
+export function integratedCommandLine(command: string, cd: string | undefined, files: CaptureFiles): string {
+  return (
+    `${cd === undefined ? '' : `cd ${shellQuote(cd)} && `}bash -c ${shellQuote(command)} < /dev/null > >(tee ${shellQuote(files.output)}; : > ${shellQuote(files.done)}) 2>&1; ` +
+    `echo $? > ${shellQuote(files.status)}`
+  );
+}
+
+async function waitForFile(file: string, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    if (await fs.promises.access(file).then(() => true, () => false)) return true;
+    await sleep(25);
+  }
+  return false;
 }
 
 /** The exit status the command line wrote, waiting up to `withinMs` for it to land; null if it never does. */
