@@ -1,6 +1,6 @@
 // Headless CLI (contracts.md "Headless CLI"): one turn of the same runtime,
 // providers and tools as the extension, with Node adapters and no prompter.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync, statSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import manifest from '../package.json';
@@ -37,8 +37,34 @@ function modelOptions(env: NodeJS.ProcessEnv): ModelClientOptions | { error: str
   return { error: `unknown TURNSTONE_PROVIDER '${provider}': use anthropic or openai-compatible` };
 }
 
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a folder';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isFIFO()) return 'a pipe';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** Checked up front: a device or a folder given as --session would otherwise fail obscurely (or read /dev/zero forever). */
+function sessionPathProblem(file: string): string | undefined {
+  let st: Stats | undefined;
+  try {
+    st = statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      const parent = path.dirname(path.resolve(file));
+      const p = statSync(parent, { throwIfNoEntry: false });
+      return p && !p.isDirectory() ? `--session ${file}: its folder ${parent} is ${kindOf(p)}; give a path to a .jsonl file in a folder` : undefined;
+    }
+    if (code === 'ENOTDIR') return `--session ${file}: a part of the path is a file, not a folder; give a path to a .jsonl file in a folder`;
+    return `--session ${file}: cannot be used (${code ?? String(error)})`;
+  }
+  return st.isFile() ? undefined : `--session ${file} is ${kindOf(st)}; give a path to a .jsonl session file`;
+}
+
 async function openSession(file: string, cwd: string, model: string): Promise<{ store: JsonlSessionStore; loaded: LoadedSession | undefined }> {
-  if (existsSync(file)) {
+  if (statSync(file, { throwIfNoEntry: false })) {
     const loaded = await loadSession(file);
     for (const warning of loaded.warnings) sink.stderr(`warning: ${warning}\n`);
     return { store: JsonlSessionStore.open(file), loaded };
@@ -56,6 +82,11 @@ async function run(config: CliConfig): Promise<number> {
     return 1;
   }
   const model = config.model ?? DEFAULT_MODEL;
+  const sessionProblem = config.session ? sessionPathProblem(config.session) : undefined;
+  if (sessionProblem) {
+    sink.stderr(`turnstone: ${sessionProblem}\n`);
+    return 2;
+  }
   const session = config.session ? await openSession(config.session, config.cwd, model) : undefined;
   const tools = createToolExecutor(
     { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell() },

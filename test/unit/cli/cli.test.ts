@@ -193,6 +193,22 @@ describe('CLI (node dist/cli.js against the mock API)', function () {
     });
   }
 
+  it('a --session path that is a folder, a device or under a file is refused up front with exit 2 and a clear message', async () => {
+    writeFileSync(path.join(ws, 'plain.txt'), 'x');
+    const cases: [string, RegExp][] = [
+      [ws, /is a folder; give a path to a \.jsonl session file/],
+      ['/dev/full', /is a device; give a path to a \.jsonl session file/],
+      [path.join(ws, 'plain.txt', 's.jsonl'), /a part of the path is a file, not a folder/],
+    ];
+    for (const [session, message] of cases) {
+      const run = await runCli(['-p', 'hi', '--cwd', ws, '--session', session], { env });
+      assert.equal(run.code, 2, `${session}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+      assert.equal(run.stderr.trim().split('\n').length, 1);
+    }
+    assert.equal(server.requests.length, 0, 'nothing was sent');
+  });
+
   it('--help shows the flags with examples, --version the version', async () => {
     const help = await runCli(['--help']);
     assert.equal(help.code, 0);
