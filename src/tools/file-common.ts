@@ -10,8 +10,9 @@ import { type ToolEnv } from './tool';
 export function assessPath(resolved: ResolvedPath, need: PermissionNeed): ToolUseAssessment {
   const assessment: ToolUseAssessment = { need, subject: resolved.display };
   if (!resolved.root) assessment.outsideWorkspace = [resolved.real];
+  // Reads are pinned too: a folder swapped for a link to outside after the check must not leak a file to the model.
+  pinAssessed(resolved);
   if (need === 'edit') {
-    pinAssessed(resolved);
     const sensitive = sensitiveReason(resolved);
     if (sensitive) assessment.sensitive = sensitive;
   }

@@ -82,7 +82,7 @@ export class PathResolver {
     return resolved;
   }
 
-  /** Remembers what the permission check saw for this path (called when a write is assessed). */
+  /** Remembers what the permission check saw for this path (called when a file tool is assessed). */
   pin(resolved: ResolvedPath): void {
     this.verdicts.delete(resolved.absolute);
     this.verdicts.set(resolved.absolute, verdictOf(resolved));
@@ -96,13 +96,14 @@ export class PathResolver {
    * workspace or into .git/ under an approval given for a harmless file:
    * refuse, so the next attempt is assessed (and asked about) afresh.
    */
-  assertUnchanged(resolved: ResolvedPath): void {
+  assertUnchanged(resolved: ResolvedPath, use: 'read' | 'write' = 'write'): void {
     const before = this.verdicts.get(resolved.absolute);
     const now = verdictOf(resolved);
-    if (before && ((before.inside && !now.inside) || (!before.sensitive && now.sensitive))) {
+    // Reading inside .git/ is harmless; only leaving the workspace matters for a read.
+    if (before && ((before.inside && !now.inside) || (use === 'write' && !before.sensitive && now.sensitive))) {
       throw new ToolError(
         'stale',
-        `${resolved.input} now resolves to ${resolved.real} (it was ${before.real} when permission was checked): a folder or link on the way changed. Nothing was written; try again to have it checked afresh.`,
+        `${resolved.input} now resolves to ${resolved.real} (it was ${before.real} when permission was checked): a folder or link on the way changed. Nothing was ${use === 'read' ? 'read' : 'written'}; try again to have it checked afresh.`,
       );
     }
   }

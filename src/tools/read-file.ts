@@ -26,6 +26,7 @@ export const readFileTool = defineTool({
   },
   async execute(input, env) {
     const resolved = await env.paths.resolve(input.path);
+    env.paths.assertUnchanged(resolved, 'read');
     const stat = await env.workspace.stat(resolved.real);
     if (!stat) throw new ToolError('not_found', `File does not exist: ${resolved.display}`);
     if (stat.type === 'directory') {

@@ -188,6 +188,33 @@ describe('reliability: path attacks (A-PATH)', function () {
     assert.ok(reasked);
   });
 
+  it('A-PATH-04b: P1 a folder swapped for a symlink to outside between the check and read_file does not leak the outside file', async () => {
+    let tries = 0;
+    let leaked = 0;
+    let refused = 0;
+    for (const mode of ['ask', 'acceptEdits'] as const) {
+      tries++;
+      const dir = path.join(sb.ws, `rswap${tries}`);
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'canary.txt'), 'harmless inside');
+      const hooks = new ScriptedHooks({
+        PreToolUse: () => {
+          renameSync(dir, `${dir}.old`);
+          symlinkSync(sb.outside, dir);
+          return { outcome: 'ok', messages: [] };
+        },
+      });
+      // Reads inside are allowed without asking in both modes: the swap is the only way out.
+      const a = await attempt(sb, [{ name: 'read_file', input: { path: `rswap${tries}/canary.txt` } }], { mode, prompter: 'none', hooks });
+      if (a.results.some((r) => r.content.includes(SECRET))) leaked++;
+      if (/now resolves to .*Nothing was read/.test(a.results[0]?.content ?? '')) refused++;
+    }
+    const passed = leaked === 0 && refused === tries;
+    recordScenario({ id: 'A-PATH-04b', area: 'paths', scenario: 'folder swapped for a symlink to outside between the permission check and read_file (PreToolUse hook as the racing process)', expected: 'the outside file never reaches the model; the read is refused and checked afresh next time', observed: `${leaked}/${tries} reads leaked the outside secret; ${refused}/${tries} refused as "now resolves to …"`, passed });
+    assert.equal(leaked, 0);
+    assert.equal(refused, tries);
+  });
+
   it('A-PATH-05: Unicode look-alikes (fullwidth, U+2215, U+2024, zero-width, RTL override, NFD) stay inside or ask', async () => {
     const targets = [
       '\uff0e\uff0e\uff0foutside\uff0fpwn.txt',
