@@ -22,21 +22,38 @@ export interface PanelMessageDeps {
 
 const MAX_ATTACHMENT_BYTES = 200_000;
 
-/** Resolves a path the webview sent; undefined unless it is inside a workspace folder. */
+/** Resolves a path the webview sent; undefined unless it is inside a workspace folder (lexically: no symlinks are followed). */
 export function insideWorkspace(p: string): string | undefined {
   const folders = vscode.workspace.workspaceFolders ?? [];
   const root = folders[0]?.uri.fsPath;
   if (!root) return undefined;
   const abs = path.resolve(root, p);
-  return folders.some((f) => {
-    const rel = path.relative(f.uri.fsPath, abs);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  })
-    ? abs
-    : undefined;
+  return folders.some((f) => isWithin(f.uri.fsPath, abs)) ? abs : undefined;
 }
 
-export async function resolveAttachments(items: PanelAttachment[]): Promise<Attachment[]> {
+function isWithin(folder: string, abs: string): boolean {
+  const rel = path.relative(folder, abs);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * Like insideWorkspace, but also after following symlinks: a link inside the
+ * workspace pointing outside it does not pass. Resolves the real path (the one
+ * to open or read), or undefined (also when the path does not exist).
+ */
+export async function realInsideWorkspace(p: string): Promise<string | undefined> {
+  const abs = insideWorkspace(p);
+  if (!abs) return undefined;
+  try {
+    const real = await fs.realpath(abs);
+    const roots = await Promise.all((vscode.workspace.workspaceFolders ?? []).map((f) => fs.realpath(f.uri.fsPath).catch(() => f.uri.fsPath)));
+    return roots.some((r) => isWithin(r, real)) ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function resolveAttachments(items: PanelAttachment[], log?: vscode.LogOutputChannel): Promise<Attachment[]> {
   const out: Attachment[] = [];
   for (const a of items) {
     if (a.kind === 'selection') {
@@ -45,13 +62,17 @@ export async function resolveAttachments(items: PanelAttachment[]): Promise<Atta
       if (sel) out.push(sel);
       continue;
     }
-    const abs = insideWorkspace(a.path);
-    if (!abs) continue; // never read outside the workspace on the webview's say-so
+    const abs = await realInsideWorkspace(a.path);
+    if (!abs) {
+      // Never read outside the workspace on the webview's say-so (nor through a symlink).
+      log?.warn(`panel sent an attachment outside the workspace (or missing): ${a.path}`);
+      continue;
+    }
     try {
       const data = await fs.readFile(abs);
       const text = data.subarray(0, MAX_ATTACHMENT_BYTES).toString('utf8');
       const note = data.length > MAX_ATTACHMENT_BYTES ? `\n[truncated: first ${MAX_ATTACHMENT_BYTES} of ${data.length} bytes]` : '';
-      out.push({ kind: 'file', label: a.label, text: `File: ${vscode.workspace.asRelativePath(abs)}\n\`\`\`\n${text}\n\`\`\`${note}` });
+      out.push({ kind: 'file', label: a.label, text: `File: ${vscode.workspace.asRelativePath(insideWorkspace(a.path) ?? abs)}\n\`\`\`\n${text}\n\`\`\`${note}` });
     } catch {
       /* unreadable: leave it out */
     }
@@ -70,13 +91,13 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'ready':
       return;
     case 'send':
-      await controller.send(m.text, await resolveAttachments(m.attachments));
+      await controller.send(m.text, await resolveAttachments(m.attachments, log));
       return;
     case 'steer':
       controller.steer(m.text);
       return;
     case 'queue':
-      controller.queue(m.text, await resolveAttachments(m.attachments));
+      controller.queue(m.text, await resolveAttachments(m.attachments, log));
       return;
     case 'unqueue':
       controller.unqueue(m.id);
@@ -117,9 +138,9 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       await vscode.env.openExternal(vscode.Uri.parse(m.href, true));
       return;
     case 'open_file': {
-      const abs = insideWorkspace(m.path);
+      const abs = await realInsideWorkspace(m.path);
       if (!abs) {
-        log.warn(`panel asked to open a path outside the workspace: ${m.path}`);
+        log.warn(`panel asked to open a path outside the workspace (or missing): ${m.path}`);
         return;
       }
       const line = Math.max(0, (m.line ?? 1) - 1);
