@@ -178,7 +178,13 @@ export class SessionController implements vscode.Disposable {
     this.deps.post({
       type: 'restore',
       snapshot: {
-        items: core.itemsFromHistory(loaded.messages),
+        // A torn or damaged line was skipped: say so where the user is looking, not only in the log.
+        items: [
+          ...core.itemsFromHistory(loaded.messages),
+          ...(loaded.warnings.length > 0
+            ? [{ kind: 'error' as const, id: 'load-warnings', message: `Parts of this session file could not be read and were skipped:\n${loaded.warnings.slice(0, 5).join('\n')}`, errorKind: 'session_load', retryable: false }]
+            : []),
+        ],
         turn: 'idle',
         notices: [],
         queued: [],

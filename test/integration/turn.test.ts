@@ -172,6 +172,25 @@ describe('turns in the real extension host', function () {
     );
   });
 
+  it('C3: resuming a session file with a torn last line shows the skipped part in the panel and carries on', async () => {
+    server.enqueue(textReply('First answer.'));
+    await turnstone.sendPrompt('first question');
+    const file = turnstone.sessionFile()!;
+    fs.appendFileSync(file, '{"type":"message","ts":1,"message":{"role":"assis');
+    await vscode.commands.executeCommand('turnstone.resumeSession', file);
+    const items = turnstone.panelSnapshot().items;
+    assert.deepEqual(
+      items.map((i) => i.kind),
+      ['user', 'assistant', 'error'],
+    );
+    const warning = items[2]!;
+    assert.ok(warning.kind === 'error' && /could not be read and were skipped/.test(warning.message) && /last line is not valid JSON/.test(warning.message));
+    server.enqueue(textReply('Second answer.'));
+    const summary = await turnstone.sendPrompt('second question');
+    assert.equal(summary.outcome, 'completed');
+    assert.equal(JSON.stringify(server.bodies[1]).includes('first question'), true, 'the resumed history was sent');
+  });
+
   it('a denial with feedback reaches the model and the file stays unchanged', async () => {
     await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
     turnstone.setDialogsEnabled(false);
