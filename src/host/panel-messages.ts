@@ -21,6 +21,8 @@ export interface PanelMessageDeps {
 }
 
 const MAX_ATTACHMENT_BYTES = 200_000;
+/** What a model id from the webview may look like: claude-sonnet-4-5, gpt-4o, openai/gpt-4o, llama3:8b… */
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/;
 
 /** Resolves a path the webview sent; undefined unless it is inside a workspace folder (lexically: no symlinks are followed). */
 export function insideWorkspace(p: string): string | undefined {
@@ -154,6 +156,11 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       await vscode.commands.executeCommand('turnstone.resumeSession');
       return;
     case 'select_model':
+      // The panel's Model button sends no id (the host shows the quick pick); an id it names must look like one.
+      if (m.model !== undefined && !MODEL_ID.test(m.model)) {
+        log.warn(`panel asked for an invalid model id: ${JSON.stringify(m.model.slice(0, 80))}`);
+        return;
+      }
       await vscode.commands.executeCommand('turnstone.selectModel', m.model);
       return;
     case 'attach': {
