@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import { type MockReply, MockAnthropicServer, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
 import { CANARY, XSS_CORPUS } from '../fixtures/xss-corpus';
+import { recordScenario } from '../reliability/report';
 import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
 
 async function send(page: Page, text: string): Promise<Frame> {
@@ -129,6 +130,15 @@ describe('e2e: the chat panel in the real workbench', function () {
         href: location.href,
       };
     }, CANARY);
+    const workbenchCanary = await wb.page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY);
+    recordScenario({
+      id: 'A-WEB-XSS-03',
+      area: 'webview',
+      scenario: `the XSS corpus (${XSS_CORPUS.length} payloads) as one model reply from the mock API, rendered by the panel in the real workbench`,
+      expected: 'nothing runs in the webview or reaches the workbench; no handlers, script-like elements or javascript:/data: links',
+      observed: `${XSS_CORPUS.length} payloads; canary ${report.canary === undefined ? 'unset' : 'SET'} in the webview, ${workbenchCanary === undefined ? 'unset' : 'SET'} in the workbench; ${report.handlers} on* handlers, ${report.jsLinks} js/data links, ${report.scripts} script-like elements, ${dialogs.length} dialogs`,
+      passed: report.canary === undefined && workbenchCanary === undefined && report.handlers === 0 && report.jsLinks === 0 && report.scripts === 0 && dialogs.length === 0,
+    });
     assert.equal(report.canary, undefined, 'a payload ran');
     assert.equal(report.handlers, 0);
     assert.equal(report.jsLinks, 0);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { type Browser, type Page } from 'playwright-core';
 import { CANARY, XSS_CORPUS } from '../../fixtures/xss-corpus';
+import { recordScenario } from '../../reliability/report';
 import { type Harness, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
 
 const SAFE_HREF = /^(https?:|mailto:)/i;
@@ -78,6 +79,28 @@ describe('chat panel: hostile model output', function () {
         };
       }, CANARY);
 
+      // Clicking every link only asks the host to open safe URLs; the page never navigates.
+      const links = page.locator('.markdown a');
+      const count = await links.count();
+      for (let i = 0; i < count; i++) await links.nth(i).click({ modifiers: i % 2 ? ['Control'] : [] });
+      const opened = (await posted(page)).filter((m) => m.type === 'open_link');
+      const canaryAfterClicks = await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY);
+      const decisions = (await posted(page)).filter((m) => m.type === 'permission_decision');
+      const unsafeHrefs = report.hrefs.filter((h) => !SAFE_HREF.test(h)).length + opened.filter((m) => !SAFE_HREF.test(m.href)).length;
+      const passed =
+        report.canary === undefined && canaryAfterClicks === undefined && dialogs.length === 0 && navigations.every((u) => u === startUrl) && page.url() === startUrl &&
+        foreign.length === 0 && report.onAttrs.length === 0 && unsafeHrefs === 0 && report.forbidden.length === 0 && report.buttons === 0 && report.styled === 0 &&
+        report.classes.length === 0 && report.dataAttrs === 0 && report.permissionCards === 0 && report.frames === 0 && decisions.length === 0 &&
+        page.context().pages().length === 1 && report.blocks === XSS_CORPUS.length + 1;
+      recordScenario({
+        id: csp ? 'A-WEB-XSS-02' : 'A-WEB-XSS-01',
+        area: 'webview',
+        scenario: `the XSS corpus (${XSS_CORPUS.length} payloads) streamed as model markdown into the panel in 7-char chunks, then as one document, ${csp ? 'with' : 'without'} the CSP; every resulting link clicked`,
+        expected: 'nothing runs, navigates, fetches or opens; no handlers, forbidden tags, styles, buttons or fake permission cards; only http(s)/mailto links',
+        observed: `${XSS_CORPUS.length} payloads, ${report.blocks} blocks rendered; canary ${report.canary === undefined && canaryAfterClicks === undefined ? 'unset' : 'SET'}; ${dialogs.length} dialogs, ${foreign.length} foreign requests, ${navigations.filter((u) => u !== startUrl).length} navigations; ${report.onAttrs.length} on* attrs, ${report.forbidden.length} forbidden tags, ${unsafeHrefs} unsafe hrefs; ${count} links clicked → ${opened.length} open_link, ${decisions.length} permission decisions`,
+        passed,
+      });
+
       assert.equal(report.canary, undefined, 'canary set: a payload ran');
       assert.deepEqual(dialogs, []);
       assert.deepEqual(navigations.filter((u) => u !== startUrl), []);
@@ -96,17 +119,12 @@ describe('chat panel: hostile model output', function () {
       assert.equal(report.postedIsArray, true);
       assert.equal(report.blocks, XSS_CORPUS.length + 1);
 
-      // Clicking every link only asks the host to open safe URLs; the page never navigates.
-      const links = page.locator('.markdown a');
-      const count = await links.count();
-      for (let i = 0; i < count; i++) await links.nth(i).click({ modifiers: i % 2 ? ['Control'] : [] });
-      const opened = (await posted(page)).filter((m) => m.type === 'open_link');
       for (const m of opened) assert.match(m.href, SAFE_HREF);
       assert.ok(opened.some((m) => m.href === 'https://evil.example/allow'), 'a plain link is still a link');
       assert.equal(page.url(), startUrl);
-      assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY), undefined);
+      assert.equal(canaryAfterClicks, undefined);
       assert.equal(page.context().pages().length, 1, 'no popups');
-      assert.deepEqual((await posted(page)).filter((m) => m.type === 'permission_decision'), []);
+      assert.deepEqual(decisions, []);
       await page.close();
     });
   }
