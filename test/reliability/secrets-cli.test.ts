@@ -1,0 +1,138 @@
+// Issue 10, A-SEC-CLI-*: the headless CLI (`node dist/cli.js`) with a canary key
+// in ANTHROPIC_API_KEY never prints or stores it: session file, stdout and
+// stderr in every output format, on the success path (tool uses and a retried
+// 500) and on the 401 path. (The CLI has no --verbose flag.)
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { recordScenario } from './report';
+
+const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+const FORMATS = ['text', 'json', 'stream-json'] as const;
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`node esbuild.mjs\` first`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('A-SEC-CLI: the API key in the environment of the CLI', function () {
+  this.timeout(120_000);
+  const CANARY = `sk-ant-clicanary-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-END`;
+  let server: MockAnthropicServer;
+  let ws: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    server = await MockAnthropicServer.start();
+    ws = mkdtempSync(path.join(os.tmpdir(), 'turnstone-secrets-cli-'));
+    env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: CANARY };
+  });
+  after(async () => {
+    await server?.close();
+    if (ws) rmSync(ws, { recursive: true, force: true });
+  });
+  beforeEach(() => server.reset());
+
+  it('A-SEC-CLI-01: tool uses and a retried 500 in text, json and stream-json: the key is in no output and no session file', async () => {
+    const rows: string[] = [];
+    let leaks = 0;
+    let controls = 0;
+    for (const format of FORMATS) {
+      server.reset();
+      writeFileSync(path.join(ws, 'notes.txt'), 'draft\n');
+      const session = path.join(ws, `session-${format}.jsonl`);
+      server.enqueue(
+        toolUseReply([{ id: 'tu_r', name: 'read_file', input: { path: 'notes.txt' } }]),
+        toolUseReply([{ id: 'tu_e', name: 'edit_file', input: { path: 'notes.txt', old_string: 'draft', new_string: 'final' } }]),
+        errorReply(500, 'api_error', 'Internal server error'),
+        textReply('Notes are final.'),
+      );
+      const run = await runCli(['-p', 'finalize the notes', '--cwd', ws, '--permission-mode', 'acceptEdits', '--output-format', format, '--session', session], env);
+      const sessionText = existsSync(session) ? readFileSync(session, 'utf8') : '';
+      const auth = server.requests.map((r) => String(r.headers['x-api-key'] ?? r.headers['authorization'] ?? '').replace(/^Bearer /, ''));
+      const inBodies = server.requests.filter((r) => r.rawBody.includes(CANARY)).length;
+      const hits = [run.stdout.includes(CANARY) && 'stdout', run.stderr.includes(CANARY) && 'stderr', sessionText.includes(CANARY) && 'session', inBodies && 'request body'].filter(Boolean);
+      // Controls: the turn completed after the retry, the session holds the prompt, the key did reach the API.
+      const control = run.code === 0 && server.requests.length === 4 && sessionText.includes('finalize the notes') && auth.every((k) => k === CANARY);
+      if (hits.length) leaks++;
+      if (control) controls++;
+      rows.push(`${format}: exit ${run.code}, ${server.requests.length} requests (key in auth header: ${auth.filter((k) => k === CANARY).length}), key found in ${hits.length ? hits.join('+') : 'nothing'}`);
+    }
+    recordScenario({
+      id: 'A-SEC-CLI-01',
+      area: 'secrets',
+      scenario: 'CLI with a canary ANTHROPIC_API_KEY: read/edit tool uses and a 500 retried, --session file, in text, json and stream-json',
+      expected: 'the key is in no stdout, stderr, session file or request body (only the auth header)',
+      observed: rows.join('; '),
+      passed: leaks === 0 && controls === FORMATS.length,
+    });
+    assert.equal(leaks, 0, rows.join('\n'));
+    assert.equal(controls, FORMATS.length, rows.join('\n'));
+  });
+
+  it('A-SEC-CLI-02: a 401 in text, json and stream-json: the error output does not echo the key', async () => {
+    const rows: string[] = [];
+    let leaks = 0;
+    let controls = 0;
+    for (const format of FORMATS) {
+      server.reset();
+      const session = path.join(ws, `session-401-${format}.jsonl`);
+      server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
+      const run = await runCli(['-p', 'hello', '--cwd', ws, '--output-format', format, '--session', session], env);
+      const sessionText = existsSync(session) ? readFileSync(session, 'utf8') : '';
+      const hits = [run.stdout.includes(CANARY) && 'stdout', run.stderr.includes(CANARY) && 'stderr', sessionText.includes(CANARY) && 'session'].filter(Boolean);
+      // Control: the run failed with the API's complaint visible somewhere.
+      const control = run.code === 1 && /401|auth|api-key|api key/i.test(run.stdout + run.stderr);
+      if (hits.length) leaks++;
+      if (control) controls++;
+      rows.push(`${format}: exit ${run.code}, ${run.stdout.length + run.stderr.length} bytes of output, key found in ${hits.length ? hits.join('+') : 'nothing'}`);
+    }
+    recordScenario({
+      id: 'A-SEC-CLI-02',
+      area: 'secrets',
+      scenario: 'CLI with a canary ANTHROPIC_API_KEY that the API rejects (401), in text, json and stream-json, with --session',
+      expected: 'the turn fails (exit 1) and reports the auth error; the key is in no output or session file',
+      observed: rows.join('; '),
+      passed: leaks === 0 && controls === FORMATS.length,
+    });
+    assert.equal(leaks, 0, rows.join('\n'));
+    assert.equal(controls, FORMATS.length, rows.join('\n'));
+  });
+
+  it('A-SEC-CLI-03: a bash tool use reading the environment: does the key reach the model?', async () => {
+    server.enqueue(
+      toolUseReply([{ id: 'tu_env', name: 'bash', input: { command: 'printenv ANTHROPIC_API_KEY; env | grep -c clicanary' } }]),
+      textReply('done'),
+    );
+    const run = await runCli(['-p', 'show me the environment', '--cwd', ws, '--permission-mode', 'ask', '--allow', 'bash(printenv:*)', '--allow', 'bash(env:*)', '--allow', 'bash(grep:*)', '--output-format', 'json'], env);
+    const toolResult = JSON.stringify(server.bodies[1]?.messages ?? '');
+    const ran = server.requests.length === 2 && /tool_result/.test(toolResult);
+    const leaked = toolResult.includes(CANARY);
+    recordScenario({
+      id: 'A-SEC-CLI-03',
+      area: 'secrets',
+      scenario: 'CLI with the key in ANTHROPIC_API_KEY; the model runs an allowed bash command that prints the environment',
+      expected: 'the tool sees no API key, so it never reaches the model in a tool result',
+      observed: `exit ${run.code}; the command ran: ${ran}; key in the tool result sent to the model: ${leaked}`,
+      passed: ran && !leaked,
+    });
+    assert.ok(ran, `the bash tool did not run: ${run.stderr.slice(0, 500)}`);
+    assert.equal(leaked, false, 'the API key reached the model through the bash tool');
+  });
+});
