@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { BoundedOutput, NodeShell } from '../tools/node-adapter';
+import { BoundedOutput, NodeShell, spillBufferChars } from '../tools/node-adapter';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../tools/ports';
 
 export interface TerminalShellOptions {
@@ -176,9 +176,12 @@ export class TerminalShell implements Shell, vscode.Disposable {
     let interrupted = false;
     let completed = false;
     let fileStatus: number | null | undefined;
-    const fromFile = new BoundedOutput();
-    const fromStream = new BoundedOutput();
+    // With spill, the capture file already holds the complete output: memory keeps only what the model is shown.
+    const bound = options.spill ? spillBufferChars(options.spill) : undefined;
+    const fromFile = new BoundedOutput(bound);
+    const fromStream = new BoundedOutput(bound);
     let fileSeen = false;
+    let savedTo: string | undefined;
 
     let ended!: () => void;
     const endPromise = new Promise<void>((resolve) => (ended = resolve)).then(() => {
@@ -267,6 +270,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
       options.signal?.removeEventListener('abort', onAbort);
       for (const d of disposables) d.dispose();
       await tail.close();
+      if (options.spill && fileSeen && fromFile.totalChars > options.spill.afterChars) savedTo = await keepCapture(files.output, options.spill.path);
       void fs.promises.rm(files.output, { force: true });
       void fs.promises.rm(files.status, { force: true });
       void fs.promises.rm(files.done, { force: true });
@@ -276,7 +280,14 @@ export class TerminalShell implements Shell, vscode.Disposable {
     if (!fileSeen) options.onOutput?.(output);
     // Without the status file the exit code is unknown: the end event's code belongs to the trailing echo.
     const exitCode = fileStatus ?? null;
-    return { exitCode: timedOut || interrupted ? null : exitCode, output, timedOut, interrupted, ...(captured.truncated ? { totalChars: captured.totalChars } : {}) };
+    return {
+      exitCode: timedOut || interrupted ? null : exitCode,
+      output,
+      timedOut,
+      interrupted,
+      ...(captured.truncated ? { totalChars: captured.totalChars } : {}),
+      ...(savedTo && captured === fromFile ? { savedTo } : {}),
+    };
   }
 
   private async captureFiles(): Promise<CaptureFiles> {
@@ -378,6 +389,20 @@ async function readStatus(file: string, withinMs: number): Promise<number | null
     if (!Number.isNaN(status)) return status;
     if (Date.now() > deadline) return null;
     await sleep(50);
+  }
+}
+
+/** Moves the capture file to where the bash tool wants the full output; undefined if that fails. */
+async function keepCapture(from: string, to: string): Promise<string | undefined> {
+  try {
+    await fs.promises.mkdir(path.dirname(to), { recursive: true });
+    await fs.promises.rename(from, to).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EXDEV') throw error;
+      await fs.promises.copyFile(from, to, fs.constants.COPYFILE_EXCL);
+    });
+    return to;
+  } catch {
+    return undefined;
   }
 }
 

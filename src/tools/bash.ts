@@ -53,21 +53,36 @@ export const bashTool = defineTool({
       timeoutMs,
       signal: ctx.signal,
       ...(ctx.onProgress ? { onOutput: ctx.onProgress } : {}),
+      // Past what the model is shown, the shell streams the output to this file instead of holding it.
+      spill: { path: outputFileName(env.outputDir), afterChars: env.limits.maxOutputChars },
     });
     const output = cleanTerminalOutput(result.output).replace(/\n+$/, '');
     const { head, tail, omitted } = truncateMiddle(output, env.limits.maxOutputChars);
     let body = head;
     if (omitted) {
-      const file = await saveFullOutput(env.outputDir, output);
-      // Past the shell's own buffer the saved text is not the full output: say what was printed in all.
-      const printed = result.totalChars;
-      const note =
-        printed !== undefined && printed > result.output.length
-          ? `${printed - (output.length - omitted)} characters omitted: the command printed ${printed} characters (${formatBytes(printed)}) in all. ` +
-            `Only ${output.length} of them, its beginning and its end, were kept (the middle is lost); they are saved to ${file}`
-          : `${omitted} characters omitted. Full output (${output.length} characters) saved to ${file}`;
+      const printed = result.totalChars ?? output.length;
+      const shown = output.length - omitted;
+      let note: string;
+      if (result.savedTo) {
+        note = `${Math.max(omitted, printed - shown)} characters omitted. Full output (${printed} characters, ${formatBytes(printed)}) saved to ${result.savedTo}`;
+      } else {
+        // A shell that cannot spill (or a failed spill) holds a bounded buffer: past it the middle is lost.
+        // The command has run either way: an unwritable output folder must not turn its result into an error.
+        const file = await saveFullOutput(env.outputDir, output).catch((e: unknown) => new Error(e instanceof Error ? e.message : String(e)));
+        const where = file instanceof Error ? `they could not be saved (${file.message})` : `they are saved to ${file}`;
+        note =
+          printed > result.output.length
+            ? `${printed - shown} characters omitted: the command printed ${printed} characters (${formatBytes(printed)}) in all. ` +
+              `Only ${output.length} of them, its beginning and its end, were kept (the middle is lost); ${where}`
+            : file instanceof Error
+              ? `${omitted} characters omitted; the full output (${output.length} characters) could not be saved (${file.message})`
+              : `${omitted} characters omitted. Full output (${output.length} characters) saved to ${file}`;
+      }
       // A copy: the slices would otherwise keep the whole output (up to 32 MB) alive for as long as the result is in the history.
       body = detached(`${head}\n\n… [${note}] …\n\n${tail}`);
+    } else if (result.savedTo) {
+      // Spilled, but what the model sees is already complete (terminal escapes made the raw output longer).
+      await fsp.rm(result.savedTo, { force: true }).catch(() => undefined);
     }
     const status: string[] = [];
     if (result.timedOut) status.push(`Timed out after ${timeoutMs} ms; the command and its child processes were killed.`);
@@ -83,10 +98,14 @@ function detached(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
 }
 
+function outputFileName(dir: string): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  return path.join(dir, `bash-${stamp}-${randomBytes(3).toString('hex')}.log`);
+}
+
 async function saveFullOutput(dir: string, output: string): Promise<string> {
   await fsp.mkdir(dir, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const file = path.join(dir, `bash-${stamp}-${randomBytes(3).toString('hex')}.log`);
+  const file = outputFileName(dir);
   await fsp.writeFile(file, output, 'utf8');
   return file;
 }

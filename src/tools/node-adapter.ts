@@ -3,7 +3,8 @@
 // fallback). Everything here is plain fs/promises and child_process.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promises as fsp, type Stats } from 'node:fs';
+import { createWriteStream, mkdirSync, promises as fsp, type Stats, type WriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
@@ -192,6 +193,61 @@ export class BoundedOutput {
   }
 }
 
+/** How much a shell that spills keeps in memory: enough that the whole output is still there when spilling starts. */
+export function spillBufferChars(spill: { afterChars: number }): number {
+  return 2 * spill.afterChars + 1024 * 1024;
+}
+
+/**
+ * Streams a command's complete output to a file once it passes `afterChars`
+ * (see ShellRunOptions.spill). The producer is never paused: pausing a child's
+ * pipes lost the end of the output when the child exited meanwhile, and a disk
+ * is faster than a command's output, so the write queue stays short.
+ */
+export class OutputSpill {
+  private stream: WriteStream | undefined;
+  private failed = false;
+
+  constructor(private readonly target: { path: string; afterChars: number }) {}
+
+  /** Call after each push of `text` to `buffer`. */
+  push(text: string, buffer: BoundedOutput): void {
+    if (this.failed) return;
+    if (this.stream) {
+      this.stream.write(text);
+      return;
+    }
+    if (buffer.totalChars <= this.target.afterChars) return;
+    try {
+      mkdirSync(path.dirname(this.target.path), { recursive: true });
+    } catch {
+      this.failed = true;
+      return;
+    }
+    // 'wx': never follow or reuse something already at the path.
+    this.stream = createWriteStream(this.target.path, { flags: 'wx', encoding: 'utf8' });
+    this.stream.on('error', () => {
+      // Disk full or gone: the bash tool falls back to what memory holds.
+      this.failed = true;
+    });
+    // The buffer still holds every character so far (spillBufferChars).
+    this.stream.write(buffer.toString());
+  }
+
+  /** The file once everything is on disk; undefined when nothing was spilled or writing failed (the partial file is removed). */
+  async close(): Promise<string | undefined> {
+    const stream = this.stream;
+    if (!stream) return undefined;
+    if (!stream.destroyed) stream.end();
+    await finished(stream).catch(() => {
+      this.failed = true;
+    });
+    if (!this.failed) return this.target.path;
+    await fsp.rm(this.target.path, { force: true }).catch(() => undefined);
+    return undefined;
+  }
+}
+
 export interface NodeShellOptions {
   /** Characters of output kept in memory (head + tail); the middle of anything longer is dropped. */
   maxBufferedChars?: number;
@@ -222,7 +278,7 @@ export class NodeShell implements Shell {
 
   run(command: string, options: ShellRunOptions): Promise<ShellResult> {
     return new Promise<ShellResult>((resolve) => {
-      const chunks = new BoundedOutput(this.maxBufferedChars);
+      const chunks = new BoundedOutput(options.spill ? spillBufferChars(options.spill) : this.maxBufferedChars);
       let timedOut = false;
       let interrupted = false;
       let settled = false;
@@ -234,12 +290,14 @@ export class NodeShell implements Shell {
         // stdin is /dev/null: a command that reads input gets EOF instead of hanging.
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      const spill = options.spill && new OutputSpill(options.spill);
       const decoderOut = new TextDecoder();
       const decoderErr = new TextDecoder();
       const onData = (decoder: TextDecoder) => (data: Buffer) => {
         const text = decoder.decode(data, { stream: true });
         if (!text) return;
         chunks.push(text);
+        spill?.push(text, chunks);
         options.onOutput?.(text);
       };
       child.stdout.on('data', onData(decoderOut));
@@ -273,7 +331,16 @@ export class NodeShell implements Shell {
         }
         child.stdout.destroy();
         child.stderr.destroy();
-        resolve({ exitCode, output: chunks.toString(), timedOut, interrupted, ...(chunks.truncated ? { totalChars: chunks.totalChars } : {}) });
+        void (spill ? spill.close() : Promise.resolve(undefined)).then((savedTo) =>
+          resolve({
+            exitCode,
+            output: chunks.toString(),
+            timedOut,
+            interrupted,
+            ...(chunks.truncated ? { totalChars: chunks.totalChars } : {}),
+            ...(savedTo ? { savedTo } : {}),
+          }),
+        );
       };
 
       child.on('error', (error) => {

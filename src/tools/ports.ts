@@ -55,6 +55,13 @@ export interface ShellRunOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   onOutput?: (chunk: string) => void;
+  /**
+   * Output longer than `afterChars` is not held in memory: the shell streams
+   * the complete output to `path` and keeps only its head and tail
+   * (ShellResult.savedTo then names the file). A 100 MB build log must not
+   * take the extension host's memory with it.
+   */
+  spill?: { path: string; afterChars: number };
 }
 
 export interface ShellResult {
@@ -70,6 +77,8 @@ export interface ShellResult {
    * tail, with a marker where the middle was dropped.
    */
   totalChars?: number;
+  /** Set when the output was spilled (see ShellRunOptions.spill): the file holds all of it. */
+  savedTo?: string;
 }
 
 export interface ExecResult {

@@ -163,8 +163,10 @@ describe('reliability: tools under stress (F-TOOL)', function () {
         headTail: head.test(out.content) && tail.test(out.content),
         exit: /Exit code: 0$/.test(out.content) && !out.isError,
         note: noteNamesTotal,
+        // The output is streamed to the file as it arrives: all of it, none of it held in memory.
+        complete: savedSize === totalChars,
         // `out` is alive here: the result the history keeps must not pin the megabytes it was cut from.
-        memory: peakRss - before.rss < 600 * MB && after.heapUsed - before.heapUsed < 8 * MB,
+        memory: peakRss - before.rss < 120 * MB && after.heapUsed - before.heapUsed < 8 * MB,
         next: /^next-ok\n\nExit code: 0$/.test(next.content),
       };
       const note = /… \[[^\]]*\] …/.exec(out.content)?.[0] ?? '(no truncation note)';
@@ -172,14 +174,14 @@ describe('reliability: tools under stress (F-TOOL)', function () {
         id,
         area: 'tools',
         scenario,
-        expected: 'returns in bounded time; the model gets head + tail within the 30k-character limit and a note with the total size; host memory bounded; the next command works',
+        expected: 'returns in bounded time; the model gets head + tail within the 30k-character limit and a note with the total size; the complete output is saved to a file; host memory grows by well under 120 MB; the next command works',
         observed:
           `returned in ${out.ms} ms, exit 0: ${checks.exit}; result ${out.content.length} chars (head/tail kept: ${checks.headTail}); note: ${short(note, 400)}; ` +
-          `note names the true total (${totalChars} chars): ${noteNamesTotal}; saved file ${mb(savedSize)}; ` +
+          `note names the true total (${totalChars} chars): ${noteNamesTotal}; saved file ${mb(savedSize)} (complete: ${checks.complete}); ` +
           `host rss ${mb(before.rss)} → peak ${mb(peakRss)} (+${mb(peakRss - before.rss)}) → ${mb(after.rss)} after; heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)} after gc; next command ok: ${checks.next} (${next.ms} ms)`,
         passed: Object.values(checks).every(Boolean),
       });
-      assert.deepEqual(checks, { fast: true, bounded: true, headTail: true, exit: true, note: true, memory: true, next: true });
+      assert.deepEqual(checks, { fast: true, bounded: true, headTail: true, exit: true, note: true, complete: true, memory: true, next: true });
     };
 
     it('F-TOOL-01: a command printing 100 MB on one line', async () => {
@@ -215,7 +217,8 @@ describe('reliability: tools under stress (F-TOOL)', function () {
       const next = await wb.call('bash', { command: 'echo next-ok' });
       const checks = {
         prompt: out.ms < 5000,
-        exitCode: /^launched\n/.test(out.content) && /\n\nExit code: 7$/.test(out.content) && out.isError,
+        // A daemon that writes (F-TOOL-06) may get a line in before `launched`.
+        exitCode: /(^|\n)launched\n/.test(out.content) && /\n\nExit code: 7$/.test(out.content) && out.isError,
         next: /^next-ok/.test(next.content),
       };
       recordScenario({

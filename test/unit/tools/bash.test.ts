@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
 import { createToolExecutor } from '../../../src/tools/registry';
@@ -72,9 +73,20 @@ describe('tools: bash on the Node shell', () => {
     const saved = /saved to (\S+)\]/.exec(out.content)?.[1];
     assert.ok(saved, 'result names the file');
     assert.ok(saved.startsWith(env.outputDir));
+    // The file is the command's output exactly as printed (streamed there as it ran).
     const full = fs.readFileSync(saved, 'utf8');
-    assert.equal(full.split('\n').length, 200_002);
-    assert.ok(full.startsWith('FIRST\n1\n') && full.endsWith('200000\nLAST'));
+    assert.equal(full.split('\n').length, 200_003);
+    assert.ok(full.startsWith('FIRST\n1\n') && full.endsWith('200000\nLAST\n'));
+  });
+
+  it('when the output folder cannot be written, a huge output still returns its head and tail and says it could not be saved', async () => {
+    fs.writeFileSync(env.outputDir, 'a file where the output folder should be');
+    const out = await env.executor.execute('bash', { command: 'seq 1 3000000' }, ctx());
+    assert.equal(out.isError, false, 'the command ran: its result is not an error');
+    assert.ok(out.content.length < 31_000);
+    assert.match(out.content, /^1\n2\n/);
+    assert.match(out.content, /2999999\n3000000\n\nExit code: 0$/);
+    assert.match(out.content, /the middle is lost\); they could not be saved \(/);
   });
 
   it('gives a command that reads stdin an immediate end of input', async () => {
@@ -115,6 +127,27 @@ describe('tools: bash on the Node shell', () => {
 });
 
 describe('tools: NodeShell output buffer', () => {
+  it('spills output past the bound to a file, all of it, while memory keeps only head and tail', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-spill-'));
+    try {
+      const file = path.join(dir, 'out', 'full.log');
+      const result = await new NodeShell().run('seq 1 3000000', { cwd: process.cwd(), timeoutMs: 30_000, spill: { path: file, afterChars: 10_000 } });
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.savedTo, file);
+      const expected = Array.from({ length: 3_000_000 }, (_, i) => i + 1).join('\n') + '\n';
+      assert.equal(fs.statSync(file).size, expected.length);
+      assert.ok(fs.readFileSync(file, 'utf8') === expected, 'byte for byte the printed output');
+      assert.ok(result.output.length < 1.2 * 1024 * 1024, `kept ${result.output.length} chars`);
+      // Short output never touches the disk.
+      const small = await new NodeShell().run('echo hi', { cwd: process.cwd(), timeoutMs: 30_000, spill: { path: path.join(dir, 'small.log'), afterChars: 10_000 } });
+      assert.equal(small.savedTo, undefined);
+      assert.equal(fs.existsSync(path.join(dir, 'small.log')), false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+
   it('keeps the head and the tail of endless output within its bound', async () => {
     const shell = new NodeShell({ maxBufferedChars: 10_000 });
     const result = await shell.run('seq 1 300000', { cwd: process.cwd(), timeoutMs: 30_000 });
