@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { BoundedOutput, NodeShell, spillBufferChars } from '../tools/node-adapter';
+import { BoundedOutput, CREDENTIAL_ENV_VARS, NodeShell, spillBufferChars } from '../tools/node-adapter';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../tools/ports';
 
 export interface TerminalShellOptions {
@@ -27,7 +27,13 @@ export interface TerminalShellOptions {
 const MAX_INTEGRATION_MISSES = 3;
 
 // TERM stays the terminal's own; only pagers and prompts are disabled.
-const TERMINAL_ENV: Record<string, string> = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+// null unsets: the provider's key the terminal would inherit never reaches a command the model runs.
+const TERMINAL_ENV: Record<string, string | null> = {
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  ...Object.fromEntries(CREDENTIAL_ENV_VARS.map((name) => [name, null])),
+};
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;

@@ -265,6 +265,20 @@ export const NON_INTERACTIVE_ENV: Record<string, string> = {
   TERM: 'dumb',
 };
 
+/**
+ * The variables that hold the model provider's credentials. A command the
+ * model runs never sees them: `printenv`, or an injected `curl … -d "$(env)"`,
+ * would otherwise hand the user's key to whoever wrote the prompt. A command
+ * that needs a key of its own gets it from its own config, not from ours.
+ */
+export const CREDENTIAL_ENV_VARS: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'];
+
+export function commandEnv(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, ...NON_INTERACTIVE_ENV, ...extra };
+  for (const name of CREDENTIAL_ENV_VARS) delete env[name];
+  return env;
+}
+
 export class NodeShell implements Shell {
   private readonly drainMs: number;
   private readonly killGraceMs: number;
@@ -284,7 +298,7 @@ export class NodeShell implements Shell {
       let settled = false;
       const child = spawn('bash', ['-c', command], {
         cwd: options.cwd,
-        env: { ...process.env, ...NON_INTERACTIVE_ENV, ...options.env },
+        env: commandEnv(process.env, options.env),
         // Its own process group, so one signal to -pid reaches every descendant.
         detached: true,
         // stdin is /dev/null: a command that reads input gets EOF instead of hanging.

@@ -69,6 +69,28 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
     return { ...out, ms: Date.now() - started, ran: shells[mode].lastMode };
   };
 
+  it('A-SEC-ENV-01: a command the model runs in the Turnstone terminal does not see the provider key of the extension host', async () => {
+    const key = process.env.ANTHROPIC_API_KEY;
+    assert.ok(key, 'the runner gives the extension host a key in its environment');
+    const parts: string[] = [];
+    let leaks = 0;
+    for (const mode of Object.keys(shells) as Mode[]) {
+      const out = await run(mode, 'printenv ANTHROPIC_API_KEY; env | grep -c ANTHROPIC_API_KEY; echo end');
+      const leaked = out.content.includes(key);
+      if (leaked) leaks++;
+      parts.push(`${mode} (ran via ${out.ran}): key in the tool result: ${leaked}`);
+    }
+    recordScenario({
+      id: 'A-SEC-ENV-01',
+      area: 'secrets',
+      scenario: 'VS Code: the extension host has ANTHROPIC_API_KEY in its environment; the model runs `printenv ANTHROPIC_API_KEY; env | grep …` (shell integration and pseudoterminal)',
+      expected: 'the command sees no provider key, so it never reaches the model',
+      observed: parts.join('; '),
+      passed: leaks === 0,
+    });
+    assert.equal(leaks, 0, parts.join('; '));
+  });
+
   it('F-TOOL-19: `sleep 300 &` keeping the inherited stdout open, in the Turnstone terminal', async () => {
     const parts: string[] = [];
     const checks: Record<string, boolean> = {};
