@@ -380,33 +380,41 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
     server.enqueue(errorReply(500, 'api_error', 'Internal server error'), textReply('third reply'));
     await send(`third ${marker}`);
     await frame.locator('article.item.assistant', { hasText: 'third reply' }).waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(3000); // the webview saves its state at most once a second; the workbench flushes storage
-
-    const storage = await page.evaluate(async () => {
-      const out: string[] = [];
-      for (const info of await indexedDB.databases()) {
-        if (!info.name) continue;
-        const db: IDBDatabase = await new Promise((res, rej) => {
-          const r = indexedDB.open(info.name!);
-          r.onsuccess = () => res(r.result);
-          r.onerror = () => rej(r.error as Error);
-        });
-        for (const store of [...db.objectStoreNames]) {
-          // (No named functions in here: tsx would wrap them in a __name helper the page does not have.)
-          const keys = await new Promise<IDBValidKey[]>((res) => (db.transaction(store, 'readonly').objectStore(store).getAllKeys().onsuccess = (e) => res((e.target as IDBRequest<IDBValidKey[]>).result)));
-          const vals = await new Promise<unknown[]>((res) => (db.transaction(store, 'readonly').objectStore(store).getAll().onsuccess = (e) => res((e.target as IDBRequest<unknown[]>).result)));
-          keys.forEach((k, i) => {
-            const v = vals[i];
-            out.push(`${info.name}/${store}/${String(k)}\t${v instanceof Uint8Array ? new TextDecoder().decode(v) : typeof v === 'string' ? v : JSON.stringify(v)}`);
+    // The webview saves its state at most once a second and the workbench flushes storage on its own schedule
+    // (slower on a loaded machine): read until the saved state holds this session's prompt.
+    const readStorage = () =>
+      page.evaluate(async () => {
+        const out: string[] = [];
+        for (const info of await indexedDB.databases()) {
+          if (!info.name) continue;
+          const db: IDBDatabase = await new Promise((res, rej) => {
+            const r = indexedDB.open(info.name!);
+            r.onsuccess = () => res(r.result);
+            r.onerror = () => rej(r.error as Error);
           });
+          for (const store of [...db.objectStoreNames]) {
+            // (No named functions in here: tsx would wrap them in a __name helper the page does not have.)
+            const keys = await new Promise<IDBValidKey[]>((res) => (db.transaction(store, 'readonly').objectStore(store).getAllKeys().onsuccess = (e) => res((e.target as IDBRequest<IDBValidKey[]>).result)));
+            const vals = await new Promise<unknown[]>((res) => (db.transaction(store, 'readonly').objectStore(store).getAll().onsuccess = (e) => res((e.target as IDBRequest<unknown[]>).result)));
+            keys.forEach((k, i) => {
+              const v = vals[i];
+              out.push(`${info.name}/${store}/${String(k)}\t${v instanceof Uint8Array ? new TextDecoder().decode(v) : typeof v === 'string' ? v : JSON.stringify(v)}`);
+            });
+          }
+          db.close();
         }
-        db.close();
-      }
-      for (const s of [localStorage, sessionStorage]) for (let i = 0; i < s.length; i++) out.push(`${s === localStorage ? 'local' : 'session'}Storage/${s.key(i)}\t${s.getItem(s.key(i)!)}`);
-      return out;
-    });
+        for (const s of [localStorage, sessionStorage]) for (let i = 0; i < s.length; i++) out.push(`${s === localStorage ? 'local' : 'session'}Storage/${s.key(i)}\t${s.getItem(s.key(i)!)}`);
+        return out;
+      });
+    let storage: string[] = [];
+    let webviewState = '';
+    for (const deadline = Date.now() + 30_000; ; ) {
+      await page.waitForTimeout(1000);
+      storage = await readStorage();
+      webviewState = storage.find((e) => e.split('\t')[0]!.endsWith('/memento/webviewView.turnstone.chat')) ?? '';
+      if (webviewState.includes(marker) || Date.now() > deadline) break;
+    }
     const storageHits = storage.filter((e) => e.includes(CANARY)).map((e) => e.split('\t')[0]);
-    const webviewState = storage.find((e) => e.split('\t')[0]!.endsWith('/memento/webviewView.turnstone.chat')) ?? '';
     const stateHasMarker = webviewState.includes(marker);
 
     const runDir = path.dirname(wb.server.userDataDir);
