@@ -10,6 +10,7 @@ import { ConversationRuntime } from './runtime/conversation';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
 import { buildSystemPrompt } from './runtime/system-prompt';
+import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor } from './tools/registry';
 import { findOnPath } from './cli/which';
@@ -67,6 +68,8 @@ async function openSession(file: string, cwd: string, model: string): Promise<{ 
   if (statSync(file, { throwIfNoEntry: false })) {
     const loaded = await loadSession(file);
     for (const warning of loaded.warnings) sink.stderr(`warning: ${warning}\n`);
+    const removed = await cleanUpInterruptedWrites(loaded.messages, cwd);
+    if (removed.length > 0) sink.stderr(`turnstone: removed ${removed.length} temp file(s) left by a write the last run was killed in: ${removed.map((f) => path.relative(cwd, f)).join(', ')}\n`);
     return { store: JsonlSessionStore.open(file), loaded };
   }
   mkdirSync(path.dirname(file), { recursive: true });

@@ -5,6 +5,7 @@ export { ConversationRuntime } from '../runtime/conversation';
 export { ShellHookRunner } from '../runtime/hooks';
 export { JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';
+export { cleanUpInterruptedWrites } from '../tools/interrupted-writes';
 export { createTwoFilesPatch } from 'diff';
 export { createSettingsAwareModelClient } from './model-client';
 export { createHostTools } from './tools';

@@ -170,6 +170,11 @@ export class SessionController implements vscode.Disposable {
     const core = loadCore();
     const loaded = await core.loadSession(file);
     for (const w of loaded.warnings) this.deps.log.warn(w);
+    const root = this.root();
+    if (root?.scheme === 'file') {
+      const removed = await core.cleanUpInterruptedWrites(loaded.messages, root.fsPath);
+      if (removed.length > 0) this.deps.log.info(`removed temp files left by a write that was killed: ${removed.join(', ')}`);
+    }
     this.store = core.JsonlSessionStore.open(file);
     this.runtime = this.createRuntime(loaded.messages, loaded.usage);
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');

@@ -1,11 +1,11 @@
 // The Workspace port on vscode.workspace.fs, so the tools work in remote and
 // virtual workspaces too. Paths crossing the port stay strings: OS paths for
 // `file:` folders (what the Node adapter uses) and URI paths for virtual ones.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type DirEntry, type EntryType, type FileStat, type Workspace, WorkspaceError, type WorkspaceErrorKind } from '../tools/ports';
+import { atomicTempPath, removeInterruptedWrites } from '../tools/interrupted-writes';
 
 const FS_ERROR_KINDS: Record<string, WorkspaceErrorKind> = {
   FileNotFound: 'not_found',
@@ -107,12 +107,13 @@ export class VsCodeWorkspace implements Workspace {
   async writeFile(p: string, data: Uint8Array): Promise<void> {
     const target = this.toUri(p);
     // Temp file beside the target, then rename: a crash leaves the old file or the new one, never half of one.
-    const tmpPath = path.join(path.dirname(p), `.${path.basename(p)}.turnstone-${randomBytes(6).toString('hex')}.tmp`);
+    const tmpPath = atomicTempPath(p);
     const tmp = this.toUri(tmpPath);
     try {
       await vscode.workspace.fs.writeFile(tmp, data);
       if (target.scheme === 'file') copyModeBestEffort(p, tmpPath);
       await vscode.workspace.fs.rename(tmp, target, { overwrite: true });
+      if (target.scheme === 'file') await removeInterruptedWrites(p);
     } catch (error) {
       await Promise.resolve(vscode.workspace.fs.delete(tmp, { useTrash: false })).catch(() => undefined);
       throw toWorkspaceError(error, p);

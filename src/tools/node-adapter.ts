@@ -2,7 +2,6 @@
 // and the unit tests (and reused by the VS Code host for its child-process
 // fallback). Everything here is plain fs/promises and child_process.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, promises as fsp, type Stats, type WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import * as os from 'node:os';
@@ -19,6 +18,7 @@ import {
   WorkspaceError,
   type WorkspaceErrorKind,
 } from './ports';
+import { atomicTempPath, removeInterruptedWrites } from './interrupted-writes';
 
 const ERRNO_KINDS: Record<string, WorkspaceErrorKind> = {
   ENOENT: 'not_found',
@@ -80,9 +80,7 @@ export class NodeWorkspace implements Workspace {
   }
 
   async writeFile(p: string, data: Uint8Array): Promise<void> {
-    // Same folder as the target so the rename never crosses a filesystem
-    // boundary (which would make it a non-atomic copy).
-    const tmp = path.join(path.dirname(p), `.${path.basename(p)}.turnstone-${randomBytes(6).toString('hex')}.tmp`);
+    const tmp = atomicTempPath(p);
     try {
       let mode: number | undefined;
       try {
@@ -92,6 +90,8 @@ export class NodeWorkspace implements Workspace {
       }
       await fsp.writeFile(tmp, data, mode === undefined ? {} : { mode });
       await fsp.rename(tmp, p);
+      // What an earlier, killed write of this file left beside it.
+      await removeInterruptedWrites(p);
     } catch (error) {
       await fsp.rm(tmp, { force: true }).catch(() => undefined);
       throw toWorkspaceError(error, p);
