@@ -188,7 +188,7 @@ describe('reliability: path attacks (A-PATH)', function () {
     assert.ok(reasked);
   });
 
-  it('A-PATH-04b: P1 a folder swapped for a symlink to outside between the check and read_file does not leak the outside file', async () => {
+  it('A-PATH-04b: P1 a folder swapped for a symlink to outside between the check and read_file or a search does not leak the outside files', async () => {
     let tries = 0;
     let leaked = 0;
     let refused = 0;
@@ -209,8 +209,26 @@ describe('reliability: path attacks (A-PATH)', function () {
       if (a.results.some((r) => r.content.includes(SECRET))) leaked++;
       if (/now resolves to .*Nothing was read/.test(a.results[0]?.content ?? '')) refused++;
     }
+    // The same race against the searches: the folder they search is swapped after the check.
+    for (const tool of ['grep_search', 'glob_search'] as const) {
+      tries++;
+      const dir = path.join(sb.ws, `rswap${tries}`);
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'canary.txt'), 'harmless inside');
+      const hooks = new ScriptedHooks({
+        PreToolUse: () => {
+          renameSync(dir, `${dir}.old`);
+          symlinkSync(sb.outside, dir);
+          return { outcome: 'ok', messages: [] };
+        },
+      });
+      const input = tool === 'grep_search' ? { pattern: 'CANARY', path: `rswap${tries}`, output_mode: 'content' } : { pattern: '*', path: `rswap${tries}` };
+      const a = await attempt(sb, [{ name: tool, input }], { mode: 'acceptEdits', prompter: 'none', hooks });
+      if (a.results.some((r) => r.content.includes(SECRET) || r.content.includes('canary.txt'))) leaked++;
+      if (/now resolves to .*Nothing was read/.test(a.results[0]?.content ?? '')) refused++;
+    }
     const passed = leaked === 0 && refused === tries;
-    recordScenario({ id: 'A-PATH-04b', area: 'paths', scenario: 'folder swapped for a symlink to outside between the permission check and read_file (PreToolUse hook as the racing process)', expected: 'the outside file never reaches the model; the read is refused and checked afresh next time', observed: `${leaked}/${tries} reads leaked the outside secret; ${refused}/${tries} refused as "now resolves to …"`, passed });
+    recordScenario({ id: 'A-PATH-04b', area: 'paths', scenario: 'folder swapped for a symlink to outside between the permission check and read_file / grep_search / glob_search (PreToolUse hook as the racing process)', expected: 'the outside file never reaches the model; the read is refused and checked afresh next time', observed: `${leaked}/${tries} reads or searches leaked outside content; ${refused}/${tries} refused as "now resolves to …"`, passed });
     assert.equal(leaked, 0);
     assert.equal(refused, tries);
   });
