@@ -230,7 +230,15 @@ export class SessionController implements vscode.Disposable {
     }
     if (this.runtime) return this.runtime;
     const s = readSettings();
-    this.store = await loadCore().JsonlSessionStore.create(this.sessionsDir(), { cwd: this.root()?.fsPath ?? '', model: s.model });
+    try {
+      this.store = await loadCore().JsonlSessionStore.create(this.sessionsDir(), { cwd: this.root()?.fsPath ?? '', model: s.model });
+    } catch (error) {
+      // The turn still runs, in memory: an unwritable storage folder must not stop the user's work.
+      this.store = undefined;
+      const message = `This session cannot be saved (${error instanceof Error ? error.message : String(error)}); it continues in memory and cannot be resumed later.`;
+      this.deps.log.warn(message);
+      this.deps.post({ type: 'item_add', item: { kind: 'error', id: `session-save-${Date.now()}`, message, errorKind: 'session_write', retryable: false } });
+    }
     this.runtime = this.createRuntime([], undefined);
     return this.runtime;
   }

@@ -191,6 +191,27 @@ describe('turns in the real extension host', function () {
     assert.equal(JSON.stringify(server.bodies[1]).includes('first question'), true, 'the resumed history was sent');
   });
 
+  it('C3: when the session folder cannot be created the turn still runs in memory and the panel says it is not saved', async () => {
+    server.enqueue(textReply('saved one'));
+    await turnstone.sendPrompt('first');
+    const sessions = path.dirname(turnstone.sessionFile()!);
+    await vscode.commands.executeCommand('turnstone.newSession');
+    fs.renameSync(sessions, `${sessions}.moved`);
+    fs.writeFileSync(sessions, 'a file where the sessions folder should be');
+    try {
+      server.enqueue(textReply('Still answered.'));
+      const summary = await turnstone.sendPrompt('are you there?');
+      assert.equal(summary.outcome, 'completed');
+      assert.equal(summary.finalText, 'Still answered.');
+      assert.equal(turnstone.sessionFile(), undefined);
+      const warning = turnstone.panelSnapshot().items.find((i) => i.kind === 'error');
+      assert.ok(warning && warning.kind === 'error' && /cannot be saved .*continues in memory/.test(warning.message), JSON.stringify(warning));
+    } finally {
+      fs.rmSync(sessions, { force: true });
+      fs.renameSync(`${sessions}.moved`, sessions);
+    }
+  });
+
   it('a denial with feedback reaches the model and the file stays unchanged', async () => {
     await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
     turnstone.setDialogsEnabled(false);
