@@ -6,6 +6,8 @@ export { ShellHookRunner } from '../runtime/hooks';
 export { JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';
 export { cleanUpInterruptedWrites } from '../tools/interrupted-writes';
+export { decodeText, detectEncoding, encodeText } from '../tools/text';
+export { VsCodeWorkspace } from './vscode-workspace';
 export { createTwoFilesPatch } from 'diff';
 export { createSettingsAwareModelClient } from './model-client';
 export { createHostTools } from './tools';

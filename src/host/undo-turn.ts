@@ -7,9 +7,9 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type FileChange } from '../runtime/types';
-import { decodeText, detectEncoding, encodeText, type TextEncodingName } from '../tools/text';
+import { type TextEncodingName } from '../tools/text';
+import { loadCore } from './load-core';
 import { type OriginalContentProvider, ORIGINAL_SCHEME } from './proposal-documents';
-import { VsCodeWorkspace } from './vscode-workspace';
 
 export interface UndoResult {
   restored: string[];
@@ -24,6 +24,8 @@ interface CurrentFile {
 async function readOrNull(file: string): Promise<CurrentFile | null> {
   try {
     const bytes = await fs.readFile(file);
+    // From the lazily loaded core (a turn has run, so it is loaded): keeps activation's bundle small.
+    const { decodeText, detectEncoding } = loadCore();
     return { text: decodeText(bytes).text, encoding: detectEncoding(bytes) };
   } catch {
     return null;
@@ -64,14 +66,15 @@ export async function undoTurn(
       if (choice !== 'Undo Changes') return undefined;
     }
     const result: UndoResult = { restored: [], skipped: [] };
-    const workspace = new VsCodeWorkspace();
+    const core = loadCore();
+    const workspace = new core.VsCodeWorkspace();
     for (const [i, c] of changes.entries()) {
       try {
         if (c.before === null) await fs.rm(c.path, { force: true });
         else {
           await fs.mkdir(path.dirname(c.path), { recursive: true });
           // Edits keep a file's encoding, so the file as it is now tells the encoding of its before.
-          await workspace.writeFile(c.path, encodeText(c.before, current[i]?.encoding ?? 'utf8'));
+          await workspace.writeFile(c.path, core.encodeText(c.before, current[i]?.encoding ?? 'utf8'));
         }
         result.restored.push(c.path);
       } catch {
