@@ -67,20 +67,9 @@ export function analyseCommand(command: string, depth = 0): CommandAnalysis {
       i += 2;
       continue;
     }
-    if (c === '$' && next === "'") {
-      // ANSI-C quoting: `\'` does not end it, unlike a plain single quote.
-      const end = ansiCEnd(command, i + 2);
-      if (end < 0) {
-        out.opaque.push('unterminated quote');
-        cur += command.slice(i);
-        break;
-      }
-      cur += command.slice(i, end + 1);
-      i = end + 1;
-      continue;
-    }
-    if (c === "'") {
-      const end = command.indexOf("'", i + 1);
+    if (c === "'" || (c === '$' && next === "'")) {
+      // In ANSI-C quoting ($'…') `\'` does not end the quote, unlike in a plain single quote.
+      const end = c === '$' ? ansiCEnd(command, i + 2) : command.indexOf("'", i + 1);
       if (end < 0) {
         out.opaque.push('unterminated quote');
         cur += command.slice(i);
