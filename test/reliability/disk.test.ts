@@ -17,7 +17,8 @@ import { JsonlSessionStore, loadSession } from '../../src/runtime/session';
 import { type Message } from '../../src/runtime/types';
 import { MockAnthropicServer, textReply, toolUseReply, type MockReply } from '../fixtures/mock-anthropic';
 import { memoryTools, ScriptedModel, step } from '../unit/runtime/fakes';
-import { runCli, toolPairProblem } from './fixtures/crash-cli';
+import { runCli } from '../support/run-cli';
+import { toolPairProblem } from './fixtures/crash-cli';
 import { recordScenario } from './report';
 
 const WARNING = /could not write the session file/g;
@@ -181,7 +182,8 @@ describe('reliability: disk errors on session writes (F-DISK, C3)', function () 
   for (const fault of FAULTS) {
     it(`${fault.id}: ${fault.what}; the CLI turn completes, warns once on stderr, and the session keeps every record in order (C3, T9)`, async function () {
       if (fault.needsMount && !canMount()) {
-        recordScenario({ id: fault.id, area: 'disk', scenario: fault.what, expected: 'n/a', observed: 'not run: mount(8) unavailable (needs root with CAP_SYS_ADMIN)', passed: true });
+        // Needs the right to mount (root with CAP_SYS_ADMIN). The same failures without mount: F-DISK-03…05.
+        recordScenario({ id: fault.id, area: 'disk', scenario: fault.what, expected: 'n/a', observed: '', notRun: 'mount(8) is not permitted here (needs root with CAP_SYS_ADMIN)' });
         this.skip();
       }
       const root = mkdtempSync(path.join(os.tmpdir(), 'turnstone-disk-'));

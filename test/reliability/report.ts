@@ -28,11 +28,16 @@ export function sampled(full: number, sample: number): number {
 
 export const reliabilityLogPath = (): string => process.env.TURNSTONE_RELIABILITY_LOG ?? resolve(process.cwd(), 'test-results/reliability.jsonl');
 
-/** Records one scenario's outcome. Call it with what was observed before asserting, so a failure is recorded too. */
-export function recordScenario(row: ReliabilityRow & { passed?: boolean }): void {
+/**
+ * Records one scenario's outcome. Call it with what was observed before asserting, so a failure is recorded too.
+ * `notRun` says why a scenario could not run on this machine (the table shows it as not run, never as passed).
+ */
+export function recordScenario(row: ReliabilityRow & { passed?: boolean; notRun?: string }): void {
   const path = reliabilityLogPath();
   mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, `${JSON.stringify({ ...row, passed: row.passed ?? true, full: FULL, at: new Date().toISOString() })}\n`);
+  const { notRun, ...rest } = row;
+  const outcome = notRun ? { observed: `not run: ${notRun}`, passed: false, notRun: true } : { passed: row.passed ?? true };
+  appendFileSync(path, `${JSON.stringify({ ...rest, ...outcome, full: FULL, at: new Date().toISOString() })}\n`);
 }
 
 /** A small seeded PRNG (mulberry32): the same seed replays the same faults. */
