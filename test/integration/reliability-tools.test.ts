@@ -10,24 +10,12 @@ import * as vscode from 'vscode';
 import { execFile } from 'node:child_process';
 import { TerminalShell, integratedCommandLine } from '../../src/host/terminal-shell';
 import { VsCodeWorkspace } from '../../src/host/vscode-workspace';
+import { isAlive } from '../unit/tools/helpers';
 import { createToolExecutor } from '../../src/tools/registry';
 import { recordScenario } from '../reliability/report';
 
 type Mode = 'integrated' | 'pseudoterminal';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function () {
   this.timeout(240_000);
@@ -104,7 +92,7 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
       checks[`${mode}: exit code`] = /launched/.test(out.content) && /Exit code: 7$/.test(out.content);
       checks[`${mode}: next`] = /next-ok/.test(next.content) && next.ms < 20_000;
       parts.push(
-        `${mode} (ran via ${out.ran}): returned in ${out.ms} ms with ${JSON.stringify(out.content.replace(/\n+/g, ' | ').slice(0, 120))}; daemon ${pid && alive(pid) ? 'left running' : 'not running'}; next command ${next.ms} ms ok: ${checks[`${mode}: next`]}`,
+        `${mode} (ran via ${out.ran}): returned in ${out.ms} ms with ${JSON.stringify(out.content.replace(/\n+/g, ' | ').slice(0, 120))}; daemon ${pid && isAlive(pid) ? 'left running' : 'not running'}; next command ${next.ms} ms ok: ${checks[`${mode}: next`]}`,
       );
     }
     // The line the integrated path types, run by bash directly: shell integration does not always come up

@@ -69,6 +69,16 @@ async function family(sb: Sandbox, calls: ToolCall[], expect: Expect): Promise<T
   return tally;
 }
 
+/** The racing "attacker": once the tool use is assessed (a real folder inside), `dir` is swapped for a link to `target`. */
+const swapForLinkBeforeUse = (dir: string, target: string) =>
+  new ScriptedHooks({
+    PreToolUse: () => {
+      renameSync(dir, `${dir}.old`);
+      symlinkSync(target, dir);
+      return { outcome: 'ok', messages: [] };
+    },
+  });
+
 const write = (p: string): ToolCall => ({ name: 'write_file', input: { path: p, content: 'PWNED' } });
 const edit = (p: string): ToolCall => ({ name: 'edit_file', input: { path: p, old_string: SECRET, new_string: 'PWNED' } });
 
@@ -162,13 +172,7 @@ describe('reliability: path attacks (A-PATH)', function () {
         const target = path.join(sb.outside, `swapped${tries}`);
         mkdirSync(target);
         // The "attacker" acts after the assessment (which saw a real folder inside) and before the write.
-        const hooks = new ScriptedHooks({
-          PreToolUse: () => {
-            renameSync(dir, `${dir}.old`);
-            symlinkSync(target, dir);
-            return { outcome: 'ok', messages: [] };
-          },
-        });
+        const hooks = swapForLinkBeforeUse(dir, target);
         const a = await attempt(sb, [write(`swap${tries}/pwn.txt`)], { mode, prompter, hooks });
         asked += a.asked.length;
         if (/now resolves to/.test(a.results[0]?.content ?? '')) refused++;
@@ -197,13 +201,7 @@ describe('reliability: path attacks (A-PATH)', function () {
       const dir = path.join(sb.ws, `rswap${tries}`);
       mkdirSync(dir);
       writeFileSync(path.join(dir, 'canary.txt'), 'harmless inside');
-      const hooks = new ScriptedHooks({
-        PreToolUse: () => {
-          renameSync(dir, `${dir}.old`);
-          symlinkSync(sb.outside, dir);
-          return { outcome: 'ok', messages: [] };
-        },
-      });
+      const hooks = swapForLinkBeforeUse(dir, sb.outside);
       // Reads inside are allowed without asking in both modes: the swap is the only way out.
       const a = await attempt(sb, [{ name: 'read_file', input: { path: `rswap${tries}/canary.txt` } }], { mode, prompter: 'none', hooks });
       if (a.results.some((r) => r.content.includes(SECRET))) leaked++;
@@ -215,13 +213,7 @@ describe('reliability: path attacks (A-PATH)', function () {
       const dir = path.join(sb.ws, `rswap${tries}`);
       mkdirSync(dir);
       writeFileSync(path.join(dir, 'canary.txt'), 'harmless inside');
-      const hooks = new ScriptedHooks({
-        PreToolUse: () => {
-          renameSync(dir, `${dir}.old`);
-          symlinkSync(sb.outside, dir);
-          return { outcome: 'ok', messages: [] };
-        },
-      });
+      const hooks = swapForLinkBeforeUse(dir, sb.outside);
       const input = tool === 'grep_search' ? { pattern: 'CANARY', path: `rswap${tries}`, output_mode: 'content' } : { pattern: '*', path: `rswap${tries}` };
       const a = await attempt(sb, [{ name: tool, input }], { mode: 'acceptEdits', prompter: 'none', hooks });
       if (a.results.some((r) => r.content.includes(SECRET) || r.content.includes('canary.txt'))) leaked++;

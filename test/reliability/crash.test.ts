@@ -12,7 +12,8 @@ import * as path from 'node:path';
 import { historyProblem } from '../../src/runtime/history';
 import { loadSession } from '../../src/runtime/session';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { runCli, sleep, toolPairProblem, type CliRun } from './fixtures/crash-cli';
+import { runCli, type CliRun } from '../support/run-cli';
+import { sleep, toolPairProblem } from './fixtures/crash-cli';
 import { RELIABILITY_SEED, recordScenario, sampled, seededRandom } from './report';
 
 /** Deterministic text of about `bytes` bytes, distinct per `tag`. */

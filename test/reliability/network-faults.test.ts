@@ -18,7 +18,8 @@ import {
   type MockReply,
   type SseFrame,
 } from '../fixtures/mock-anthropic';
-import { makeRig, runCli, sessionProblems, shownTextPerStep, TempWorkspace, textOf } from './network-harness';
+import { runCli } from '../support/run-cli';
+import { makeRig, sessionProblems, shownTextPerStep, TempWorkspace, textOf } from './network-harness';
 import { FINAL_STEP, PRE_STEP, REPLIES } from './network-replies';
 import { FULL, recordScenario, RELIABILITY_SEED, sampled, seededRandom } from './report';
 
@@ -284,12 +285,12 @@ describe('reliability: network faults (F-NET)', function () {
     const env = { ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: 'sk-revoked' };
     const args = ['--cwd', tmp.ws, '--permission-mode', 'bypassPermissions', '--session', session];
     mock.enqueue(toolUseReply([appendTool('t1', 'one')]), errorReply(401, 'authentication_error', 'invalid x-api-key'));
-    const first = await runCli(['-p', 'first', ...args], env);
+    const first = await runCli(['-p', 'first', ...args], { env });
     const loaded = await loadSession(session);
     const problem = historyProblem(loaded.messages);
     mock.reset();
     mock.enqueue(textReply('Resumed fine.'));
-    const second = await runCli(['-p', 'second', ...args], { ...env, ANTHROPIC_API_KEY: 'sk-fresh' });
+    const second = await runCli(['-p', 'second', ...args], { env: { ...env, ANTHROPIC_API_KEY: 'sk-fresh' } });
     const after = await loadSession(session);
     const resumedCarried = JSON.stringify(mock.bodies[0]).includes('"tool_use_id":"t1"') && JSON.stringify(mock.bodies[0]).includes('first');
     const saysHow = /ANTHROPIC_API_KEY/.test(first.stderr);
@@ -670,7 +671,8 @@ describe('reliability: network faults (F-NET)', function () {
     const args = ['--cwd', tmp.ws, '--session', session];
     mock.enqueue(endless());
     let signalledAt = 0;
-    const first = await runCli(['-p', 'stream forever', ...args], env, {
+    const first = await runCli(['-p', 'stream forever', ...args], {
+      env,
       onStdout: (text, child) => {
         if (!signalledAt && text.includes('tick 5')) {
           signalledAt = Date.now();
@@ -683,7 +685,7 @@ describe('reliability: network faults (F-NET)', function () {
     const problem = historyProblem(loaded.messages);
     mock.reset();
     mock.enqueue(textReply('Resumed after Ctrl+C.'));
-    const second = await runCli(['-p', 'continue', ...args], env);
+    const second = await runCli(['-p', 'continue', ...args], { env });
     const carried = JSON.stringify(mock.bodies[0] ?? {}).includes('stream forever');
     const ok = signalledAt > 0 && first.code === 130 && stopMs < 3000 && problem === undefined && second.code === 0 && second.stdout.includes('Resumed after Ctrl+C.') && carried;
     recordScenario({

@@ -2,7 +2,6 @@
 // AnthropicModelClient against the local mock API, the real ConversationRuntime
 // with the real Node tools on a temporary workspace, a JSONL session file, and
 // the real CLI process. Nothing here stands in for the part under test.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,8 +15,6 @@ import { type Message } from '../../src/runtime/types';
 import { NodeShell, NodeWorkspace } from '../../src/tools/node-adapter';
 import { createToolExecutor } from '../../src/tools/registry';
 import { type MockAnthropicServer } from '../fixtures/mock-anthropic';
-
-export const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
 /** A temporary workspace with a session folder; `dispose()` removes both. */
 export class TempWorkspace {
@@ -119,34 +116,3 @@ export async function sessionProblems(rig: RuntimeRig): Promise<string[]> {
   return problems;
 }
 
-export interface CliRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** `node dist/cli.js` against the mock; `onStdout`/`onStderr` see the output so far and may signal the child. */
-export function runCli(
-  args: string[],
-  env: Record<string, string>,
-  hooks: { onStdout?: (text: string, child: ChildProcess) => void; onStderr?: (text: string, child: ChildProcess) => void } = {},
-): Promise<CliRun> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`node esbuild.mjs\` first`);
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      hooks.onStdout?.(stdout, child);
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      hooks.onStderr?.(stderr, child);
-    });
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
-  });
-}

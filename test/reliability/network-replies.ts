@@ -2,7 +2,7 @@
 // text, multi-byte unicode, thinking + signature, several tool uses, large text,
 // pings between frames), each with the assistant content the turn must end up with.
 import { type AssistantContentBlock } from '../../src/runtime/types';
-import { encodeSse, pingFrame, replyFrames, type ReplyBlock, type SseFrame } from '../fixtures/mock-anthropic';
+import { contentOf, encodeSse, pingFrame, replyFrames, type ReplyBlock, type SseFrame } from '../fixtures/mock-anthropic';
 
 export interface RecordedReply {
   name: string;
@@ -15,26 +15,11 @@ export interface RecordedReply {
 
 const bash = (id: string, line: string): ReplyBlock => ({ type: 'tool_use', id, name: 'bash', input: { command: `printf '%s\\n' '${line}' >> log.txt` }, chunks: 4 });
 
-function expectedOf(blocks: ReplyBlock[]): AssistantContentBlock[] {
-  return blocks.map((b): AssistantContentBlock => {
-    switch (b.type) {
-      case 'text':
-        return { type: 'text', text: b.text };
-      case 'thinking':
-        return { type: 'thinking', thinking: b.thinking, signature: b.signature };
-      case 'redacted_thinking':
-        return { type: 'redacted_thinking', data: b.data };
-      case 'tool_use':
-        return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
-    }
-  });
-}
-
 const linesOf = (blocks: ReplyBlock[]) =>
   blocks.flatMap((b) => (b.type === 'tool_use' ? [/'([^']*)' >> log\.txt$/.exec(String(b.input.command))![1]!] : []));
 
 function recorded(name: string, blocks: ReplyBlock[], frames: (f: SseFrame[]) => SseFrame[] = (f) => f): RecordedReply {
-  return { name, bytes: encodeSse(frames(replyFrames(blocks, { usage: { input_tokens: 40, output_tokens: 12 } }))), expected: expectedOf(blocks), toolLines: linesOf(blocks) };
+  return { name, bytes: encodeSse(frames(replyFrames(blocks, { usage: { input_tokens: 40, output_tokens: 12 } }))), expected: contentOf(blocks), toolLines: linesOf(blocks) };
 }
 
 const UNICODE = 'Grüße, 世界 🌍 — naïve café ✓ 𝄞 ½ ﬁ 한국어 עברית ';

@@ -3,33 +3,15 @@
 // stderr in every output format, on the success path (tool uses and a retried
 // 500) and on the 401 path. (The CLI has no --verbose flag.)
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { runCli } from '../support/run-cli';
 import { recordScenario } from './report';
 
-const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const FORMATS = ['text', 'json', 'stream-json'] as const;
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`node esbuild.mjs\` first`);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('A-SEC-CLI: the API key in the environment of the CLI', function () {
   this.timeout(120_000);
@@ -63,7 +45,7 @@ describe('A-SEC-CLI: the API key in the environment of the CLI', function () {
         errorReply(500, 'api_error', 'Internal server error'),
         textReply('Notes are final.'),
       );
-      const run = await runCli(['-p', 'finalize the notes', '--cwd', ws, '--permission-mode', 'acceptEdits', '--output-format', format, '--session', session], env);
+      const run = await runCli(['-p', 'finalize the notes', '--cwd', ws, '--permission-mode', 'acceptEdits', '--output-format', format, '--session', session], { env });
       const sessionText = existsSync(session) ? readFileSync(session, 'utf8') : '';
       const auth = server.requests.map((r) => String(r.headers['x-api-key'] ?? r.headers['authorization'] ?? '').replace(/^Bearer /, ''));
       const inBodies = server.requests.filter((r) => r.rawBody.includes(CANARY)).length;
@@ -94,7 +76,7 @@ describe('A-SEC-CLI: the API key in the environment of the CLI', function () {
       server.reset();
       const session = path.join(ws, `session-401-${format}.jsonl`);
       server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
-      const run = await runCli(['-p', 'hello', '--cwd', ws, '--output-format', format, '--session', session], env);
+      const run = await runCli(['-p', 'hello', '--cwd', ws, '--output-format', format, '--session', session], { env });
       const sessionText = existsSync(session) ? readFileSync(session, 'utf8') : '';
       const hits = [run.stdout.includes(CANARY) && 'stdout', run.stderr.includes(CANARY) && 'stderr', sessionText.includes(CANARY) && 'session'].filter(Boolean);
       // Control: the run failed with the API's complaint visible somewhere.
@@ -120,7 +102,7 @@ describe('A-SEC-CLI: the API key in the environment of the CLI', function () {
       toolUseReply([{ id: 'tu_env', name: 'bash', input: { command: 'printenv ANTHROPIC_API_KEY; env | grep -c clicanary' } }]),
       textReply('done'),
     );
-    const run = await runCli(['-p', 'show me the environment', '--cwd', ws, '--permission-mode', 'ask', '--allow', 'bash(printenv:*)', '--allow', 'bash(env:*)', '--allow', 'bash(grep:*)', '--output-format', 'json'], env);
+    const run = await runCli(['-p', 'show me the environment', '--cwd', ws, '--permission-mode', 'ask', '--allow', 'bash(printenv:*)', '--allow', 'bash(env:*)', '--allow', 'bash(grep:*)', '--output-format', 'json'], { env });
     const toolResult = JSON.stringify(server.bodies[1]?.messages ?? '');
     const ran = server.requests.length === 2 && /tool_result/.test(toolResult);
     const leaked = toolResult.includes(CANARY);

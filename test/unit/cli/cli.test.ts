@@ -1,39 +1,14 @@
 // End-to-end tests of the headless CLI: `node dist/cli.js` as a real child
 // process against the local Anthropic mock, on a temporary workspace.
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSession } from '../../../src/runtime/session';
 import { type ContentBlock } from '../../../src/runtime/types';
 import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
+import { runCli } from '../../support/run-cli';
 
-const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], opts: { env?: Record<string, string | undefined>; onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<CliRun> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`node esbuild.mjs\` first`);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      opts.onStdout?.(stdout, child);
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('CLI (node dist/cli.js against the mock API)', function () {
   this.timeout(60_000);
