@@ -30,7 +30,7 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
   ) as Record<Mode, ReturnType<typeof createToolExecutor>>;
   const pids: number[] = [];
 
-  after(() => {
+  after(async () => {
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -39,8 +39,14 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
       }
     }
     for (const shell of Object.values(shells)) shell.dispose();
-    // Disposed terminals may still be writing their last files in there: retry instead of failing the suite.
-    fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // Killing a daemon lets the tee it held write its last files in there: let that settle first.
+    await new Promise((r) => setTimeout(r, 500));
+    try {
+      fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (error) {
+      const left = fs.readdirSync(root, { recursive: true });
+      throw new Error(`${String(error)}; still in ${root}: ${left.join(', ')}`);
+    }
   });
 
   // Settle the integrated shell first (it gives up on shell integration after 3 misses), so the
