@@ -2,7 +2,11 @@
 // a real VS Code extension host) and e2e tests (Playwright driving the real
 // workbench), in that order. Every part runs even when an earlier one fails, so
 // one run shows everything; the exit code is non-zero if any part failed or ran
-// no test. The last line sums the tests: `tests: N passed, N failed`.
+// no test. Every test part prints one machine-readable line,
+// `TURNSTONE_RESULT {"passed","failed","skipped","skippedTitles"}`
+// (test/support/result-reporter.cjs); a part without it has failed, whatever its
+// exit code. The last line sums the tests: `tests: N passed, N failed, N skipped`,
+// after the list of skipped tests.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 
@@ -13,12 +17,15 @@ process.env.TURNSTONE_RELIABILITY_LOG ??= resolve('test-results/reliability.json
 const parts = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'], gate: true },
   { name: 'lint', cmd: ['npx', 'eslint', '--max-warnings', '0', '.'], gate: true },
+  // The VSIX users install (production bundles), tested by test/e2e/vsix.test.ts; the
+  // development build after it is what the other parts load.
+  { name: 'package', cmd: ['npm', 'run', '--silent', 'package'], gate: true },
   { name: 'build', cmd: ['node', 'esbuild.mjs'], gate: true },
-  { name: 'unit', cmd: ['npx', 'mocha', '--config', '.mocharc.json'], counts: 'mocha' },
-  { name: 'reliability', cmd: ['npx', 'mocha', '--config', '.mocharc.reliability.json'], counts: 'mocha' },
-  { name: 'prepare VS Code', cmd: ['bash', 'scripts/prepare-vscode.sh'], gate: true, before: 'integration' },
-  { name: 'integration', cmd: ['npx', 'tsx', 'test/run-integration.ts'], counts: 'turnstone' },
-  { name: 'e2e', cmd: ['npx', 'mocha', '--config', '.mocharc.e2e.json'], counts: 'mocha' },
+  { name: 'unit', cmd: ['npx', 'mocha', '--config', '.mocharc.json'] },
+  { name: 'reliability', cmd: ['npx', 'mocha', '--config', '.mocharc.reliability.json'] },
+  { name: 'prepare VS Code', cmd: ['bash', 'scripts/prepare-vscode.sh'], gate: true },
+  { name: 'integration', cmd: ['npx', 'tsx', 'test/run-integration.ts'] },
+  { name: 'e2e', cmd: ['npx', 'mocha', '--config', '.mocharc.e2e.json'] },
 ];
 
 function run(cmd) {
@@ -37,25 +44,19 @@ function run(cmd) {
   });
 }
 
-// eslint-disable-next-line no-control-regex -- colour codes are control characters by definition
-const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
-
-function countMocha(raw) {
-  const out = stripAnsi(raw);
-  const passed = Number(/^\s*(\d+) passing/m.exec(out)?.[1] ?? 0);
-  const failed = Number(/^\s*(\d+) failing/m.exec(out)?.[1] ?? 0);
-  return { passed, failed };
-}
-
-function countTurnstone(raw) {
-  const out = stripAnsi(raw);
-  const m = /^TURNSTONE_RESULT (\{.*\})$/m.exec(out);
-  return m ? JSON.parse(m[1]) : { passed: 0, failed: 0 };
+/** The part's own result line (its runner prints it last); undefined when it printed none (a crash, a cut run). */
+function readResult(out) {
+  const line = [...out.matchAll(/^TURNSTONE_RESULT (\{.*\})$/gm)].at(-1);
+  if (!line) return undefined;
+  const r = JSON.parse(line[1]);
+  return [r.passed, r.failed, r.skipped].every(Number.isInteger) && Array.isArray(r.skippedTitles) ? r : undefined;
 }
 
 const started = Date.now();
 let passed = 0;
 let failed = 0;
+let skipped = 0;
+const skippedTitles = [];
 const summary = [];
 for (const part of parts) {
   const t0 = Date.now();
@@ -67,21 +68,28 @@ for (const part of parts) {
     summary.push(`${part.name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${secs}s`);
     continue;
   }
-  const c = part.counts === 'mocha' ? countMocha(out) : countTurnstone(out);
+  const result = readResult(out);
+  const c = result ?? { passed: 0, failed: 1, skipped: 0, skippedTitles: [] };
   let note = '';
-  if (code !== 0 && c.failed === 0) {
-    c.failed = 1; // it failed without reporting a failing test (crash, load error)
+  if (!result) note = ' (no result line: the part crashed or its count was lost)';
+  else if (code !== 0 && c.failed === 0) {
+    c.failed = 1; // it failed without reporting a failing test (e.g. the runner itself threw)
     note = ` (exit ${code})`;
-  }
-  if (c.passed + c.failed === 0) {
+  } else if (c.passed + c.failed === 0) {
     c.failed = 1;
     note = ' (ran no test)';
   }
   passed += c.passed;
   failed += c.failed;
-  summary.push(`${part.name}: ${c.passed} passed, ${c.failed} failed${note} in ${secs}s`);
+  skipped += c.skipped;
+  skippedTitles.push(...c.skippedTitles.map((t) => `${part.name}: ${t}`));
+  summary.push(`${part.name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped${note} in ${secs}s`);
 }
 console.log(`\n━━ summary (${((Date.now() - started) / 1000).toFixed(0)}s) ━━`);
 for (const line of summary) console.log(`  ${line}`);
-console.log(`tests: ${passed} passed, ${failed} failed`);
+if (skippedTitles.length > 0) {
+  console.log('skipped:');
+  for (const title of skippedTitles) console.log(`  - ${title}`);
+}
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 ? 0 : 1);

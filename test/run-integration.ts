@@ -2,11 +2,15 @@
 // (code-server 1.100.3), connected to by Debian's Chromium so the host starts:
 // test/integration in a trusted folder, test/integration-restricted in an
 // untrusted one (Restricted Mode). Prints the host's mocha output and one
-// `TURNSTONE_RESULT {passed, failed}` line summed over both.
+// `TURNSTONE_RESULT {passed, failed, skipped, skippedTitles}` line summed over
+// both. The counts come from a file the host writes (test/integration/index.ts),
+// never from scraped log lines: a suite that wrote none has failed.
 import { build } from 'esbuild';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { format } from 'node:util';
+import type { RunResult } from './support/result-reporter.cjs';
 import { launchChromium, REPO_ROOT, startCodeServer, waitForWorkbench } from './support/code-server';
 
 const OUT = path.join(REPO_ROOT, '.vscode-test', 'integration-build');
@@ -53,18 +57,26 @@ function isWorkbenchNoise(line: string): boolean {
   return /ENOTFOUND|^\s+at .*\.js:\d+|^(Resolving connection token|Resolved connection token|Creating a socket|Updating additional builtin|\[Service Worker\]|ChatSessionStore)/.test(line);
 }
 
-async function runSuite(suite: Suite): Promise<{ code: number; passed: number; failed: number }> {
+const failedRun = (): RunResult => ({ passed: 0, failed: 1, skipped: 0, skippedTitles: [] });
+
+function readResult(file: string): RunResult | undefined {
+  if (!existsSync(file)) return undefined;
+  const r = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
+  return Number.isInteger(r.passed) && Number.isInteger(r.failed) && Number.isInteger(r.skipped) ? r : undefined;
+}
+
+async function runSuite(suite: Suite): Promise<RunResult & { code: number }> {
   const testsEntry = await bundleTests(suite);
+  const resultDir = mkdtempSync(path.join(tmpdir(), 'turnstone-result-'));
+  const resultFile = path.join(resultDir, 'result.json');
   console.log(`\n[${suite.name}] ${suite.dir} in ${suite.trusted ? 'a trusted' : 'an untrusted (Restricted Mode)'} folder`);
   const server = await startCodeServer({
     workspaceTemplate: path.join(REPO_ROOT, 'test', 'fixtures', 'workspace'),
     // A fake key: the tests talk to the local mock API only.
-    env: { ANTHROPIC_API_KEY: 'sk-ant-integration-test-key', ANTHROPIC_BASE_URL: '' },
+    env: { ANTHROPIC_API_KEY: 'sk-ant-integration-test-key', ANTHROPIC_BASE_URL: '', TURNSTONE_RESULT_FILE: resultFile },
     workspaceTrust: !suite.trusted,
   });
   const browser = await launchChromium();
-  let passed = 0;
-  let failed = 0;
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     let resolveExit!: (code: number) => void;
@@ -73,11 +85,6 @@ async function runSuite(suite: Suite): Promise<{ code: number; passed: number; f
     await page.exposeFunction('codeAutomationLog', (_type: string, args: unknown[]) => {
       const line = format(...(Array.isArray(args) ? args : [args]));
       for (const l of line.split('\n')) {
-        const counts = /^\s*(\d+) (passing|failing)/.exec(l);
-        if (counts) {
-          if (counts[2] === 'passing') passed = Number(counts[1]);
-          else failed = Number(counts[1]);
-        }
         if (!verbose && isWorkbenchNoise(l)) continue;
         process.stdout.write(`${l}\n`);
       }
@@ -87,13 +94,19 @@ async function runSuite(suite: Suite): Promise<{ code: number; passed: number; f
     const timer = new Promise<number>((r) => setTimeout(() => r(-1), TIMEOUT_MS));
     const code = await Promise.race([exitCode, timer]);
     if (code === -1) {
-      console.error(`integration tests did not finish within ${TIMEOUT_MS} ms`);
-      failed++;
-    } else if (code !== 0 && failed === 0) {
-      failed = 1; // the run failed before any test could report (e.g. a load error)
+      console.error(`[${suite.name}] did not finish within ${TIMEOUT_MS} ms`);
+      return { ...failedRun(), code: 1 };
     }
-    return { code: code === 0 ? 0 : 1, passed, failed };
+    const result = readResult(resultFile);
+    if (!result) {
+      console.error(`[${suite.name}] wrote no result (exit ${code}): the suite failed to load or the host died`);
+      return { ...failedRun(), code: 1 };
+    }
+    // A non-zero exit with no failing test (e.g. the runner itself threw) is still a failure.
+    if (code !== 0 && result.failed === 0) result.failed = 1;
+    return { ...result, code: code === 0 ? 0 : 1 };
   } finally {
+    rmSync(resultDir, { recursive: true, force: true });
     await browser.close();
     await server.stop();
     if (process.env.TURNSTONE_SHOW_SERVER_LOGS) console.log(server.logs());
@@ -101,19 +114,20 @@ async function runSuite(suite: Suite): Promise<{ code: number; passed: number; f
 }
 
 async function main(): Promise<number> {
-  let passed = 0;
-  let failed = 0;
+  const total: RunResult = { passed: 0, failed: 0, skipped: 0, skippedTitles: [] };
   let code = 0;
   for (const suite of SUITES) {
     const r = await runSuite(suite).catch((error: unknown) => {
       console.error(`[${suite.name}] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return { code: 1, passed: 0, failed: 1 };
+      return { ...failedRun(), code: 1 };
     });
-    passed += r.passed;
-    failed += r.failed;
+    total.passed += r.passed;
+    total.failed += r.failed;
+    total.skipped += r.skipped;
+    total.skippedTitles.push(...r.skippedTitles.map((t) => `[${suite.name}] ${t}`));
     code ||= r.code;
   }
-  console.log(`TURNSTONE_RESULT ${JSON.stringify({ passed, failed })}`);
+  console.log(`TURNSTONE_RESULT ${JSON.stringify(total)}`);
   return code;
 }
 

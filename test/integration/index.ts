@@ -3,9 +3,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
+import { collectResult } from '../support/result-reporter.cjs';
 
 export async function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec', forbidOnly: true });
   const grep = process.env.TURNSTONE_TEST_GREP;
   if (grep) mocha.grep(grep);
   const dir = __dirname;
@@ -13,11 +14,15 @@ export async function run(): Promise<void> {
     if (file.endsWith('.test.js')) mocha.addFile(path.join(dir, file));
   }
   await new Promise<void>((resolve, reject) => {
-    mocha.run((failures) => {
-      // The runner on the Node side reads this line; the spec reporter's own summary can be cut by log forwarding.
-      console.log(`TURNSTONE_MOCHA_RESULT ${JSON.stringify({ failures })}`);
+    const runner = mocha.run((failures) => {
       if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
       else resolve();
+    });
+    // The counts go to a file the Node-side runner reads after the host exits: log
+    // forwarding from the extension host can cut or drop the last console lines.
+    collectResult(runner, (result) => {
+      const file = process.env.TURNSTONE_RESULT_FILE;
+      if (file) fs.writeFileSync(file, JSON.stringify(result));
     });
   });
 }

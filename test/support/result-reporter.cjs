@@ -1,0 +1,37 @@
+// Mocha's spec reporter plus one machine-readable line at the end of the run:
+//   TURNSTONE_RESULT {"passed":N,"failed":N,"skipped":N,"skippedTitles":[...]}
+// scripts/test-all.mjs sums these lines instead of scraping "N passing" (which
+// says nothing of skipped tests and can be cut or reformatted). A failing hook
+// counts as a failure, like mocha's own stats. Plain CommonJS so mocha can load
+// it before any TypeScript loader is registered.
+'use strict';
+const Mocha = require('mocha');
+
+const { EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_RUN_END } = Mocha.Runner.constants;
+
+/** Counts one run's outcomes and hands the result to `emit` when the run ends. */
+function collectResult(runner, emit) {
+  const result = { passed: 0, failed: 0, skipped: 0, skippedTitles: [] };
+  runner.on(EVENT_TEST_PASS, () => result.passed++);
+  runner.on(EVENT_TEST_FAIL, () => result.failed++);
+  runner.on(EVENT_TEST_PENDING, (test) => {
+    result.skipped++;
+    result.skippedTitles.push(test.fullTitle());
+  });
+  runner.once(EVENT_RUN_END, () => emit(result));
+  return result;
+}
+
+const resultLine = (result) => `TURNSTONE_RESULT ${JSON.stringify(result)}`;
+
+class SpecWithResult extends Mocha.reporters.Spec {
+  constructor(runner, options) {
+    super(runner, options);
+    // After the spec reporter's own epilogue (registered first, so it runs first).
+    collectResult(runner, (result) => console.log(resultLine(result)));
+  }
+}
+
+module.exports = SpecWithResult;
+module.exports.collectResult = collectResult;
+module.exports.resultLine = resultLine;
