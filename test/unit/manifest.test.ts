@@ -1,19 +1,24 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CHAT_VIEW, COMMANDS, SETTINGS, VIEW_CONTAINER } from '../../src/host/contract';
 
 const root = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-// The contract lives beside the repo (shared/design, as CI lays it out); read lazily so a
-// checkout without it fails this one test with a clear message instead of the whole file.
-const contractsPath = process.env.TURNSTONE_CONTRACTS ?? path.resolve(root, '..', 'shared', 'design', 'contracts.md');
-const readContracts = () => {
-  if (!existsSync(contractsPath)) throw new Error(`contracts.md not found at ${contractsPath} (set TURNSTONE_CONTRACTS)`);
-  return readFileSync(contractsPath, 'utf8');
-};
+// The manifest is checked against the repository's own copy of the contract, so a
+// clone with nothing beside it tests the same thing as CI.
+const contractsPath = path.join(root, 'docs', 'contracts.md');
+const readContracts = () => readFileSync(contractsPath, 'utf8');
+// The team's shared design folder, when this checkout sits beside it (CI lays it out so).
+const sharedContractsPath = process.env.TURNSTONE_CONTRACTS ?? path.resolve(root, '..', 'shared', 'design', 'contracts.md');
 
 describe('manifest and contract consistency', () => {
+  it('docs/contracts.md is the shared contract, word for word', function () {
+    if (!existsSync(sharedContractsPath)) this.skip(); // a lone clone has no shared folder: nothing to compare with
+    assert.equal(readContracts(), readFileSync(sharedContractsPath, 'utf8'), `docs/contracts.md differs from ${sharedContractsPath}: copy it over`);
+  });
+
   it('has the fixed identity, engine and kind', () => {
     assert.equal(`${manifest.publisher}.${manifest.name}`, 'turnstone.turnstone');
     assert.equal(manifest.displayName, 'Turnstone');
@@ -82,5 +87,19 @@ describe('manifest and contract consistency', () => {
     assert.ok(sdkTypes.includes(`'${model}'`), `${model} is in the SDK's model list`);
     const deprecated = readFileSync(path.join(root, 'node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.js'), 'utf8');
     assert.ok(!deprecated.includes(`'${model}'`), `${model} is not deprecated`);
+  });
+
+  it('packages only what the product loads: bundles, assets and docs, never sources, tests, maps or node_modules', function () {
+    this.timeout(60_000);
+    // vsce's own view of the VSIX, from .vscodeignore (the files need not be built).
+    const listed = execFileSync(process.execPath, [path.join(root, 'node_modules/@vscode/vsce/vsce'), 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const allowed = [/^(LICENSE|README\.md|package\.json)$/, /^dist\/[\w.-]+\.(js|css|wasm)$/, /^dist\/codicons\/codicon\.(css|ttf)$/, /^docs\/[\w.-]+\.md$/, /^media\/[\w.-]+\.svg$/];
+    for (const file of listed) assert.ok(allowed.some((re) => re.test(file)), `${file} should not be in the VSIX`);
+    for (const needed of [manifest.main.replace(/^\.\//, ''), 'dist/core.js', 'dist/webview.js', 'dist/webview.css', 'media/turnstone.svg']) {
+      assert.ok(listed.includes(needed), `${needed} is missing from the VSIX`);
+    }
   });
 });
