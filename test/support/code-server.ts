@@ -1,7 +1,7 @@
 // Starts the real VS Code our integration and e2e tests run in (code-server from
 // the npm registry, prepared by scripts/prepare-vscode.sh) and Debian's Chromium
 // to drive it. Facts behind these choices: shared/notes/vscode-offline-testing.md.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
@@ -47,13 +47,19 @@ export interface CodeServerOptions {
   port?: number;
   /** Leave Workspace Trust on (the folder opens untrusted, in Restricted Mode). Default off. */
   workspaceTrust?: boolean;
+  /**
+   * Install this VSIX into the run's extensions folder, as a user would, and load
+   * Turnstone from there instead of from the repository in development mode.
+   */
+  vsix?: string;
 }
 
 export interface CodeServer {
   port: number;
   workspace: string;
   userDataDir: string;
-  /** Workbench URL with our extension in development mode (and tests, when given). */
+  extensionsDir: string;
+  /** Workbench URL with our extension in development mode unless a VSIX was installed (and tests, when given). */
   url(opts?: { extensionTestsPath?: string }): string;
   logs(): string;
   stop(): Promise<void>;
@@ -105,6 +111,10 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   if (!options.dataDir || !existsSync(settingsFile)) writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   const config = path.join(dir, 'config.yaml');
   writeFileSync(config, 'auth: none\n');
+  if (options.vsix) {
+    const args = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', options.vsix];
+    execFileSync(process.execPath, [ENTRY, ...args], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
+  }
 
   const port = options.port ?? (await freePort());
   let output = '';
@@ -140,10 +150,11 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     port,
     workspace,
     userDataDir,
+    extensionsDir,
     url({ extensionTestsPath } = {}) {
       const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
       const payload: [string, string][] = [
-        ['extensionDevelopmentPath', remote(REPO_ROOT)],
+        ...(options.vsix ? [] : [['extensionDevelopmentPath', remote(REPO_ROOT)] as [string, string]]),
         ['skipWelcome', 'true'],
         ['skipReleaseNotes', 'true'],
       ];
