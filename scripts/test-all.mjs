@@ -8,6 +8,7 @@
 // exit code. The last line sums the tests: `tests: N passed, N failed, N skipped`,
 // after the list of skipped tests.
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 // Every part (mocha, the extension host, the e2e runner) records its
@@ -57,6 +58,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const skippedTitles = [];
+const failedTitles = [];
 const summary = [];
 for (const part of parts) {
   const t0 = Date.now();
@@ -64,12 +66,15 @@ for (const part of parts) {
   const { code, out } = await run(part.cmd);
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
   if (part.gate) {
-    if (code !== 0) failed++;
+    if (code !== 0) {
+      failed++;
+      failedTitles.push(`${part.name}: exit ${code}`);
+    }
     summary.push(`${part.name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${secs}s`);
     continue;
   }
   const result = readResult(out);
-  const c = result ?? { passed: 0, failed: 1, skipped: 0, skippedTitles: [] };
+  const c = result ?? { passed: 0, failed: 1, skipped: 0, skippedTitles: [], failedTitles: [] };
   let note = '';
   if (!result) note = ' (no result line: the part crashed or its count was lost)';
   else if (code !== 0 && c.failed === 0) {
@@ -79,6 +84,8 @@ for (const part of parts) {
     c.failed = 1;
     note = ' (ran no test)';
   }
+  if (note) c.failedTitles = [...(c.failedTitles ?? []), note.trim()];
+  failedTitles.push(...(c.failedTitles ?? []).map((t) => `${part.name}: ${t}`));
   passed += c.passed;
   failed += c.failed;
   skipped += c.skipped;
@@ -91,5 +98,12 @@ if (skippedTitles.length > 0) {
   console.log('skipped:');
   for (const title of skippedTitles) console.log(`  - ${title}`);
 }
+if (failedTitles.length > 0) {
+  console.log('failed:');
+  for (const title of failedTitles) console.log(`  - ${title}`);
+}
+// For scripts/test-stress.mjs, which runs this several times and compares the runs.
+mkdirSync('test-results', { recursive: true });
+writeFileSync('test-results/summary.json', JSON.stringify({ passed, failed, skipped, skippedTitles, failedTitles, parts: summary }, null, 2));
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 ? 0 : 1);

@@ -57,7 +57,7 @@ function isWorkbenchNoise(line: string): boolean {
   return /ENOTFOUND|^\s+at .*\.js:\d+|^(Resolving connection token|Resolved connection token|Creating a socket|Updating additional builtin|\[Service Worker\]|ChatSessionStore)/.test(line);
 }
 
-const failedRun = (): RunResult => ({ passed: 0, failed: 1, skipped: 0, skippedTitles: [] });
+const failedRun = (why: string): RunResult => ({ passed: 0, failed: 1, skipped: 0, skippedTitles: [], failedTitles: [why] });
 
 function readResult(file: string): RunResult | undefined {
   if (!existsSync(file)) return undefined;
@@ -95,15 +95,18 @@ async function runSuite(suite: Suite): Promise<RunResult & { code: number }> {
     const code = await Promise.race([exitCode, timer]);
     if (code === -1) {
       console.error(`[${suite.name}] did not finish within ${TIMEOUT_MS} ms`);
-      return { ...failedRun(), code: 1 };
+      return { ...failedRun(`${suite.name}: did not finish`), code: 1 };
     }
     const result = readResult(resultFile);
     if (!result) {
       console.error(`[${suite.name}] wrote no result (exit ${code}): the suite failed to load or the host died`);
-      return { ...failedRun(), code: 1 };
+      return { ...failedRun(`${suite.name}: wrote no result`), code: 1 };
     }
     // A non-zero exit with no failing test (e.g. the runner itself threw) is still a failure.
-    if (code !== 0 && result.failed === 0) result.failed = 1;
+    if (code !== 0 && result.failed === 0) {
+      result.failed = 1;
+      result.failedTitles.push(`${suite.name}: exit ${code} without a failing test`);
+    }
     return { ...result, code: code === 0 ? 0 : 1 };
   } finally {
     rmSync(resultDir, { recursive: true, force: true });
@@ -114,17 +117,18 @@ async function runSuite(suite: Suite): Promise<RunResult & { code: number }> {
 }
 
 async function main(): Promise<number> {
-  const total: RunResult = { passed: 0, failed: 0, skipped: 0, skippedTitles: [] };
+  const total: RunResult = { passed: 0, failed: 0, skipped: 0, skippedTitles: [], failedTitles: [] };
   let code = 0;
   for (const suite of SUITES) {
     const r = await runSuite(suite).catch((error: unknown) => {
       console.error(`[${suite.name}] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return { ...failedRun(), code: 1 };
+      return { ...failedRun(`${suite.name}: ${error instanceof Error ? error.message : String(error)}`), code: 1 };
     });
     total.passed += r.passed;
     total.failed += r.failed;
     total.skipped += r.skipped;
     total.skippedTitles.push(...r.skippedTitles.map((t) => `[${suite.name}] ${t}`));
+    total.failedTitles.push(...r.failedTitles.map((t) => `[${suite.name}] ${t}`));
     code ||= r.code;
   }
   console.log(`TURNSTONE_RESULT ${JSON.stringify(total)}`);

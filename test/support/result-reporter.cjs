@@ -1,5 +1,5 @@
 // Mocha's spec reporter plus one machine-readable line at the end of the run:
-//   TURNSTONE_RESULT {"passed":N,"failed":N,"skipped":N,"skippedTitles":[...]}
+//   TURNSTONE_RESULT {"passed":N,"failed":N,"skipped":N,"skippedTitles":[...],"failedTitles":[...]}
 // scripts/test-all.mjs sums these lines instead of scraping "N passing" (which
 // says nothing of skipped tests and can be cut or reformatted). A failing hook
 // counts as a failure, like mocha's own stats. Plain CommonJS so mocha can load
@@ -11,9 +11,12 @@ const { EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_RUN_END } = 
 
 /** Counts one run's outcomes and hands the result to `emit` when the run ends. */
 function collectResult(runner, emit) {
-  const result = { passed: 0, failed: 0, skipped: 0, skippedTitles: [] };
+  const result = { passed: 0, failed: 0, skipped: 0, skippedTitles: [], failedTitles: [] };
   runner.on(EVENT_TEST_PASS, () => result.passed++);
-  runner.on(EVENT_TEST_FAIL, () => result.failed++);
+  runner.on(EVENT_TEST_FAIL, (test) => {
+    result.failed++;
+    result.failedTitles.push(test.fullTitle());
+  });
   runner.on(EVENT_TEST_PENDING, (test) => {
     result.skipped++;
     result.skippedTitles.push(test.fullTitle());

@@ -5,6 +5,7 @@ export interface RunResult {
   failed: number;
   skipped: number;
   skippedTitles: string[];
+  failedTitles: string[];
 }
 export function collectResult(runner: Runner, emit: (result: RunResult) => void): RunResult;
 export function resultLine(result: RunResult): string;
