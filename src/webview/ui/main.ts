@@ -20,10 +20,14 @@ const status = new StatusLine();
 const footer = new UsageFooter();
 const announcer = new Announcer();
 const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.draft.text, attachments: composer.draft.attachments }));
-const composer = new Composer(post, () => saver.schedule());
+// What the user sends or stops always brings the view back to the newest item.
+const composer = new Composer((message) => {
+  if (message.type === 'send' || message.type === 'steer' || message.type === 'queue' || message.type === 'stop') transcript.scrollToBottom();
+  post(message);
+}, () => saver.schedule());
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
-app.append(header.root, notices.root, transcript.root, status.root, composer.root, footer.root, announcer.root);
+app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
 
 // Links come only from sanitised markdown; they never navigate the webview.
 document.addEventListener('click', onLinkClick, true);
@@ -82,6 +86,8 @@ function onChange(change: Change): void {
       break;
     case 'added':
       transcript.add(change.item);
+      // A permission request waits for the user: it must never sit below the fold.
+      if (change.item.kind === 'permission' || change.item.kind === 'user') transcript.scrollToBottom();
       noteStreaming(change.item.id, change.item);
       announceNew(change.item);
       break;

@@ -44,7 +44,11 @@ describe('chat panel: restore and permissions', function () {
     // The newest item is in view.
     assert.ok(await page.locator('.item[data-id="a999"]').isVisible());
 
-    await page.locator('.transcript').evaluate((el) => (el.scrollTop = 0));
+    // The user scrolls up (a wheel, then the position): only their own scrolling stops following.
+    await page.locator('.transcript').evaluate((el) => {
+      el.dispatchEvent(new WheelEvent('wheel', { deltaY: -100_000, bubbles: true }));
+      el.scrollTop = 0;
+    });
     await page.waitForFunction((n) => document.querySelectorAll('.item').length > n, rendered);
     // Keyboard path: the "Show earlier" button.
     const before = await page.locator('.item').count();
