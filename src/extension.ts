@@ -1,6 +1,7 @@
 // Activation is wiring only. The runtime, SDKs and tools load on the first turn
 // (the model client imports its SDK lazily), so opening VS Code stays cheap.
 import * as vscode from 'vscode';
+import { permissionItemId } from './host/permission-ids';
 import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
@@ -64,6 +65,16 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
     onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
   });
+
+  // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
+  context.subscriptions.push(
+    pending.onDidSettle((s) => {
+      const decision = s.decision.kind === 'deny' ? 'deny' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
+      const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
+      const by = s.by === 'api' ? undefined : s.by;
+      post({ type: 'permission_settled', requestId: permissionItemId(s.id), settlement: { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}) } });
+    }),
+  );
 
   const refreshNotices = async () => {
     const notices: Notice[] = [];

@@ -4,7 +4,7 @@
 // trimmed so a long session streams as cheaply as a new one.
 import { type TranscriptItem } from '../protocol';
 import { el, icon } from './dom';
-import { type ItemView, type Post, createItemView } from './items';
+import { type ItemView, PermissionView, type Post, ToolCardView, createItemView } from './items';
 
 const INITIAL = 12;
 const PAGE = 30;
@@ -79,14 +79,14 @@ export class TranscriptView {
     const items = this.items();
     this.hiddenBefore = Math.max(0, items.length - INITIAL);
     const frag = document.createDocumentFragment();
-    for (let i = this.hiddenBefore; i < items.length; i++) frag.append(this.make(items[i]!).root);
+    for (let i = this.hiddenBefore; i < items.length; i++) this.place(items[i]!, frag);
     this.list.replaceChildren(frag);
     this.setFollowing(true);
     this.syncChrome();
   }
 
   add(item: TranscriptItem): void {
-    this.list.append(this.make(item).root);
+    this.place(item, this.list);
     this.syncChrome();
   }
 
@@ -148,6 +148,14 @@ export class TranscriptView {
     this.latest.hidden = following || this.items().length === 0;
   }
 
+  /** One card per tool: a permission request for a tool that has a card goes inside that card. */
+  private place(item: TranscriptItem, parent: ParentNode): void {
+    const view = this.make(item);
+    const card = item.kind === 'permission' && item.toolId ? this.views.get(item.toolId) : undefined;
+    if (view instanceof PermissionView && card instanceof ToolCardView) view.nestIn(card);
+    else parent.append(view.root);
+  }
+
   private make(item: TranscriptItem): ItemView {
     const view = createItemView(item, this.post);
     view.root.dataset.id = item.id;
@@ -161,7 +169,7 @@ export class TranscriptView {
     const items = this.items();
     const from = Math.max(0, this.hiddenBefore - PAGE);
     const frag = document.createDocumentFragment();
-    for (let i = from; i < this.hiddenBefore; i++) frag.append(this.make(items[i]!).root);
+    for (let i = from; i < this.hiddenBefore; i++) this.place(items[i]!, frag);
     const before = this.root.scrollHeight;
     this.list.prepend(frag);
     this.hiddenBefore = from;

@@ -116,14 +116,12 @@ describe('chat panel: restore and permissions', function () {
     assert.equal(await cards.nth(1).locator('.perm-allow').isDisabled(), false);
     await hostSend(page, { type: 'permission_settled', requestId: 'p2', settlement: { decision: 'deny', by: 'dialog' } });
     await settle(page);
+    // Answered: it collapses to one line with no buttons left (issue 19: a denied card showed a blue Allow).
     for (const cls of ['.perm-allow', '.perm-allow-session', '.perm-deny', '.perm-feedback']) {
-      assert.equal(await cards.nth(1).locator(cls).isDisabled(), true, cls);
+      assert.equal(await cards.nth(1).locator(cls).count(), 0, cls);
     }
     assert.equal(await cards.nth(1).locator('.perm-state').textContent(), 'Denied in the dialog');
     assert.ok(await cards.nth(1).evaluate((el) => el.classList.contains('settled')));
-    await clearPosted(page);
-    await cards.nth(1).locator('.perm-allow').click({ force: true });
-    assert.deepEqual(await posted(page), []);
     await page.close();
   });
 });
