@@ -23,8 +23,12 @@ const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.
 // What the user sends or stops always brings the view back to the newest item.
 const composer = new Composer((message) => {
   if (message.type === 'send' || message.type === 'steer' || message.type === 'queue' || message.type === 'stop') transcript.scrollToBottom();
+  // After Stop (button or Escape) the keyboard stays in the input, never on the page body.
+  if (message.type === 'stop') composer.input.focus();
   post(message);
 }, () => saver.schedule());
+
+composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.text] : []));
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
 app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
@@ -64,12 +68,34 @@ function render(): void {
   transcript.afterRender();
 }
 
+let lastTurn = model.snapshot.turn;
+const isTyping = (e: Element | null) => e instanceof HTMLTextAreaElement || e instanceof HTMLInputElement;
+
+// Escape anywhere in the panel stops a running turn (the input handles its own, the
+// workbench's turnstone.stop keybinding covers a focused view without a focused element).
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.defaultPrevented || model.snapshot.turn !== 'running' || isTyping(e.target as Element | null)) return;
+  if (e.target instanceof Element && e.target.closest('.item.permission, details')) return;
+  e.preventDefault();
+  transcript.scrollToBottom();
+  post({ type: 'stop' });
+  composer.input.focus();
+});
+
+// The focus shortcut (and a click on the view's title) focuses the webview: the keyboard belongs in the input.
+window.addEventListener('focus', () => {
+  if (!document.activeElement || document.activeElement === document.body) composer.input.focus();
+});
+
 function renderChrome(): void {
   const s = model.snapshot;
   header.update(s.session);
   notices.update(s.notices);
   status.update(model.reconnecting);
   footer.update(s.usage);
+  // A turn that ends while the user is in the panel hands the keyboard back to the input.
+  if (lastTurn === 'running' && s.turn === 'idle' && document.hasFocus() && !isTyping(document.activeElement)) composer.input.focus();
+  lastTurn = s.turn;
   composer.setTurn(s.turn);
   composer.setQueued(s.queued);
   document.body.classList.toggle('turn-running', s.turn === 'running');
