@@ -1,5 +1,6 @@
 // Activation is wiring only. The runtime, SDKs and tools load on the first turn
 // (the model client imports its SDK lazily), so opening VS Code stays cheap.
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { permissionItemId } from './host/permission-ids';
 import { type TurnSummary } from './runtime/events';
@@ -76,6 +77,9 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     }),
   );
 
+  const postSessionInfo = () =>
+    post({ type: 'session', session: { id: path.basename(controller.sessionFile ?? 'new', '.jsonl'), title: controller.title, model: controller.model } });
+
   const refreshNotices = async () => {
     const notices: Notice[] = [];
     if (!vscode.workspace.isTrusted) {
@@ -108,6 +112,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('turnstone')) return;
       controller.applySettings();
+      // The header and the status bar name the model the next request will use, from the moment it is picked.
+      if (e.affectsConfiguration('turnstone.model')) {
+        postSessionInfo();
+        statusBar.update({ model: controller.model, running: controller.isRunning, ...(controller.usage ? { usage: controller.usage.usage, costUsd: controller.usage.costUsd } : {}) });
+      }
       void refreshNotices();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -117,6 +126,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     keys.onDidChange(() => void refreshNotices()),
   );
   void refreshNotices();
+  // An empty panel already names the model it will use.
+  postSessionInfo();
   void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', false);
   statusBar.update({ model: readSettings().model, running: false });
   const activateMs = performance.now() - activateStarted;

@@ -90,6 +90,7 @@ window.addEventListener('focus', () => {
 function renderChrome(): void {
   const s = model.snapshot;
   header.update(s.session);
+  transcript.setModel(s.session?.model);
   notices.update(s.notices);
   status.update(model.reconnecting);
   footer.update(s.usage);

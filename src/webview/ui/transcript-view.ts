@@ -19,7 +19,8 @@ export class TranscriptView {
   readonly root = el('section', { class: 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
   private readonly list = el('div', { class: 'items' });
   private readonly earlier = el('button', { type: 'button', class: 'earlier secondary' });
-  private readonly empty = el('div', { class: 'empty' }, icon('comment-discussion'), el('p', {}, 'Ask Turnstone to read, change or run something in this workspace.'));
+  private readonly emptyModel = el('p', { class: 'empty-model' });
+  private readonly empty = el('div', { class: 'empty' }, icon('comment-discussion'), el('p', {}, 'Ask Turnstone to read, change or run something in this workspace.'), this.emptyModel);
   private readonly views = new Map<string, ItemView>();
   /** Items of the model (oldest first) that have no DOM yet, at the top. */
   private hiddenBefore = 0;
@@ -119,6 +120,11 @@ export class TranscriptView {
     if (!this.following) return;
     if (this.views.size > MAX_RENDERED) this.trim();
     this.pin();
+  }
+
+  /** The empty panel names the model the first request will use. */
+  setModel(model: string | undefined): void {
+    this.emptyModel.textContent = model ? `Model: ${model}` : '';
   }
 
   get isFollowing(): boolean {
