@@ -216,7 +216,8 @@ export class ToolCardView implements ItemView {
         button('Show full output', () => this.post({ type: 'show_tool_output', toolId: it.id }), { icon: 'go-to-file', secondary: true, cls: 'show-output' }),
         button('Open in terminal', () => this.post({ type: 'open_terminal' }), { icon: 'terminal', secondary: true, cls: 'open-terminal' }));
       this.outputActions.querySelector<HTMLButtonElement>('.show-output')!.hidden = it.status === 'running' || it.status === 'denied';
-      this.outputActions.hidden = it.status === 'denied';
+      // Nothing to show before the command printed anything (or while it waits for approval).
+      this.outputActions.hidden = it.status === 'denied' || (!tail && it.status === 'running');
       parts.push(this.outputActions);
       if (this.body.childNodes.length !== parts.length || parts.some((p, i) => this.body.childNodes[i] !== p)) this.body.replaceChildren(...parts);
       return;
