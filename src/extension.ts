@@ -1,6 +1,8 @@
 // Activation is wiring only. The runtime, SDKs and tools load on the first turn
 // (the model client imports its SDK lazily), so opening VS Code stays cheap.
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { permissionItemId } from './host/permission-ids';
 import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
@@ -65,6 +67,19 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
   });
 
+  // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
+  context.subscriptions.push(
+    pending.onDidSettle((s) => {
+      const decision = s.decision.kind === 'deny' ? 'deny' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
+      const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
+      const by = s.by === 'api' ? undefined : s.by;
+      post({ type: 'permission_settled', requestId: permissionItemId(s.id), settlement: { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}) } });
+    }),
+  );
+
+  const postSessionInfo = () =>
+    post({ type: 'session', session: { id: path.basename(controller.sessionFile ?? 'new', '.jsonl'), title: controller.title, model: controller.model } });
+
   const refreshNotices = async () => {
     const notices: Notice[] = [];
     if (!vscode.workspace.isTrusted) {
@@ -97,6 +112,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('turnstone')) return;
       controller.applySettings();
+      // The header and the status bar name the model the next request will use, from the moment it is picked.
+      if (e.affectsConfiguration('turnstone.model')) {
+        postSessionInfo();
+        statusBar.update({ model: controller.model, running: controller.isRunning, ...(controller.usage ? { usage: controller.usage.usage, costUsd: controller.usage.costUsd } : {}) });
+      }
       void refreshNotices();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -106,6 +126,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     keys.onDidChange(() => void refreshNotices()),
   );
   void refreshNotices();
+  // An empty panel already names the model it will use.
+  postSessionInfo();
   void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', false);
   statusBar.update({ model: readSettings().model, running: false });
   const activateMs = performance.now() - activateStarted;

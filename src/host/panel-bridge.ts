@@ -14,6 +14,8 @@ export class PanelBridge {
   private thinkingId: string | undefined;
   private blockCounter = 0;
   private readonly inputs = new Map<string, { name: string; input: Record<string, unknown> }>();
+  /** Tool uses the user (or a rule) denied: their result is an error, but the card says "Denied". */
+  private readonly denied = new Set<string>();
 
   constructor(private readonly post: (event: HostEvent) => void) {}
 
@@ -74,7 +76,10 @@ export class PanelBridge {
       case 'permission_decided': {
         const decision: PanelDecision = event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow';
         this.post({ type: 'permission_settled', requestId: permissionItemId(event.toolUseId), settlement: { decision } });
-        if (event.decision === 'deny') this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: event.reason.slice(0, 100_000) });
+        if (event.decision === 'deny') {
+          this.denied.add(event.toolUseId);
+          this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: event.reason.slice(0, 100_000) });
+        }
         break;
       }
       case 'tool_progress':
@@ -142,10 +147,11 @@ export class PanelBridge {
       view = { ...base, ...(exit ? { exitCode: Number(exit[1]) } : event.isError ? {} : { exitCode: 0 }) };
     }
     const aborted = event.content === 'aborted' || /^aborted\b/.test(event.content);
+    const denied = this.denied.delete(event.id);
     return {
       type: 'tool_update',
       id: event.id,
-      status: aborted ? 'aborted' : event.isError ? 'error' : 'done',
+      status: denied ? 'denied' : aborted ? 'aborted' : event.isError ? 'error' : 'done',
       view,
       ...(event.isError ? { error: event.content.slice(0, 100_000) } : {}),
     };

@@ -5,6 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type PermissionDecision } from '../runtime/permissions';
+import { type Message } from '../runtime/types';
 import { type Attachment as PanelAttachment, type HostEvent, type WebviewToHost } from '../webview/protocol';
 import { selectionAttachment } from './commands';
 import { toolUseIdOfPermissionItem } from './permission-ids';
@@ -149,6 +150,23 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       await vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(line, 0, line, 0), preview: true });
       return;
     }
+    case 'show_tool_output': {
+      // Only a result this session recorded for a bash tool use: the webview names an id, never content.
+      const content = bashResultOf(controller.messages, m.toolId);
+      if (content === undefined) {
+        void vscode.window.showInformationMessage('Turnstone: the output of that command is no longer in this session.');
+        return;
+      }
+      const doc = await vscode.workspace.openTextDocument({ content, language: 'log' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return;
+    }
+    case 'open_terminal': {
+      const terminal = vscode.window.terminals.find((t) => t.name === 'Turnstone');
+      if (terminal) terminal.show(false);
+      else void vscode.window.showInformationMessage('Turnstone: the terminal the command ran in was closed.');
+      return;
+    }
     case 'new_session':
       await vscode.commands.executeCommand('turnstone.newSession');
       return;
@@ -190,4 +208,16 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       log[m.level === 'info' ? 'info' : m.level === 'warn' ? 'warn' : 'error'](`webview: ${m.message}`);
       return;
   }
+}
+
+/** The recorded result of a bash tool use, or undefined when the id is not one of this session's bash calls. */
+export function bashResultOf(messages: readonly Message[], toolId: string): string | undefined {
+  let isBash = false;
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type === 'tool_use' && block.id === toolId) isBash = block.name === 'bash';
+      else if (block.type === 'tool_result' && block.tool_use_id === toolId && isBash) return block.content;
+    }
+  }
+  return undefined;
 }

@@ -102,7 +102,7 @@ export type PermissionDecision = z.infer<typeof PermissionDecision>;
 export const PermissionSettlement = z.object({
   decision: PermissionDecision,
   feedback: z.string().max(20_000).optional(),
-  by: z.enum(['panel', 'dialog', 'policy', 'abort']).optional(),
+  by: z.enum(['panel', 'dialog', 'editor', 'policy', 'abort']).optional(),
 });
 export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
 
@@ -297,6 +297,10 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('open_link'), href: z.string().max(8_000).refine(isSafeLinkHref, 'only http(s) and mailto links') }),
   /** A path in a tool card; the host must check it is inside the workspace. */
   z.object({ type: z.literal('open_file'), path: Short, line: Count.optional() }),
+  /** A bash card's "Show full output": the host opens the whole result of that tool use in an editor. */
+  z.object({ type: z.literal('show_tool_output'), toolId: Id }),
+  /** A bash card's "Open in terminal": reveal the terminal the command ran in. */
+  z.object({ type: z.literal('open_terminal') }),
   z.object({ type: z.literal('new_session') }),
   /** Without sessionId: show the history picker. */
   z.object({ type: z.literal('resume_session'), sessionId: Id.optional() }),

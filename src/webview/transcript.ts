@@ -107,7 +107,11 @@ export class Transcript {
         const item = this.index.get(event.id);
         if (!item || item.kind !== 'tool') return [];
         if (event.status) item.status = event.status;
-        if (event.view) item.view = event.view;
+        if (event.view) {
+          // The final update of a bash card carries the exit code, not the output it streamed: keep that.
+          const kept = item.view.kind === 'bash' ? item.view.output : undefined;
+          item.view = event.view.kind === 'bash' && event.view.output === undefined && kept !== undefined ? { ...event.view, output: kept } : event.view;
+        }
         if (event.error !== undefined) item.error = event.error;
         return [...this.clearReconnecting(), { type: 'updated', item }];
       }
@@ -128,7 +132,8 @@ export class Transcript {
       case 'permission_settled': {
         const item = this.index.get(event.requestId);
         if (!item || item.kind !== 'permission') return [];
-        item.settled = event.settlement;
+        // The first answer wins; a later report of the same answer may only add where and why (by, feedback).
+        item.settled = item.settled ? { ...event.settlement, ...item.settled } : event.settlement;
         return [{ type: 'updated', item }];
       }
       case 'turn': {

@@ -39,6 +39,7 @@ export class Composer {
     });
     this.input.addEventListener('keydown', (e) => this.onKeyDown(e));
     this.input.addEventListener('input', () => {
+      this.recallIndex = -1;
       this.onInput();
       this.onDraftChange();
     });
@@ -128,7 +129,40 @@ export class Composer {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       this.submit(e.altKey ? 'queue' : 'enter');
+    } else if (e.key === 'Escape' && this.turn === 'running') {
+      e.preventDefault();
+      this.post({ type: 'stop' });
+    } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && !e.shiftKey && !e.altKey && !e.isComposing && this.recallPrompt(e.key === 'ArrowUp' ? -1 : 1)) {
+      e.preventDefault();
     }
+  }
+
+  /** Earlier prompts, oldest first (the host's transcript: survives reloads and resumes). */
+  prompts: () => readonly string[] = () => [];
+  private recallIndex = -1;
+  private recallDraft = '';
+
+  /** ArrowUp on the first line / ArrowDown on the last line walks through earlier prompts, as a shell does. */
+  private recallPrompt(step: -1 | 1): boolean {
+    const v = this.input.value;
+    const caret = this.input.selectionStart ?? 0;
+    if (caret !== (this.input.selectionEnd ?? caret)) return false;
+    if (step < 0 ? v.lastIndexOf('\n', caret - 1) >= 0 : v.indexOf('\n', caret) >= 0) return false;
+    const list = this.prompts();
+    if (list.length === 0) return false;
+    if (this.recallIndex < 0) {
+      if (step > 0) return false;
+      this.recallDraft = v;
+      this.recallIndex = list.length;
+    }
+    const next = this.recallIndex + step;
+    if (next < 0) return true;
+    this.recallIndex = next;
+    this.input.value = next >= list.length ? this.recallDraft : list[next]!;
+    if (next >= list.length) this.recallIndex = -1;
+    const end = step < 0 ? 0 : this.input.value.length;
+    this.input.setSelectionRange(end, end);
+    return true;
   }
 
   private onInput(): void {

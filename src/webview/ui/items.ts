@@ -121,32 +121,48 @@ const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
 
 const OUTPUT_LINES = 20;
 
-class ToolCardView implements ItemView {
+const WAITING = { icon: 'shield', label: 'Waiting for approval' };
+
+export class ToolCardView implements ItemView {
   readonly root = article('tool', 'Tool');
   private readonly header = el('div', { class: 'tool-header' });
   private readonly body = el('div', { class: 'tool-body' });
   private readonly errorLine = el('div', { class: 'tool-error' });
+  /** Where this tool's permission request renders: one card per tool, its approval inside it. */
+  readonly approval = el('div', { class: 'tool-approval' });
+  private waiting = false;
+  private item: Of<'tool'> | undefined;
   private diffDetails: HTMLDetailsElement | undefined;
   private diffText: string | undefined;
   private outputPre: HTMLPreElement | undefined;
+  private outputActions: HTMLDivElement | undefined;
 
   constructor(private readonly post: Post) {
-    this.root.append(this.header, this.body, this.errorLine);
+    this.root.append(this.header, this.approval, this.body, this.errorLine);
+  }
+
+  /** Its permission request is pending (no spinner: nothing runs until the user answers). */
+  setWaiting(waiting: boolean): void {
+    if (this.waiting === waiting) return;
+    this.waiting = waiting;
+    if (this.item) this.update(this.item);
   }
 
   update(item: TranscriptItem): void {
-    const it = item as Of<'tool'>;
-    const status = STATUS[it.status];
-    this.root.dataset.status = it.status;
-    this.root.setAttribute('aria-label', `${it.name}: ${status.label}`);
+    const it = (this.item = item as Of<'tool'>);
+    const waiting = this.waiting && it.status === 'running';
+    const status = waiting ? WAITING : STATUS[it.status];
+    this.root.dataset.status = waiting ? 'waiting' : it.status;
+    this.root.setAttribute('aria-label', accessibleName(it, waiting));
     this.header.replaceChildren(
       el('span', { class: 'tool-icon' }, icon(TOOL_ICONS[it.name] ?? 'tools')),
       el('span', { class: 'tool-title' }, ...this.title(it.view, it.id)),
       el('span', { class: 'tool-meta' }, ...meta(it.view)),
-      el('span', { class: `tool-status status-${it.status}`, title: status.label, role: 'img', 'aria-label': status.label }, el('span', { class: `codicon codicon-${status.icon}`, 'aria-hidden': 'true' })),
+      el('span', { class: `tool-status status-${waiting ? 'waiting' : it.status}`, title: status.label, role: 'img', 'aria-label': status.label }, el('span', { class: `codicon codicon-${status.icon}`, 'aria-hidden': 'true' })),
     );
     this.renderBody(it);
-    this.errorLine.textContent = it.error ?? '';
+    // A denial's reason is already the one line of its answered request inside this card.
+    this.errorLine.textContent = it.status === 'denied' && this.approval.childElementCount ? '' : (it.error ?? '');
   }
 
   private title(view: ToolView, id: string): (Node | string)[] {
@@ -195,11 +211,47 @@ class ToolCardView implements ItemView {
         parts.push(this.outputPre);
         if (lines.length > OUTPUT_LINES) parts.unshift(el('div', { class: 'output-note' }, `… last ${OUTPUT_LINES} of ${formatInt(lines.length)} lines`));
       }
+      // Built once: the output is kept after the command ends, with the whole result one click away.
+      this.outputActions ??= el('div', { class: 'output-actions' },
+        button('Show full output', () => this.post({ type: 'show_tool_output', toolId: it.id }), { icon: 'go-to-file', secondary: true, cls: 'show-output' }),
+        button('Open in terminal', () => this.post({ type: 'open_terminal' }), { icon: 'terminal', secondary: true, cls: 'open-terminal' }));
+      this.outputActions.querySelector<HTMLButtonElement>('.show-output')!.hidden = it.status === 'running' || it.status === 'denied';
+      // Nothing to show before the command printed anything (or while it waits for approval).
+      this.outputActions.hidden = it.status === 'denied' || (!tail && it.status === 'running');
+      parts.push(this.outputActions);
       if (this.body.childNodes.length !== parts.length || parts.some((p, i) => this.body.childNodes[i] !== p)) this.body.replaceChildren(...parts);
       return;
     }
     if (this.body.childNodes.length) this.body.replaceChildren();
   }
+}
+
+/** What a screen reader hears for a tool card: what the tool did, not its internal name. */
+function accessibleName(it: Of<'tool'>, waiting: boolean): string {
+  const v = it.view;
+  const done = it.status === 'done';
+  let what: string;
+  switch (v.kind) {
+    case 'read':
+      what = done ? `Read ${v.path}${v.lines !== undefined ? `, ${v.lines} ${v.lines === 1 ? 'line' : 'lines'}` : ''}` : `Read ${v.path}`;
+      break;
+    case 'edit':
+      what = `${done ? (v.created ? 'Created' : 'Edited') : v.created ? 'Create' : 'Edit'} ${v.path}${done ? `, ${v.added} lines added, ${v.removed} removed` : ''}`;
+      break;
+    case 'bash':
+      what = `${done || it.status === 'error' ? 'Ran' : 'Run'} ${firstLine(v.command)}${v.exitCode !== undefined ? (v.exitCode === null ? ', killed' : `, exit ${v.exitCode}`) : ''}`;
+      break;
+    case 'search':
+      what = `Searched ${v.pattern}${v.matches !== undefined ? `, ${v.matches} ${v.matches === 1 ? 'match' : 'matches'}` : ''}`;
+      break;
+    case 'other':
+      what = `${it.name}`;
+      break;
+  }
+  if (waiting) return `${what}: waiting for approval`;
+  if (it.status === 'running') return `${what}: running`;
+  if (it.status === 'done') return what;
+  return `${what}: ${STATUS[it.status].label.toLowerCase()}`;
 }
 
 function meta(view: ToolView): (Node | string)[] {
@@ -268,14 +320,16 @@ class CompactionView implements ItemView {
 }
 
 const SETTLED_TEXT: Record<PermissionDecision, string> = { allow: 'Allowed', allow_session: 'Allowed edits for this session', deny: 'Denied' };
-const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', policy: ' by a rule', abort: ' (turn stopped)' };
+const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', editor: ' in the diff editor', policy: ' by a rule', abort: ' (turn stopped)' };
 
-class PermissionView implements ItemView {
+export class PermissionView implements ItemView {
   readonly root = article('permission', 'Permission request');
   private pendingDecision: PermissionDecision | undefined;
   private feedbackOpen = false;
   private readonly feedback = el('textarea', { class: 'feedback', rows: '2', placeholder: 'Tell the agent what to do instead…', 'aria-label': 'Feedback for the agent' });
   private item: Of<'permission'> | undefined;
+  /** The tool card this request renders inside (it already names the command or file). */
+  private card: ToolCardView | undefined;
 
   constructor(private readonly post: Post) {
     this.root.setAttribute('role', 'group');
@@ -290,9 +344,29 @@ class PermissionView implements ItemView {
     });
   }
 
+  /** Moves this request into its tool's card. */
+  nestIn(card: ToolCardView): void {
+    this.card = card;
+    this.root.classList.add('nested');
+    card.approval.append(this.root);
+    if (this.item) this.update(this.item);
+  }
+
   update(item: TranscriptItem): void {
     const it = (this.item = item as Of<'permission'>);
     const settled = it.settled;
+    this.card?.setWaiting(!settled);
+    this.root.classList.toggle('settled', !!settled);
+    this.root.dataset.decision = settled?.decision ?? '';
+    if (settled) {
+      // Answered: one line, no buttons left to press.
+      const text = `${SETTLED_TEXT[settled.decision]}${settled.by ? BY_TEXT[settled.by] : ''}${settled.feedback ? `: ${settled.feedback}` : ''}`;
+      this.root.replaceChildren(
+        el('div', { class: 'perm-state', role: 'status' }, icon(settled.decision === 'deny' ? 'circle-slash' : 'check'), el('span', { class: 'perm-state-text' }, text)),
+      );
+      if (!this.card) this.root.prepend(el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title), el('code', { class: 'perm-subject-line' }, firstLine(it.subject))));
+      return;
+    }
     const locked = !!settled || this.pendingDecision !== undefined;
     const buttons: HTMLButtonElement[] = [
       button('Allow', () => this.decide('allow'), { icon: 'check', cls: 'perm-allow' }),
@@ -302,20 +376,15 @@ class PermissionView implements ItemView {
     ];
     for (const b of buttons) b.disabled = locked;
     // The proposal's diff tab closes once the request is settled: nothing left to open.
-    const diff = it.canOpenDiff && !settled ? button('Open diff', () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
-    const state = settled
-      ? `${SETTLED_TEXT[settled.decision]}${settled.by ? BY_TEXT[settled.by] : ''}${settled.feedback ? `: “${settled.feedback}”` : ''}`
-      : this.pendingDecision
-        ? `${SETTLED_TEXT[this.pendingDecision]}…`
-        : '';
-    this.root.classList.toggle('settled', !!settled);
-    this.root.dataset.decision = settled?.decision ?? '';
+    const diff = it.canOpenDiff ? button('Open diff', () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
+    const state = this.pendingDecision ? `${SETTLED_TEXT[this.pendingDecision]}…` : '';
     const feedbackRow = this.feedbackOpen && !locked
       ? el('div', { class: 'feedback-row' }, this.feedback, button('Send feedback', () => this.decide('deny', this.feedback.value.trim()), { icon: 'send', cls: 'perm-send-feedback' }))
       : '';
     this.root.replaceChildren(
       el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title)),
-      el('pre', { class: 'perm-subject' }, it.subject),
+      // Inside its tool card the subject is already in the card's header (multi-line commands in full below it).
+      this.card ? '' : el('pre', { class: 'perm-subject' }, it.subject),
       it.reason ? el('div', { class: 'hint' }, it.reason) : '',
       el('div', { class: 'perm-actions' }, ...buttons, diff),
       feedbackRow,

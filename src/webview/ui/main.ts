@@ -20,10 +20,18 @@ const status = new StatusLine();
 const footer = new UsageFooter();
 const announcer = new Announcer();
 const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.draft.text, attachments: composer.draft.attachments }));
-const composer = new Composer(post, () => saver.schedule());
+// What the user sends or stops always brings the view back to the newest item.
+const composer = new Composer((message) => {
+  if (message.type === 'send' || message.type === 'steer' || message.type === 'queue' || message.type === 'stop') transcript.scrollToBottom();
+  // After Stop (button or Escape) the keyboard stays in the input, never on the page body.
+  if (message.type === 'stop') composer.input.focus();
+  post(message);
+}, () => saver.schedule());
+
+composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.text] : []));
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
-app.append(header.root, notices.root, transcript.root, status.root, composer.root, footer.root, announcer.root);
+app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
 
 // Links come only from sanitised markdown; they never navigate the webview.
 document.addEventListener('click', onLinkClick, true);
@@ -60,12 +68,35 @@ function render(): void {
   transcript.afterRender();
 }
 
+let lastTurn = model.snapshot.turn;
+const isTyping = (e: Element | null) => e instanceof HTMLTextAreaElement || e instanceof HTMLInputElement;
+
+// Escape anywhere in the panel stops a running turn (the input handles its own, the
+// workbench's turnstone.stop keybinding covers a focused view without a focused element).
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.defaultPrevented || model.snapshot.turn !== 'running' || isTyping(e.target as Element | null)) return;
+  if (e.target instanceof Element && e.target.closest('.item.permission, details')) return;
+  e.preventDefault();
+  transcript.scrollToBottom();
+  post({ type: 'stop' });
+  composer.input.focus();
+});
+
+// The focus shortcut (and a click on the view's title) focuses the webview: the keyboard belongs in the input.
+window.addEventListener('focus', () => {
+  if (!document.activeElement || document.activeElement === document.body) composer.input.focus();
+});
+
 function renderChrome(): void {
   const s = model.snapshot;
   header.update(s.session);
+  transcript.setModel(s.session?.model);
   notices.update(s.notices);
   status.update(model.reconnecting);
   footer.update(s.usage);
+  // A turn that ends while the user is in the panel hands the keyboard back to the input.
+  if (lastTurn === 'running' && s.turn === 'idle' && document.hasFocus() && !isTyping(document.activeElement)) composer.input.focus();
+  lastTurn = s.turn;
   composer.setTurn(s.turn);
   composer.setQueued(s.queued);
   document.body.classList.toggle('turn-running', s.turn === 'running');
@@ -82,6 +113,8 @@ function onChange(change: Change): void {
       break;
     case 'added':
       transcript.add(change.item);
+      // A permission request waits for the user: it must never sit below the fold.
+      if (change.item.kind === 'permission' || change.item.kind === 'user') transcript.scrollToBottom();
       noteStreaming(change.item.id, change.item);
       announceNew(change.item);
       break;

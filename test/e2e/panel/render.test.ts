@@ -97,7 +97,7 @@ describe('chat panel: streamed reply', function () {
       assert.equal(await read.locator('.tool-meta').textContent(), '40 lines');
       const bash = cards.nth(1);
       assert.equal(await bash.getAttribute('data-status'), 'error');
-      assert.equal(await bash.locator('.codicon-terminal').count(), 1);
+      assert.equal(await bash.locator('.tool-icon .codicon-terminal').count(), 1);
       assert.equal(await bash.locator('.tool-title code').textContent(), 'npm test -- range');
       assert.match((await bash.locator('pre.output').textContent()) ?? '', /1 failing$/);
       assert.equal(await bash.locator('.exit').textContent(), 'exit 1');

@@ -41,6 +41,8 @@ const webviewSamples: WebviewToHostInput[] = [
   { type: 'open_link', href: 'https://example.com/a?b#c' },
   { type: 'open_link', href: 'mailto:a@b.c' },
   { type: 'open_file', path: 'src/a.ts', line: 3 },
+  { type: 'show_tool_output', toolId: 't' },
+  { type: 'open_terminal' },
   { type: 'new_session' },
   { type: 'resume_session' },
   { type: 'resume_session', sessionId: 's1' },

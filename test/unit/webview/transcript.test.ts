@@ -39,6 +39,17 @@ describe('Transcript (panel state shared by host mirror and webview)', function 
     assert.ok(item?.kind === 'tool' && item.view.kind === 'bash' && item.view.output?.length === OUTPUT_TAIL_CHARS);
   });
 
+  it('keeps the streamed bash output when the final update brings only the exit code (issue 19, finding 2)', function () {
+    const t = new Transcript();
+    t.apply({ type: 'item_add', item: { kind: 'tool', id: 't', name: 'bash', status: 'running', view: { kind: 'bash', command: 'ls' } } });
+    t.apply({ type: 'tool_output', id: 't', chunk: 'a.ts\nb.ts\n' });
+    t.apply({ type: 'tool_update', id: 't', status: 'done', view: { kind: 'bash', command: 'ls', exitCode: 0 } });
+    const item = t.get('t');
+    assert.ok(item?.kind === 'tool' && item.view.kind === 'bash');
+    assert.equal(item.view.output, 'a.ts\nb.ts\n');
+    assert.equal(item.view.exitCode, 0);
+  });
+
   it('copies what it stores, so a caller still holding an event never sees it change', function () {
     const t = new Transcript();
     const add: HostEvent = { type: 'item_add', item: { kind: 'assistant', id: 'a', text: 'x', open: true } };
