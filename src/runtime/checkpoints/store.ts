@@ -5,7 +5,7 @@
 // differs, atomically per file and byte for byte (so encodings and line endings
 // come back as they were). Hand edits made between the agent's turns are
 // conflicts the caller resolves; nothing of the user's is overwritten silently.
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, link, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Workspace } from '../../tools/ports';
 import { RuntimeError } from '../errors';
@@ -197,6 +197,25 @@ export class CheckpointStore implements ObjectSink {
     // The restored files are the agent's doing, not hand edits a later restore should protect.
     await this.take({ kind: 'turn-end', turn: undo.turn, messageIndex: undo.messageIndex, prompt: `restored turn ${plan.checkpoint.turn}` });
     return result;
+  }
+
+  /**
+   * Starts a forked session's checkpoints in `dir` with this session's checkpoints before `checkpointId`, so the
+   * fork can go back further too. Objects are hard-linked where the file system allows (they never change).
+   */
+  async forkInto(dir: string, checkpointId: string): Promise<void> {
+    const index = this.checkpoints.findIndex((c) => c.id === checkpointId);
+    const kept = index < 0 ? [] : this.checkpoints.slice(0, index);
+    const from = path.join(this.options.dir, 'objects');
+    for (const sub of await readdir(from).catch(() => [] as string[])) {
+      await mkdir(path.join(dir, 'objects', sub), { recursive: true });
+      for (const name of await readdir(path.join(from, sub))) {
+        const src = path.join(from, sub, name);
+        const dst = path.join(dir, 'objects', sub, name);
+        await link(src, dst).catch(() => copyFile(src, dst));
+      }
+    }
+    await writeFile(path.join(dir, 'checkpoints.jsonl'), kept.map((c) => `${JSON.stringify(c)}\n`).join(''));
   }
 
   /** A stored or git object's bytes. */
