@@ -28,16 +28,21 @@ export interface ScanOptions {
 export interface ObjectSink {
   /** Stores content under its git blob id (no-op when already stored). */
   put(id: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Blob ids of files already read, by absolute path and size:mtime, so a file that stays modified across
+   * many turns is read and hashed once, not at every scan.
+   */
+  readonly seen?: Map<string, { sig: string; id: string }>;
 }
 
 export interface Scan {
   mode: 'git' | 'plain';
   /**
-   * git: object id of the index listing (`<blob> <path>\0` per tracked file).
-   * plain: object id of the stat listing (JSON `{path: "size:mtime"}`).
+   * git: the HEAD commit ('' before the first commit); plain: object id of the first scan's stat listing
+   * (JSON `{path: "size:mtime"}`).
    */
-  listing: string;
-  /** Paths whose state differs from the listing's (git), or whose content was copied (plain). Relative, posix. */
+  base: string;
+  /** Every path whose state differs from the base's. Relative, posix. */
   overlay: Record<string, FileState>;
 }
 
@@ -102,33 +107,22 @@ export async function gitTopLevel(git: GitRunner, root: string): Promise<string 
   }
 }
 
-/** `path\0` records of `git status --porcelain -z`, renames off: every path that differs from HEAD or the index. */
-function parseStatus(out: Buffer): string[] {
-  const paths: string[] = [];
-  for (const rec of out.toString('utf8').split('\0')) {
-    if (rec.length > 3) paths.push(rec.slice(3));
-  }
-  return paths;
-}
-
-/** Stage-0 entries of `git ls-files -s -z` as `<blob> <path>\0`, regular files and links only (no submodules). */
-function indexListing(out: Buffer): Buffer {
-  const parts: string[] = [];
-  for (const rec of out.toString('utf8').split('\0')) {
-    const m = /^(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)$/s.exec(rec);
-    if (!m || m[3] !== '0' || m[1] === '160000') continue;
-    parts.push(`${m[2]} ${m[4]}\0`);
-  }
-  return Buffer.from(parts.join(''), 'utf8');
-}
-
-export function parseIndexListing(bytes: Uint8Array): Map<string, string> {
+/**
+ * The tree of a commit as `path → blob id` (regular files and links; no submodules). The commit is the
+ * checkpoint's base: clean files need no copy, git keeps them.
+ */
+export async function commitListing(git: GitRunner, commit: string): Promise<Map<string, string>> {
   const map = new Map<string, string>();
-  for (const rec of Buffer.from(bytes).toString('utf8').split('\0')) {
-    const space = rec.indexOf(' ');
-    if (space > 0) map.set(rec.slice(space + 1), rec.slice(0, space));
+  if (!commit) return map; // no commit yet: everything is in the overlay
+  for (const rec of (await git(['ls-tree', '-r', '-z', '--full-tree', commit])).toString('utf8').split('\0')) {
+    const m = /^(\d{6}) blob ([0-9a-f]{40,64})\t(.*)$/s.exec(rec);
+    if (m) map.set(m[3]!, m[2]!);
   }
   return map;
+}
+
+export function parsePlainListing(bytes: Uint8Array): Map<string, string> {
+  return new Map(Object.entries(JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, string>));
 }
 
 /** Reads one workspace file into a FileState, copying its content into the sink. */
@@ -139,10 +133,14 @@ export async function captureFile(absolute: string, sink: ObjectSink, maxFileByt
   // A link is restored by nobody: writing its target's bytes would replace the link with a copy.
   if (s.isSymbolicLink()) return { kind: 'unrestorable', why: 'a symbolic link', sig: statSig(s) };
   if (s.size > maxFileBytes) return { kind: 'unrestorable', why: 'too large', sig: statSig(s) };
+  const sig = `${s.size}:${s.mtimeMs}:${s.ino}`;
+  const seen = sink.seen?.get(absolute);
+  if (seen?.sig === sig) return { kind: 'blob', id: seen.id };
   try {
     const bytes = await readFile(absolute);
     const id = blobId(bytes);
     await sink.put(id, bytes);
+    sink.seen?.set(absolute, { sig, id });
     return { kind: 'blob', id };
   } catch {
     return { kind: 'unrestorable', why: 'unreadable' };
@@ -151,38 +149,56 @@ export async function captureFile(absolute: string, sink: ObjectSink, maxFileByt
 
 const statSig = (s: { size: number; mtimeMs: number }) => `${s.size}:${Math.floor(s.mtimeMs)}`;
 
-export interface ScanResult {
-  scan: Scan;
-  /** The listing's bytes, for the caller to store under scan.listing. */
-  listingBytes: Uint8Array;
-}
-
-export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, options: ScanOptions): Promise<ScanResult> {
-  const [ls, status] = await Promise.all([git(['ls-files', '-s', '-z']), git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'])]);
-  const listingBytes = indexListing(ls);
+export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, options: ScanOptions): Promise<Scan> {
+  // One process: the HEAD commit, then every path whose index or work-tree state differs from it, with the
+  // index's blob id. Only work-tree changes and untracked files are read and copied.
+  const out = (await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames'])).toString('utf8');
+  let head = '';
   const overlay: Record<string, FileState> = {};
-  for (const rel of parseStatus(status)) {
+  for (const rec of out.split('\0')) {
     options.signal?.throwIfAborted();
-    overlay[rel] = await captureFile(path.join(root, rel), sink, options.maxFileBytes);
+    if (rec.startsWith('# branch.oid ')) {
+      const oid = rec.slice('# branch.oid '.length);
+      head = /^[0-9a-f]{40,64}$/.test(oid) ? oid : '';
+    } else if (rec.startsWith('1 ')) {
+      // 1 XY sub mH mI mW hH hI path
+      const f = rec.split(' ');
+      const rel = f.slice(8).join(' ');
+      const [y, sub, mI, hI] = [f[1]![1], f[2]!, f[4]!, f[7]!];
+      if (sub !== 'N...') continue; // submodules are their own repositories
+      if (y === '.') overlay[rel] = mI === '000000' ? { kind: 'absent' } : { kind: 'blob', id: hI };
+      else if (y === 'D') overlay[rel] = { kind: 'absent' };
+      else overlay[rel] = await captureFile(path.join(root, rel), sink, options.maxFileBytes);
+    } else if (rec.startsWith('? ') || rec.startsWith('u ')) {
+      const rel = rec.startsWith('? ') ? rec.slice(2) : rec.split(' ').slice(10).join(' ');
+      overlay[rel] = await captureFile(path.join(root, rel), sink, options.maxFileBytes);
+    }
   }
-  return { scan: { mode: 'git', listing: listingId(listingBytes), overlay }, listingBytes };
+  return { mode: 'git', base: head, overlay };
 }
 
 /** Visits the workspace's files (relative, posix), honouring .gitignore. */
 export type FileWalker = (visit: (rel: string) => Promise<void>) => Promise<void>;
 
-/** Outside git: every file's size and mtime (skipping what `walk` skips), so a later scan sees what changed. */
-export async function scanPlain(root: string, walk: FileWalker, options: ScanOptions): Promise<ScanResult> {
-  const sigs: Record<string, string> = {};
+/**
+ * Outside git: every file's size and mtime (skipping what `walk` skips). The first scan's listing is the
+ * store's base; later scans record only what differs from it, so a large folder costs one listing.
+ */
+export async function scanPlain(root: string, walk: FileWalker, options: ScanOptions, base: { id: string; sigs: Map<string, string> } | undefined, sink: ObjectSink): Promise<Scan> {
+  const sigs = new Map<string, string>();
   await walk(async (rel) => {
     options.signal?.throwIfAborted();
     const s = await stat(path.join(root, rel)).catch(() => undefined);
-    if (s?.isFile()) sigs[rel] = statSig(s);
+    if (s?.isFile()) sigs.set(rel, statSig(s));
   });
-  const listingBytes = Buffer.from(JSON.stringify(sigs), 'utf8');
-  return { scan: { mode: 'plain', listing: listingId(listingBytes), overlay: {} }, listingBytes };
-}
-
-export function parsePlainListing(bytes: Uint8Array): Map<string, string> {
-  return new Map(Object.entries(JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, string>));
+  if (!base) {
+    const bytes = Buffer.from(JSON.stringify(Object.fromEntries(sigs)), 'utf8');
+    const id = listingId(bytes);
+    await sink.put(id, bytes);
+    return { mode: 'plain', base: id, overlay: {} };
+  }
+  const overlay: Record<string, FileState> = {};
+  for (const [rel, sig] of sigs) if (base.sigs.get(rel) !== sig) overlay[rel] = { kind: 'unrestorable', why: 'not in git and not copied', sig };
+  for (const rel of base.sigs.keys()) if (!sigs.has(rel)) overlay[rel] = { kind: 'absent' };
+  return { mode: 'plain', base: base.id, overlay };
 }

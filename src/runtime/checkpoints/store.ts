@@ -5,22 +5,11 @@
 // differs, atomically per file and byte for byte (so encodings and line endings
 // come back as they were). Hand edits made between the agent's turns are
 // conflicts the caller resolves; nothing of the user's is overwritten silently.
-import { appendFile, copyFile, link, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, link, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Workspace } from '../../tools/ports';
 import { RuntimeError } from '../errors';
-import {
-  captureFile,
-  type FileState,
-  type FileWalker,
-  type GitRunner,
-  type ObjectSink,
-  parseIndexListing,
-  parsePlainListing,
-  type Scan,
-  scanGit,
-  scanPlain,
-} from './scan';
+import { captureFile, commitListing, type FileState, type FileWalker, type GitRunner, type ObjectSink, parsePlainListing, type Scan, scanGit, scanPlain } from './scan';
 
 export type CheckpointKind = 'turn-start' | 'turn-end' | 'before-restore';
 
@@ -77,26 +66,70 @@ const sameState = (a: FileState, b: FileState) =>
 
 const ABSENT: FileState = { kind: 'absent' };
 
+/**
+ * The manifest's lines. A checkpoint stores only how its overlay differs from the previous checkpoint's
+ * (null: back to the base), so 50 turns that each touch 10 files cost about 500 entries, not 50 copies
+ * of everything that differs from HEAD.
+ */
+type ManifestLine =
+  | ({ t: 'cp'; delta: Record<string, FileState | null> } & Omit<Checkpoint, 'overlay'>)
+  | { t: 'patch'; id: string; path: string; state: FileState };
+
+function overlayDelta(from: Record<string, FileState>, to: Record<string, FileState>): Record<string, FileState | null> {
+  const delta: Record<string, FileState | null> = {};
+  for (const [p, state] of Object.entries(to)) if (!from[p] || !sameState(from[p], state)) delta[p] = state;
+  for (const p of Object.keys(from)) if (!(p in to)) delta[p] = null;
+  return delta;
+}
+
 export class CheckpointStore implements ObjectSink {
   private readonly checkpoints: Checkpoint[] = [];
-  private readonly listings = new Map<string, Map<string, string>>();
+  /** Base listings (a commit's tree, or the plain base listing) by id, parsed once. */
+  private readonly bases = new Map<string, Promise<Map<string, string>>>();
   private readonly stored = new Set<string>();
+  readonly seen = new Map<string, { sig: string; id: string }>();
 
   private constructor(private readonly options: CheckpointStoreOptions) {}
 
   static async open(options: CheckpointStoreOptions): Promise<CheckpointStore> {
     const store = new CheckpointStore(options);
     await mkdir(path.join(options.dir, 'objects'), { recursive: true });
-    const text = await readFile(path.join(options.dir, 'checkpoints.jsonl'), 'utf8').catch(() => '');
+    const text = await readFile(store.manifest, 'utf8').catch(() => '');
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
+      let record: ManifestLine;
       try {
-        store.checkpoints.push(JSON.parse(line) as Checkpoint);
+        record = JSON.parse(line) as ManifestLine;
       } catch {
-        // A line cut by a crash: the checkpoints before it are intact.
+        continue; // a line cut by a crash: the checkpoints before it are intact
       }
+      if (record.t === 'patch') {
+        const target = store.checkpoints.find((c) => c.id === record.id);
+        if (target) target.overlay[record.path] = record.state;
+        continue;
+      }
+      const { t: _t, delta, ...meta } = record;
+      const overlay: Record<string, FileState> = { ...(store.checkpoints.at(-1)?.overlay ?? {}) };
+      for (const [p, state] of Object.entries(delta)) {
+        if (state === null) delete overlay[p];
+        else overlay[p] = state;
+      }
+      store.checkpoints.push({ ...meta, overlay });
     }
     return store;
+  }
+
+  private get manifest(): string {
+    return path.join(this.options.dir, 'checkpoints.jsonl');
+  }
+
+  private async append(line: ManifestLine): Promise<void> {
+    await appendFile(this.manifest, `${JSON.stringify(line)}\n`);
+  }
+
+  private async appendCheckpoint(checkpoint: Checkpoint, previous: Checkpoint | undefined): Promise<void> {
+    const { overlay, ...meta } = checkpoint;
+    await this.append({ t: 'cp', ...meta, delta: overlayDelta(previous?.overlay ?? {}, overlay) });
   }
 
   get mode(): 'git' | 'plain' {
@@ -113,19 +146,22 @@ export class CheckpointStore implements ObjectSink {
   }
 
   async take(meta: { kind: CheckpointKind; turn: number; messageIndex: number; prompt: string }, signal?: AbortSignal): Promise<Checkpoint> {
-    const { git, root, maxFileBytes, walk } = this.options;
-    const { scan, listingBytes } = git ? await scanGit(git, root, this, { maxFileBytes, signal }) : await scanPlain(root, walk, { maxFileBytes, signal });
-    await this.put(scan.listing, listingBytes);
+    const scan = await this.scanNow(signal);
+    const { root, maxFileBytes } = this.options;
     if (meta.kind === 'turn-end') {
       // Files the turn's tools wrote that a scan cannot see by content (ignored by git, or outside git):
       // record what the agent left, so a later hand edit is told apart from the agent's.
       const start = this.checkpoints.findLast((c) => c.kind === 'turn-start');
       for (const rel of Object.keys(start?.overlay ?? {})) {
-        if (!(rel in scan.overlay)) scan.overlay[rel] = await captureFile(path.join(root, rel), this, maxFileBytes);
+        if (scan.overlay[rel]?.kind !== 'blob') scan.overlay[rel] = await captureFile(path.join(root, rel), this, maxFileBytes);
       }
     }
-    const checkpoint: Checkpoint = { ...scan, ...meta, prompt: meta.prompt.slice(0, 200), id: `${Date.now().toString(36)}-${this.checkpoints.length}`, at: Date.now() };
-    await appendFile(path.join(this.options.dir, 'checkpoints.jsonl'), `${JSON.stringify(checkpoint)}\n`);
+    return this.record({ ...scan, ...meta });
+  }
+
+  private async record(state: Scan & { kind: CheckpointKind; turn: number; messageIndex: number; prompt: string }): Promise<Checkpoint> {
+    const checkpoint: Checkpoint = { ...state, prompt: state.prompt.slice(0, 200), id: `${Date.now().toString(36)}-${this.checkpoints.length}`, at: Date.now() };
+    await this.appendCheckpoint(checkpoint, this.checkpoints.at(-1));
     this.checkpoints.push(checkpoint);
     return checkpoint;
   }
@@ -143,7 +179,7 @@ export class CheckpointStore implements ObjectSink {
     if (known === 'blob') return;
     const state = await captureFile(absolute, this, this.options.maxFileBytes);
     current.overlay[rel] = state;
-    await appendFile(path.join(this.options.dir, 'checkpoints.jsonl'), `${JSON.stringify({ ...current, overlay: current.overlay })}\n`);
+    await this.append({ t: 'patch', id: current.id, path: rel, state });
   }
 
   /** What restoring `checkpointId` would change, file by file. */
@@ -177,6 +213,7 @@ export class CheckpointStore implements ObjectSink {
     const last = this.checkpoints.at(-1);
     const undo = await this.take({ kind: 'before-restore', turn: last?.turn ?? 0, messageIndex: last?.messageIndex ?? 0, prompt: `before restoring turn ${plan.checkpoint.turn}` });
     const result: RestoreResult = { restored: [], keptMine: [], failed: [], undo };
+    const contents = await this.readMany(plan.entries.flatMap((e) => (e.target.kind === 'blob' ? [e.target.id] : [])));
     for (const entry of plan.entries) {
       if (entry.conflict && !takeCheckpointFor.has(entry.path)) {
         result.keptMine.push(entry.path);
@@ -187,15 +224,27 @@ export class CheckpointStore implements ObjectSink {
         if (entry.target.kind === 'absent') await workspace.delete(absolute);
         else if (entry.target.kind === 'blob') {
           await workspace.mkdir(path.dirname(absolute));
-          await workspace.writeFile(absolute, await this.read(entry.target.id));
+          const bytes = contents.get(entry.target.id);
+          if (!bytes) throw new RuntimeError('invalid_request', `its content ${entry.target.id.slice(0, 12)} is no longer available (removed by git gc?)`);
+          await workspace.writeFile(absolute, bytes);
         }
         result.restored.push(entry.path);
       } catch (error) {
         result.failed.push({ path: entry.path, error: error instanceof Error ? error.message : String(error) });
       }
     }
-    // The restored files are the agent's doing, not hand edits a later restore should protect.
-    await this.take({ kind: 'turn-end', turn: undo.turn, messageIndex: undo.messageIndex, prompt: `restored turn ${plan.checkpoint.turn}` });
+    // The restored files are the agent's doing, not hand edits a later restore should protect: recorded as a
+    // turn end built from what was written, without another scan.
+    const overlay = { ...undo.overlay };
+    const base = await this.baseListing(undo);
+    for (const entry of plan.entries) {
+      if (!result.restored.includes(entry.path)) continue;
+      const listed = base.get(entry.path);
+      const atBase: FileState = listed === undefined ? ABSENT : undo.mode === 'git' ? { kind: 'blob', id: listed } : { kind: 'unrestorable', why: 'not in git and not copied', sig: listed };
+      if (sameState(atBase, entry.target)) delete overlay[entry.path];
+      else overlay[entry.path] = entry.target;
+    }
+    await this.record({ mode: undo.mode, base: undo.base, overlay, kind: 'turn-end', turn: undo.turn, messageIndex: undo.messageIndex, prompt: `restored turn ${plan.checkpoint.turn}` });
     return result;
   }
 
@@ -206,6 +255,10 @@ export class CheckpointStore implements ObjectSink {
   async forkInto(dir: string, checkpointId: string): Promise<void> {
     const index = this.checkpoints.findIndex((c) => c.id === checkpointId);
     const kept = index < 0 ? [] : this.checkpoints.slice(0, index);
+    const lines = kept.map((c, i) => {
+      const { overlay, ...meta } = c;
+      return JSON.stringify({ t: 'cp', ...meta, delta: overlayDelta(kept[i - 1]?.overlay ?? {}, overlay) } satisfies ManifestLine);
+    });
     const from = path.join(this.options.dir, 'objects');
     for (const sub of await readdir(from).catch(() => [] as string[])) {
       await mkdir(path.join(dir, 'objects', sub), { recursive: true });
@@ -215,7 +268,7 @@ export class CheckpointStore implements ObjectSink {
         await link(src, dst).catch(() => copyFile(src, dst));
       }
     }
-    await writeFile(path.join(dir, 'checkpoints.jsonl'), kept.map((c) => `${JSON.stringify(c)}\n`).join(''));
+    await writeFile(path.join(dir, 'checkpoints.jsonl'), lines.map((l) => `${l}\n`).join(''));
   }
 
   /** A stored or git object's bytes. */
@@ -232,10 +285,35 @@ export class CheckpointStore implements ObjectSink {
     throw new RuntimeError('invalid_request', `the content ${id.slice(0, 12)} of this checkpoint is no longer available (removed by git gc?)`);
   }
 
+  /** Many objects at once: ours from the store, the rest from git through one `cat-file --batch`. */
+  async readMany(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    const fromGit: string[] = [];
+    for (const id of new Set(ids)) {
+      const own = await readFile(this.objectPath(id)).catch(() => undefined);
+      if (own) found.set(id, own);
+      else fromGit.push(id);
+    }
+    if (fromGit.length > 0 && this.options.git) {
+      const out = await this.options.git(['cat-file', '--batch'], { input: `${fromGit.join('\n')}\n` });
+      let at = 0;
+      while (at < out.length) {
+        const eol = out.indexOf(0x0a, at);
+        if (eol < 0) break;
+        const [id, type, size] = out.subarray(at, eol).toString('utf8').split(' ');
+        at = eol + 1;
+        if (type !== 'blob' || size === undefined) continue; // "<id> missing": pruned by git gc
+        found.set(id!, out.subarray(at, at + Number(size)));
+        at += Number(size) + 1;
+      }
+    }
+    return found;
+  }
+
   async put(id: string, bytes: Uint8Array): Promise<void> {
     if (this.stored.has(id)) return;
     const file = this.objectPath(id);
-    const exists = await readFile(file).then(
+    const exists = await stat(file).then(
       () => true,
       () => false,
     );
@@ -259,37 +337,42 @@ export class CheckpointStore implements ObjectSink {
     return rel.split(path.sep).join('/');
   }
 
-  private async listing(id: string): Promise<Map<string, string>> {
-    let map = this.listings.get(id);
-    if (!map) {
-      const bytes = await readFile(this.objectPath(id));
-      map = this.mode === 'git' ? parseIndexListing(bytes) : parsePlainListing(bytes);
-      this.listings.set(id, map);
+  private baseListing(scan: Scan): Promise<Map<string, string>> {
+    const key = `${scan.mode}:${scan.base}`;
+    let listing = this.bases.get(key);
+    if (!listing) {
+      const git = this.options.git;
+      listing = scan.mode === 'git' && git ? commitListing(git, scan.base) : this.read(scan.base).then(parsePlainListing);
+      this.bases.set(key, listing);
     }
-    return map;
+    return listing;
   }
 
   private async stateIn(scan: Scan, rel: string): Promise<FileState> {
     const over = scan.overlay[rel];
     if (over) return over;
-    const listed = (await this.listing(scan.listing)).get(rel);
+    const listed = (await this.baseListing(scan)).get(rel);
     if (listed === undefined) return ABSENT;
     return scan.mode === 'git' ? { kind: 'blob', id: listed } : { kind: 'unrestorable', why: 'not in git and not copied', sig: listed };
   }
 
   private async pathsOf(a: Scan, b: Scan): Promise<string[]> {
-    const [la, lb] = await Promise.all([this.listing(a.listing), this.listing(b.listing)]);
     const paths = new Set([...Object.keys(a.overlay), ...Object.keys(b.overlay)]);
-    for (const [p, v] of la) if (lb.get(p) !== v) paths.add(p);
-    for (const p of lb.keys()) if (!la.has(p)) paths.add(p);
+    if (a.base !== b.base) {
+      // A commit in between: every path whose committed content changed.
+      const [la, lb] = await Promise.all([this.baseListing(a), this.baseListing(b)]);
+      for (const [p, v] of la) if (lb.get(p) !== v) paths.add(p);
+      for (const p of lb.keys()) if (!la.has(p)) paths.add(p);
+    }
     return [...paths];
   }
 
-  private async scanNow(): Promise<Scan> {
+  private async scanNow(signal?: AbortSignal): Promise<Scan> {
     const { git, root, maxFileBytes, walk } = this.options;
-    const { scan, listingBytes } = git ? await scanGit(git, root, this, { maxFileBytes }) : await scanPlain(root, walk, { maxFileBytes });
-    await this.put(scan.listing, listingBytes);
-    return scan;
+    if (git) return scanGit(git, root, this, { maxFileBytes, signal });
+    const first = this.checkpoints[0];
+    const base = first ? { id: first.base, sigs: await this.baseListing(first) } : undefined;
+    return scanPlain(root, walk, { maxFileBytes, signal }, base, this);
   }
 
   /** Whether `rel` changed outside the agent's turns after checkpoint `fromIndex`: between a turn's end and the next start, or since the last end. */
