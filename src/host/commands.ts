@@ -5,6 +5,7 @@ import { type CommandId } from './contract';
 import { type Attachment, type SessionController } from './session-controller';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
+import { RESTORE_CHOICES } from './checkpoints';
 import { undoTurn } from './undo-turn';
 import { type OriginalContentProvider } from './proposal-documents';
 
@@ -108,6 +109,35 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (result) log.info(`undo turn: restored ${result.restored.length} file(s), skipped ${result.skipped.length}`);
       return result;
     },
+    // `{ turn, mode, confirm: false }` is for scripts and tests; without it the user picks the turn and what to restore.
+    'turnstone.restoreCheckpoint': async (arg?: unknown) => {
+      const opts = (typeof arg === 'object' && arg !== null ? arg : {}) as { turn?: unknown; mode?: unknown; confirm?: unknown };
+      const checkpoints = await controller.listCheckpoints();
+      if (checkpoints.length === 0) {
+        void vscode.window.showInformationMessage('Turnstone: this session has no checkpoints yet (one is taken when each turn starts).');
+        return undefined;
+      }
+      const checkpoint =
+        typeof opts.turn === 'number'
+          ? checkpoints.find((c) => c.turn === opts.turn)
+          : (
+              await vscode.window.showQuickPick(
+                checkpoints.map((c) => ({ label: `Turn ${c.turn}`, description: relativeTime(c.at), detail: c.prompt.replace(/\s+/g, ' ').slice(0, 120), c })),
+                { title: 'Restore a checkpoint: go back to the start of a turn', matchOnDetail: true },
+              )
+            )?.c;
+      if (!checkpoint) return undefined;
+      const mode =
+        RESTORE_CHOICES.find((c) => c.mode === opts.mode)?.mode ??
+        (await vscode.window.showQuickPick(RESTORE_CHOICES.map((c) => ({ label: c.label, detail: c.detail, mode: c.mode })), { title: `Restore checkpoint: turn ${checkpoint.turn}` }))?.mode;
+      if (!mode) return undefined;
+      const done = await controller.restoreCheckpoint(checkpoint, mode, deps.originals, opts.confirm !== false);
+      if (done?.words !== undefined) {
+        await deps.focusPanel();
+        deps.compose(done.words, []);
+      }
+      return done;
+    },
     'turnstone.resumeSession': async (arg?: unknown) => {
       if (typeof arg === 'string') return controller.resume(arg);
       const sessions = await controller.listSessions();
@@ -137,4 +167,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
     }),
   );
+}
+
+function relativeTime(at: number): string {
+  const minutes = Math.round((Date.now() - at) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  return hours < 24 ? `${hours} h ago` : new Date(at).toLocaleString();
 }

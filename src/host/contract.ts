@@ -12,6 +12,7 @@ export const COMMANDS = [
   'turnstone.undoTurn',
   'turnstone.resumeSession',
   'turnstone.showLog',
+  'turnstone.restoreCheckpoint',
 ] as const;
 export type CommandId = (typeof COMMANDS)[number];
 
@@ -28,6 +29,8 @@ export const SETTINGS = [
   'thinkingBudgetTokens',
   'hooks',
   'bash.timeoutMs',
+  'checkpoints.maxFileSizeMB',
+  'checkpoints.keepSessions',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

@@ -2,14 +2,15 @@
 // tools, diffing), bundled apart as dist/core.js and required on the first
 // turn, so activation only compiles the thin host (see load-core.ts).
 export { ConversationRuntime } from '../runtime/conversation';
+export { openCheckpointStore, withCheckpointCapture } from '../runtime/checkpoints';
 export { ShellHookRunner } from '../runtime/hooks';
-export { JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
+export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';
 export { cleanUpInterruptedWrites } from '../tools/interrupted-writes';
 export { decodeText, detectEncoding, encodeText } from '../tools/text';
 export { VsCodeWorkspace } from './vscode-workspace';
 export { createTwoFilesPatch } from 'diff';
 export { createSettingsAwareModelClient } from './model-client';
-export { createHostTools } from './tools';
+export { createHostTools, createHostWorkspace } from './tools';
 export { itemsFromHistory, PanelBridge } from './panel-bridge';
 export { diffStats } from '../webview/tool-view';

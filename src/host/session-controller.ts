@@ -8,6 +8,9 @@ import { type ConversationRuntime } from '../runtime/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
+import { type Checkpoint } from '../runtime/checkpoints';
+import { type OriginalContentProvider } from './proposal-documents';
+import { type RestoreMode, SessionCheckpoints } from './checkpoints';
 import { type ApiKeys } from './secrets';
 import { loadCore } from './load-core';
 import { type NativePermissionPrompter } from './permission-prompter';
@@ -43,8 +46,10 @@ export class SessionController implements vscode.Disposable {
   /** Settings or trust changed since the runtime was built (see applySettings). */
   private stale = false;
   title = 'New session';
+  readonly checkpoints: SessionCheckpoints;
 
   constructor(private readonly deps: ControllerDeps) {
+    this.checkpoints = new SessionCheckpoints(deps.context, deps.log);
   }
 
   get isRunning(): boolean {
@@ -114,6 +119,8 @@ export class SessionController implements vscode.Disposable {
     const abort = new AbortController();
     this.abort = abort;
     this.authPrompted = false;
+    // A retry ('') adds no user message: it belongs to the checkpoint of the turn it retries.
+    if (prompt !== '') await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, prompt);
     const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter });
     this.current = turn;
     this.deps.onDidChangeState();
@@ -126,6 +133,7 @@ export class SessionController implements vscode.Disposable {
       );
       return summary;
     } finally {
+      await this.checkpoints.turnEnded();
       this.current = undefined;
       this.abort = undefined;
       this.deps.onDidChangeState();
@@ -154,6 +162,7 @@ export class SessionController implements vscode.Disposable {
     await this.store?.flush();
     this.runtime = undefined;
     this.store = undefined;
+    this.checkpoints.forget();
     this.title = 'New session';
     this.deps.post({ type: 'restore', snapshot: { items: [], turn: 'idle', notices: [], queued: [], session: { id: 'new', title: this.title, model: this.model } } });
     this.deps.onDidChangeState();
@@ -176,6 +185,7 @@ export class SessionController implements vscode.Disposable {
       if (removed.length > 0) this.deps.log.info(`removed temp files left by a write that was killed: ${removed.join(', ')}`);
     }
     this.store = core.JsonlSessionStore.open(file);
+    this.checkpoints.forget();
     this.runtime = this.createRuntime(loaded.messages, loaded.usage);
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
     this.title = firstUser && firstUser.type === 'text' ? firstUser.text.replace(/\s+/g, ' ').slice(0, 60) : path.basename(file);
@@ -198,6 +208,48 @@ export class SessionController implements vscode.Disposable {
       },
     });
     this.deps.onDidChangeState();
+  }
+
+  get sessionId(): string | undefined {
+    return this.store ? path.basename(this.store.path, '.jsonl') : undefined;
+  }
+
+  /** The current session's turn checkpoints, newest first (opened from storage after a resume or restart). */
+  async listCheckpoints(): Promise<Checkpoint[]> {
+    const id = this.sessionId;
+    if (!id) return [];
+    const store = await this.checkpoints.open(id, () => loadCore().createHostWorkspace());
+    return [...(store?.turns() ?? [])].reverse();
+  }
+
+  /**
+   * Goes back to `checkpoint`: its files, its conversation, or both. The conversation goes back by forking the
+   * session just before the checkpoint's message (the old branch stays in the session list) and resuming the fork;
+   * the message's words are returned for the composer. Undefined when the user backed out or nothing was done.
+   */
+  async restoreCheckpoint(checkpoint: Checkpoint, mode: RestoreMode, originals: OriginalContentProvider, confirm: boolean): Promise<{ words?: string } | undefined> {
+    this.stop();
+    await this.current?.catch(() => undefined);
+    if (mode !== 'conversation' && !(await this.checkpoints.restoreFiles(checkpoint, originals, confirm))) return undefined;
+    if (mode === 'files') return {};
+    const file = this.store?.path;
+    const message = this.runtime?.messages[checkpoint.messageIndex];
+    const words = message?.role === 'user' ? message.content.find((b) => b.type === 'text') : undefined;
+    // Compaction replaces older messages with a summary: the checkpoint's message may no longer be there.
+    if (!file || !words || words.type !== 'text' || !words.text.startsWith(checkpoint.prompt)) {
+      void vscode.window.showWarningMessage(
+        `Turnstone: the conversation at turn ${checkpoint.turn} was summarised by compaction and cannot be gone back to${mode === 'both' ? '; the files were restored' : ''}.`,
+      );
+      return mode === 'both' ? {} : undefined;
+    }
+    await this.store?.flush();
+    const core = loadCore();
+    const oldStore = this.checkpoints.current;
+    const { store } = await core.forkSession(file, this.sessionsDir(), checkpoint.messageIndex);
+    await oldStore?.forkInto(this.checkpoints.dir(path.basename(store.path, '.jsonl')), checkpoint.id);
+    await store.flush();
+    await this.resume(store.path);
+    return { words: userWords(words.text) };
   }
 
   async compact(): Promise<boolean> {
@@ -248,7 +300,7 @@ export class SessionController implements vscode.Disposable {
     const core = loadCore();
     const s = readSettings();
     const root = this.root();
-    const tools = core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m));
+    const tools = core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m), (ws) => core.withCheckpointCapture(ws, () => this.checkpoints.current));
     // One bridge per runtime: its block ids and open blocks belong to this session.
     const bridge = new core.PanelBridge(this.deps.post);
     const runtime = new core.ConversationRuntime(
@@ -313,6 +365,11 @@ export class SessionController implements vscode.Disposable {
     const base = this.deps.context.storageUri ?? this.deps.context.globalStorageUri;
     return path.join(base.fsPath, 'sessions');
   }
+}
+
+/** A prompt's own words, without the context blocks attachments put before them. */
+function userWords(prompt: string): string {
+  return prompt.replace(/^(?:<context label="[^"]*">\n[\s\S]*?\n<\/context>\n\n)+/, '');
 }
 
 function withAttachments(text: string, attachments: Attachment[]): string {

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type ToolExecutor } from '../runtime/types';
+import { type Workspace } from '../tools/ports';
 import { createToolExecutor } from '../tools/registry';
 import { type TurnstoneSettings } from './settings';
 import { TerminalShell } from './terminal-shell';
@@ -21,9 +22,20 @@ function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => vo
   return terminal;
 }
 
-export function createHostTools(context: vscode.ExtensionContext, settings: TurnstoneSettings, log: (m: string) => void): ToolExecutor {
+/** The workspace folders as the tools see them (files through vscode.workspace.fs). */
+export function createHostWorkspace(): VsCodeWorkspace {
+  return new VsCodeWorkspace((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
+}
+
+export function createHostTools(
+  context: vscode.ExtensionContext,
+  settings: TurnstoneSettings,
+  log: (m: string) => void,
+  /** Wraps the tools' workspace, e.g. so checkpoints see each write before it happens. */
+  wrapWorkspace: (ws: Workspace) => Workspace = (ws) => ws,
+): ToolExecutor {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri);
-  const workspace = new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]);
+  const workspace = wrapWorkspace(new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]));
   const local = folders[0]?.scheme === 'file';
   const outputDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'tool-output');
   const ripgrepPath = vscodeRipgrepPath();

@@ -266,9 +266,14 @@ export async function listSessions(dir: string): Promise<SessionInfo[]> {
   return infos.filter((i): i is SessionInfo => i !== undefined).sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime());
 }
 
-/** Copies a session's (normalised) history into a new file; the original is never touched. */
-export async function forkSession(path: string, dir: string): Promise<{ store: JsonlSessionStore; session: LoadedSession }> {
-  const session = await loadSession(path);
+/**
+ * Copies a session's (normalised) history into a new file; the original is never touched, so it stays in the
+ * session list as the branch left behind. `upTo` keeps only the messages before that index (a checkpoint's
+ * user message: going back to it).
+ */
+export async function forkSession(path: string, dir: string, upTo?: number): Promise<{ store: JsonlSessionStore; session: LoadedSession }> {
+  const loaded = await loadSession(path);
+  const session = upTo === undefined ? loaded : { ...loaded, messages: normaliseHistory(loaded.messages.slice(0, upTo)) };
   const store = await JsonlSessionStore.create(dir, { forkedFrom: session.meta?.id ?? path, ...(session.meta?.cwd ? { cwd: session.meta.cwd } : {}) });
   await store.append({ type: 'snapshot', ts: Date.now(), reason: 'fork', messages: session.messages });
   if (session.usage) await store.append({ type: 'event', ts: Date.now(), name: 'usage', data: { cumulative: session.usage } });

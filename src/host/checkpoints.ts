@@ -1,0 +1,199 @@
+// Checkpoints in the editor: one store per session in the extension's storage,
+// a checkpoint when each turn starts and ends, and "Restore checkpoint": files,
+// conversation or both, after one multi-file diff and a confirmation. Hand edits
+// made since are conflicts the user decides file by file; nothing of theirs is
+// overwritten without being shown.
+import { existsSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { type Checkpoint, type CheckpointStore, type FileState, type RestorePlan } from '../runtime/checkpoints';
+import { type Workspace } from '../tools/ports';
+import { loadCore } from './load-core';
+import { type OriginalContentProvider, ORIGINAL_SCHEME } from './proposal-documents';
+
+export type RestoreMode = 'both' | 'files' | 'conversation';
+
+export const RESTORE_CHOICES: ReadonlyArray<{ mode: RestoreMode; label: string; detail: string }> = [
+  { mode: 'both', label: 'Restore files and conversation', detail: 'Files as they were when this message was sent; the conversation goes back to it.' },
+  { mode: 'files', label: 'Files only', detail: 'Files as they were when this message was sent; the conversation stays.' },
+  { mode: 'conversation', label: 'Conversation only', detail: 'The conversation goes back to this message; files stay as they are.' },
+];
+
+export interface CheckpointSettings {
+  maxFileSizeMB: number;
+  keepSessions: number;
+}
+
+export function readCheckpointSettings(): CheckpointSettings {
+  const c = vscode.workspace.getConfiguration('turnstone');
+  return { maxFileSizeMB: Math.max(0, c.get<number>('checkpoints.maxFileSizeMB', 5)), keepSessions: Math.max(1, c.get<number>('checkpoints.keepSessions', 50)) };
+}
+
+/** What the controller tells the service, and what a conversation restore needs from it. */
+export interface CheckpointSession {
+  /** The session's id (its file name without .jsonl); undefined while nothing is saved. */
+  readonly sessionId: string | undefined;
+}
+
+export class SessionCheckpoints {
+  private store: CheckpointStore | undefined;
+  private storeFor: string | undefined;
+  private turn = 0;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** The store of the current session, for the tools' write capture; undefined between sessions. */
+  get current(): CheckpointStore | undefined {
+    return this.store;
+  }
+
+  private root(): vscode.Uri | undefined {
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    return root?.scheme === 'file' ? root : undefined;
+  }
+
+  dir(sessionId: string): string {
+    return path.join((this.context.storageUri ?? this.context.globalStorageUri).fsPath, 'checkpoints', sessionId);
+  }
+
+  /** Opens (or reuses) the session's store; undefined where checkpoints cannot work (no local folder). */
+  async open(sessionId: string, workspace: () => Workspace): Promise<CheckpointStore | undefined> {
+    if (this.store && this.storeFor === sessionId) return this.store;
+    const root = this.root();
+    if (!root) return undefined;
+    const core = loadCore();
+    const s = readCheckpointSettings();
+    const store = await core.openCheckpointStore({ dir: this.dir(sessionId), root: root.fsPath, workspace: workspace(), maxFileBytes: s.maxFileSizeMB * 1024 * 1024 });
+    this.store = store;
+    this.storeFor = sessionId;
+    this.turn = store.turns().at(-1)?.turn ?? 0;
+    void this.prune(sessionId);
+    return store;
+  }
+
+  /** A checkpoint at the start of a turn. Never stops the turn: a failure is logged and the turn has none. */
+  async turnStarted(sessionId: string | undefined, workspace: () => Workspace, messageIndex: number, prompt: string): Promise<void> {
+    if (!sessionId) return;
+    const t0 = Date.now();
+    try {
+      const store = await this.open(sessionId, workspace);
+      if (!store) return;
+      const checkpoint = await store.take({ kind: 'turn-start', turn: ++this.turn, messageIndex, prompt });
+      this.log.info(`checkpoint for turn ${checkpoint.turn} (${store.mode}, ${Object.keys(checkpoint.overlay).length} changed file(s) copied) in ${Date.now() - t0} ms`);
+    } catch (error) {
+      this.log.warn(`no checkpoint for this turn: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  async turnEnded(): Promise<void> {
+    const last = this.store?.all().at(-1);
+    if (!this.store || last?.kind !== 'turn-start') return;
+    await this.store.take({ kind: 'turn-end', turn: last.turn, messageIndex: last.messageIndex, prompt: last.prompt }).catch((error: unknown) => {
+      this.log.warn(`turn-end checkpoint failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  forget(): void {
+    this.store = undefined;
+    this.storeFor = undefined;
+    this.turn = 0;
+  }
+
+  /**
+   * Shows what restoring `checkpoint`'s files would change as one multi-file diff, lets the user settle
+   * conflicts, asks, and restores. Returns false when the user backed out.
+   */
+  async restoreFiles(checkpoint: Checkpoint, originals: OriginalContentProvider, confirm: boolean): Promise<boolean> {
+    const store = this.store;
+    if (!store) return false;
+    const plan = await store.plan(checkpoint.id);
+    if (plan.entries.length === 0 && plan.unrestorable.length === 0) {
+      void vscode.window.showInformationMessage(`Turnstone: the files are already as they were at turn ${checkpoint.turn}.`);
+      return true;
+    }
+    const stamp = Date.now();
+    const shown: vscode.Uri[] = [];
+    try {
+      if (confirm) {
+        const resources = await Promise.all(plan.entries.map((e) => this.diffResource(store, e.path, e.now, e.target, stamp, originals, shown)));
+        if (resources.length > 0) await vscode.commands.executeCommand('vscode.changes', `Restore checkpoint: turn ${checkpoint.turn}`, resources).then(undefined, () => undefined);
+      }
+      const takeCheckpoint = confirm ? await this.settleConflicts(plan) : new Set<string>();
+      if (takeCheckpoint === undefined) return false;
+      if (confirm && !(await this.confirm(plan, takeCheckpoint))) return false;
+      const workspace = new (loadCore().VsCodeWorkspace)([this.root()!]);
+      const result = await store.apply(plan, workspace, takeCheckpoint);
+      this.log.info(`restored turn ${checkpoint.turn}: ${result.restored.length} file(s), kept ${result.keptMine.length} of yours, ${result.failed.length} failed`);
+      if (result.failed.length > 0) {
+        void vscode.window.showErrorMessage(`Turnstone could not restore ${result.failed.map((f) => `${f.path} (${f.error})`).join(', ')}`);
+      }
+      return true;
+    } finally {
+      for (const uri of shown) originals.delete(uri);
+    }
+  }
+
+  private async diffResource(store: CheckpointStore, rel: string, now: FileState, target: FileState, stamp: number, originals: OriginalContentProvider, shown: vscode.Uri[]) {
+    const root = this.root()!;
+    const text = async (state: FileState) => (state.kind === 'blob' ? loadCore().decodeText(await store.read(state.id)).text : '');
+    const left = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/checkpoint-${stamp}/now/${rel}`, query: rel });
+    const right = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/checkpoint-${stamp}/restored/${rel}`, query: rel });
+    originals.set(left, await text(now));
+    originals.set(right, await text(target));
+    shown.push(left, right);
+    return [vscode.Uri.joinPath(root, rel), left, right] as const;
+  }
+
+  /** Conflicting files: the user ticks those to take from the checkpoint; the rest keep their hand edits. */
+  private async settleConflicts(plan: RestorePlan): Promise<Set<string> | undefined> {
+    const conflicts = plan.entries.filter((e) => e.conflict);
+    if (conflicts.length === 0) return new Set();
+    const picked = await vscode.window.showQuickPick(
+      conflicts.map((e) => ({ label: e.path, description: 'changed by hand since', picked: false })),
+      {
+        canPickMany: true,
+        title: 'You changed these files since that turn',
+        placeHolder: 'Tick the files to take from the checkpoint; the others keep your version',
+        ignoreFocusOut: true,
+      },
+    );
+    return picked === undefined ? undefined : new Set(picked.map((p) => p.label));
+  }
+
+  private async confirm(plan: RestorePlan, takeCheckpoint: ReadonlySet<string>): Promise<boolean> {
+    const written = plan.entries.filter((e) => !e.conflict || takeCheckpoint.has(e.path));
+    const kept = plan.entries.filter((e) => e.conflict && !takeCheckpoint.has(e.path));
+    const lines = [
+      ...written.map((e) => `${e.target.kind === 'absent' ? 'delete' : e.now.kind === 'absent' ? 'recreate' : 'restore'} ${e.path}`),
+      ...kept.map((e) => `keep yours: ${e.path}`),
+      ...plan.unrestorable.map((e) => `cannot restore ${e.path} (${e.target.kind === 'unrestorable' ? e.target.why : ''})`),
+    ];
+    const choice = await vscode.window.showWarningMessage(
+      `Restore ${written.length} file${written.length === 1 ? '' : 's'} to turn ${plan.checkpoint.turn}?`,
+      { modal: true, detail: `${lines.slice(0, 30).join('\n')}${lines.length > 30 ? `\n… and ${lines.length - 30} more` : ''}\n\nA checkpoint is taken first, so this can be undone.` },
+      'Restore',
+    );
+    return choice === 'Restore';
+  }
+
+  /** Checkpoints go with their session: those of deleted sessions, and beyond the newest `keepSessions`, are removed. */
+  private async prune(currentId: string): Promise<void> {
+    const storage = (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
+    const base = path.join(storage, 'checkpoints');
+    try {
+      const names = await readdir(base);
+      const dated = await Promise.all(names.map(async (n) => ({ n, t: (await stat(path.join(base, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
+      dated.sort((a, b) => b.t - a.t);
+      const keep = readCheckpointSettings().keepSessions;
+      const old = dated.filter((d, i) => d.n !== currentId && (i >= keep || !existsSync(path.join(storage, 'sessions', `${d.n}.jsonl`))));
+      for (const d of old) await rm(path.join(base, d.n), { recursive: true, force: true });
+      if (old.length > 0) this.log.info(`pruned the checkpoints of ${old.length} older session(s)`);
+    } catch {
+      /* nothing to prune yet */
+    }
+  }
+}

@@ -1,0 +1,204 @@
+// What the workspace's files are at one moment, without copying the tree.
+//
+// In a git repository the index already holds every tracked file's content
+// (by blob id), so a scan records the index listing (stored once while it does
+// not change) and copies only what differs from it: modified, added and
+// untracked files that .gitignore does not exclude. Clean files come back from
+// git's own object store when restored (read only; nothing is written to .git).
+// Outside git a scan records each file's size and mtime; content is known only
+// where it was copied before a write (see CheckpointStore.beforeWrite), so a
+// file a command changed there is detected but reported as not restorable.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstat, readFile, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+
+/** One file's state in a scan: known content (git blob id), absent, or known only to have changed. */
+export type FileState =
+  | { kind: 'blob'; id: string }
+  | { kind: 'absent' }
+  | { kind: 'unrestorable'; why: 'too large' | 'not in git and not copied' | 'a symbolic link' | 'unreadable'; sig?: string };
+
+export interface ScanOptions {
+  /** Files larger than this are recorded as not restorable instead of copied. */
+  maxFileBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface ObjectSink {
+  /** Stores content under its git blob id (no-op when already stored). */
+  put(id: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Blob ids of files already read, by absolute path and size:mtime, so a file that stays modified across
+   * many turns is read and hashed once, not at every scan.
+   */
+  readonly seen?: Map<string, { sig: string; id: string }>;
+}
+
+export interface Scan {
+  mode: 'git' | 'plain';
+  /**
+   * git: the HEAD commit ('' before the first commit); plain: object id of the first scan's stat listing
+   * (JSON `{path: "size:mtime"}`).
+   */
+  base: string;
+  /** Every path whose state differs from the base's. Relative, posix. */
+  overlay: Record<string, FileState>;
+}
+
+/** Git's id for a blob: content-addressed the same way as the repository, so both stores share one key. */
+export function blobId(bytes: Uint8Array): string {
+  return createHash('sha1').update(`blob ${bytes.byteLength}\0`).update(bytes).digest('hex');
+}
+
+export function listingId(bytes: Uint8Array): string {
+  return createHash('sha1').update('listing\0').update(bytes).digest('hex');
+}
+
+export interface GitRunner {
+  (args: string[], options?: { input?: string; maxBuffer?: number }): Promise<Buffer>;
+}
+
+/**
+ * Runs git in `root` through an absolute program path (never a relative PATH entry or one inside the
+ * workspace), with optional locks off so a scan never rewrites the user's index.
+ */
+export function gitRunner(root: string, gitPath: string): GitRunner {
+  return (args, options = {}) =>
+    new Promise((resolve, reject) => {
+      const child = execFile(
+        gitPath,
+        ['-C', root, '--no-optional-locks', '-c', 'core.quotepath=off', ...args],
+        { encoding: 'buffer', maxBuffer: options.maxBuffer ?? 512 * 1024 * 1024, env: gitEnv() },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
+      if (options.input !== undefined) child.stdin?.end(options.input);
+    });
+}
+
+/** The environment without variables that would point git at another repository or work tree. */
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
+  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_CEILING_DIRECTORIES']) delete env[name];
+  return env;
+}
+
+/** An absolute `git` found on PATH outside the workspace, or undefined. */
+export async function findGit(workspaceRoot: string, pathEnv = process.env.PATH ?? ''): Promise<string | undefined> {
+  const root = path.resolve(workspaceRoot);
+  for (const dir of pathEnv.split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const resolved = path.resolve(dir);
+    if (resolved === root || resolved.startsWith(root + path.sep)) continue;
+    const candidate = path.join(resolved, process.platform === 'win32' ? 'git.exe' : 'git');
+    const s = await stat(candidate).catch(() => undefined);
+    if (s?.isFile()) return candidate;
+  }
+  return undefined;
+}
+
+/** The repository's top folder when `root` is the top of a git work tree, else undefined. */
+export async function gitTopLevel(git: GitRunner, root: string): Promise<string | undefined> {
+  try {
+    const top = (await git(['rev-parse', '--show-toplevel'])).toString('utf8').trim();
+    return path.resolve(top) === path.resolve(root) ? top : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The tree of a commit as `path → blob id` (regular files and links; no submodules). The commit is the
+ * checkpoint's base: clean files need no copy, git keeps them.
+ */
+export async function commitListing(git: GitRunner, commit: string): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  if (!commit) return map; // no commit yet: everything is in the overlay
+  for (const rec of (await git(['ls-tree', '-r', '-z', '--full-tree', commit])).toString('utf8').split('\0')) {
+    const m = /^(\d{6}) blob ([0-9a-f]{40,64})\t(.*)$/s.exec(rec);
+    if (m) map.set(m[3]!, m[2]!);
+  }
+  return map;
+}
+
+export function parsePlainListing(bytes: Uint8Array): Map<string, string> {
+  return new Map(Object.entries(JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, string>));
+}
+
+/** Reads one workspace file into a FileState, copying its content into the sink. */
+export async function captureFile(absolute: string, sink: ObjectSink, maxFileBytes: number): Promise<FileState> {
+  const s = await lstat(absolute).catch(() => undefined);
+  if (!s) return { kind: 'absent' };
+  if (s.isDirectory()) return { kind: 'absent' };
+  // A link is restored by nobody: writing its target's bytes would replace the link with a copy.
+  if (s.isSymbolicLink()) return { kind: 'unrestorable', why: 'a symbolic link', sig: statSig(s) };
+  if (s.size > maxFileBytes) return { kind: 'unrestorable', why: 'too large', sig: statSig(s) };
+  const sig = `${s.size}:${s.mtimeMs}:${s.ino}`;
+  const seen = sink.seen?.get(absolute);
+  if (seen?.sig === sig) return { kind: 'blob', id: seen.id };
+  try {
+    const bytes = await readFile(absolute);
+    const id = blobId(bytes);
+    await sink.put(id, bytes);
+    sink.seen?.set(absolute, { sig, id });
+    return { kind: 'blob', id };
+  } catch {
+    return { kind: 'unrestorable', why: 'unreadable' };
+  }
+}
+
+const statSig = (s: { size: number; mtimeMs: number }) => `${s.size}:${Math.floor(s.mtimeMs)}`;
+
+export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, options: ScanOptions): Promise<Scan> {
+  // One process: the HEAD commit, then every path whose index or work-tree state differs from it, with the
+  // index's blob id. Only work-tree changes and untracked files are read and copied.
+  const out = (await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames'])).toString('utf8');
+  let head = '';
+  const overlay: Record<string, FileState> = {};
+  for (const rec of out.split('\0')) {
+    options.signal?.throwIfAborted();
+    if (rec.startsWith('# branch.oid ')) {
+      const oid = rec.slice('# branch.oid '.length);
+      head = /^[0-9a-f]{40,64}$/.test(oid) ? oid : '';
+    } else if (rec.startsWith('1 ')) {
+      // 1 XY sub mH mI mW hH hI path
+      const f = rec.split(' ');
+      const rel = f.slice(8).join(' ');
+      const [y, sub, mI, hI] = [f[1]![1], f[2]!, f[4]!, f[7]!];
+      if (sub !== 'N...') continue; // submodules are their own repositories
+      if (y === '.') overlay[rel] = mI === '000000' ? { kind: 'absent' } : { kind: 'blob', id: hI };
+      else if (y === 'D') overlay[rel] = { kind: 'absent' };
+      else overlay[rel] = await captureFile(path.join(root, rel), sink, options.maxFileBytes);
+    } else if (rec.startsWith('? ') || rec.startsWith('u ')) {
+      const rel = rec.startsWith('? ') ? rec.slice(2) : rec.split(' ').slice(10).join(' ');
+      overlay[rel] = await captureFile(path.join(root, rel), sink, options.maxFileBytes);
+    }
+  }
+  return { mode: 'git', base: head, overlay };
+}
+
+/** Visits the workspace's files (relative, posix), honouring .gitignore. */
+export type FileWalker = (visit: (rel: string) => Promise<void>) => Promise<void>;
+
+/**
+ * Outside git: every file's size and mtime (skipping what `walk` skips). The first scan's listing is the
+ * store's base; later scans record only what differs from it, so a large folder costs one listing.
+ */
+export async function scanPlain(root: string, walk: FileWalker, options: ScanOptions, base: { id: string; sigs: Map<string, string> } | undefined, sink: ObjectSink): Promise<Scan> {
+  const sigs = new Map<string, string>();
+  await walk(async (rel) => {
+    options.signal?.throwIfAborted();
+    const s = await stat(path.join(root, rel)).catch(() => undefined);
+    if (s?.isFile()) sigs.set(rel, statSig(s));
+  });
+  if (!base) {
+    const bytes = Buffer.from(JSON.stringify(Object.fromEntries(sigs)), 'utf8');
+    const id = listingId(bytes);
+    await sink.put(id, bytes);
+    return { mode: 'plain', base: id, overlay: {} };
+  }
+  const overlay: Record<string, FileState> = {};
+  for (const [rel, sig] of sigs) if (base.sigs.get(rel) !== sig) overlay[rel] = { kind: 'unrestorable', why: 'not in git and not copied', sig };
+  for (const rel of base.sigs.keys()) if (!sigs.has(rel)) overlay[rel] = { kind: 'absent' };
+  return { mode: 'plain', base: base.id, overlay };
+}

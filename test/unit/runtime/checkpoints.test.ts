@@ -1,0 +1,196 @@
+// Checkpoints against a real git repository and a plain folder: files changed by
+// the edit tools and by shell commands go back to how they were, byte for byte;
+// hand edits are conflicts; what cannot be restored is said, never guessed.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/runtime/checkpoints';
+import { NodeWorkspace } from '../../../src/tools/node-adapter';
+
+const sh = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'pipe' });
+
+function gitRepo(files: Record<string, string | Buffer>): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'ts-ckpt-repo-'));
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), content);
+  }
+  sh(root, 'git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init');
+  return root;
+}
+
+function plainFolder(files: Record<string, string>): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'ts-ckpt-plain-'));
+  for (const [rel, content] of Object.entries(files)) writeFileSync(path.join(root, rel), content);
+  return root;
+}
+
+describe('checkpoints (files)', () => {
+  const cleanup: string[] = [];
+  afterEach(() => {
+    for (const dir of cleanup.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(root: string, maxFileBytes?: number): Promise<{ store: CheckpointStore; dir: string; ws: NodeWorkspace }> {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ts-ckpt-store-'));
+    cleanup.push(root, dir);
+    const ws = new NodeWorkspace(root);
+    return { store: await openCheckpointStore({ dir, root, workspace: ws, maxFileBytes }), dir, ws };
+  }
+
+  const turn = (store: CheckpointStore, n: number, kind: 'turn-start' | 'turn-end' = 'turn-start') =>
+    store.take({ kind, turn: n, messageIndex: (n - 1) * 2, prompt: `prompt ${n}` });
+
+  it('restores what a shell command wrote, moved and deleted in a git repository, and removes what it created', async () => {
+    const root = gitRepo({ 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'src/c.ts': 'export const c = 1;\n', 'keep.txt': 'same\n' });
+    writeFileSync(path.join(root, 'dirty.txt'), 'untracked before the turn\n'); // not committed: must be copied
+    const { store, ws } = await open(root);
+    assert.equal(store.mode, 'git');
+    const start = await turn(store, 1);
+    sh(root, 'echo changed >> a.txt && mv b.txt moved.txt && rm src/c.ts && echo new > created.txt && echo more >> dirty.txt');
+    await turn(store, 1, 'turn-end');
+
+    const plan = await store.plan(start.id);
+    assert.deepEqual(plan.entries.map((e) => e.path), ['a.txt', 'b.txt', 'created.txt', 'dirty.txt', 'moved.txt', 'src/c.ts']);
+    assert.ok(plan.entries.every((e) => !e.conflict));
+    const result = await store.apply(plan, ws, new Set());
+    assert.equal(result.failed.length, 0);
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'alpha\n');
+    assert.equal(readFileSync(path.join(root, 'b.txt'), 'utf8'), 'bravo\n');
+    assert.equal(readFileSync(path.join(root, 'src/c.ts'), 'utf8'), 'export const c = 1;\n');
+    assert.equal(readFileSync(path.join(root, 'dirty.txt'), 'utf8'), 'untracked before the turn\n');
+    assert.ok(!existsSync(path.join(root, 'moved.txt')));
+    assert.ok(!existsSync(path.join(root, 'created.txt')));
+    assert.equal(sh(root, 'git status --porcelain').toString(), '?? dirty.txt\n', 'the repository is as it was');
+  });
+
+  it('keeps encodings and line endings byte for byte (UTF-16 with BOM, CRLF)', async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo\r\nwörld\r\n', 'utf16le')]);
+    const root = gitRepo({ 'u16.txt': utf16, 'crlf.txt': 'one\r\ntwo\r\n' });
+    const { store, ws } = await open(root);
+    const start = await turn(store, 1);
+    writeFileSync(path.join(root, 'u16.txt'), 'now utf-8\n');
+    writeFileSync(path.join(root, 'crlf.txt'), 'one\ntwo\n');
+    await store.apply(await store.plan(start.id), ws, new Set());
+    assert.deepEqual(readFileSync(path.join(root, 'u16.txt')), utf16);
+    assert.deepEqual(readFileSync(path.join(root, 'crlf.txt')), Buffer.from('one\r\ntwo\r\n'));
+  });
+
+  it('shows a file changed by hand between turns as a conflict, and keeps the hand edit unless told otherwise', async () => {
+    const root = gitRepo({ 'a.txt': 'v0\n', 'b.txt': 'b0\n' });
+    const { store, ws } = await open(root);
+    const first = await turn(store, 1);
+    writeFileSync(path.join(root, 'a.txt'), 'v1 by the agent\n');
+    writeFileSync(path.join(root, 'b.txt'), 'b1 by the agent\n');
+    await turn(store, 1, 'turn-end');
+    writeFileSync(path.join(root, 'a.txt'), 'v1 + my hand edit\n'); // after the agent's turn
+
+    const plan = await store.plan(first.id);
+    assert.deepEqual(
+      plan.entries.map((e) => [e.path, e.conflict]),
+      [
+        ['a.txt', true],
+        ['b.txt', false],
+      ],
+    );
+    const kept = await store.apply(plan, ws, new Set());
+    assert.deepEqual(kept.keptMine, ['a.txt']);
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'v1 + my hand edit\n');
+    assert.equal(readFileSync(path.join(root, 'b.txt'), 'utf8'), 'b0\n');
+
+    const again = await store.plan(first.id);
+    assert.deepEqual(again.entries.map((e) => e.path), ['a.txt']);
+    await store.apply(again, ws, new Set(['a.txt']));
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'v0\n');
+  });
+
+  it('a restore can itself be undone from the checkpoint it takes first', async () => {
+    const root = gitRepo({ 'a.txt': 'v0\n' });
+    const { store, ws } = await open(root);
+    const start = await turn(store, 1);
+    writeFileSync(path.join(root, 'a.txt'), 'v1\n');
+    await turn(store, 1, 'turn-end');
+    const { undo } = await store.apply(await store.plan(start.id), ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'v0\n');
+    await store.apply(await store.plan(undo.id), ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'v1\n');
+  });
+
+  it('reports files over the size limit as not restorable instead of copying them', async () => {
+    const root = gitRepo({ 'small.txt': 's\n' });
+    writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(4096, 1)); // untracked, over the limit below
+    const { store, ws } = await open(root, 1024);
+    const start = await turn(store, 1);
+    writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(4096, 2));
+    writeFileSync(path.join(root, 'small.txt'), 'changed\n');
+    const plan = await store.plan(start.id);
+    assert.deepEqual(plan.unrestorable.map((e) => [e.path, e.target.kind === 'unrestorable' && e.target.why]), [['big.bin', 'too large']]);
+    await store.apply(plan, ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'small.txt'), 'utf8'), 's\n');
+  });
+
+  it('copies a gitignored file before a tool writes it, and restores it', async () => {
+    const root = gitRepo({ '.gitignore': '.env\n', 'a.txt': 'a\n' });
+    writeFileSync(path.join(root, '.env'), 'TOKEN=old\n');
+    const { store, ws } = await open(root);
+    const captured = withCheckpointCapture(ws, () => store);
+    const start = await turn(store, 1);
+    await captured.writeFile(path.join(root, '.env'), Buffer.from('TOKEN=new\n'));
+    await turn(store, 1, 'turn-end');
+    const plan = await store.plan(start.id);
+    assert.deepEqual(plan.entries.map((e) => e.path), ['.env']);
+    await store.apply(plan, ws, new Set());
+    assert.equal(readFileSync(path.join(root, '.env'), 'utf8'), 'TOKEN=old\n');
+  });
+
+  it('outside git: tool writes are restored, created files removed, and a command-changed file is named as not restorable', async () => {
+    const root = plainFolder({ 'edited.txt': 'before\n', 'by-command.txt': 'cmd before\n' });
+    const { store, ws } = await open(root);
+    assert.equal(store.mode, 'plain');
+    const captured = withCheckpointCapture(ws, () => store);
+    const start = await turn(store, 1);
+    await captured.writeFile(path.join(root, 'edited.txt'), Buffer.from('after\n'));
+    sh(root, 'echo changed > by-command.txt && echo new > created.txt');
+    await turn(store, 1, 'turn-end');
+    const plan = await store.plan(start.id);
+    assert.deepEqual(plan.entries.map((e) => e.path), ['created.txt', 'edited.txt']);
+    assert.deepEqual(plan.unrestorable.map((e) => e.path), ['by-command.txt']);
+    await store.apply(plan, ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'edited.txt'), 'utf8'), 'before\n');
+    assert.ok(!existsSync(path.join(root, 'created.txt')));
+  });
+
+  it('survives reopening (a VS Code restart or a crash) and goes back several turns', async () => {
+    const root = gitRepo({ 'a.txt': 't0\n' });
+    const { store, dir, ws } = await open(root);
+    const ids: string[] = [];
+    for (let n = 1; n <= 3; n++) {
+      ids.push((await turn(store, n)).id);
+      writeFileSync(path.join(root, 'a.txt'), `t${n}\n`);
+      writeFileSync(path.join(root, `new-${n}.txt`), `${n}\n`);
+      await turn(store, n, 'turn-end');
+    }
+    const reopened = await openCheckpointStore({ dir, root, workspace: ws });
+    assert.equal(reopened.turns().length, 3);
+    await reopened.apply(await reopened.plan(ids[0]!), ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 't0\n');
+    assert.deepEqual(readdirSync(root).filter((f) => f.startsWith('new-')), []);
+  });
+
+  it('stores only the content that changed: a repository of tracked files costs one listing, not a copy', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`f${i}.txt`] = `file ${i}\n`.repeat(50);
+    const root = gitRepo(files);
+    const { store, dir } = await open(root);
+    for (let n = 1; n <= 5; n++) {
+      await turn(store, n);
+      writeFileSync(path.join(root, `f${n}.txt`), `turn ${n}\n`);
+      await turn(store, n, 'turn-end');
+    }
+    const bytes = (d: string): number => readdirSync(d, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? bytes(path.join(d, e.name)) : statSync(path.join(d, e.name)).size), 0);
+    const tree = Object.values(files).reduce((s, f) => s + f.length, 0);
+    assert.ok(bytes(path.join(dir, 'objects')) < tree / 4, `objects ${bytes(path.join(dir, 'objects'))} B vs tree ${tree} B`);
+  });
+});
