@@ -62,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   });
   const panel = new ChatPanelProvider(context.extensionUri, {
     onMessage: (message) =>
-      void handlePanelMessage(message, { controller, pending, log, post, originals }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
+      void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
     onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
     onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
   });

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type PermissionDecision } from '../runtime/permissions';
 import { type Message } from '../runtime/types';
-import { type Attachment as PanelAttachment, type HostEvent, type WebviewToHost } from '../webview/protocol';
+import { type Attachment as PanelAttachment, type HostEvent, type TranscriptItem, type WebviewToHost } from '../webview/protocol';
 import { selectionAttachment } from './commands';
 import { toolUseIdOfPermissionItem } from './permission-ids';
 import { type PendingPermissions } from './pending-permissions';
@@ -19,6 +19,8 @@ export interface PanelMessageDeps {
   log: vscode.LogOutputChannel;
   post: (event: HostEvent) => void;
   originals: OriginalContentProvider;
+  /** The panel's transcript as the host mirrors it. */
+  items: () => readonly TranscriptItem[];
 }
 
 const MAX_ATTACHMENT_BYTES = 200_000;
@@ -161,6 +163,15 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       await vscode.window.showTextDocument(doc, { preview: true });
       return;
     }
+    case 'restore_checkpoint': {
+      const checkpoint = await checkpointOfMessage(m.itemId, deps);
+      if (checkpoint === undefined) {
+        void vscode.window.showInformationMessage('Turnstone: this message has no checkpoint (it was sent before checkpoints were kept, or the folder is not on this machine).');
+        return;
+      }
+      await vscode.commands.executeCommand('turnstone.restoreCheckpoint', { turn: checkpoint.turn });
+      return;
+    }
     case 'open_terminal': {
       const terminal = vscode.window.terminals.find((t) => t.name === 'Turnstone');
       if (terminal) terminal.show(false);
@@ -220,4 +231,20 @@ export function bashResultOf(messages: readonly Message[], toolId: string): stri
     }
   }
   return undefined;
+}
+
+/**
+ * The checkpoint of the turn a user message started: checkpoints keep the message's first words, so the k-th
+ * of the messages with the same words, counted from the newest, is the k-th such checkpoint from the newest
+ * (older messages, e.g. from before an upgrade, may have none).
+ */
+async function checkpointOfMessage(itemId: string, deps: PanelMessageDeps): Promise<{ turn: number } | undefined> {
+  const users = deps.items().filter((i): i is Extract<TranscriptItem, { kind: 'user' }> => i.kind === 'user' && i.delivery !== 'steer');
+  const target = users.find((i) => i.id === itemId);
+  if (!target) return undefined;
+  const words = target.text.slice(0, 200);
+  const same = users.filter((i) => i.text.slice(0, 200) === words);
+  const fromNewest = same.length - 1 - same.indexOf(target);
+  const checkpoints = (await deps.controller.listCheckpoints()).filter((c) => c.prompt === words); // newest first
+  return checkpoints[fromNewest];
 }

@@ -120,7 +120,7 @@ export class SessionController implements vscode.Disposable {
     this.abort = abort;
     this.authPrompted = false;
     // A retry ('') adds no user message: it belongs to the checkpoint of the turn it retries.
-    if (prompt !== '') await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, prompt);
+    if (prompt !== '') await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, userWords(prompt));
     const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter });
     this.current = turn;
     this.deps.onDidChangeState();
@@ -236,7 +236,7 @@ export class SessionController implements vscode.Disposable {
     const message = this.runtime?.messages[checkpoint.messageIndex];
     const words = message?.role === 'user' ? message.content.find((b) => b.type === 'text') : undefined;
     // Compaction replaces older messages with a summary: the checkpoint's message may no longer be there.
-    if (!file || !words || words.type !== 'text' || !words.text.startsWith(checkpoint.prompt)) {
+    if (!file || !words || words.type !== 'text' || !userWords(words.text).startsWith(checkpoint.prompt)) {
       void vscode.window.showWarningMessage(
         `Turnstone: the conversation at turn ${checkpoint.turn} was summarised by compaction and cannot be gone back to${mode === 'both' ? '; the files were restored' : ''}.`,
       );

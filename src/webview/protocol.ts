@@ -301,6 +301,8 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('show_tool_output'), toolId: Id }),
   /** A bash card's "Open in terminal": reveal the terminal the command ran in. */
   z.object({ type: z.literal('open_terminal') }),
+  /** A user message's "Restore checkpoint": the host finds the turn that message started and asks what to restore. */
+  z.object({ type: z.literal('restore_checkpoint'), itemId: Id }),
   z.object({ type: z.literal('new_session') }),
   /** Without sessionId: show the history picker. */
   z.object({ type: z.literal('resume_session'), sessionId: Id.optional() }),

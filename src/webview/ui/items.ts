@@ -18,7 +18,7 @@ type Of<K extends TranscriptItem['kind']> = Extract<TranscriptItem, { kind: K }>
 export function createItemView(item: TranscriptItem, post: Post): ItemView {
   switch (item.kind) {
     case 'user':
-      return new UserView();
+      return new UserView(post);
     case 'assistant':
       return new AssistantView();
     case 'thinking':
@@ -40,13 +40,24 @@ function article(kind: string, label: string): HTMLElement {
 
 class UserView implements ItemView {
   readonly root = article('user', 'You');
+  constructor(private readonly post: Post) {}
   update(item: TranscriptItem): void {
     const it = item as Of<'user'>;
+    // Steered text joins a running turn: only a message that started a turn has a checkpoint.
+    const restore =
+      it.delivery === 'steer'
+        ? undefined
+        : button('Restore checkpoint', () => this.post({ type: 'restore_checkpoint', itemId: it.id }), {
+            icon: 'discard',
+            iconOnly: true,
+            cls: 'restore-checkpoint',
+            title: 'Restore checkpoint: go back to before this message (files, conversation or both)',
+          });
     const chips = it.attachments?.length
       ? el('div', { class: 'attachments' }, ...it.attachments.map((a) => el('span', { class: 'chip', title: a.path }, icon(a.kind === 'selection' ? 'selection' : 'file'), a.label)))
       : undefined;
     const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? 'sent while running' : 'queued') : undefined;
-    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), chips ?? '', tag ?? '');
+    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), chips ?? '', tag ?? '', restore ?? '');
   }
 }
 
