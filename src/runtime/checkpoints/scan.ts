@@ -15,7 +15,8 @@ import * as path from 'node:path';
 
 /** One file's state in a scan: known content (git blob id), absent, or known only to have changed. */
 export type FileState =
-  | { kind: 'blob'; id: string }
+  /** `sig` (size:mtime) where it was read from disk: outside git it ties the content to later stat-only scans. */
+  | { kind: 'blob'; id: string; sig?: string }
   | { kind: 'absent' }
   | { kind: 'unrestorable'; why: 'too large' | 'not in git and not copied' | 'a symbolic link' | 'unreadable'; sig?: string };
 
@@ -133,15 +134,16 @@ export async function captureFile(absolute: string, sink: ObjectSink, maxFileByt
   // A link is restored by nobody: writing its target's bytes would replace the link with a copy.
   if (s.isSymbolicLink()) return { kind: 'unrestorable', why: 'a symbolic link', sig: statSig(s) };
   if (s.size > maxFileBytes) return { kind: 'unrestorable', why: 'too large', sig: statSig(s) };
-  const sig = `${s.size}:${s.mtimeMs}:${s.ino}`;
+  const sig = statSig(s);
+  const seenKey = `${s.size}:${s.mtimeMs}:${s.ino}`;
   const seen = sink.seen?.get(absolute);
-  if (seen?.sig === sig) return { kind: 'blob', id: seen.id };
+  if (seen?.sig === seenKey) return { kind: 'blob', id: seen.id, sig };
   try {
     const bytes = await readFile(absolute);
     const id = blobId(bytes);
     await sink.put(id, bytes);
-    sink.seen?.set(absolute, { sig, id });
-    return { kind: 'blob', id };
+    sink.seen?.set(absolute, { sig: seenKey, id });
+    return { kind: 'blob', id, sig };
   } catch {
     return { kind: 'unrestorable', why: 'unreadable' };
   }
@@ -184,7 +186,15 @@ export type FileWalker = (visit: (rel: string) => Promise<void>) => Promise<void
  * Outside git: every file's size and mtime (skipping what `walk` skips). The first scan's listing is the
  * store's base; later scans record only what differs from it, so a large folder costs one listing.
  */
-export async function scanPlain(root: string, walk: FileWalker, options: ScanOptions, base: { id: string; sigs: Map<string, string> } | undefined, sink: ObjectSink): Promise<Scan> {
+export async function scanPlain(
+  root: string,
+  walk: FileWalker,
+  options: ScanOptions,
+  base: { id: string; sigs: Map<string, string> } | undefined,
+  sink: ObjectSink,
+  /** The previous checkpoint's overlay: content copied then is still known while the file's size:mtime is unchanged. */
+  previous: Record<string, FileState> = {},
+): Promise<Scan> {
   const sigs = new Map<string, string>();
   await walk(async (rel) => {
     options.signal?.throwIfAborted();
@@ -198,7 +208,11 @@ export async function scanPlain(root: string, walk: FileWalker, options: ScanOpt
     return { mode: 'plain', base: id, overlay: {} };
   }
   const overlay: Record<string, FileState> = {};
-  for (const [rel, sig] of sigs) if (base.sigs.get(rel) !== sig) overlay[rel] = { kind: 'unrestorable', why: 'not in git and not copied', sig };
+  for (const [rel, sig] of sigs) {
+    if (base.sigs.get(rel) === sig) continue;
+    const known = previous[rel];
+    overlay[rel] = known?.kind === 'blob' && known.sig === sig ? known : { kind: 'unrestorable', why: 'not in git and not copied', sig };
+  }
   for (const rel of base.sigs.keys()) if (!sigs.has(rel)) overlay[rel] = { kind: 'absent' };
   return { mode: 'plain', base: base.id, overlay };
 }

@@ -61,8 +61,12 @@ export interface RestoreResult {
   undo: Checkpoint;
 }
 
-const sameState = (a: FileState, b: FileState) =>
-  a.kind === b.kind && (a.kind !== 'blob' || a.id === (b as { id: string }).id) && (a.kind !== 'unrestorable' || a.sig === (b as { sig?: string }).sig);
+/** Same content; outside git a copied file and a stat-only record of it are the same when their size:mtime are. */
+function sameState(a: FileState, b: FileState): boolean {
+  if (a.kind === 'blob' && b.kind === 'blob') return a.id === b.id;
+  if (a.kind === 'absent' || b.kind === 'absent') return a.kind === b.kind;
+  return a.sig !== undefined && a.sig === b.sig;
+}
 
 const ABSENT: FileState = { kind: 'absent' };
 
@@ -372,7 +376,7 @@ export class CheckpointStore implements ObjectSink {
     if (git) return scanGit(git, root, this, { maxFileBytes, signal });
     const first = this.checkpoints[0];
     const base = first ? { id: first.base, sigs: await this.baseListing(first) } : undefined;
-    return scanPlain(root, walk, { maxFileBytes, signal }, base, this);
+    return scanPlain(root, walk, { maxFileBytes, signal }, base, this, this.checkpoints.at(-1)?.overlay);
   }
 
   /** Whether `rel` changed outside the agent's turns after checkpoint `fromIndex`: between a turn's end and the next start, or since the last end. */

@@ -162,6 +162,28 @@ describe('checkpoints (files)', () => {
     assert.ok(!existsSync(path.join(root, 'created.txt')));
   });
 
+  it('outside git: a file a tool wrote two turns ago is no hand edit, and goes back', async () => {
+    const root = plainFolder({ 'a.txt': 'v0\n' });
+    const { store, ws } = await open(root);
+    const captured = withCheckpointCapture(ws, () => store);
+    const first = await turn(store, 1);
+    await captured.writeFile(path.join(root, 'a.txt'), Buffer.from('v1 by the agent\n'));
+    await turn(store, 1, 'turn-end');
+    await turn(store, 2);
+    sh(root, 'echo other > b.txt');
+    await turn(store, 2, 'turn-end');
+    const plan = await store.plan(first.id);
+    assert.deepEqual(
+      plan.entries.map((e) => [e.path, e.conflict]),
+      [
+        ['a.txt', false],
+        ['b.txt', false],
+      ],
+    );
+    await store.apply(plan, ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'v0\n');
+  });
+
   it('survives reopening (a VS Code restart or a crash) and goes back several turns', async () => {
     const root = gitRepo({ 'a.txt': 't0\n' });
     const { store, dir, ws } = await open(root);

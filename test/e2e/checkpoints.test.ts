@@ -1,0 +1,82 @@
+// "Restore checkpoint" as a user meets it: two turns change files, the user
+// clicks the control on the first message, picks "Restore files and
+// conversation", sees the multi-file diff and the question, and gets the files
+// and the conversation back with the message in the composer to edit.
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+
+async function send(page: Page, text: string, reply: string): Promise<void> {
+  const frame = await chatFrame(page);
+  const input = frame.locator('textarea.input');
+  await input.click();
+  await input.fill(text);
+  await input.press('Enter');
+  await frame.locator('article.item.assistant', { hasText: reply }).waitFor({ timeout: 60_000 });
+  await frame.locator('button.stop').waitFor({ state: 'hidden', timeout: 60_000 });
+}
+
+describe('e2e: restore checkpoint from the panel', function () {
+  this.timeout(240_000);
+  let server: MockAnthropicServer;
+  let wb: Workbench;
+
+  before(async () => {
+    server = await MockAnthropicServer.start();
+    wb = await openWorkbench({
+      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url },
+      userSettings: { 'turnstone.permissionMode': 'bypassPermissions' },
+    });
+    await runCommand(wb.page, 'Turnstone: Focus Chat');
+    await chatFrame(wb.page);
+  });
+  after(async () => {
+    await wb?.close();
+    await server?.close();
+  });
+
+  it('goes back to the first message: files and conversation, after the diff and a confirmation', async () => {
+    const hello = path.join(wb.server.workspace, 'src', 'hello.ts');
+    const original = readFileSync(hello, 'utf8');
+    server.enqueue(
+      toolUseReply([{ id: 'tu_1', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Howdy' } }]),
+      textReply('Greeting changed.'),
+      toolUseReply([{ id: 'tu_2', name: 'bash', input: { command: 'echo notes > notes.md', description: 'write notes' } }]),
+      textReply('Notes written.'),
+    );
+    await send(wb.page, 'make the greeting friendlier', 'Greeting changed.');
+    await send(wb.page, 'and write some notes', 'Notes written.');
+    assert.ok(existsSync(path.join(wb.server.workspace, 'notes.md')));
+
+    const frame = await chatFrame(wb.page);
+    const first = frame.locator('article.item.user', { hasText: 'make the greeting friendlier' });
+    await first.hover();
+    await first.getByRole('button', { name: 'Restore checkpoint' }).click();
+    // The choice is VS Code's own quick pick.
+    const option = wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Restore files and conversation' });
+    await option.waitFor({ state: 'visible' });
+    await option.click();
+    // One multi-file diff of what will change, and the question.
+    const dialog = wb.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 }).catch(async (e: unknown) => {
+      await screenshot(wb.page, 'restore-checkpoint-debug.png');
+      throw e;
+    });
+    assert.match(await dialog.innerText(), /Restore 2 files to turn 1\?/);
+    assert.match(await dialog.innerText(), /delete notes\.md/);
+    await wb.page.locator('.tab', { hasText: 'Restore checkpoint: turn 1' }).first().waitFor({ state: 'visible' });
+    await screenshot(wb.page, 'restore-checkpoint-diff-and-dialog.png');
+    await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
+
+    // The conversation goes back to before the message, which waits in the composer.
+    const fresh = await chatFrame(wb.page);
+    await fresh.locator('article.item.user').first().waitFor({ state: 'detached', timeout: 60_000 });
+    assert.equal(await fresh.locator('textarea.input').inputValue(), 'make the greeting friendlier');
+    assert.equal(readFileSync(hello, 'utf8'), original);
+    assert.ok(!existsSync(path.join(wb.server.workspace, 'notes.md')));
+    await screenshot(wb.page, 'restore-checkpoint-after.png');
+  });
+});
