@@ -12,6 +12,7 @@ import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-a
 const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 const config = () => vscode.workspace.getConfiguration('turnstone');
 const read = (rel: string) => fs.readFileSync(path.join(root(), rel), 'utf8');
+const UTF16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('grüße\r\nwelt\r\n', 'utf16le')]);
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root(), stdio: 'pipe' }).toString();
 
 describe('checkpoints in the real extension host', function () {
@@ -26,6 +27,7 @@ describe('checkpoints in the real extension host', function () {
     await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
     await config().update('permissionMode', 'bypassPermissions', vscode.ConfigurationTarget.Global);
     hello = read('src/hello.ts');
+    fs.writeFileSync(path.join(root(), 'u16.txt'), UTF16);
     // A repository, as most workspaces are: clean files come back from git's objects, the rest from copies.
     git('init', '-q');
     git('add', '-A');
@@ -33,7 +35,7 @@ describe('checkpoints in the real extension host', function () {
   });
   after(async () => {
     fs.rmSync(path.join(root(), '.git'), { recursive: true, force: true });
-    for (const f of ['made-by-bash.txt', 'README.moved', 'mine.txt']) fs.rmSync(path.join(root(), f), { force: true });
+    for (const f of ['made-by-bash.txt', 'README.moved', 'mine.txt', 'u16.txt']) fs.rmSync(path.join(root(), f), { force: true });
     fs.writeFileSync(path.join(root(), 'src/hello.ts'), hello);
     await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
     await config().update('permissionMode', undefined, vscode.ConfigurationTarget.Global);
@@ -83,5 +85,16 @@ describe('checkpoints in the real extension host', function () {
     fs.writeFileSync(path.join(root(), 'mine.txt'), 'from the agent\nand my own line\n');
     await vscode.commands.executeCommand('turnstone.restoreCheckpoint', { turn: 1, mode: 'files', confirm: false });
     assert.equal(read('mine.txt'), 'from the agent\nand my own line\n');
+  });
+
+  it('restores a UTF-16 file byte for byte after the session was resumed', async () => {
+    server.enqueue(toolUseReply([{ id: 'tu_u', name: 'bash', input: { command: "printf 'plain now' > u16.txt", description: 'overwrite' } }]), textReply('Overwrote it.'));
+    await vscode.commands.executeCommand('turnstone.sendPrompt', 'overwrite u16.txt');
+    assert.equal(read('u16.txt'), 'plain now');
+    const file = turnstone.sessionFile()!;
+    await vscode.commands.executeCommand('turnstone.newSession');
+    await vscode.commands.executeCommand('turnstone.resumeSession', file);
+    await vscode.commands.executeCommand('turnstone.restoreCheckpoint', { turn: 1, mode: 'files', confirm: false });
+    assert.deepEqual(fs.readFileSync(path.join(root(), 'u16.txt')), UTF16);
   });
 });
