@@ -13,6 +13,7 @@ import { buildSystemPrompt } from './runtime/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor } from './tools/registry';
+import { CommandSandbox } from './tools/sandbox';
 import { findOnPath } from './cli/which';
 
 const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['turnstone.model'].default;
@@ -91,9 +92,13 @@ async function run(config: CliConfig): Promise<number> {
     return 2;
   }
   const session = config.session ? await openSession(config.session, config.cwd, model) : undefined;
+  const sandbox = new CommandSandbox(() => ({ mode: config.sandbox, network: 'allow', roots: [config.cwd] }), {
+    onUnavailable: (reason) => sink.stderr(`turnstone: no command sandbox: ${reason}; commands run with permission rules only\n`),
+  });
   const tools = createToolExecutor(
-    { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell() },
-    { ripgrepPath: findOnPath('rg'), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
+    { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell({ sandbox }) },
+    // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
+    { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
   );
   const runtime = new ConversationRuntime(
     { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },

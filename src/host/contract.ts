@@ -28,6 +28,8 @@ export const SETTINGS = [
   'thinkingBudgetTokens',
   'hooks',
   'bash.timeoutMs',
+  'sandbox',
+  'sandbox.network',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

@@ -22,6 +22,8 @@ export interface TurnstoneSettings {
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
   bashTimeoutMs: number;
+  sandbox: 'auto' | 'off';
+  sandboxNetwork: 'allow' | 'deny';
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -42,6 +44,9 @@ export function readSettings(): TurnstoneSettings {
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
+    // Anything but an explicit 'off' / 'deny' keeps the safer choice.
+    sandbox: c.get<string>('sandbox') === 'off' ? 'off' : 'auto',
+    sandboxNetwork: c.get<string>('sandbox.network') === 'deny' ? 'deny' : 'allow',
   };
 }
 
