@@ -14,6 +14,7 @@ import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor } from './tools/registry';
 import { CommandSandbox } from './tools/sandbox';
+import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
 import { findOnPath } from './cli/which';
 
 const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['turnstone.model'].default;
@@ -79,8 +80,8 @@ async function openSession(file: string, cwd: string, model: string): Promise<{ 
   return { store, loaded: undefined };
 }
 
-async function run(config: CliConfig): Promise<number> {
-  const options = modelOptions(process.env);
+async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
+  const options = modelOptions(env);
   if ('error' in options) {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;
@@ -160,7 +161,9 @@ async function main(argv: string[]): Promise<number> {
     sink.stdout(`${manifest.version}\n`);
     return 0;
   }
-  return run(parsed.config);
+  // The process that runs commands must never have started with the key in its environment.
+  if (needsRelaunch()) return relaunchWithoutCredentials();
+  return run(parsed.config, { ...process.env, ...receiveCredentials() });
 }
 
 main(process.argv.slice(2)).then(
