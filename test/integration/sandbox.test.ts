@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { readSettings } from '../../src/host/settings';
 import { TerminalShell } from '../../src/host/terminal-shell';
 import { VsCodeWorkspace } from '../../src/host/vscode-workspace';
 import { createToolExecutor } from '../../src/tools/registry';
@@ -100,5 +101,21 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
       passed: Object.values(checks).every(Boolean),
     });
     assert.deepEqual(Object.entries(checks).filter(([, ok]) => !ok), [], parts.join('\n'));
+  });
+  it('A-SBX-03: turnstone.sandbox and turnstone.sandbox.network are read as set (VS Code nests the child under the leaf)', async () => {
+    const c = () => vscode.workspace.getConfiguration('turnstone');
+    const seen: string[] = [];
+    try {
+      seen.push(`defaults: ${readSettings().sandbox}/${readSettings().sandboxNetwork}`);
+      await c().update('sandbox.network', 'deny', vscode.ConfigurationTarget.Global);
+      seen.push(`network deny: ${readSettings().sandbox}/${readSettings().sandboxNetwork}`);
+      await c().update('sandbox', 'off', vscode.ConfigurationTarget.Workspace);
+      seen.push(`sandbox off: ${readSettings().sandbox}/${readSettings().sandboxNetwork}`);
+    } finally {
+      await c().update('sandbox', undefined, vscode.ConfigurationTarget.Workspace);
+      await c().update('sandbox.network', undefined, vscode.ConfigurationTarget.Global);
+    }
+    seen.push(`reset: ${readSettings().sandbox}/${readSettings().sandboxNetwork}`);
+    assert.deepEqual(seen, ['defaults: auto/allow', 'network deny: auto/deny', 'sandbox off: off/deny', 'reset: auto/allow']);
   });
 });
