@@ -163,7 +163,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // The process that runs commands must never have started with the key in its environment.
   if (needsRelaunch()) return relaunchWithoutCredentials();
-  return run(parsed.config, { ...process.env, ...receiveCredentials() });
+  return run(parsed.config, { ...process.env, ...(await receiveCredentials()) });
 }
 
 main(process.argv.slice(2)).then(

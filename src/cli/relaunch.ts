@@ -7,6 +7,7 @@
 // start environment (/proc/self/mem), which is what /proc/<pid>/environ reads.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { CREDENTIAL_ENV_VARS } from '../tools/node-adapter';
 
 /** Set in the relaunched CLI's environment: the fd its credentials arrive on. Not a secret itself. */
@@ -87,9 +88,10 @@ export function relaunchWithoutCredentials(): Promise<number> {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
     detached: true,
   });
-  const pipe = child.stdio[FD] as NodeJS.WritableStream | null;
+  // One line, and the pipe stays open: the child sees it close the moment this launcher dies (SIGKILL included).
+  const pipe = child.stdio[FD] as (NodeJS.WritableStream & { destroy(): void }) | null;
   pipe?.on('error', () => undefined);
-  pipe?.end(JSON.stringify(credentials));
+  pipe?.write(`${JSON.stringify(credentials)}\n`);
   const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   const forward = (sig: NodeJS.Signals) => {
     try {
@@ -107,6 +109,7 @@ export function relaunchWithoutCredentials(): Promise<number> {
     });
     child.on('exit', (code, signal) => {
       for (const sig of forwarded) process.off(sig, forward);
+      pipe?.destroy();
       if (signal) {
         // Die the way the child did, so whoever started us sees the same signal.
         process.kill(process.pid, signal);
@@ -118,32 +121,55 @@ export function relaunchWithoutCredentials(): Promise<number> {
 }
 
 /**
- * In the relaunched CLI: the credentials from the launcher's pipe (read once).
- * Also ends this process if the launcher dies (its terminal should not keep a
- * detached turn writing to it).
+ * In the relaunched CLI: the credentials from the launcher's pipe (one JSON
+ * line). The pipe stays open after that; when it closes the launcher is gone
+ * (killed), and this process ends at once rather than keep a turn writing to a
+ * session and a terminal that someone else may be using by now.
  */
-export function receiveCredentials(env: NodeJS.ProcessEnv = process.env): Credentials {
+export function receiveCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
   const fdText = env[CREDENTIALS_FD_ENV];
-  if (fdText === undefined) return {};
+  if (fdText === undefined) return Promise.resolve({});
   delete process.env[CREDENTIALS_FD_ENV];
-  const fd = Number(fdText);
-  let received: Credentials = {};
-  try {
-    const parsed = JSON.parse(readFileSync(fd, 'utf8')) as unknown;
-    if (parsed && typeof parsed === 'object') {
-      for (const [k, v] of Object.entries(parsed)) if (CREDENTIAL_ENV_VARS.includes(k) && typeof v === 'string') received[k] = v;
+  return new Promise((resolve) => {
+    let socket: Socket;
+    try {
+      socket = new Socket({ fd: Number(fdText), readable: true, writable: false });
+    } catch {
+      resolve({});
+      return;
     }
-  } catch {
-    received = {};
-  }
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-  const launcher = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== launcher) process.exit(129);
-  }, 500).unref();
-  return received;
+    let text = '';
+    let received = false;
+    const settle = () => {
+      if (received) return;
+      received = true;
+      const line = text.split('\n')[0] ?? '';
+      const credentials: Credentials = {};
+      try {
+        const parsed = JSON.parse(line) as unknown;
+        if (parsed && typeof parsed === 'object') {
+          for (const [k, v] of Object.entries(parsed)) if (CREDENTIAL_ENV_VARS.includes(k) && typeof v === 'string') credentials[k] = v;
+        }
+      } catch {
+        // Nothing usable arrived: run without credentials (the CLI then says how to set a key).
+      }
+      text = '';
+      // Only the launcher's death is listened for from here on; it must not keep this process alive.
+      socket.unref();
+      resolve(credentials);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      if (received) return;
+      text += chunk.toString('utf8');
+      if (text.includes('\n')) settle();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      if (!received) {
+        settle();
+        return;
+      }
+      process.exit(129);
+    });
+  });
 }
