@@ -8,11 +8,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { TurnstoneApi } from '../../src/extension';
 import { readSettings } from '../../src/host/settings';
 import { TerminalShell } from '../../src/host/terminal-shell';
 import { VsCodeWorkspace } from '../../src/host/vscode-workspace';
 import { createToolExecutor } from '../../src/tools/registry';
 import { CommandSandbox, sandboxStatus } from '../../src/tools/sandbox';
+import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { recordScenario } from '../reliability/report';
 
 type Mode = 'integrated' | 'pseudoterminal';
@@ -117,5 +119,43 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
     }
     seen.push(`reset: ${readSettings().sandbox}/${readSettings().sandboxNetwork}`);
     assert.deepEqual(seen, ['defaults: auto/allow', 'network deny: auto/deny', 'sandbox off: off/deny', 'reset: auto/allow']);
+  });
+  it('A-SBX-04: through the extension itself (settings, the shared Turnstone terminal): sandbox auto refuses a write outside the workspace, off allows it', async () => {
+    const server = await MockAnthropicServer.start();
+    const c = () => vscode.workspace.getConfiguration('turnstone');
+    // Outside the workspace and outside the temp folder, so only the sandbox can refuse it (bypassPermissions asks nothing).
+    const target = fs.mkdtempSync(path.join(os.homedir(), '.turnstone-sbx-host-'));
+    const file = path.join(target, 'written.txt');
+    const turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
+    const results: string[] = [];
+    try {
+      await c().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+      await c().update('permissionMode', 'bypassPermissions', vscode.ConfigurationTarget.Global);
+      for (const mode of ['auto', 'off'] as const) {
+        await c().update('sandbox', mode === 'auto' ? undefined : 'off', vscode.ConfigurationTarget.Global);
+        await vscode.commands.executeCommand('turnstone.newSession');
+        server.reset();
+        server.enqueue(toolUseReply([{ id: `tu_${mode}`, name: 'bash', input: { command: `echo x > ${file}` } }]), textReply('ok'));
+        await turnstone.sendPrompt(`write it (${mode})`);
+        const result = JSON.stringify(server.bodies[1]?.messages ?? '');
+        results.push(`${mode}: written ${fs.existsSync(file)}, ${/Read-only file system/.test(result) ? 'read-only error' : 'no error'}`);
+        fs.rmSync(file, { force: true });
+      }
+    } finally {
+      await c().update('sandbox', undefined, vscode.ConfigurationTarget.Global);
+      await c().update('permissionMode', undefined, vscode.ConfigurationTarget.Global);
+      await c().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+      await server.close();
+      fs.rmSync(target, { recursive: true, force: true });
+    }
+    recordScenario({
+      id: 'A-SBX-04',
+      area: 'commands',
+      scenario: 'VS Code, bypassPermissions: the model runs `echo x > ~/<dir>/written.txt` through the extension, with turnstone.sandbox auto and then off',
+      expected: 'auto: refused (read-only file system), nothing written; off: written',
+      observed: results.join('; '),
+      passed: results[0] === 'auto: written false, read-only error' && results[1] === 'off: written true, no error',
+    });
+    assert.deepEqual(results, ['auto: written false, read-only error', 'off: written true, no error']);
   });
 });
