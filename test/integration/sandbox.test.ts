@@ -4,6 +4,7 @@
 // ~/.ssh/id_rsa cannot be read, and the extension host's environment (which
 // holds the provider key: the runner starts it with one) is out of sight.
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -104,6 +105,40 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
     });
     assert.deepEqual(Object.entries(checks).filter(([, ok]) => !ok), [], parts.join('\n'));
   });
+  it('A-SBX-05: a sandboxed command that times out is killed on both terminal paths, and the next command runs', async () => {
+    const parts: string[] = [];
+    const checks: Record<string, boolean> = {};
+    const running = (tag: string) => {
+      try {
+        return execFileSync('pgrep', ['-f', tag], { encoding: 'utf8' }).trim() !== '';
+      } catch {
+        return false;
+      }
+    };
+    for (const mode of Object.keys(shells) as Mode[]) {
+      const tag = `${mode === 'integrated' ? 297 : 298}.25`;
+      const started = Date.now();
+      const out = await executors[mode].execute('bash', { command: `sleep ${tag}`, timeout: 2000 }, { signal: new AbortController().signal });
+      const ms = Date.now() - started;
+      let gone = false;
+      for (const end = Date.now() + 10_000; Date.now() < end && !(gone = !running(`sleep ${tag}`)); ) await new Promise((r) => setTimeout(r, 100));
+      const next = await run(mode, 'echo next-ok');
+      checks[`${mode}: timed out`] = /Timed out after 2000 ms/.test(out.content) && ms < 15_000;
+      checks[`${mode}: killed`] = gone;
+      checks[`${mode}: next`] = /next-ok/.test(next.content);
+      parts.push(`${mode} (ran via ${shells[mode].lastMode}): returned in ${ms} ms, sleep ${gone ? 'killed' : 'STILL RUNNING'}, next command ${checks[`${mode}: next`] ? 'ok' : 'failed'}`);
+    }
+    recordScenario({
+      id: 'A-SBX-05',
+      area: 'commands',
+      scenario: 'VS Code, sandbox auto, both terminal paths: `sleep` with a 2 s timeout',
+      expected: 'timed out, the sandboxed process is gone, the next command runs',
+      observed: parts.join('; '),
+      passed: Object.values(checks).every(Boolean),
+    });
+    assert.deepEqual(Object.entries(checks).filter(([, ok]) => !ok), [], parts.join('\n'));
+  });
+
   it('A-SBX-03: turnstone.sandbox and turnstone.sandbox.network are read as set (VS Code nests the child under the leaf)', async () => {
     const c = () => vscode.workspace.getConfiguration('turnstone');
     const seen: string[] = [];
