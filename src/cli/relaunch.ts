@@ -27,6 +27,8 @@ function credentialsIn(env: NodeJS.ProcessEnv): Credentials {
 
 /** True when this process should start the CLI again without its credentials. */
 export function needsRelaunch(env: NodeJS.ProcessEnv = process.env): boolean {
+  // Windows has no /proc to read environments from, and a detached child there gets a console window of its own.
+  if (process.platform === 'win32') return false;
   return env[CREDENTIALS_FD_ENV] === undefined && Object.keys(credentialsIn(env)).length > 0;
 }
 

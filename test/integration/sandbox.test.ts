@@ -37,8 +37,10 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
   const executors = Object.fromEntries(
     (Object.keys(shells) as Mode[]).map((mode) => [mode, createToolExecutor({ workspace: new VsCodeWorkspace([vscode.Uri.file(root)]), shell: shells[mode] }, { outputDir: path.join(base, 'out') })]),
   ) as Record<Mode, ReturnType<typeof createToolExecutor>>;
+  // A multi-line command always takes the pseudoterminal path (shell integration may come up in that terminal too).
+  const forMode = (mode: Mode, command: string) => (mode === 'pseudoterminal' ? `${command}\n` : command);
   const run = async (mode: Mode, command: string, sandboxed = true) => {
-    const out = await executors[mode].execute('bash', { command, timeout: 60_000, ...(sandboxed ? {} : { sandbox: false }) }, { signal: new AbortController().signal });
+    const out = await executors[mode].execute('bash', { command: forMode(mode, command), timeout: 60_000, ...(sandboxed ? {} : { sandbox: false }) }, { signal: new AbortController().signal });
     return { ...out, ran: shells[mode].lastMode };
   };
 
@@ -118,15 +120,16 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
     for (const mode of Object.keys(shells) as Mode[]) {
       const tag = `${mode === 'integrated' ? 297 : 298}.25`;
       const started = Date.now();
-      const out = await executors[mode].execute('bash', { command: `sleep ${tag}`, timeout: 2000 }, { signal: new AbortController().signal });
+      const out = await executors[mode].execute('bash', { command: forMode(mode, `sleep ${tag}`), timeout: 2000 }, { signal: new AbortController().signal });
       const ms = Date.now() - started;
+      const via = shells[mode].lastMode;
       let gone = false;
       for (const end = Date.now() + 10_000; Date.now() < end && !(gone = !running(`sleep ${tag}`)); ) await new Promise((r) => setTimeout(r, 100));
       const next = await run(mode, 'echo next-ok');
       checks[`${mode}: timed out`] = /Timed out after 2000 ms/.test(out.content) && ms < 15_000;
       checks[`${mode}: killed`] = gone;
       checks[`${mode}: next`] = /next-ok/.test(next.content);
-      parts.push(`${mode} (ran via ${shells[mode].lastMode}): returned in ${ms} ms, sleep ${gone ? 'killed' : 'STILL RUNNING'}, next command ${checks[`${mode}: next`] ? 'ok' : 'failed'}`);
+      parts.push(`${mode} (ran via ${via}): returned in ${ms} ms, sleep ${gone ? 'killed' : 'STILL RUNNING'}, next command ${checks[`${mode}: next`] ? 'ok' : 'failed'}`);
     }
     recordScenario({
       id: 'A-SBX-05',
