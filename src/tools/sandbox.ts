@@ -13,10 +13,13 @@
 //   (the extension host's, the CLI's) are not there to read;
 // - no capabilities (CI runs as root: without --cap-drop root could remount / writable);
 // - a new session: it cannot push keystrokes into the terminal it was typed in (TIOCSTI).
-// What it does not: unix sockets stay reachable (an ssh-agent, VS Code's IPC socket,
-// /var/run/docker.sock), and background processes end with the command (its PID namespace ends).
+// - the sockets that would let it act outside the sandbox covered with /dev/null: Docker's
+//   (root on the host), VS Code's IPC and git sockets (the `code` CLI, git credentials),
+//   the ssh-agent's.
+// What it does not: other unix sockets and abstract sockets stay reachable, the rest of the
+// home folder stays readable, and background processes end with the command (its PID namespace ends).
 import { spawn } from 'node:child_process';
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findProgram } from './program-path';
@@ -77,7 +80,41 @@ export function bwrapArgs(policy: SandboxPolicy): string[] {
       else args.push('--ro-bind', '/dev/null', target);
     }
   }
+  for (const socket of escapeSockets(policy.tmpdir ?? os.tmpdir())) args.push('--ro-bind', '/dev/null', socket);
   return args;
+}
+
+const ESCAPE_SOCKET_NAME = /^(vscode-ipc-.*\.sock|vscode-git-.*\.sock|docker\.sock)$/;
+
+/** Unix sockets through which a command could act outside the sandbox; only those that exist are returned. */
+export function escapeSockets(tmpdir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const candidates = new Set<string>(['/var/run/docker.sock', '/run/docker.sock']);
+  for (const name of ['SSH_AUTH_SOCK', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_GIT_IPC_HANDLE', 'DOCKER_HOST']) {
+    const value = env[name]?.replace(/^unix:\/\//, '');
+    if (value && path.isAbsolute(value)) candidates.add(value);
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const dirs = [tmpdir, '/tmp', env.XDG_RUNTIME_DIR, uid === undefined ? undefined : `/run/user/${uid}`];
+  for (const dir of new Set(dirs.filter((d): d is string => Boolean(d)))) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (ESCAPE_SOCKET_NAME.test(name)) candidates.add(path.join(dir, name));
+      // ssh-agent's default: /tmp/ssh-XXXXXX/agent.<pid>
+      if (/^ssh-[A-Za-z0-9]+$/.test(name)) {
+        try {
+          for (const inner of readdirSync(path.join(dir, name))) if (inner.startsWith('agent.')) candidates.add(path.join(dir, name, inner));
+        } catch {
+          // another user's agent folder
+        }
+      }
+    }
+  }
+  return [...candidates].filter((p) => lstatSync(p, { throwIfNoEntry: false })?.isSocket());
 }
 
 /** Runs `bwrap <base> true`: bwrap present but unusable (no user namespaces, AppArmor) fails here, not on the model's command. */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import { type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
@@ -143,6 +144,30 @@ describe('tools: the command sandbox (bubblewrap)', function () {
       }
     } finally {
       server.close();
+    }
+  });
+
+  it("sockets that reach outside the sandbox (VS Code's IPC, docker, ssh-agent) are covered; a plain socket in the workspace still works", async () => {
+    const servers: net.Server[] = [];
+    const listen = async (p: string) => {
+      const server = net.createServer((c) => c.end('hello'));
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(p, resolve));
+    };
+    const ipc = path.join(f.tmp, 'vscode-ipc-test.sock');
+    const own = path.join(f.ws, 'app.sock');
+    await listen(ipc);
+    await listen(own);
+    const connect = (p: string) => `node -e "require('net').connect('${p}').on('data',d=>{console.log('connected',String(d));process.exit(0)}).on('error',e=>{console.log('refused',e.code);process.exit(4)})"`;
+    try {
+      const inside = await f.run(connect(ipc));
+      assert.match(inside.output, /refused/);
+      const app = await f.run(connect(own));
+      assert.match(app.output, /connected hello/);
+      const outside = await f.run(connect(ipc), false);
+      assert.match(outside.output, /connected hello/);
+    } finally {
+      for (const server of servers) server.close();
     }
   });
 
