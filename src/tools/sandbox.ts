@@ -13,13 +13,14 @@
 //   (the extension host's, the CLI's) are not there to read;
 // - no capabilities (CI runs as root: without --cap-drop root could remount / writable);
 // - a new session: it cannot push keystrokes into the terminal it was typed in (TIOCSTI).
-// - the sockets that would let it act outside the sandbox covered with /dev/null: Docker's
-//   (root on the host), VS Code's IPC and git sockets (the `code` CLI, git credentials),
-//   the ssh-agent's.
-// What it does not: other unix sockets and abstract sockets stay reachable, the rest of the
-// home folder stays readable, and background processes end with the command (its PID namespace ends).
+// - the long-lived sockets that would let it act outside the sandbox covered with /dev/null:
+//   Docker's (root on the host), and the ssh-agent's, VS Code's IPC and git sockets named in
+//   our environment (their variables unset inside).
+// What it does not: other unix sockets (another window's VS Code IPC socket found by listing
+// /tmp) and abstract sockets stay reachable, the rest of the home folder stays readable, and
+// background processes end with the command (its PID namespace ends).
 import { spawn } from 'node:child_process';
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findProgram } from './program-path';
@@ -80,41 +81,32 @@ export function bwrapArgs(policy: SandboxPolicy): string[] {
       else args.push('--ro-bind', '/dev/null', target);
     }
   }
-  for (const socket of escapeSockets(policy.tmpdir ?? os.tmpdir())) args.push('--ro-bind', '/dev/null', socket);
+  for (const socket of escapeSockets()) args.push('--ro-bind', '/dev/null', socket);
+  for (const name of ESCAPE_SOCKET_VARS) args.push('--unsetenv', name);
   return args;
 }
 
-const ESCAPE_SOCKET_NAME = /^(vscode-ipc-.*\.sock|vscode-git-.*\.sock|docker\.sock)$/;
+/** Variables that name a socket leading outside the sandbox; unset inside it as well. */
+const ESCAPE_SOCKET_VARS = ['SSH_AUTH_SOCK', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_GIT_IPC_HANDLE', 'DOCKER_HOST'];
 
-/** Unix sockets through which a command could act outside the sandbox; only those that exist are returned. */
-export function escapeSockets(tmpdir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+/**
+ * Unix sockets through which a command could act outside the sandbox: Docker's
+ * (root on the host), and those SSH_AUTH_SOCK / VSCODE_IPC_HOOK_CLI /
+ * VSCODE_GIT_IPC_HANDLE / DOCKER_HOST name (the ssh-agent, the `code` CLI, git
+ * credentials). Only long-lived ones: covering a socket that vanishes before
+ * bwrap mounts over it (another VS Code window closing) would fail the command,
+ * so other windows' sockets in /tmp are not chased (a known gap, in the README).
+ */
+export function escapeSockets(env: NodeJS.ProcessEnv = process.env): string[] {
   const candidates = new Set<string>(['/var/run/docker.sock', '/run/docker.sock']);
-  for (const name of ['SSH_AUTH_SOCK', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_GIT_IPC_HANDLE', 'DOCKER_HOST']) {
+  for (const name of ESCAPE_SOCKET_VARS) {
     const value = env[name]?.replace(/^unix:\/\//, '');
     if (value && path.isAbsolute(value)) candidates.add(value);
   }
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const dirs = [tmpdir, '/tmp', env.XDG_RUNTIME_DIR, uid === undefined ? undefined : `/run/user/${uid}`];
-  for (const dir of new Set(dirs.filter((d): d is string => Boolean(d)))) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (ESCAPE_SOCKET_NAME.test(name)) candidates.add(path.join(dir, name));
-      // ssh-agent's default: /tmp/ssh-XXXXXX/agent.<pid>
-      if (/^ssh-[A-Za-z0-9]+$/.test(name)) {
-        try {
-          for (const inner of readdirSync(path.join(dir, name))) if (inner.startsWith('agent.')) candidates.add(path.join(dir, name, inner));
-        } catch {
-          // another user's agent folder
-        }
-      }
-    }
-  }
-  return [...candidates].filter((p) => lstatSync(p, { throwIfNoEntry: false })?.isSocket());
+  // /var/run is usually a symlink to /run: one mount per real socket.
+  const real = new Set<string>();
+  for (const p of candidates) if (lstatSync(p, { throwIfNoEntry: false })?.isSocket() || statSync(p, { throwIfNoEntry: false })?.isSocket()) real.add(realOrResolved(p));
+  return [...real].sort();
 }
 
 /** Runs `bwrap <base> true`: bwrap present but unusable (no user namespaces, AppArmor) fails here, not on the model's command. */

@@ -147,7 +147,7 @@ describe('tools: the command sandbox (bubblewrap)', function () {
     }
   });
 
-  it("sockets that reach outside the sandbox (VS Code's IPC, docker, ssh-agent) are covered; a plain socket in the workspace still works", async () => {
+  it("the sockets our environment names (VS Code's IPC, the ssh-agent, Docker) are covered and their variables unset; a plain socket in the workspace still works", async () => {
     const servers: net.Server[] = [];
     const listen = async (p: string) => {
       const server = net.createServer((c) => c.end('hello'));
@@ -158,15 +158,21 @@ describe('tools: the command sandbox (bubblewrap)', function () {
     const own = path.join(f.ws, 'app.sock');
     await listen(ipc);
     await listen(own);
-    const connect = (p: string) => `node -e "require('net').connect('${p}').on('data',d=>{console.log('connected',String(d));process.exit(0)}).on('error',e=>{console.log('refused',e.code);process.exit(4)})"`;
+    const saved = process.env.VSCODE_IPC_HOOK_CLI;
+    process.env.VSCODE_IPC_HOOK_CLI = ipc;
+    const connect = (p: string) => `echo "var:\${VSCODE_IPC_HOOK_CLI:-unset}"; node -e "require('net').connect('${p}').on('data',d=>{console.log('connected',String(d));process.exit(0)}).on('error',e=>{console.log('refused',e.code);process.exit(4)})"`;
     try {
       const inside = await f.run(connect(ipc));
+      assert.match(inside.output, /var:unset/);
       assert.match(inside.output, /refused/);
       const app = await f.run(connect(own));
       assert.match(app.output, /connected hello/);
       const outside = await f.run(connect(ipc), false);
       assert.match(outside.output, /connected hello/);
+      assert.match(outside.output, /var:\//);
     } finally {
+      if (saved === undefined) delete process.env.VSCODE_IPC_HOOK_CLI;
+      else process.env.VSCODE_IPC_HOOK_CLI = saved;
       for (const server of servers) server.close();
     }
   });
