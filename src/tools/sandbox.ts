@@ -194,7 +194,7 @@ export class CommandSandbox {
   }
 }
 
-const SANDBOX_FAILURE = /Read-only file system|Permission denied|Operation not permitted|Network is unreachable|Could not resolve host|Temporary failure in name resolution|^bwrap: /m;
+const SANDBOX_FAILURE = /read-only file system|EROFS|permission denied|EACCES|operation not permitted|EPERM|network is unreachable|could not resolve host|temporary failure in name resolution|^bwrap: /im;
 
 /** A hint for the model when a sandboxed command failed the way the sandbox makes commands fail. */
 export function sandboxFailureHint(output: string): string | undefined {

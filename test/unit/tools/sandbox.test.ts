@@ -191,6 +191,9 @@ describe('tools: the command sandbox (bubblewrap)', function () {
     assert.equal(failed.isError, true);
     assert.match(failed.content, /ran in the OS sandbox/);
     assert.match(failed.content, /sandbox: false/);
+    // npm's spelling of the same failure (a cache in the read-only home folder).
+    const npmStyle = await executor.execute('bash', { command: `echo "npm error code EROFS: read-only file system, mkdir '/root/.npm'" >&2; exit 1` }, ctx());
+    assert.match(npmStyle.content, /sandbox: false/);
     const plain = await executor.execute('bash', { command: 'exit 1' }, ctx());
     assert.doesNotMatch(plain.content, /OS sandbox/);
     const outside = await executor.execute('bash', { command: `echo c > ${f.outside}/x.txt`, sandbox: false }, ctx());
