@@ -31,6 +31,7 @@ need_pkg() { # command, debian package
 
 need_pkg chromium chromium
 need_pkg rg ripgrep
+need_pkg bwrap bubblewrap
 
 if [ -f "$stamp" ]; then
   exit 0

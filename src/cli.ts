@@ -13,6 +13,8 @@ import { buildSystemPrompt } from './runtime/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor } from './tools/registry';
+import { CommandSandbox } from './tools/sandbox';
+import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
 import { findOnPath } from './cli/which';
 
 const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['turnstone.model'].default;
@@ -78,8 +80,8 @@ async function openSession(file: string, cwd: string, model: string): Promise<{ 
   return { store, loaded: undefined };
 }
 
-async function run(config: CliConfig): Promise<number> {
-  const options = modelOptions(process.env);
+async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
+  const options = modelOptions(env);
   if ('error' in options) {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;
@@ -91,9 +93,13 @@ async function run(config: CliConfig): Promise<number> {
     return 2;
   }
   const session = config.session ? await openSession(config.session, config.cwd, model) : undefined;
+  const sandbox = new CommandSandbox(() => ({ mode: config.sandbox, network: 'allow', roots: [config.cwd] }), {
+    onUnavailable: (reason) => sink.stderr(`turnstone: no command sandbox: ${reason}; commands run with permission rules only\n`),
+  });
   const tools = createToolExecutor(
-    { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell() },
-    { ripgrepPath: findOnPath('rg'), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
+    { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell({ sandbox }) },
+    // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
+    { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
   );
   const runtime = new ConversationRuntime(
     { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },
@@ -155,7 +161,9 @@ async function main(argv: string[]): Promise<number> {
     sink.stdout(`${manifest.version}\n`);
     return 0;
   }
-  return run(parsed.config);
+  // The process that runs commands must never have started with the key in its environment.
+  if (needsRelaunch()) return relaunchWithoutCredentials();
+  return run(parsed.config, { ...process.env, ...(await receiveCredentials()) });
 }
 
 main(process.argv.slice(2)).then(

@@ -14,6 +14,7 @@ import { ApiKeys } from './host/secrets';
 import { SessionController } from './host/session-controller';
 import { addAllowRule, readSettings } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
+import { sandboxStatus } from './tools/sandbox';
 import { ChatPanelProvider } from './webview/panel-provider';
 import { type HostEvent, type Notice, type PanelSnapshot } from './webview/protocol';
 
@@ -33,6 +34,15 @@ export interface TurnstoneApi {
   sessionFile(): string | undefined;
   /** Time spent in our activate(), for the activation benchmark. */
   readonly activateMs: number;
+}
+
+/** Said once in the panel (not on every command): where commands could run but no OS sandbox is available. */
+async function sandboxNotice(): Promise<Notice | undefined> {
+  const local = vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file';
+  if (!vscode.workspace.isTrusted || !local || readSettings().sandbox === 'off') return undefined;
+  const status = await sandboxStatus();
+  if (status.available) return undefined;
+  return { id: 'sandbox_unavailable', kind: 'warning', text: `No OS sandbox for commands: ${status.reason}. Commands run with the permission rules only.`, actions: [] };
 }
 
 export function activate(context: vscode.ExtensionContext): TurnstoneApi {
@@ -89,6 +99,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     if (provider === 'anthropic' && !(await keys.get(provider))) {
       notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'No API key yet. Set one with "Turnstone: Set API Key" (stored in secret storage), or start VS Code with ANTHROPIC_API_KEY in the environment.', actions: [{ id: 'set_key', label: 'Set API Key' }] });
     }
+    const sandbox = await sandboxNotice();
+    if (sandbox) notices.push(sandbox);
     post({ type: 'notices', notices });
   };
 

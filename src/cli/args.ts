@@ -5,6 +5,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions';
+import { SANDBOX_MODES, type SandboxMode } from '../tools/sandbox';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -19,6 +20,7 @@ export interface CliConfig {
   maxIterations: number | undefined;
   outputFormat: OutputFormat;
   session: string | undefined;
+  sandbox: SandboxMode;
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -42,6 +44,8 @@ Options:
   --max-iterations <n>          most model requests in the turn (default 50)
   --output-format <fmt>         text | json | stream-json (default text)
   --session <file.jsonl>        append to / resume this session file
+  --sandbox <mode>              auto | off (default auto): run bash commands in an OS sandbox
+                                (bubblewrap) that writes only in the workspace and the temp folder
   -h, --help                    show this help
   -v, --version                 print the version
 
@@ -81,6 +85,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         'max-iterations': { type: 'string' },
         'output-format': { type: 'string' },
         session: { type: 'string' },
+        sandbox: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -104,6 +109,10 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
   const format = (v['output-format'] ?? 'text') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) {
     throw new UsageError(`bad --output-format '${v['output-format']}': use one of ${OUTPUT_FORMATS.join(', ')}`);
+  }
+  const sandbox = (v.sandbox ?? 'auto') as SandboxMode;
+  if (!SANDBOX_MODES.includes(sandbox)) {
+    throw new UsageError(`bad --sandbox '${v.sandbox}': use one of ${SANDBOX_MODES.join(', ')}`);
   }
   let maxIterations: number | undefined;
   if (v['max-iterations'] !== undefined) {
@@ -133,6 +142,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       maxIterations,
       outputFormat: format,
       session: v.session === undefined ? undefined : path.resolve(cwd, v.session),
+      sandbox,
     },
   };
 }

@@ -1,17 +1,6 @@
-import { accessSync, constants } from 'node:fs';
-import * as path from 'node:path';
+import { findProgram } from '../tools/program-path';
 
-/** The first executable named `name` on PATH, like `which`. */
-export function findOnPath(name: string, envPath = process.env.PATH ?? ''): string | undefined {
-  for (const dir of envPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      /* not here */
-    }
-  }
-  return undefined;
+/** The first executable named `name` in an absolute PATH entry outside `excludeRoots` (see findProgram). */
+export function findOnPath(name: string, envPath = process.env.PATH ?? '', excludeRoots: readonly string[] = []): string | undefined {
+  return findProgram(name, { envPath, excludeRoots });
 }

@@ -31,6 +31,8 @@ export const SETTINGS = [
   'bash.timeoutMs',
   'checkpoints.maxFileSizeMB',
   'checkpoints.keepSessions',
+  'sandbox',
+  'sandbox.network',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

@@ -22,6 +22,8 @@ export interface TurnstoneSettings {
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
   bashTimeoutMs: number;
+  sandbox: 'auto' | 'off';
+  sandboxNetwork: 'allow' | 'deny';
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -42,7 +44,31 @@ export function readSettings(): TurnstoneSettings {
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
+    ...readSandboxSettings(c),
   };
+}
+
+/**
+ * `turnstone.sandbox` is a leaf and `turnstone.sandbox.network` its child, which
+ * VS Code's configuration tree cannot hold at once: a value for the child alone
+ * turns `turnstone.sandbox` into the object `{ network }` in that scope, and a
+ * scope that sets the leaf hides the child set in another. So each is resolved
+ * here scope by scope (folder, workspace, user), in both shapes; anything but an
+ * explicit 'off' / 'deny' keeps the safer choice.
+ */
+function readSandboxSettings(c: vscode.WorkspaceConfiguration): Pick<TurnstoneSettings, 'sandbox' | 'sandboxNetwork'> {
+  const leaf = c.inspect<unknown>('sandbox');
+  const child = c.inspect<unknown>('sandbox.network');
+  const scopes = ['workspaceFolderValue', 'workspaceValue', 'globalValue'] as const;
+  let mode: unknown;
+  let network: unknown;
+  for (const scope of scopes) {
+    const value = leaf?.[scope];
+    const nested = value && typeof value === 'object' ? (value as { network?: unknown }).network : undefined;
+    if (mode === undefined && typeof value === 'string') mode = value;
+    network ??= child?.[scope] ?? nested;
+  }
+  return { sandbox: mode === 'off' ? 'off' : 'auto', sandboxNetwork: network === 'deny' ? 'deny' : 'allow' };
 }
 
 /**

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BoundedOutput, CREDENTIAL_ENV_VARS, NodeShell, spillBufferChars } from '../tools/node-adapter';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../tools/ports';
+import { type CommandSandbox } from '../tools/sandbox';
 
 export interface TerminalShellOptions {
   name?: string;
@@ -21,6 +22,8 @@ export interface TerminalShellOptions {
   killGraceMs?: number;
   /** Runs the fallback and `exec` (ripgrep). */
   childShell?: NodeShell;
+  /** The OS sandbox for commands on both paths (ignored when childShell is given: that shell's own sandbox is used). */
+  sandbox?: CommandSandbox;
   log?: (message: string) => void;
 }
 
@@ -79,7 +82,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
     this.name = options.name ?? 'Turnstone';
     this.integrationTimeoutMs = options.shellIntegrationTimeoutMs ?? 3000;
     this.killGraceMs = options.killGraceMs ?? 2000;
-    this.child = options.childShell ?? new NodeShell();
+    this.child = options.childShell ?? new NodeShell(options.sandbox ? { sandbox: options.sandbox } : {});
     this.log = options.log ?? (() => undefined);
     this.disposables.push(
       vscode.window.onDidCloseTerminal((t) => {
@@ -170,6 +173,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
   ): Promise<ShellResult> {
     const sameDir = integration.cwd?.fsPath === options.cwd;
     const files = await this.captureFiles();
+    // The sandbox is part of the line typed into the terminal: what the user sees is what runs.
+    const sandboxPrefix = await this.child.sandboxPrefix(options);
     // - A child bash keeps `exit 3` or `cd` from ending or moving the terminal's own shell (a
     //   `( … )` subshell would too, but VS Code then never sees the command end).
     // - stdin from /dev/null: a command that reads input must not wait on the user's keyboard.
@@ -177,7 +182,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
     //   a command's end or its output (vscode#254447, seen here on a fresh terminal's first
     //   command), and capture must never depend on that. The user still watches it live.
     // - tee reads from a process substitution, not a pipe: see integratedCommandLine.
-    const commandLine = integratedCommandLine(command, sameDir ? undefined : options.cwd, files);
+    const commandLine = integratedCommandLine(command, sameDir ? undefined : options.cwd, files, sandboxPrefix);
     let timedOut = false;
     let interrupted = false;
     let completed = false;
@@ -293,6 +298,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
       interrupted,
       ...(captured.truncated ? { totalChars: captured.totalChars } : {}),
       ...(savedTo && captured === fromFile ? { savedTo } : {}),
+      ...(sandboxPrefix ? { sandboxed: true } : {}),
     };
   }
 
@@ -333,6 +339,9 @@ export class TerminalShell implements Shell, vscode.Disposable {
     await Promise.race([session.opened, sleep(2000)]);
     const toTerminal = (s: string) => session.write.fire(s.replace(/\r?\n/g, '\r\n'));
     toTerminal(`\x1b[1m$ ${command}\x1b[0m\n`);
+    const sandboxPrefix = await this.child.sandboxPrefix(options);
+    // The real command line, dimmed: the sandbox it runs in is not hidden from the user.
+    if (sandboxPrefix) toTerminal(`\x1b[2m(in the OS sandbox: ${[...sandboxPrefix, 'bash', '-c'].map(shellQuote).join(' ')} …)\x1b[0m\n`);
     const local = new AbortController();
     session.interrupt = () => local.abort();
     const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal;
@@ -370,9 +379,10 @@ export interface CaptureFiles {
  * `sleep 300 &`) holds the pipe open and neither tee nor the status line would
  * finish until the daemon did, so bash hung until its timeout (F-TOOL-19).
  */
-export function integratedCommandLine(command: string, cd: string | undefined, files: CaptureFiles): string {
+export function integratedCommandLine(command: string, cd: string | undefined, files: CaptureFiles, sandboxPrefix?: readonly string[]): string {
+  const sandbox = sandboxPrefix ? `${sandboxPrefix.map(shellQuote).join(' ')} ` : '';
   return (
-    `${cd === undefined ? '' : `cd ${shellQuote(cd)} && `}bash -c ${shellQuote(command)} < /dev/null > >(tee ${shellQuote(files.output)}; : > ${shellQuote(files.done)}) 2>&1; ` +
+    `${cd === undefined ? '' : `cd ${shellQuote(cd)} && `}${sandbox}bash -c ${shellQuote(command)} < /dev/null > >(tee ${shellQuote(files.output)}; : > ${shellQuote(files.done)}) 2>&1; ` +
     `echo $? > ${shellQuote(files.status)}`
   );
 }

@@ -5,8 +5,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type ToolExecutor } from '../runtime/types';
 import { type Workspace } from '../tools/ports';
+import { findProgram } from '../tools/program-path';
 import { createToolExecutor } from '../tools/registry';
-import { type TurnstoneSettings } from './settings';
+import { CommandSandbox } from '../tools/sandbox';
+import { readSettings, type TurnstoneSettings } from './settings';
 import { TerminalShell } from './terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
 
@@ -15,7 +17,12 @@ let terminal: TerminalShell | undefined;
 
 function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => void): TerminalShell {
   if (!terminal) {
-    terminal = new TerminalShell({ log });
+    // Settings and folders are read at each command, so a change applies to the next one.
+    const sandbox = new CommandSandbox(() => {
+      const s = readSettings();
+      return { mode: s.sandbox, network: s.sandboxNetwork, roots: workspaceFolderPaths() };
+    });
+    terminal = new TerminalShell({ log, sandbox });
     const created = terminal;
     context.subscriptions.push(created, { dispose: () => (terminal = terminal === created ? undefined : terminal) });
   }
@@ -25,6 +32,10 @@ function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => vo
 /** The workspace folders as the tools see them (files through vscode.workspace.fs). */
 export function createHostWorkspace(): VsCodeWorkspace {
   return new VsCodeWorkspace((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
+}
+
+function workspaceFolderPaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
 export function createHostTools(
@@ -38,7 +49,8 @@ export function createHostTools(
   const workspace = wrapWorkspace(new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]));
   const local = folders[0]?.scheme === 'file';
   const outputDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'tool-output');
-  const ripgrepPath = vscodeRipgrepPath();
+  // VS Code's own ripgrep, else one on an absolute PATH entry outside the workspace (never a repository's own `rg`).
+  const ripgrepPath = vscodeRipgrepPath() ?? findProgram('rg', { excludeRoots: workspaceFolderPaths() });
   return createToolExecutor(
     { workspace, ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
     { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs } },

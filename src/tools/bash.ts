@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from './errors';
+import { sandboxFailureHint } from './sandbox';
 import { formatBytes } from './text';
 import { defineTool } from './tool';
 
@@ -12,6 +13,7 @@ const schema = z.object({
   command: z.string().min(1).describe('The bash command line to run.'),
   timeout: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Timeout in milliseconds (default 120000, at most 600000).'),
   description: z.string().optional().describe('A few words saying what the command does, shown to the user.'),
+  sandbox: z.boolean().optional(),
 });
 
 // Colour codes, cursor movement and OSC titles (shell integration adds these) are noise to the model.
@@ -38,6 +40,7 @@ export const bashTool = defineTool({
     'Long output is cut to its beginning and end; the full text is saved to a file whose path the result names (read it with read_file or grep_search it).',
     'Use the dedicated tools instead of shell equivalents: read_file (not cat/head/tail), edit_file/write_file (not sed/echo >), glob_search (not find/ls -R), grep_search (not grep/rg).',
     'Each call starts a fresh shell in the workspace root: `cd` and exported variables do not carry over between calls (chain with && instead).',
+    'Where an OS sandbox is available, commands run in it: they can write only in the workspace and the temp folder, cannot read ~/.ssh, ~/.aws and similar, and background processes end with the command. Pass `sandbox: false` only to re-run a command that failed because of the sandbox; the user is asked to approve that.',
   ].join('\n'),
   schema,
   readOnly: false,
@@ -55,6 +58,7 @@ export const bashTool = defineTool({
       ...(ctx.onProgress ? { onOutput: ctx.onProgress } : {}),
       // Past what the model is shown, the shell streams the output to this file instead of holding it.
       spill: { path: outputFileName(env.outputDir), afterChars: env.limits.maxOutputChars },
+      ...(input.sandbox === false ? { sandbox: false } : {}),
     });
     const output = cleanTerminalOutput(result.output).replace(/\n+$/, '');
     const { head, tail, omitted } = truncateMiddle(output, env.limits.maxOutputChars);
@@ -88,6 +92,8 @@ export const bashTool = defineTool({
     if (result.timedOut) status.push(`Timed out after ${timeoutMs} ms; the command and its child processes were killed.`);
     else if (result.interrupted) status.push('Interrupted by the user; the command and its child processes were killed.');
     if (result.exitCode !== null) status.push(`Exit code: ${result.exitCode}`);
+    const hint = result.sandboxed && !result.timedOut && !result.interrupted && result.exitCode !== 0 ? sandboxFailureHint(output) : undefined;
+    if (hint) status.push(hint);
     const isError = result.timedOut || result.interrupted || result.exitCode !== 0;
     return { content: `${body || '(no output)'}\n\n${status.join('\n')}`, isError };
   },

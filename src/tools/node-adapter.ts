@@ -19,6 +19,7 @@ import {
   type WorkspaceErrorKind,
 } from './ports';
 import { atomicTempPath, removeInterruptedWrites } from './interrupted-writes';
+import { type CommandSandbox } from './sandbox';
 
 const ERRNO_KINDS: Record<string, WorkspaceErrorKind> = {
   ENOENT: 'not_found',
@@ -255,6 +256,8 @@ export interface NodeShellOptions {
   drainMs?: number;
   /** Grace between SIGTERM and SIGKILL when killing the tree. */
   killGraceMs?: number;
+  /** Runs `bash` commands in the OS sandbox unless a run says `sandbox: false`. */
+  sandbox?: CommandSandbox;
 }
 
 /** Environment that keeps tools from waiting on a pager or an editor nobody can see. */
@@ -283,20 +286,34 @@ export class NodeShell implements Shell {
   private readonly drainMs: number;
   private readonly killGraceMs: number;
   private readonly maxBufferedChars: number | undefined;
+  readonly sandbox: CommandSandbox | undefined;
 
   constructor(options: NodeShellOptions = {}) {
     this.drainMs = options.drainMs ?? 150;
     this.killGraceMs = options.killGraceMs ?? 1000;
     this.maxBufferedChars = options.maxBufferedChars;
+    this.sandbox = options.sandbox;
   }
 
-  run(command: string, options: ShellRunOptions): Promise<ShellResult> {
+  /** The bwrap prefix this run gets, or undefined when it runs unsandboxed. */
+  sandboxPrefix(options: Pick<ShellRunOptions, 'sandbox'>): Promise<string[] | undefined> {
+    return options.sandbox === false || !this.sandbox ? Promise.resolve(undefined) : this.sandbox.prefix();
+  }
+
+  async run(command: string, options: ShellRunOptions): Promise<ShellResult> {
+    const prefix = await this.sandboxPrefix(options);
+    const argv = [...(prefix ?? []), 'bash', '-c', command];
+    const result = await this.spawnRun(argv, options);
+    return prefix ? { ...result, sandboxed: true } : result;
+  }
+
+  private spawnRun(argv: string[], options: ShellRunOptions): Promise<ShellResult> {
     return new Promise<ShellResult>((resolve) => {
       const chunks = new BoundedOutput(options.spill ? spillBufferChars(options.spill) : this.maxBufferedChars);
       let timedOut = false;
       let interrupted = false;
       let settled = false;
-      const child = spawn('bash', ['-c', command], {
+      const child = spawn(argv[0]!, argv.slice(1), {
         cwd: options.cwd,
         env: commandEnv(process.env, options.env),
         // Its own process group, so one signal to -pid reaches every descendant.

@@ -62,6 +62,12 @@ export interface ShellRunOptions {
    * take the extension host's memory with it.
    */
   spill?: { path: string; afterChars: number };
+  /**
+   * False runs the command outside the OS sandbox (the bash tool's `sandbox: false`,
+   * which the permission policy asks the user about first). Otherwise a shell with
+   * a sandbox uses it.
+   */
+  sandbox?: boolean;
 }
 
 export interface ShellResult {
@@ -79,6 +85,8 @@ export interface ShellResult {
   totalChars?: number;
   /** Set when the output was spilled (see ShellRunOptions.spill): the file holds all of it. */
   savedTo?: string;
+  /** True when the command ran inside the OS sandbox. */
+  sandboxed?: boolean;
 }
 
 export interface ExecResult {

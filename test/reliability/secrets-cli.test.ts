@@ -117,4 +117,36 @@ describe('A-SEC-CLI: the API key in the environment of the CLI', function () {
     assert.ok(ran, `the bash tool did not run: ${run.stderr.slice(0, 500)}`);
     assert.equal(leaked, false, 'the API key reached the model through the bash tool');
   });
+  for (const sandbox of ['off', 'auto'] as const) {
+    it(`A-SEC-CLI-04${sandbox === 'auto' ? 'b' : 'a'}: a command reads every /proc/*/environ (--sandbox ${sandbox}): the key is in none of them, the CLI's launcher included`, async function () {
+      const tail = CANARY.slice(-16);
+      // Counts the environments it could read, looks at the launcher's (the CLI's parent, which started with the key), then greps them all.
+      const command = [
+        `gp=$(awk '{print $4}' /proc/$PPID/stat 2>/dev/null)`,
+        `echo "launcher-key-entries:$(tr '\\0' '\\n' < /proc/$gp/environ 2>/dev/null | grep -c '^ANTHROPIC_API_KEY=')"`,
+        `n=0; for f in /proc/[0-9]*/environ; do cat "$f" >/dev/null 2>&1 && n=$((n+1)); done; echo "readable:$n"`,
+        `echo "hits:$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -- '${tail}')"`,
+      ].join('; ');
+      server.enqueue(toolUseReply([{ id: 'tu_proc', name: 'bash', input: { command } }]), textReply('done'));
+      const run = await runCli(['-p', 'read the environments', '--cwd', ws, '--permission-mode', 'bypassPermissions', '--sandbox', sandbox, '--output-format', 'json'], { env });
+      const toolResult = JSON.stringify(server.bodies[1]?.messages ?? '');
+      const hits = Number(/hits:(\d+)/.exec(toolResult)?.[1] ?? NaN);
+      const readable = Number(/readable:(\d+)/.exec(toolResult)?.[1] ?? NaN);
+      const launcher = Number(/launcher-key-entries:(\d+)/.exec(toolResult)?.[1] ?? NaN);
+      const leaked = toolResult.includes(CANARY) || hits !== 0;
+      // Controls: without the sandbox the command reads many environments, the launcher's among them
+      // (its ANTHROPIC_API_KEY entry is there, overwritten); inside the sandbox it sees only its own few processes.
+      const control = run.code === 0 && (sandbox === 'off' ? readable >= 3 && launcher === 1 : readable >= 1 && readable <= 6 && launcher === 0);
+      recordScenario({
+        id: `A-SEC-CLI-04${sandbox === 'auto' ? 'b' : 'a'}`,
+        area: 'secrets',
+        scenario: `CLI with a canary ANTHROPIC_API_KEY, --sandbox ${sandbox}: a bash command reads /proc/*/environ of every process it can see, the CLI's launcher included`,
+        expected: sandbox === 'off' ? 'the key is in no readable environment: the CLI relaunched itself without it and overwrote it in the launcher' : 'the sandbox sees only its own processes; the key is in none of their environments',
+        observed: `exit ${run.code}; environments readable: ${readable}; launcher's ANTHROPIC_API_KEY entries seen: ${launcher}; canary hits: ${hits}; key in the tool result: ${toolResult.includes(CANARY)}`,
+        passed: !leaked && control,
+      });
+      assert.equal(leaked, false, toolResult.slice(0, 2000));
+      assert.ok(control, `control failed: ${toolResult.slice(0, 2000)} ${run.stderr.slice(0, 500)}`);
+    });
+  }
 });

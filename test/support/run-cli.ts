@@ -24,6 +24,8 @@ export interface RunCliOptions {
   onStderr?: (text: string, child: ChildProcess) => void;
   /** Called with every complete stdout line (stream-json: one event per line) and its 1-based index. */
   onLine?: (line: string, index: number, child: ChildProcess) => void;
+  /** The CLI process's working directory (default: the test's). */
+  cwd?: string;
   /** Called once right after spawn (e.g. to arm a kill timer). */
   onSpawn?: (child: ChildProcess) => void;
 }
@@ -35,6 +37,7 @@ export function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliRun
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });
     let stdout = '';
     let stderr = '';

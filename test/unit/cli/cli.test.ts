@@ -157,6 +157,7 @@ describe('CLI (node dist/cli.js against the mock API)', function () {
     ['a bad output format', ['-p', 'hi', '--output-format', 'xml'], /bad --output-format/],
     ['a bad iteration count', ['-p', 'hi', '--max-iterations', '0'], /bad --max-iterations/],
     ['an unreadable --cwd', ['-p', 'hi', '--cwd', '/nonexistent/dir'], /not a readable folder/],
+    ['a bad sandbox mode', ['-p', 'hi', '--sandbox', 'maybe'], /bad --sandbox 'maybe': use one of auto, off/],
   ];
   for (const [what, args, message] of badUsage) {
     it(`bad usage (${what}) exits 2 with one clear line`, async () => {
@@ -187,7 +188,7 @@ describe('CLI (node dist/cli.js against the mock API)', function () {
   it('--help shows the flags with examples, --version the version', async () => {
     const help = await runCli(['--help']);
     assert.equal(help.code, 0);
-    for (const flag of ['--print', '--cwd', '--model', '--permission-mode', '--allow', '--deny', '--max-iterations', '--output-format', '--session', 'Examples:']) {
+    for (const flag of ['--print', '--cwd', '--model', '--permission-mode', '--allow', '--deny', '--max-iterations', '--output-format', '--session', '--sandbox', 'Examples:']) {
       assert.ok(help.stdout.includes(flag), flag);
     }
     const version = await runCli(['--version']);

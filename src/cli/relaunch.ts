@@ -1,0 +1,177 @@
+// The provider key must be in no environment a command can read. Deleting it
+// from process.env is not enough: /proc/<pid>/environ shows the environment a
+// process started with. So the CLI started with a key in its environment
+// (the launcher) starts the real CLI again without it and hands the key over
+// on a pipe (fd 3): the process that runs commands never had it. The launcher
+// stays as the commands' ancestor, so it also overwrites the key in its own
+// start environment (/proc/self/mem), which is what /proc/<pid>/environ reads.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { CREDENTIAL_ENV_VARS } from '../tools/node-adapter';
+
+/** Set in the relaunched CLI's environment: the fd its credentials arrive on. Not a secret itself. */
+export const CREDENTIALS_FD_ENV = 'TURNSTONE_CREDENTIALS_FD';
+const FD = 3;
+
+export type Credentials = Record<string, string>;
+
+function credentialsIn(env: NodeJS.ProcessEnv): Credentials {
+  const found: Credentials = {};
+  for (const name of CREDENTIAL_ENV_VARS) {
+    const value = env[name];
+    if (value !== undefined) found[name] = value;
+  }
+  return found;
+}
+
+/** True when this process should start the CLI again without its credentials. */
+export function needsRelaunch(env: NodeJS.ProcessEnv = process.env): boolean {
+  // Windows has no /proc to read environments from, and a detached child there gets a console window of its own.
+  if (process.platform === 'win32') return false;
+  return env[CREDENTIALS_FD_ENV] === undefined && Object.keys(credentialsIn(env)).length > 0;
+}
+
+/**
+ * Overwrites the values of `names` in this process's start environment, the
+ * memory /proc/<pid>/environ reads (Linux). False where that is not possible
+ * (another OS, or /proc/self/mem not writable); nothing else changes then.
+ */
+export function scrubStartEnvironment(names: readonly string[]): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // Fields after "(comm)" start at field 3; env_start and env_end are fields 50 and 51 (Linux 3.5+).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const start = Number(fields[50 - 3]);
+    const end = Number(fields[51 - 3]);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) return false;
+    const fd = openSync('/proc/self/mem', 'r+');
+    try {
+      const region = Buffer.alloc(end - start);
+      readSync(fd, region, 0, region.length, start);
+      let changed = false;
+      for (let off = 0; off < region.length; ) {
+        let nul = region.indexOf(0, off);
+        if (nul < 0) nul = region.length;
+        const eq = region.indexOf(0x3d, off);
+        if (eq > off && eq < nul && names.includes(region.toString('latin1', off, eq))) {
+          region.fill(0x78, eq + 1, nul); // 'x'
+          changed = true;
+        }
+        off = nul + 1;
+      }
+      if (changed) writeSync(fd, region, 0, region.length, start);
+      return true;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts this CLI again with the same arguments, without the credential
+ * variables, and resolves with the exit code to use. The child runs in its own
+ * process group, so a Ctrl+C in a terminal reaches only this launcher, which
+ * passes each SIGINT/SIGTERM/SIGHUP on exactly once (two would mean "quit at once").
+ */
+export function relaunchWithoutCredentials(): Promise<number> {
+  const credentials = credentialsIn(process.env);
+  const env: NodeJS.ProcessEnv = { ...process.env, [CREDENTIALS_FD_ENV]: String(FD) };
+  for (const name of CREDENTIAL_ENV_VARS) {
+    delete env[name];
+    delete process.env[name];
+  }
+  scrubStartEnvironment(CREDENTIAL_ENV_VARS);
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    env,
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    detached: true,
+  });
+  // One line, and the pipe stays open: the child sees it close the moment this launcher dies (SIGKILL included).
+  const pipe = child.stdio[FD] as (NodeJS.WritableStream & { destroy(): void }) | null;
+  pipe?.on('error', () => undefined);
+  pipe?.write(`${JSON.stringify(credentials)}\n`);
+  const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const forward = (sig: NodeJS.Signals) => {
+    try {
+      child.kill(sig);
+    } catch {
+      // already gone
+    }
+  };
+  for (const sig of forwarded) process.on(sig, forward);
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      for (const sig of forwarded) process.off(sig, forward);
+      process.stderr.write(`turnstone: could not start: ${error.message}\n`);
+      resolve(1);
+    });
+    child.on('exit', (code, signal) => {
+      for (const sig of forwarded) process.off(sig, forward);
+      pipe?.destroy();
+      if (signal) {
+        // Die the way the child did, so whoever started us sees the same signal.
+        process.kill(process.pid, signal);
+        return;
+      }
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/**
+ * In the relaunched CLI: the credentials from the launcher's pipe (one JSON
+ * line). The pipe stays open after that; when it closes the launcher is gone
+ * (killed), and this process ends at once rather than keep a turn writing to a
+ * session and a terminal that someone else may be using by now.
+ */
+export function receiveCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
+  const fdText = env[CREDENTIALS_FD_ENV];
+  if (fdText === undefined) return Promise.resolve({});
+  delete process.env[CREDENTIALS_FD_ENV];
+  return new Promise((resolve) => {
+    let socket: Socket;
+    try {
+      socket = new Socket({ fd: Number(fdText), readable: true, writable: false });
+    } catch {
+      resolve({});
+      return;
+    }
+    let text = '';
+    let received = false;
+    const settle = () => {
+      if (received) return;
+      received = true;
+      const line = text.split('\n')[0] ?? '';
+      const credentials: Credentials = {};
+      try {
+        const parsed = JSON.parse(line) as unknown;
+        if (parsed && typeof parsed === 'object') {
+          for (const [k, v] of Object.entries(parsed)) if (CREDENTIAL_ENV_VARS.includes(k) && typeof v === 'string') credentials[k] = v;
+        }
+      } catch {
+        // Nothing usable arrived: run without credentials (the CLI then says how to set a key).
+      }
+      text = '';
+      // Only the launcher's death is listened for from here on; it must not keep this process alive.
+      socket.unref();
+      resolve(credentials);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      if (received) return;
+      text += chunk.toString('utf8');
+      if (text.includes('\n')) settle();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      if (!received) {
+        settle();
+        return;
+      }
+      process.exit(129);
+    });
+  });
+}
