@@ -1,7 +1,8 @@
 // Opening a session's checkpoints and letting the tools' writes feed them.
 import { type Workspace } from '../../tools/ports';
 import { DEFAULT_SKIP_DIRS, walkFiles } from '../../tools/walk';
-import { findGit, gitRunner, gitTopLevel } from './scan';
+import { findProgram } from '../../tools/program-path';
+import { gitRunner, gitTopLevel } from './scan';
 import { CheckpointStore } from './store';
 
 export { CheckpointStore, type Checkpoint, type RestoreEntry, type RestorePlan, type RestoreResult } from './store';
@@ -10,7 +11,7 @@ export { type FileState } from './scan';
 export const DEFAULT_CHECKPOINT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 
 export async function openCheckpointStore(options: { dir: string; root: string; workspace: Workspace; maxFileBytes?: number }): Promise<CheckpointStore> {
-  const gitPath = await findGit(options.root);
+  const gitPath = findProgram(process.platform === 'win32' ? 'git.exe' : 'git', { excludeRoots: [options.root] });
   const git = gitPath ? gitRunner(options.root, gitPath) : undefined;
   const isRepoTop = git ? (await gitTopLevel(git, options.root)) !== undefined : false;
   return CheckpointStore.open({

@@ -84,20 +84,6 @@ function gitEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** An absolute `git` found on PATH outside the workspace, or undefined. */
-export async function findGit(workspaceRoot: string, pathEnv = process.env.PATH ?? ''): Promise<string | undefined> {
-  const root = path.resolve(workspaceRoot);
-  for (const dir of pathEnv.split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const resolved = path.resolve(dir);
-    if (resolved === root || resolved.startsWith(root + path.sep)) continue;
-    const candidate = path.join(resolved, process.platform === 'win32' ? 'git.exe' : 'git');
-    const s = await stat(candidate).catch(() => undefined);
-    if (s?.isFile()) return candidate;
-  }
-  return undefined;
-}
-
 /** The repository's top folder when `root` is the top of a git work tree, else undefined. */
 export async function gitTopLevel(git: GitRunner, root: string): Promise<string | undefined> {
   try {
