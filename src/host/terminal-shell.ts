@@ -272,9 +272,12 @@ export class TerminalShell implements Shell, vscode.Disposable {
       // the trailing `echo … > status`, never the command's, so read the file (it is written before that).
       if (fileStatus === undefined && !timedOut && !interrupted) fileStatus = await readStatus(files.status, 2000);
       // tee may still be copying the last bytes; it is done when its marker lands (never, while a daemon holds the output).
-      await waitForFile(files.done, 1000);
+      const teeDone = await waitForFile(files.done, 1000);
       await Promise.race([reading, sleep(300)]);
       await tail.pump();
+      // A command that printed nothing leaves an empty capture: that is its output, not the live stream's
+      // shell-integration markers (`ESC ] 633 ; C BEL`), which would show as junk in the tool card.
+      if (!fileSeen && teeDone) fileSeen = true;
     } finally {
       clearInterval(poll);
       clearTimeout(timer);
@@ -287,7 +290,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
       void fs.promises.rm(files.done, { force: true });
     }
     const captured = fileSeen ? fromFile : fromStream;
-    const output = captured.toString();
+    const output = fileSeen ? captured.toString() : withoutShellMarkers(captured.toString());
     if (!fileSeen) options.onOutput?.(output);
     // Without the status file the exit code is unknown: the end event's code belongs to the trailing echo.
     const exitCode = fileStatus ?? null;
@@ -385,6 +388,12 @@ export function integratedCommandLine(command: string, cd: string | undefined, f
     `${cd === undefined ? '' : `cd ${shellQuote(cd)} && `}${sandbox}bash -c ${shellQuote(command)} < /dev/null > >(tee ${shellQuote(files.output)}; : > ${shellQuote(files.done)}) 2>&1; ` +
     `echo $? > ${shellQuote(files.status)}`
   );
+}
+
+/** The live stream carries VS Code's shell-integration sequences (OSC 633); they are not the command's output. */
+function withoutShellMarkers(text: string): string {
+  // eslint-disable-next-line no-control-regex -- OSC sequences are control characters by definition
+  return text.replace(/\x1b\]633;[^\x07\x1b]*(?:\x07|\x1b\\)/g, '');
 }
 
 async function waitForFile(file: string, withinMs: number): Promise<boolean> {

@@ -52,6 +52,9 @@ describe('e2e: restore checkpoint from the panel', function () {
     assert.ok(existsSync(path.join(wb.server.workspace, 'notes.md')));
 
     const frame = await chatFrame(wb.page);
+    // A command that printed nothing shows no output (not the terminal's shell-integration markers).
+    const card = await frame.locator('article.item.tool', { hasText: 'echo notes' }).innerText();
+    assert.ok(!card.includes('633;') && !card.includes('\u001b'), card);
     const first = frame.locator('article.item.user', { hasText: 'make the greeting friendlier' });
     await first.hover();
     await first.getByRole('button', { name: 'Restore checkpoint' }).click();
