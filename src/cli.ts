@@ -14,6 +14,8 @@ import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor } from './tools/registry';
 import { findOnPath } from './cli/which';
+import { createCliMcp, killServers, McpConfigError } from './cli/mcp';
+import { withMcpTools } from './tools/mcp-tools';
 
 const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['turnstone.model'].default;
 
@@ -91,10 +93,20 @@ async function run(config: CliConfig): Promise<number> {
     return 2;
   }
   const session = config.session ? await openSession(config.session, config.cwd, model) : undefined;
-  const tools = createToolExecutor(
+  const builtIn = createToolExecutor(
     { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell() },
     { ripgrepPath: findOnPath('rg'), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
   );
+  // Servers start with the turn's first step, and stop in the finally below whatever happens.
+  let mcp;
+  try {
+    mcp = await createCliMcp(config.cwd, config.mcpConfigs, manifest.version, (m) => sink.stderr(`turnstone: ${m}\n`));
+  } catch (error) {
+    if (!(error instanceof McpConfigError)) throw error;
+    sink.stderr(`turnstone: ${error.message}\n`);
+    return 2;
+  }
+  const tools = mcp ? withMcpTools(builtIn, mcp) : builtIn;
   const runtime = new ConversationRuntime(
     { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },
     {
@@ -120,7 +132,10 @@ async function run(config: CliConfig): Promise<number> {
   const onSigint = () => {
     interrupts++;
     // A second Ctrl+C means "now": the session is append-only, so what is on disk stays loadable.
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) {
+      killServers(mcp);
+      process.exit(130);
+    }
     sink.stderr('\nturnstone: interrupting (Ctrl+C again to quit at once)…\n');
     controller.abort();
   };
@@ -132,6 +147,7 @@ async function run(config: CliConfig): Promise<number> {
     if (summary.outcome === 'aborted') return 130;
     return summary.outcome === 'completed' ? 0 : 1;
   } finally {
+    await mcp?.dispose();
     process.off('SIGINT', onSigint);
   }
 }

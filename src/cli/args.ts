@@ -19,6 +19,8 @@ export interface CliConfig {
   maxIterations: number | undefined;
   outputFormat: OutputFormat;
   session: string | undefined;
+  /** --mcp-config files, resolved against the directory the CLI was started in. */
+  mcpConfigs: string[];
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -42,10 +44,14 @@ Options:
   --max-iterations <n>          most model requests in the turn (default 50)
   --output-format <fmt>         text | json | stream-json (default text)
   --session <file.jsonl>        append to / resume this session file
+  --mcp-config <file>           add MCP servers from a JSON file ({"mcpServers": …} or
+                                {"servers": …}); repeatable. The workspace's .vscode/mcp.json
+                                and .mcp.json are read too. Tools are named mcp__<server>__<tool>
   -h, --help                    show this help
   -v, --version                 print the version
 
-Rules: 'read_file', 'bash(npm test)', 'bash(git status:*)', 'edit_file(src/*)'.
+Rules: 'read_file', 'bash(npm test)', 'bash(git status:*)', 'edit_file(src/*)',
+'mcp__github__create_issue', 'mcp__github__*' or 'mcp__github' (every tool of a server).
 A compound command is allowed only if every part matches an allow rule.
 
 Environment:
@@ -81,6 +87,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         'max-iterations': { type: 'string' },
         'output-format': { type: 'string' },
         session: { type: 'string' },
+        'mcp-config': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -133,6 +140,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       maxIterations,
       outputFormat: format,
       session: v.session === undefined ? undefined : path.resolve(cwd, v.session),
+      mcpConfigs: (v['mcp-config'] ?? []).map((f) => path.resolve(cwd, f)),
     },
   };
 }
