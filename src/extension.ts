@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
+import { HostMcp } from './host/mcp';
 import { handlePanelMessage } from './host/panel-messages';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
@@ -29,6 +30,8 @@ export interface TurnstoneApi {
   setDialogsEnabled(enabled: boolean): void;
   panelSnapshot(): PanelSnapshot;
   sessionFile(): string | undefined;
+  /** The MCP servers and their state (empty before the first turn). */
+  mcpServers(): { name: string; status: string; tools: string[]; lastError: string | undefined }[];
   /** Time spent in our activate(), for the activation benchmark. */
   readonly activateMs: number;
 }
@@ -45,12 +48,23 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
 
   // `panel` is created below; events are only posted once a turn runs, long after.
   const post = (event: HostEvent) => panel.post(event);
-  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule, log, dialogs: () => dialogs });
+  // Nothing MCP is loaded or started here: the manager is created by the first turn.
+  let noticesQueued = false;
+  const mcp = new HostMcp(log, String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0'), () => {
+    if (noticesQueued) return;
+    noticesQueued = true;
+    setTimeout(() => {
+      noticesQueued = false;
+      void refreshNotices();
+    }, 100);
+  });
+  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule, log, dialogs: () => dialogs, describeTool: (name) => mcp.describe(name) });
   const controller = new SessionController({
     context,
     keys,
     prompter,
     log,
+    mcp,
     post,
     onDidChangeState: () => {
       void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', controller.isRunning);
@@ -74,7 +88,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     if (provider === 'anthropic' && !(await keys.get(provider))) {
       notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'No API key yet. Set one with "Turnstone: Set API Key" (stored in secret storage), or start VS Code with ANTHROPIC_API_KEY in the environment.', actions: [{ id: 'set_key', label: 'Set API Key' }] });
     }
-    post({ type: 'notices', notices });
+    notices.push(...mcp.notices());
+    post({ type: 'notices', notices: notices.slice(0, 20) });
   };
 
   context.subscriptions.push(
@@ -82,6 +97,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     pending,
     statusBar,
     controller,
+    mcp,
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
     vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, proposals, { isCaseSensitive: true }),
     vscode.window.registerWebviewViewProvider(ChatPanelProvider.viewType, panel),
@@ -93,6 +109,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       focusPanel: () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`),
       compose: (text, attachments) => post({ type: 'compose', text, attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })), focus: true }),
       refreshNotices,
+      mcp,
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('turnstone')) return;
@@ -127,6 +144,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     },
     panelSnapshot: () => panel.snapshot,
     sessionFile: () => controller.sessionFile,
+    mcpServers: () => mcp.servers().map((s) => ({ name: s.name, status: s.status, tools: s.tools.map((t) => t.name), lastError: s.lastError })),
     activateMs,
   };
 }

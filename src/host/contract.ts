@@ -12,6 +12,7 @@ export const COMMANDS = [
   'turnstone.undoTurn',
   'turnstone.resumeSession',
   'turnstone.showLog',
+  'turnstone.mcp.showServers',
 ] as const;
 export type CommandId = (typeof COMMANDS)[number];
 
@@ -28,6 +29,9 @@ export const SETTINGS = [
   'thinkingBudgetTokens',
   'hooks',
   'bash.timeoutMs',
+  'mcpServers',
+  'mcp.callTimeoutMs',
+  'mcp.startTimeoutMs',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

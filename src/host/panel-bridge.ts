@@ -15,7 +15,11 @@ export class PanelBridge {
   private blockCounter = 0;
   private readonly inputs = new Map<string, { name: string; input: Record<string, unknown> }>();
 
-  constructor(private readonly post: (event: HostEvent) => void) {}
+  constructor(
+    private readonly post: (event: HostEvent) => void,
+    /** What an MCP tool is (server, tool, description), for its permission card. */
+    private readonly describeTool: (name: string) => { server: string; tool: string; description: string } | undefined = () => undefined,
+  ) {}
 
   handle(event: RuntimeEvent): void {
     switch (event.type) {
@@ -53,7 +57,14 @@ export class PanelBridge {
       case 'permission_requested': {
         const r = event.request;
         const edit = r.need === 'edit';
-        const title = edit ? `${r.preview?.before === null ? 'Create' : 'Edit'} ${r.subject}?` : r.need === 'command' ? 'Run this command?' : `Allow ${r.toolName}?`;
+        const mcp = this.describeTool(r.toolName);
+        const title = mcp
+          ? `Use ${mcp.tool} from MCP server ${mcp.server}?`.slice(0, 2000)
+          : edit
+            ? `${r.preview?.before === null ? 'Create' : 'Edit'} ${r.subject}?`
+            : r.need === 'command'
+              ? 'Run this command?'
+              : `Allow ${r.toolName}?`;
         this.post({
           type: 'item_add',
           item: {
@@ -62,8 +73,8 @@ export class PanelBridge {
             toolId: r.toolUseId,
             toolName: r.toolName,
             title,
-            subject: r.subject,
-            reason: r.reason.slice(0, 2000),
+            subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
+            reason: (mcp?.description ? `${mcp.description}\n\nWhy Turnstone asks: ${r.reason}` : r.reason).slice(0, 2000),
             canOpenDiff: r.preview !== undefined,
             canAllowSession: edit,
             ...this.step(),

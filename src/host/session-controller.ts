@@ -10,6 +10,7 @@ import { type FileChange, type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
 import { type ApiKeys } from './secrets';
 import { loadCore } from './load-core';
+import { type HostMcp } from './mcp';
 import { type NativePermissionPrompter } from './permission-prompter';
 import { readSettings, type TurnstoneSettings } from './settings';
 
@@ -18,6 +19,8 @@ export interface ControllerDeps {
   keys: ApiKeys;
   prompter: NativePermissionPrompter;
   log: vscode.LogOutputChannel;
+  /** The window's MCP servers (configured before every turn, started by its first step). */
+  mcp: HostMcp;
   /** Posts to the panel (validated and batched by the panel provider). */
   post(event: HostEvent): void;
   onDidChangeState(): void;
@@ -110,6 +113,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async run(prompt: string): Promise<TurnSummary> {
+    await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
     const runtime = await this.ensureRuntime();
     const abort = new AbortController();
     this.abort = abort;
@@ -248,9 +252,9 @@ export class SessionController implements vscode.Disposable {
     const core = loadCore();
     const s = readSettings();
     const root = this.root();
-    const tools = core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m));
+    const tools = core.withMcpTools(core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m)), this.deps.mcp.ensure());
     // One bridge per runtime: its block ids and open blocks belong to this session.
-    const bridge = new core.PanelBridge(this.deps.post);
+    const bridge = new core.PanelBridge(this.deps.post, (name) => this.deps.mcp.describe(name));
     const runtime = new core.ConversationRuntime(
       {
         model: core.createSettingsAwareModelClient(async () => {

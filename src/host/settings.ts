@@ -22,6 +22,8 @@ export interface TurnstoneSettings {
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
   bashTimeoutMs: number;
+  mcpCallTimeoutMs: number;
+  mcpStartTimeoutMs: number;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -42,7 +44,19 @@ export function readSettings(): TurnstoneSettings {
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
+    mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
+    mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),
   };
+}
+
+/**
+ * `turnstone.mcpServers` split by who defined it: the user's own settings, or
+ * the workspace's (.vscode/settings.json), which counts as workspace-defined
+ * and starts only in a trusted workspace.
+ */
+export function readMcpServerSettings(): { user: unknown; workspace: unknown[] } {
+  const i = vscode.workspace.getConfiguration('turnstone').inspect<unknown>('mcpServers');
+  return { user: i?.globalValue, workspace: [i?.workspaceValue, i?.workspaceFolderValue].filter((v) => v !== undefined) };
 }
 
 /**
