@@ -2,7 +2,7 @@
 // error, and what can be done about it (restart, trust the folder, read the log).
 import * as vscode from 'vscode';
 import { type ServerInfo } from '../runtime/mcp/manager';
-import { type HostMcp } from './mcp';
+import { type HostMcp, oneLine } from './mcp';
 
 const ICON: Record<ServerInfo['status'], string> = {
   idle: '$(circle-outline)',
@@ -40,7 +40,7 @@ export async function showMcpServers(mcp: HostMcp, log: vscode.LogOutputChannel)
     servers.map((s) => ({
       label: `${ICON[s.status]} ${s.name}`,
       description: `${STATUS_TEXT[s.status]} · ${s.tools.length} tool${s.tools.length === 1 ? '' : 's'} · ${s.summary}`,
-      detail: s.lastError?.split('\n')[0] ?? (s.tools.length > 0 ? s.tools.map((t) => t.tool).join(', ') : undefined),
+      detail: (s.lastError && oneLine(s.lastError)) ?? (s.tools.length > 0 ? s.tools.map((t) => t.tool).join(', ') : undefined),
       server: s,
     })),
     { title: 'Turnstone: MCP Servers', placeHolder: 'Pick a server to restart it, see its tools or its last error' },
@@ -57,7 +57,7 @@ export async function showMcpServers(mcp: HostMcp, log: vscode.LogOutputChannel)
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Starting MCP server ${s.name}…` }, () => manager.restart(s.name));
     const now = manager.status().find((x) => x.name === s.name);
     if (now?.status === 'running') void vscode.window.showInformationMessage(`MCP server ${s.name} is running with ${now.tools.length} tool(s).`);
-    else void vscode.window.showErrorMessage(`MCP server ${s.name}: ${now?.lastError?.split('\n')[0] ?? 'did not start'}`);
+    else void vscode.window.showErrorMessage(`MCP server ${s.name}: ${now?.lastError ? oneLine(now.lastError) : 'did not start'}`);
   } else if (action === TOOLS) {
     await vscode.window.showQuickPick(
       s.tools.map((t) => ({ label: t.name, detail: t.description })),

@@ -84,7 +84,7 @@ export class HostMcp implements vscode.Disposable {
     }
     const failed = servers.filter((s) => s.status === 'failed' || s.status === 'crashed');
     if (failed.length > 0) {
-      const text = failed.map((s) => `${s.name}: ${(s.lastError ?? s.status).split('\n')[0]}`).join('; ');
+      const text = failed.map((s) => `${s.name}: ${oneLine(s.lastError ?? s.status)}`).join('; ');
       notices.push({ id: 'mcp_failed', kind: 'warning', text: `MCP server${failed.length > 1 ? 's' : ''} not available — ${text}`.slice(0, 2000), actions: [{ id: 'mcp_servers', label: 'Show MCP Servers' }] });
     }
     return notices;
@@ -96,3 +96,9 @@ export class HostMcp implements vscode.Disposable {
     this.manager = undefined;
   }
 }
+
+/** An error with its stderr tail, folded onto one line for a notice. */
+export const oneLine = (text: string, max = 400): string => {
+  const flat = text.replace(/\s*\n\s*/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
