@@ -214,6 +214,23 @@ describe('MCP: manager and tool source against real servers', function () {
     assert.ok(!JSON.stringify(m.status()).includes('tok-very-secret-123'));
   });
 
+  it('many calls under one turn signal add no listener to it (the SDK never removes its own) and trigger no leak warning', async () => {
+    const m = make({ everything });
+    const tools = toolsOf(m);
+    await tools.prepareStep!(signal());
+    const turn = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 15; i++) assert.equal((await tools.execute('mcp__everything__echo', { message: `${i}` }, { signal: turn.signal })).isError, false);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.ok(!warnings.includes('MaxListenersExceededWarning'), warnings.join(', '));
+  });
+
   it('dispose stops every stdio server process', async () => {
     const m = make({ a: everything, b: { command: process.execPath, args: [DYNAMIC_BIN] } });
     await m.prepareStep();
