@@ -87,6 +87,11 @@ export class HostMcp implements vscode.Disposable {
       const text = failed.map((s) => `${s.name}: ${oneLine(s.lastError ?? s.status)}`).join('; ');
       notices.push({ id: 'mcp_failed', kind: 'warning', text: `MCP server${failed.length > 1 ? 's' : ''} not available — ${text}`.slice(0, 2000), actions: [{ id: 'mcp_servers', label: 'Show MCP Servers' }] });
     }
+    const problems = this.manager?.configProblems ?? [];
+    if (problems.length > 0) {
+      const text = problems.map((p) => `${p.server ? `${p.server} in ` : ''}${p.source}: ${p.message}`).join('; ');
+      notices.push({ id: 'mcp_config', kind: 'warning', text: oneLine(`MCP configuration not understood — ${text}`, 600), actions: [{ id: 'mcp_servers', label: 'Show MCP Servers' }] });
+    }
     return notices;
   }
 

@@ -78,8 +78,12 @@ describe('MCP servers in the real extension host', function () {
     assert.match(summary.toolResults[0]!.content, /the user denied mcp__everything__get-sum/);
   });
 
-  it('MCP: a server that cannot start is a panel notice with its output, and the turn goes on', async () => {
-    await config().update('mcpServers', { broken: { command: process.execPath, args: ['-e', "console.error('no credentials for broken'); process.exit(4)"] } }, vscode.ConfigurationTarget.Global);
+  it('MCP: a server that cannot start, and an entry that cannot be read, are panel notices; the turn goes on', async () => {
+    await config().update(
+      'mcpServers',
+      { broken: { command: process.execPath, args: ['-e', "console.error('no credentials for broken'); process.exit(4)"] }, nocommand: { args: ['x'] } },
+      vscode.ConfigurationTarget.Global,
+    );
     server.enqueue(textReply('Fine without it.'));
     const summary = await turnstone.sendPrompt('hello');
     assert.equal(summary.outcome, 'completed');
@@ -89,5 +93,7 @@ describe('MCP servers in the real extension host', function () {
     assert.ok(notice, 'a notice names the failed server');
     assert.match(notice.text, /broken: could not be started: .*no credentials for broken/);
     assert.equal(turnstone.mcpServers().find((s) => s.name === 'broken')?.status, 'failed');
+    const problem = turnstone.panelSnapshot().notices.find((n) => n.id === 'mcp_config');
+    assert.match(problem?.text ?? '', /nocommand in user setting turnstone\.mcpServers: .*command/);
   });
 });

@@ -42,6 +42,7 @@ export class McpManager {
   private readonly listeners = new Set<() => void>();
   private readonly opts: Required<Omit<McpManagerOptions, 'log'>> & Pick<McpManagerOptions, 'log'>;
   private disposed = false;
+  private readonly reported = new Set<string>();
 
   constructor(layer: ServerLayer = { servers: [], problems: [] }, options: McpManagerOptions = {}) {
     this.opts = {
@@ -71,7 +72,13 @@ export class McpManager {
   configure(layer: ServerLayer, workspaceTrusted = this.opts.workspaceTrusted): void {
     this.opts.workspaceTrusted = workspaceTrusted;
     this.problems = layer.problems;
-    for (const p of layer.problems) this.log('warn', `MCP configuration ${p.source}${p.server ? ` (server ${p.server})` : ''}: ${p.message}`);
+    // The host re-reads the configuration every turn: say each problem once, not once per turn.
+    for (const p of layer.problems) {
+      const line = `MCP configuration ${p.source}${p.server ? ` (server ${p.server})` : ''}: ${p.message}`;
+      if (this.reported.has(line)) continue;
+      this.reported.add(line);
+      this.log('warn', line);
+    }
     const wanted = new Map(layer.servers.map((s) => [s.name, s]));
     for (const [name, conn] of this.servers) {
       const next = wanted.get(name);
