@@ -16,6 +16,8 @@ import { createToolExecutor } from './tools/registry';
 import { CommandSandbox } from './tools/sandbox';
 import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
 import { findOnPath } from './cli/which';
+import { createCliMcp, killServers, McpConfigError } from './cli/mcp';
+import { withMcpTools } from './tools/mcp-tools';
 
 const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['turnstone.model'].default;
 
@@ -96,11 +98,21 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const sandbox = new CommandSandbox(() => ({ mode: config.sandbox, network: 'allow', roots: [config.cwd] }), {
     onUnavailable: (reason) => sink.stderr(`turnstone: no command sandbox: ${reason}; commands run with permission rules only\n`),
   });
-  const tools = createToolExecutor(
+  const builtIn = createToolExecutor(
     { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell({ sandbox }) },
     // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
     { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
   );
+  // Servers start with the turn's first step, and stop in the finally below whatever happens.
+  let mcp;
+  try {
+    mcp = await createCliMcp(config.cwd, config.mcpConfigs, manifest.version, (m) => sink.stderr(`turnstone: ${m}\n`));
+  } catch (error) {
+    if (!(error instanceof McpConfigError)) throw error;
+    sink.stderr(`turnstone: ${error.message}\n`);
+    return 2;
+  }
+  const tools = mcp ? withMcpTools(builtIn, mcp) : builtIn;
   const runtime = new ConversationRuntime(
     { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },
     {
@@ -126,7 +138,10 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const onSigint = () => {
     interrupts++;
     // A second Ctrl+C means "now": the session is append-only, so what is on disk stays loadable.
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) {
+      killServers(mcp);
+      process.exit(130);
+    }
     sink.stderr('\nturnstone: interrupting (Ctrl+C again to quit at once)…\n');
     controller.abort();
   };
@@ -138,6 +153,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     if (summary.outcome === 'aborted') return 130;
     return summary.outcome === 'completed' ? 0 : 1;
   } finally {
+    await mcp?.dispose();
     process.off('SIGINT', onSigint);
   }
 }

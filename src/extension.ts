@@ -6,6 +6,7 @@ import { permissionItemId } from './host/permission-ids';
 import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
+import { HostMcp } from './host/mcp';
 import { handlePanelMessage } from './host/panel-messages';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
@@ -32,6 +33,8 @@ export interface TurnstoneApi {
   setDialogsEnabled(enabled: boolean): void;
   panelSnapshot(): PanelSnapshot;
   sessionFile(): string | undefined;
+  /** The MCP servers and their state (empty before the first turn). */
+  mcpServers(): { name: string; status: string; tools: string[]; lastError: string | undefined }[];
   /** Time spent in our activate(), for the activation benchmark. */
   readonly activateMs: number;
 }
@@ -57,12 +60,23 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
 
   // `panel` is created below; events are only posted once a turn runs, long after.
   const post = (event: HostEvent) => panel.post(event);
-  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule, log, dialogs: () => dialogs });
+  // Nothing MCP is loaded or started here: the manager is created by the first turn.
+  let noticesQueued = false;
+  const mcp = new HostMcp(log, String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0'), () => {
+    if (noticesQueued) return;
+    noticesQueued = true;
+    setTimeout(() => {
+      noticesQueued = false;
+      void refreshNotices();
+    }, 100);
+  });
+  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule, log, dialogs: () => dialogs, describeTool: (name) => mcp.describe(name) });
   const controller = new SessionController({
     context,
     keys,
     prompter,
     log,
+    mcp,
     post,
     onDidChangeState: () => {
       void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', controller.isRunning);
@@ -101,7 +115,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     }
     const sandbox = await sandboxNotice();
     if (sandbox) notices.push(sandbox);
-    post({ type: 'notices', notices });
+    notices.push(...mcp.notices());
+    post({ type: 'notices', notices: notices.slice(0, 20) });
   };
 
   context.subscriptions.push(
@@ -109,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     pending,
     statusBar,
     controller,
+    mcp,
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
     vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, proposals, { isCaseSensitive: true }),
     vscode.window.registerWebviewViewProvider(ChatPanelProvider.viewType, panel),
@@ -120,6 +136,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       focusPanel: () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`),
       compose: (text, attachments) => post({ type: 'compose', text, attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })), focus: true }),
       refreshNotices,
+      mcp,
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('turnstone')) return;
@@ -161,6 +178,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     },
     panelSnapshot: () => panel.snapshot,
     sessionFile: () => controller.sessionFile,
+    mcpServers: () => mcp.servers().map((s) => ({ name: s.name, status: s.status, tools: s.tools.map((t) => t.name), lastError: s.lastError })),
     activateMs,
   };
 }

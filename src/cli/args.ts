@@ -21,6 +21,8 @@ export interface CliConfig {
   outputFormat: OutputFormat;
   session: string | undefined;
   sandbox: SandboxMode;
+  /** --mcp-config files, resolved against the directory the CLI was started in. */
+  mcpConfigs: string[];
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -46,10 +48,14 @@ Options:
   --session <file.jsonl>        append to / resume this session file
   --sandbox <mode>              auto | off (default auto): run bash commands in an OS sandbox
                                 (bubblewrap) that writes only in the workspace and the temp folder
+  --mcp-config <file>           add MCP servers from a JSON file ({"mcpServers": …} or
+                                {"servers": …}); repeatable. The workspace's .vscode/mcp.json
+                                and .mcp.json are read too. Tools are named mcp__<server>__<tool>
   -h, --help                    show this help
   -v, --version                 print the version
 
-Rules: 'read_file', 'bash(npm test)', 'bash(git status:*)', 'edit_file(src/*)'.
+Rules: 'read_file', 'bash(npm test)', 'bash(git status:*)', 'edit_file(src/*)',
+'mcp__github__create_issue', 'mcp__github__*' or 'mcp__github' (every tool of a server).
 A compound command is allowed only if every part matches an allow rule.
 
 Environment:
@@ -86,6 +92,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         'output-format': { type: 'string' },
         session: { type: 'string' },
         sandbox: { type: 'string' },
+        'mcp-config': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -143,6 +150,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       outputFormat: format,
       session: v.session === undefined ? undefined : path.resolve(cwd, v.session),
       sandbox,
+      mcpConfigs: (v['mcp-config'] ?? []).map((f) => path.resolve(cwd, f)),
     },
   };
 }

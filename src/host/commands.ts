@@ -7,6 +7,8 @@ import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
 import { RESTORE_CHOICES } from './checkpoints';
 import { undoTurn } from './undo-turn';
+import { type HostMcp } from './mcp';
+import { showMcpServers } from './mcp-command';
 import { type OriginalContentProvider } from './proposal-documents';
 
 export interface CommandDeps {
@@ -18,6 +20,7 @@ export interface CommandDeps {
   /** Put text and context into the panel's input instead of sending (a turn is running). */
   compose(text: string, attachments: Attachment[]): void;
   refreshNotices(): Promise<void>;
+  mcp: HostMcp;
 }
 
 /** Models offered by the picker; any other id can be typed. Current, non-deprecated ids of SDK 1.14. */
@@ -39,6 +42,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const commands: Record<CommandId, (...args: unknown[]) => unknown> = {
     'turnstone.focus': () => deps.focusPanel(),
     'turnstone.showLog': () => log.show(true),
+    'turnstone.mcp.showServers': () => showMcpServers(deps.mcp, log),
     'turnstone.newSession': async () => {
       await controller.newSession();
       await deps.focusPanel();

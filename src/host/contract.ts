@@ -13,6 +13,7 @@ export const COMMANDS = [
   'turnstone.resumeSession',
   'turnstone.showLog',
   'turnstone.restoreCheckpoint',
+  'turnstone.mcp.showServers',
 ] as const;
 export type CommandId = (typeof COMMANDS)[number];
 
@@ -33,6 +34,9 @@ export const SETTINGS = [
   'checkpoints.keepSessions',
   'sandbox',
   'sandbox.network',
+  'mcpServers',
+  'mcp.callTimeoutMs',
+  'mcp.startTimeoutMs',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

@@ -14,3 +14,6 @@ export { createSettingsAwareModelClient } from './model-client';
 export { createHostTools, createHostWorkspace } from './tools';
 export { itemsFromHistory, PanelBridge } from './panel-bridge';
 export { diffStats } from '../webview/tool-view';
+export { McpManager } from '../runtime/mcp/manager';
+export { mergeLayers, parseServerMap, readWorkspaceServers } from '../runtime/mcp/config';
+export { withMcpTools } from '../tools/mcp-tools';

@@ -17,7 +17,11 @@ export class PanelBridge {
   /** Tool uses the user (or a rule) denied: their result is an error, but the card says "Denied". */
   private readonly denied = new Set<string>();
 
-  constructor(private readonly post: (event: HostEvent) => void) {}
+  constructor(
+    private readonly post: (event: HostEvent) => void,
+    /** What an MCP tool is (server, tool, description), for its permission card. */
+    private readonly describeTool: (name: string) => { server: string; tool: string; description: string } | undefined = () => undefined,
+  ) {}
 
   handle(event: RuntimeEvent): void {
     switch (event.type) {
@@ -55,7 +59,14 @@ export class PanelBridge {
       case 'permission_requested': {
         const r = event.request;
         const edit = r.need === 'edit';
-        const title = edit ? `${r.preview?.before === null ? 'Create' : 'Edit'} ${r.subject}?` : r.need === 'command' ? 'Run this command?' : `Allow ${r.toolName}?`;
+        const mcp = this.describeTool(r.toolName);
+        const title = mcp
+          ? `Use ${mcp.tool} from MCP server ${mcp.server}?`.slice(0, 2000)
+          : edit
+            ? `${r.preview?.before === null ? 'Create' : 'Edit'} ${r.subject}?`
+            : r.need === 'command'
+              ? 'Run this command?'
+              : `Allow ${r.toolName}?`;
         this.post({
           type: 'item_add',
           item: {
@@ -64,8 +75,8 @@ export class PanelBridge {
             toolId: r.toolUseId,
             toolName: r.toolName,
             title,
-            subject: r.subject,
-            reason: r.reason.slice(0, 2000),
+            subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
+            reason: (mcp?.description ? `${mcp.description}\n\nWhy Turnstone asks: ${r.reason}` : r.reason).slice(0, 2000),
             canOpenDiff: r.preview !== undefined,
             canAllowSession: edit,
             ...this.step(),

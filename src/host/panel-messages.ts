@@ -214,6 +214,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'notice_action':
       if (m.actionId === 'set_key') await vscode.commands.executeCommand('turnstone.setApiKey');
       else if (m.actionId === 'trust') await vscode.commands.executeCommand('workbench.trust.manage');
+      else if (m.actionId === 'mcp_servers') await vscode.commands.executeCommand('turnstone.mcp.showServers');
       return;
     case 'log':
       log[m.level === 'info' ? 'info' : m.level === 'warn' ? 'warn' : 'error'](`webview: ${m.message}`);

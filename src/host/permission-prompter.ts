@@ -18,6 +18,8 @@ export interface PrompterDeps {
   log: vscode.LogOutputChannel;
   /** Modal dialogs are on by default; tests that answer through the API may turn them off. */
   dialogs(): boolean;
+  /** What an MCP tool is (server, tool, description); undefined for the built-in tools. */
+  describeTool?(name: string): { server: string; tool: string; description: string } | undefined;
 }
 
 const ALLOW = 'Allow';
@@ -67,7 +69,10 @@ export class NativePermissionPrompter implements PermissionPrompter {
   private async askInDialog(entry: PendingPermission): Promise<void> {
     const req = entry.request;
     const edit = isEdit(req);
-    const message = edit
+    const mcp = this.deps.describeTool?.(req.toolName);
+    const message = mcp
+      ? `Turnstone wants to use the tool ${mcp.tool} of the MCP server ${mcp.server}`
+      : edit
       ? `Turnstone wants to ${req.preview?.before === null ? 'create' : 'edit'} ${req.subject}`
       : req.need === 'command'
         ? 'Turnstone wants to run a command'
@@ -111,7 +116,12 @@ export class NativePermissionPrompter implements PermissionPrompter {
 
   private detail(req: PermissionRequest): string {
     const lines: string[] = [];
-    if (req.need === 'command') {
+    const mcp = this.deps.describeTool?.(req.toolName);
+    if (mcp) {
+      lines.push(`MCP server: ${mcp.server}`, `Tool: ${mcp.tool}`);
+      if (mcp.description) lines.push(`Description (from the server): ${mcp.description.slice(0, 1000)}`);
+      lines.push('', 'Input:', JSON.stringify(req.input, null, 2).slice(0, 4000));
+    } else if (req.need === 'command') {
       lines.push(`$ ${String(req.input['command'] ?? req.subject)}`);
       const description = req.input['description'];
       if (typeof description === 'string' && description.trim()) lines.push('', `Purpose (as the model states it): ${description.trim()}`);

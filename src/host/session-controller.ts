@@ -13,6 +13,7 @@ import { type OriginalContentProvider } from './proposal-documents';
 import { type RestoreMode, SessionCheckpoints } from './checkpoints';
 import { type ApiKeys } from './secrets';
 import { loadCore } from './load-core';
+import { type HostMcp } from './mcp';
 import { type NativePermissionPrompter } from './permission-prompter';
 import { readSettings, type TurnstoneSettings } from './settings';
 
@@ -21,6 +22,8 @@ export interface ControllerDeps {
   keys: ApiKeys;
   prompter: NativePermissionPrompter;
   log: vscode.LogOutputChannel;
+  /** The window's MCP servers (configured before every turn, started by its first step). */
+  mcp: HostMcp;
   /** Posts to the panel (validated and batched by the panel provider). */
   post(event: HostEvent): void;
   onDidChangeState(): void;
@@ -115,6 +118,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async run(prompt: string): Promise<TurnSummary> {
+    await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
     const runtime = await this.ensureRuntime();
     const abort = new AbortController();
     this.abort = abort;
@@ -300,9 +304,12 @@ export class SessionController implements vscode.Disposable {
     const core = loadCore();
     const s = readSettings();
     const root = this.root();
-    const tools = core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m), (ws) => core.withCheckpointCapture(ws, () => this.checkpoints.current));
+    const tools = core.withMcpTools(
+      core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m), (ws) => core.withCheckpointCapture(ws, () => this.checkpoints.current)),
+      this.deps.mcp.ensure(),
+    );
     // One bridge per runtime: its block ids and open blocks belong to this session.
-    const bridge = new core.PanelBridge(this.deps.post);
+    const bridge = new core.PanelBridge(this.deps.post, (name) => this.deps.mcp.describe(name));
     const runtime = new core.ConversationRuntime(
       {
         model: core.createSettingsAwareModelClient(async () => {

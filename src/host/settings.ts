@@ -24,6 +24,8 @@ export interface TurnstoneSettings {
   bashTimeoutMs: number;
   sandbox: 'auto' | 'off';
   sandboxNetwork: 'allow' | 'deny';
+  mcpCallTimeoutMs: number;
+  mcpStartTimeoutMs: number;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -45,6 +47,8 @@ export function readSettings(): TurnstoneSettings {
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
     ...readSandboxSettings(c),
+    mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
+    mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),
   };
 }
 
@@ -69,6 +73,16 @@ function readSandboxSettings(c: vscode.WorkspaceConfiguration): Pick<TurnstoneSe
     network ??= child?.[scope] ?? nested;
   }
   return { sandbox: mode === 'off' ? 'off' : 'auto', sandboxNetwork: network === 'deny' ? 'deny' : 'allow' };
+}
+
+/**
+ * `turnstone.mcpServers` split by who defined it: the user's own settings, or
+ * the workspace's (.vscode/settings.json), which counts as workspace-defined
+ * and starts only in a trusted workspace.
+ */
+export function readMcpServerSettings(): { user: unknown; workspace: unknown[] } {
+  const i = vscode.workspace.getConfiguration('turnstone').inspect<unknown>('mcpServers');
+  return { user: i?.globalValue, workspace: [i?.workspaceValue, i?.workspaceFolderValue].filter((v) => v !== undefined) };
 }
 
 /**

@@ -273,6 +273,7 @@ export class ConversationRuntime {
     let refreshedAuth = false;
     for (;;) {
       if (this.probePending) await this.healthProbe(signal);
+      if (this.ports.tools.prepareStep) await abortable(this.ports.tools.prepareStep(signal), signal);
       const request = buildRequest(this.config, this.history, this.ports.tools.definitions());
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations);
       try {

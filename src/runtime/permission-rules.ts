@@ -13,12 +13,15 @@ export interface PermissionRule {
   source: string;
 }
 
-const RULE = /^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$/s;
+const RULE = /^([A-Za-z0-9_.:-]+\*?)(?:\((.*)\))?$/s;
 
 export function parseRule(source: string): PermissionRule {
   const trimmed = source.trim();
   const m = RULE.exec(trimmed);
   if (!m) throw new RuntimeError('invalid_rule', `invalid permission rule "${source}": expected tool or tool(content)`);
+  if (m[1]!.endsWith('*') && !/^mcp__[A-Za-z0-9_-]+__\*$/.test(m[1]!)) {
+    throw new RuntimeError('invalid_rule', `invalid permission rule "${source}": only MCP rules may end in * (mcp__server__*)`);
+  }
   const content = m[2];
   if (content !== undefined && content.trim() === '') {
     throw new RuntimeError('invalid_rule', `invalid permission rule "${source}": empty content, write "${m[1]}" or "${m[1]}(*)"`);
@@ -31,6 +34,18 @@ export function parseRules(sources: readonly string[] = []): PermissionRule[] {
 }
 
 export const isShellTool = (tool: string) => tool === 'bash';
+
+/**
+ * Whether a rule's tool part names a tool. Exact, plus MCP's server-wide forms
+ * (contracts.md): `mcp__srv__*` and `mcp__srv` cover every tool of server srv.
+ */
+export function ruleNamesTool(ruleTool: string, tool: string): boolean {
+  if (ruleTool === tool) return true;
+  if (!ruleTool.startsWith('mcp__') || !tool.startsWith('mcp__')) return false;
+  const server = ruleTool.endsWith('__*') ? ruleTool.slice(0, -1) : `${ruleTool}__`;
+  const name = server.slice('mcp__'.length, -2);
+  return name.length > 0 && !name.includes('__') && tool.startsWith(server);
+}
 
 /** Matches one rule's content against one plain subject (no shell splitting). */
 export function matchContent(content: string | undefined, subject: string, shell: boolean): boolean {
@@ -60,7 +75,7 @@ export function ruleSubject(tool: string, subject: string): RuleSubject {
 
 /** Deny semantics: the rule matches if it matches the whole command or ANY part of it, at any depth. */
 export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
-  if (rule.tool !== s.tool) return false;
+  if (!ruleNamesTool(rule.tool, s.tool)) return false;
   if (rule.content === undefined) return true;
   if (!s.analysis) return matchContent(rule.content, s.subject, false);
   if (matchContent(rule.content, s.subject, true)) return true;
@@ -77,7 +92,7 @@ export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
  * that write and constructs we cannot read never match.
  */
 export function matchesEveryPart(rules: readonly PermissionRule[], s: RuleSubject): boolean {
-  const mine = rules.filter((r) => r.tool === s.tool);
+  const mine = rules.filter((r) => ruleNamesTool(r.tool, s.tool));
   if (mine.length === 0) return false;
   if (!s.analysis) return mine.some((r) => matchContent(r.content, s.subject, false));
   if (mine.some((r) => r.content === undefined)) return true;

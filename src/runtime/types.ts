@@ -197,6 +197,11 @@ export interface ToolExecutor {
   /** For edits: the file as it is and as the tool use would leave it, for the diff-based permission dialog. */
   preview?(name: string, input: Record<string, unknown>): Promise<FileChange | undefined>;
   execute(name: string, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
+  /**
+   * Before each step's request: tool sources that come and go (MCP servers)
+   * start, restart or refresh here, so definitions() is the live list.
+   */
+  prepareStep?(signal: AbortSignal): Promise<void>;
 }
 
 export class ToolInputError extends Error {

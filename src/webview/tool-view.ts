@@ -34,8 +34,12 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
         pattern: clip(str(input.pattern) ?? ''),
         ...opt('path', str(input.path) && clip(str(input.path)!)),
       };
-    default:
-      return { kind: 'other', summary: clip(JSON.stringify(input) ?? '') };
+    default: {
+      const json = JSON.stringify(input) ?? '';
+      // MCP tools (mcp__<server>__<tool>): the card names the server and the tool before the input.
+      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+      return { kind: 'other', summary: clip(mcp ? `MCP ${mcp[1]} › ${mcp[2]} ${json}` : json) };
+    }
   }
 }
 

@@ -54,3 +54,40 @@ describe('Restricted Mode (untrusted workspace)', function () {
     assert.ok(restricted.actions.some((a) => a.id === 'trust'));
   });
 });
+
+describe('MCP in Restricted Mode', function () {
+  this.timeout(60_000);
+  let server: MockAnthropicServer;
+  let turnstone: TurnstoneApi;
+  const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+
+  before(async () => {
+    server = await MockAnthropicServer.start();
+    turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
+    await vscode.workspace.getConfiguration('turnstone').update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+  });
+  after(async () => {
+    fs.rmSync(path.join(root(), '.mcp.json'), { force: true });
+    await server.close();
+  });
+
+  it('MCP: servers from the workspace .mcp.json are skipped and the panel says which and why', async () => {
+    const marker = path.join(root(), 'mcp-started.txt');
+    // If the server ever started it would leave this file behind.
+    fs.writeFileSync(path.join(root(), '.mcp.json'), JSON.stringify({ mcpServers: { repoTools: { command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`] } } }));
+    server.enqueue(textReply('ok'));
+    const summary = await turnstone.sendPrompt('hello');
+    assert.equal(summary.outcome, 'completed');
+    const status = turnstone.mcpServers();
+    assert.deepEqual(status.map((s) => [s.name, s.status]), [['repoTools', 'skipped']]);
+    assert.match(status[0]!.lastError!, /not trusted \(Restricted Mode\)/);
+    const tools = (server.bodies[0] as { tools: { name: string }[] }).tools.map((t) => t.name);
+    assert.ok(!tools.some((t) => t.startsWith('mcp__')));
+    const deadline = Date.now() + 5000;
+    let notice: { text: string } | undefined;
+    while (!(notice = turnstone.panelSnapshot().notices.find((n) => n.id === 'mcp_skipped')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(notice);
+    assert.match(notice.text, /not started in Restricted Mode: repoTools/);
+    assert.equal(fs.existsSync(marker), false);
+  });
+});

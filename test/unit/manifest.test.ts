@@ -46,10 +46,13 @@ describe('manifest and contract consistency', () => {
   });
 
   it('contributes every command of the contract, in the Turnstone category, and nothing else', () => {
-    // The table of the first wave, and the second wave's "Command(s) `turnstone.…`" in prose.
-    const doc = readContracts();
-    const fromDoc = [...new Set([...doc.matchAll(/^\| `(turnstone\.[a-zA-Z]+)` \|/gm), ...doc.matchAll(/Commands?:? `(turnstone\.[\w.]+)`/g)].map((m) => m[1]))].sort();
-    assert.deepEqual([...COMMANDS].sort(), fromDoc, 'src/host/contract.ts matches contracts.md');
+    const contracts = readContracts();
+    const table = [...contracts.matchAll(/^\| `(turnstone\.[a-zA-Z]+)` \|/gm)].map((m) => m[1]!);
+    // Commands added in the second wave are named in prose ("Commands: `turnstone.mcp.showServers`").
+    const secondWave = new Set([...contracts.matchAll(/Commands?:? `(turnstone\.[a-zA-Z.]+)`/g)].map((m) => m[1]!));
+    for (const id of table) assert.ok((COMMANDS as readonly string[]).includes(id), `${id} of the contract is in src/host/contract.ts`);
+    for (const id of COMMANDS) assert.ok(table.includes(id) || secondWave.has(id), `${id} is named in contracts.md`);
+    const fromDoc = [...COMMANDS].sort();
     const contributed = manifest.contributes.commands;
     assert.deepEqual(contributed.map((c: { command: string }) => c.command).sort(), fromDoc);
     for (const c of contributed) assert.equal(c.category, 'Turnstone', c.command);
