@@ -277,3 +277,18 @@ export async function clearPosted(page: Page): Promise<void> {
     (window as unknown as { __posted: unknown[] }).__posted.length = 0;
   });
 }
+
+/**
+ * Waits until `read()` gives a value `ok` accepts (polling, with a deadline) and
+ * returns the last value read, for the caller to assert on: the UI updates
+ * asynchronously (a <details> toggle event, a render frame), so a value read
+ * once, at once, is a race.
+ */
+export async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
