@@ -137,7 +137,9 @@ describe('A-SEC: the API key stays secret through a full session', function () {
     const snapshot = snapshots.join('\n');
 
     const outcomes = `${first.outcome}/${refused.outcome} (key prompt dismissed after ${dismissed} tries)/${retried.outcome}`;
-    const sessionOk = sessionHits.length === 0 && sessionFiles.length >= 2 && sessionHasMarker >= 2;
+    // Every row claims "after tool uses, a 401, a retried 500": it holds only if those turns went that way.
+    const turnsOk = first.outcome === 'completed' && refused.outcome !== 'completed' && retried.outcome === 'completed';
+    const sessionOk = turnsOk && sessionHits.length === 0 && sessionFiles.length >= 2 && sessionHasMarker >= 2;
     recordScenario({
       id: 'A-SEC-01',
       area: 'secrets',
@@ -146,31 +148,31 @@ describe('A-SEC: the API key stays secret through a full session', function () {
       observed: `turn outcomes ${outcomes}; ${sessionFiles.length} session files (the prompts are there: ${sessionHasMarker}), key found in ${sessionHits.length}`,
       passed: sessionOk,
     });
-    const logOk = turnstoneLogs.length > 0 && logHasRetry && filesContaining(logFiles, CANARY).length === 0;
+    const logOk = turnsOk && turnstoneLogs.length > 0 && logHasRetry && filesContaining(logFiles, CANARY).length === 0;
     recordScenario({
       id: 'A-SEC-02',
       area: 'secrets',
       scenario: 'the same session: search every log file the run wrote (the Turnstone channel, extension host, server, terminal logs)',
       expected: 'the key is in no log file',
-      observed: `${logFiles.length} log files (Turnstone.log: ${turnstoneLogs.length}, with the retry logged: ${logHasRetry}); key found in ${filesContaining(logFiles, CANARY).length}`,
+      observed: `turn outcomes ${outcomes}; ${logFiles.length} log files (Turnstone.log: ${turnstoneLogs.length}, with the retry logged: ${logHasRetry}); key found in ${filesContaining(logFiles, CANARY).length}`,
       passed: logOk,
     });
-    const restOk = diskHits.length === 0 && settingsFiles.length >= 2;
+    const restOk = turnsOk && diskHits.length === 0 && settingsFiles.length >= 2;
     recordScenario({
       id: 'A-SEC-03',
       area: 'secrets',
       scenario: 'the same session: search user and workspace settings.json, globalStorage/workspaceStorage and every other file of the run (user data dir and workspace)',
       expected: 'the key is in no file on disk',
-      observed: `${files.length} files searched (${settingsFiles.length} settings.json, ${storageFiles.length} in global/workspace storage); key found in ${diskHits.length ? diskHits.join(', ') : 'none'}`,
+      observed: `turn outcomes ${outcomes}; ${files.length} files searched (${settingsFiles.length} settings.json, ${storageFiles.length} in global/workspace storage); key found in ${diskHits.length ? diskHits.join(', ') : 'none'}`,
       passed: restOk,
     });
-    const wireOk = headerKeys.length >= 7 && headerKeys.every((k) => k === CANARY) && bodiesWithKey === 0 && !snapshot.includes(CANARY);
+    const wireOk = turnsOk && headerKeys.length >= 7 && headerKeys.every((k) => k === CANARY) && bodiesWithKey === 0 && !snapshot.includes(CANARY);
     recordScenario({
       id: 'A-SEC-04',
       area: 'secrets',
       scenario: 'the same session: every request the model API received, and the panel state (host mirror the webview is restored from)',
       expected: 'the key only in the auth header, never in a prompt or the panel',
-      observed: `${server.requests.length} requests, ${headerKeys.filter((k) => k === CANARY).length} carried the key in their auth header (x-api-key or Authorization), ${bodiesWithKey} bodies contained it; ${snapshots.length} panel snapshots (after each turn, ${snapshot.length} chars) contain it: ${snapshot.includes(CANARY)}`,
+      observed: `turn outcomes ${outcomes}; ${server.requests.length} requests, ${headerKeys.filter((k) => k === CANARY).length} carried the key in their auth header (x-api-key or Authorization), ${bodiesWithKey} bodies contained it; ${snapshots.length} panel snapshots (after each turn, ${snapshot.length} chars) contain it: ${snapshot.includes(CANARY)}`,
       passed: wireOk,
     });
 

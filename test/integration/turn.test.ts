@@ -225,6 +225,10 @@ describe('turns in the real extension host', function () {
   it('a denial with feedback reaches the model and the file stays unchanged', async () => {
     await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
     turnstone.setDialogsEnabled(false);
+    const file = path.join(root(), 'build', 'keep.bin');
+    const bytes = Buffer.from([0, 1, 2, 0xff, 0x0d, 0x0a, 0x41]);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, bytes);
     server.enqueue(toolUseReply([{ id: 'tu_b', name: 'bash', input: { command: 'rm -rf build', description: 'clean' } }]), textReply('Understood.'));
     const requested = waitFor(turnstone.onDidRequestPermission);
     const turn = turnstone.sendPrompt('clean up');
@@ -233,5 +237,7 @@ describe('turns in the real extension host', function () {
     await turn;
     const second = JSON.stringify(server.bodies[1]);
     assert.ok(second.includes('use npm run clean instead'));
+    assert.ok(fs.readFileSync(file).equals(bytes), 'the denied command changed the file');
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 });
