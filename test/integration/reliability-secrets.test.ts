@@ -115,7 +115,13 @@ describe('A-SEC: the API key stays secret through a full session', function () {
     noteSession();
     // Re-show the panel so the webview restores (and saves its state) from the mirror.
     await vscode.commands.executeCommand('turnstone.focus');
-    await new Promise((r) => setTimeout(r, 2500)); // let the log files and storage flush
+    // Wait for what the checks below read to be written (the retry in the Turnstone log, the last prompt in its
+    // session file) rather than for a fixed time; the webview state is then given a moment to be saved as well.
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      const logs = walk(path.dirname(root())).filter((f) => path.basename(f) === 'Turnstone.log');
+      if (filesContaining(logs, 'retrying').length > 0 && filesContaining(sessionFiles, `fourth ${marker}`).length > 0) break;
+    }
+    await new Promise((r) => setTimeout(r, 1000)); // negative checks only (the key must be nowhere): more time can only find more
 
     // The key reached the API (control: the mock saw it) but no request body.
     const headerKeys = server.requests.map((r) => String(r.headers['x-api-key'] ?? r.headers['authorization'] ?? '').replace(/^Bearer /, ''));
