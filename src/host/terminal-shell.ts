@@ -18,6 +18,8 @@ export interface TerminalShellOptions {
   name?: string;
   /** How long to wait for shell integration before falling back to the pseudoterminal. */
   shellIntegrationTimeoutMs?: number;
+  /** false: every command takes the pseudoterminal path (a terminal that activates late is never used). */
+  shellIntegration?: boolean;
   /** After Ctrl+C on timeout or interrupt, how long before the terminal (and its process tree) is disposed. */
   killGraceMs?: number;
   /** Runs the fallback and `exec` (ripgrep). */
@@ -81,6 +83,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
   constructor(options: TerminalShellOptions = {}) {
     this.name = options.name ?? 'Turnstone';
     this.integrationTimeoutMs = options.shellIntegrationTimeoutMs ?? 3000;
+    this.integrationFailed = options.shellIntegration === false;
     this.killGraceMs = options.killGraceMs ?? 2000;
     this.child = options.childShell ?? new NodeShell(options.sandbox ? { sandbox: options.sandbox } : {});
     this.log = options.log ?? (() => undefined);

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { DeltaBatcher } from './batcher';
+import { panelHtml } from './panel-html';
 import { type HostEvent, HostToWebview, WebviewToHost } from './protocol';
 import { Transcript, restoreEvents } from './transcript';
 
@@ -118,33 +119,11 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
 }
 
 function renderHtml(webview: vscode.Webview, dist: vscode.Uri): string {
-  const nonce = makeNonce();
-  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(dist, name)).toString();
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="preload" href="${asset('codicons/codicon.ttf')}" as="font" type="font/ttf" crossorigin>
-<link rel="stylesheet" href="${asset('codicons/codicon.css')}">
-<link rel="stylesheet" href="${asset('webview.css')}">
-<title>Turnstone</title>
-</head>
-<body>
-<main id="app" aria-label="Turnstone chat"></main>
-<script nonce="${nonce}" src="${asset('webview.js')}"></script>
-</body>
-</html>`;
+  return panelHtml({
+    cspSource: webview.cspSource,
+    nonce: makeNonce(),
+    asset: (name) => webview.asWebviewUri(vscode.Uri.joinPath(dist, name)).toString(),
+  });
 }
 
 function makeNonce(): string {

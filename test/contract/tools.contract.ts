@@ -14,7 +14,17 @@ export interface ToolContractEnv {
   cleanup(): Promise<void>;
 }
 
-export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>): void {
+export type ContractSection = 'executor' | 'assess' | 'read_file' | 'write_file' | 'edit_file' | 'bash' | 'glob_search' | 'grep_search';
+
+/**
+ * `only` limits the suite to the sections an environment changes: an adapter
+ * pair runs them all, a variant of one part (the JS grep fallback) runs only
+ * its own, instead of the whole suite again on the same adapter.
+ */
+export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>, only?: readonly ContractSection[]): void {
+  const section = (name: ContractSection, body: () => void) => {
+    if (!only || only.includes(name)) describe(name, body);
+  };
   describe('tool contract', function () {
     let env: ToolContractEnv;
     let root: string;
@@ -38,7 +48,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
     const bytes = (rel: string) => fs.readFileSync(path.join(root, rel));
     const text = (rel: string) => fs.readFileSync(path.join(root, rel), 'utf8');
 
-    describe('executor', () => {
+    section('executor', () => {
       it('defines the six tools with JSON schemas naming their required inputs', () => {
         const defs = env.executor.definitions();
         const byName = new Map(defs.map((d) => [d.name, d]));
@@ -76,7 +86,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       });
     });
 
-    describe('assess', () => {
+    section('assess', () => {
       it('describes the permission need and the subject of each tool', async () => {
         assert.deepEqual(await env.executor.assess('read_file', { path: 'src/a.ts' }), { need: 'read', subject: 'src/a.ts' });
         assert.deepEqual(await env.executor.assess('write_file', { path: path.join(root, 'b.txt'), content: '' }), { need: 'edit', subject: 'b.txt' });
@@ -110,7 +120,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       });
     });
 
-    describe('read_file', () => {
+    section('read_file', () => {
       it('returns cat -n style numbered lines', async () => {
         put('a.txt', 'alpha\nbeta\n\ngamma\n');
         const out = await run('read_file', { path: 'a.txt' });
@@ -170,7 +180,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       });
     });
 
-    describe('write_file', () => {
+    section('write_file', () => {
       it('creates a new file and its parent folders, and reports the change', async () => {
         const out = await run('write_file', { path: 'deep/er/new.txt', content: 'one\ntwo\n' });
         assert.equal(out.isError, false);
@@ -220,7 +230,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       });
     });
 
-    describe('edit_file', () => {
+    section('edit_file', () => {
       const source = 'function add(a, b) {\n  return a + b;\n}\n\nfunction sub(a, b) {\n  return a - b;\n}\n';
 
       it('replaces a unique string and shows a unified diff and the changed lines', async () => {
@@ -305,7 +315,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       });
     });
 
-    describe('bash', () => {
+    section('bash', () => {
       it('returns the output and the exit code, and a non-zero exit is an error', async () => {
         const out = await run('bash', { command: 'echo hi; exit 3' });
         assert.equal(out.isError, true);
@@ -330,7 +340,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       });
     });
 
-    describe('glob_search', () => {
+    section('glob_search', () => {
       it('matches globs, respects .gitignore and skips node_modules and .git', async () => {
         put('.gitignore', 'dist/\n*.log\n');
         put('src/a.ts', '');
@@ -366,7 +376,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>)
       });
     });
 
-    describe('grep_search', () => {
+    section('grep_search', () => {
       beforeEach(() => {
         put('src/a.txt', 'alpha\nbeta foo\ngamma\ndelta\neps\nzeta foo\neta\n');
         put('src/sub/b.txt', 'Foo\nbar\n');

@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
 
 describe('e2e: the Turnstone view in the real workbench', function () {
@@ -24,8 +23,25 @@ describe('e2e: the Turnstone view in the real workbench', function () {
     const input = frame.locator('textarea.input');
     await input.waitFor({ state: 'visible' });
     assert.equal(await input.getAttribute('aria-label'), 'Message Turnstone');
-    const file = await screenshot(wb.page, 'workbench-chat-view.png');
-    assert.ok(existsSync(file));
+    // What VS Code rendered for the product: its CSP, the theme reaching the panel, a usable size.
+    const panel = await frame.evaluate(() => {
+      const box = document.getElementById('app')!.getBoundingClientRect();
+      const style = getComputedStyle(document.documentElement);
+      return {
+        csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '',
+        sideBarBackground: style.getPropertyValue('--vscode-sideBar-background').trim(),
+        bodyBackground: getComputedStyle(document.body).backgroundColor,
+        width: box.width,
+        height: box.height,
+      };
+    });
+    assert.match(panel.csp, /default-src 'none'/);
+    assert.match(panel.csp, /script-src 'nonce-[^' ]+'/);
+    assert.doesNotMatch(panel.csp, /unsafe-inline|unsafe-eval/);
+    assert.notEqual(panel.sideBarBackground, '', 'the workbench theme variables reach the panel');
+    assert.notEqual(panel.bodyBackground, 'rgba(0, 0, 0, 0)', 'the panel paints its own background');
+    assert.ok(panel.width > 150 && panel.height > 150, `the panel is ${panel.width}×${panel.height}`);
+    await screenshot(wb.page, 'workbench-chat-view.png');
   });
 
   it('keeps typed text in the input box (the webview is interactive)', async () => {

@@ -6,7 +6,7 @@ import type { Frame, Page } from 'playwright-core';
 import { type MockReply, MockAnthropicServer, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
 import { CANARY, XSS_CORPUS } from '../fixtures/xss-corpus';
 import { recordScenario } from '../reliability/report';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { chatFrame, chatGone, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
 
 async function send(page: Page, text: string): Promise<Frame> {
   const frame = await chatFrame(page);
@@ -108,7 +108,8 @@ describe('e2e: the chat panel in the real workbench', function () {
     const before = await frameBefore.locator('article.item').count();
     assert.ok(before > 0);
     await runCommand(wb.page, 'View: Show Explorer');
-    await wb.page.waitForTimeout(500);
+    // The view is really hidden (its webview disposed) before it is shown again: otherwise nothing is restored.
+    await chatGone(wb.page);
     await runCommand(wb.page, 'Turnstone: Focus Chat');
     const frame = await chatFrame(wb.page);
     await frame.locator('article.item.assistant', { hasText: 'no tests yet' }).waitFor({ timeout: 30_000 });

@@ -66,6 +66,24 @@ export async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> 
   throw new Error('the Turnstone chat webview did not render');
 }
 
+/** Waits until no frame holds the chat (the view was hidden and VS Code disposed its webview). */
+export async function chatGone(page: Page, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    let found = false;
+    for (const frame of page.frames()) {
+      try {
+        if (await frame.$('main#app[aria-label="Turnstone chat"]')) found = true;
+      } catch {
+        /* frame navigated away: gone */
+      }
+    }
+    if (!found) return;
+    await page.waitForTimeout(100);
+  }
+  throw new Error('the Turnstone chat webview is still there');
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, name);

@@ -115,7 +115,13 @@ describe('A-SEC: the API key stays secret through a full session', function () {
     noteSession();
     // Re-show the panel so the webview restores (and saves its state) from the mirror.
     await vscode.commands.executeCommand('turnstone.focus');
-    await new Promise((r) => setTimeout(r, 2500)); // let the log files and storage flush
+    // Wait for what the checks below read to be written (the retry in the Turnstone log, the last prompt in its
+    // session file) rather than for a fixed time; the webview state is then given a moment to be saved as well.
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      const logs = walk(path.dirname(root())).filter((f) => path.basename(f) === 'Turnstone.log');
+      if (filesContaining(logs, 'retrying').length > 0 && filesContaining(sessionFiles, `fourth ${marker}`).length > 0) break;
+    }
+    await new Promise((r) => setTimeout(r, 1000)); // negative checks only (the key must be nowhere): more time can only find more
 
     // The key reached the API (control: the mock saw it) but no request body.
     const headerKeys = server.requests.map((r) => String(r.headers['x-api-key'] ?? r.headers['authorization'] ?? '').replace(/^Bearer /, ''));
@@ -137,7 +143,9 @@ describe('A-SEC: the API key stays secret through a full session', function () {
     const snapshot = snapshots.join('\n');
 
     const outcomes = `${first.outcome}/${refused.outcome} (key prompt dismissed after ${dismissed} tries)/${retried.outcome}`;
-    const sessionOk = sessionHits.length === 0 && sessionFiles.length >= 2 && sessionHasMarker >= 2;
+    // Every row claims "after tool uses, a 401, a retried 500": it holds only if those turns went that way.
+    const turnsOk = first.outcome === 'completed' && refused.outcome !== 'completed' && retried.outcome === 'completed';
+    const sessionOk = turnsOk && sessionHits.length === 0 && sessionFiles.length >= 2 && sessionHasMarker >= 2;
     recordScenario({
       id: 'A-SEC-01',
       area: 'secrets',
@@ -146,31 +154,31 @@ describe('A-SEC: the API key stays secret through a full session', function () {
       observed: `turn outcomes ${outcomes}; ${sessionFiles.length} session files (the prompts are there: ${sessionHasMarker}), key found in ${sessionHits.length}`,
       passed: sessionOk,
     });
-    const logOk = turnstoneLogs.length > 0 && logHasRetry && filesContaining(logFiles, CANARY).length === 0;
+    const logOk = turnsOk && turnstoneLogs.length > 0 && logHasRetry && filesContaining(logFiles, CANARY).length === 0;
     recordScenario({
       id: 'A-SEC-02',
       area: 'secrets',
       scenario: 'the same session: search every log file the run wrote (the Turnstone channel, extension host, server, terminal logs)',
       expected: 'the key is in no log file',
-      observed: `${logFiles.length} log files (Turnstone.log: ${turnstoneLogs.length}, with the retry logged: ${logHasRetry}); key found in ${filesContaining(logFiles, CANARY).length}`,
+      observed: `turn outcomes ${outcomes}; ${logFiles.length} log files (Turnstone.log: ${turnstoneLogs.length}, with the retry logged: ${logHasRetry}); key found in ${filesContaining(logFiles, CANARY).length}`,
       passed: logOk,
     });
-    const restOk = diskHits.length === 0 && settingsFiles.length >= 2;
+    const restOk = turnsOk && diskHits.length === 0 && settingsFiles.length >= 2;
     recordScenario({
       id: 'A-SEC-03',
       area: 'secrets',
       scenario: 'the same session: search user and workspace settings.json, globalStorage/workspaceStorage and every other file of the run (user data dir and workspace)',
       expected: 'the key is in no file on disk',
-      observed: `${files.length} files searched (${settingsFiles.length} settings.json, ${storageFiles.length} in global/workspace storage); key found in ${diskHits.length ? diskHits.join(', ') : 'none'}`,
+      observed: `turn outcomes ${outcomes}; ${files.length} files searched (${settingsFiles.length} settings.json, ${storageFiles.length} in global/workspace storage); key found in ${diskHits.length ? diskHits.join(', ') : 'none'}`,
       passed: restOk,
     });
-    const wireOk = headerKeys.length >= 7 && headerKeys.every((k) => k === CANARY) && bodiesWithKey === 0 && !snapshot.includes(CANARY);
+    const wireOk = turnsOk && headerKeys.length >= 7 && headerKeys.every((k) => k === CANARY) && bodiesWithKey === 0 && !snapshot.includes(CANARY);
     recordScenario({
       id: 'A-SEC-04',
       area: 'secrets',
       scenario: 'the same session: every request the model API received, and the panel state (host mirror the webview is restored from)',
       expected: 'the key only in the auth header, never in a prompt or the panel',
-      observed: `${server.requests.length} requests, ${headerKeys.filter((k) => k === CANARY).length} carried the key in their auth header (x-api-key or Authorization), ${bodiesWithKey} bodies contained it; ${snapshots.length} panel snapshots (after each turn, ${snapshot.length} chars) contain it: ${snapshot.includes(CANARY)}`,
+      observed: `turn outcomes ${outcomes}; ${server.requests.length} requests, ${headerKeys.filter((k) => k === CANARY).length} carried the key in their auth header (x-api-key or Authorization), ${bodiesWithKey} bodies contained it; ${snapshots.length} panel snapshots (after each turn, ${snapshot.length} chars) contain it: ${snapshot.includes(CANARY)}`,
       passed: wireOk,
     });
 

@@ -1,7 +1,8 @@
 // Issue 10, area "tools", in the real extension host: the VS Code variants of
 // the bash stress scenarios of test/reliability/tool-stress.test.ts (daemon,
 // stdin, big output) through the Turnstone terminal, on both of its paths
-// (shell integration, and the pseudoterminal fallback).
+// (shell integration, and the pseudoterminal fallback), each required to run
+// on the path it names: a half that silently ran the other path fails.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -21,9 +22,10 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
   this.timeout(240_000);
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-vscode-stress-')));
   const shells: Record<Mode, TerminalShell> = {
-    // Shell integration can take many seconds to come up on a loaded machine; lastMode says which path ran.
-    integrated: new TerminalShell({ name: 'Turnstone stress', shellIntegrationTimeoutMs: 10_000, log: (m) => console.log(`[terminal] ${m}`) }),
-    pseudoterminal: new TerminalShell({ name: 'Turnstone stress pty', shellIntegrationTimeoutMs: 1 }),
+    // Shell integration comes up in 1.5–5 s in this test host, slower on a loaded machine: allow a minute.
+    integrated: new TerminalShell({ name: 'Turnstone stress', shellIntegrationTimeoutMs: 60_000, log: (m) => console.log(`[terminal] ${m}`) }),
+    // Never shell integration: with a short wait instead, a terminal that activated late took over later commands.
+    pseudoterminal: new TerminalShell({ name: 'Turnstone stress pty', shellIntegration: false }),
   };
   const executors = Object.fromEntries(
     (Object.keys(shells) as Mode[]).map((mode) => [mode, createToolExecutor({ workspace: new VsCodeWorkspace([vscode.Uri.file(root)]), shell: shells[mode] }, { outputDir: path.join(root, '.out') })]),
@@ -39,13 +41,19 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
       }
     }
     for (const shell of Object.values(shells)) shell.dispose();
-    // Killing a daemon lets the tee it held write its last files in there: let that settle first.
-    await new Promise((r) => setTimeout(r, 500));
-    try {
-      fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-    } catch (error) {
-      const left = fs.readdirSync(root, { recursive: true });
-      throw new Error(`${String(error)}; still in ${root}: ${left.join(', ')}`);
+    // Killing a daemon lets the tee it held write its last files in there: retry until the folder stays gone.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      try {
+        fs.rmSync(root, { recursive: true, force: true });
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) {
+          const left = fs.readdirSync(root, { recursive: true });
+          throw new Error(`${String(error)}; still in ${root}: ${left.join(', ')}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
     }
   });
 
@@ -60,7 +68,8 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
   const run = async (mode: Mode, command: string, timeout = 60_000) => {
     const started = Date.now();
     const out = await executors[mode].execute('bash', { command, timeout }, { signal: new AbortController().signal });
-    return { ...out, ms: Date.now() - started, ran: shells[mode].lastMode };
+    const ran = shells[mode].lastMode;
+    return { ...out, ms: Date.now() - started, ran, onItsPath: ran === (mode === 'integrated' ? 'shell-integration' : 'pseudoterminal') };
   };
 
   it('A-SEC-ENV-01: a command the model runs in the Turnstone terminal does not see the provider key of the extension host', async () => {
@@ -68,10 +77,12 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
     assert.ok(key, 'the runner gives the extension host a key in its environment');
     const parts: string[] = [];
     let leaks = 0;
+    let offPath = 0;
     for (const mode of Object.keys(shells) as Mode[]) {
       const out = await run(mode, 'printenv ANTHROPIC_API_KEY; env | grep -c ANTHROPIC_API_KEY; echo end');
       const leaked = out.content.includes(key);
       if (leaked) leaks++;
+      if (!out.onItsPath) offPath++;
       parts.push(`${mode} (ran via ${out.ran}): key in the tool result: ${leaked}`);
     }
     recordScenario({
@@ -80,9 +91,10 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
       scenario: 'VS Code: the extension host has ANTHROPIC_API_KEY in its environment; the model runs `printenv ANTHROPIC_API_KEY; env | grep …` (shell integration and pseudoterminal)',
       expected: 'the command sees no provider key, so it never reaches the model',
       observed: parts.join('; '),
-      passed: leaks === 0,
+      passed: leaks === 0 && offPath === 0,
     });
     assert.equal(leaks, 0, parts.join('; '));
+    assert.equal(offPath, 0, `a half ran on the other path: ${parts.join('; ')}`);
   });
 
   it('F-TOOL-19: `sleep 300 &` keeping the inherited stdout open, in the Turnstone terminal', async () => {
@@ -94,6 +106,7 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
       const pid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : 0);
       if (pid) pids.push(pid);
       const next = await run(mode, 'echo next-ok');
+      checks[`${mode}: ran on its path`] = out.onItsPath;
       checks[`${mode}: prompt`] = out.ms < 10_000;
       checks[`${mode}: exit code`] = /launched/.test(out.content) && /Exit code: 7$/.test(out.content);
       checks[`${mode}: next`] = /next-ok/.test(next.content) && next.ms < 20_000;
@@ -112,8 +125,9 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
     const lineMs = Date.now() - started;
     const linePid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : 0);
     if (linePid) pids.push(linePid);
-    await new Promise((r) => setTimeout(r, 200));
-    const captured = fs.existsSync(files.output) ? fs.readFileSync(files.output, 'utf8') : '';
+    // tee copies as it reads: wait for the line rather than for a fixed time.
+    let captured = '';
+    for (const until = Date.now() + 10_000; Date.now() < until && !(captured = fs.existsSync(files.output) ? fs.readFileSync(files.output, 'utf8') : '').endsWith('\n'); ) await new Promise((r) => setTimeout(r, 25));
     child.kill();
     checks['command line: status'] = status === '7' && lineMs < 5000;
     checks['command line: output'] = captured === 'launched\n';
@@ -134,6 +148,7 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
     const checks: Record<string, boolean> = {};
     for (const mode of Object.keys(shells) as Mode[]) {
       const out = await run(mode, 'cat; read x; echo "got:$x (read status $?)"');
+      checks[`${mode}: ran on its path`] = out.onItsPath;
       checks[`${mode}: prompt`] = out.ms < 10_000;
       checks[`${mode}: eof`] = /got: \(read status 1\)/.test(out.content) && /Exit code: 0$/.test(out.content);
       parts.push(`${mode} (ran via ${out.ran}): returned in ${out.ms} ms (timeout 60000) with ${JSON.stringify(out.content.replace(/\n+/g, ' | ').slice(0, 120))}`);
@@ -157,6 +172,7 @@ describe('reliability: bash stress in the Turnstone terminal (F-TOOL)', function
       const out = await run(mode, 'seq 1 1500000', 120_000);
       const after = process.memoryUsage().rss;
       const next = await run(mode, 'echo next-ok');
+      checks[`${mode}: ran on its path`] = out.onItsPath;
       checks[`${mode}: fast`] = out.ms < 90_000;
       checks[`${mode}: bounded`] = out.content.length < 31_000;
       checks[`${mode}: head and tail`] = /^1\n2\n3\n/.test(out.content) && /1499999\n1500000\n\nExit code: 0$/.test(out.content);

@@ -4,7 +4,7 @@
 // sensitive paths always ask, in every mode but bypassPermissions, whatever
 // the allow rules say; with no prompter that ask is a denial with a reason.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { recordScenario } from './report';
 import { attempt, denied, diffSnapshots, makeSandbox, PATH_SETUPS, snapshot, type Sandbox, type ToolCall } from './attack-harness';
@@ -32,13 +32,14 @@ const RISK: Record<Expect, RegExp> = {
  * recording prompter that denies; checks the decision, the reason and the
  * whole filesystem (workspace and canaries beside it).
  */
-async function family(sb: Sandbox, calls: ToolCall[], expect: Expect): Promise<Tally> {
+async function family(sb: Sandbox, calls: ToolCall[], expect: Expect, beforeEach?: () => void): Promise<Tally> {
   const tally: Tally = { runs: 0, asked: 0, deniedWithoutPrompter: 0, failures: [] };
   const skip = (rel: string) => rel === 'output';
   for (const call of calls) {
     for (const setup of PATH_SETUPS) {
       for (const prompter of ['none', 'deny'] as const) {
         const label = `${call.name}(${JSON.stringify(call.input.path ?? call.input.pattern)}) [${setup.label}, prompter=${prompter}]`;
+        beforeEach?.();
         const before = snapshot(sb.base, skip);
         const a = await attempt(sb, [call], { mode: setup.mode, ...(setup.rules ? { rules: setup.rules } : {}), prompter });
         const changes = diffSnapshots(before, snapshot(sb.base, skip));
@@ -149,7 +150,22 @@ describe('reliability: path attacks (A-PATH)', function () {
   it('A-PATH-03: P1 a dangling symlink whose target is outside never creates the outside file without asking', async () => {
     // Allowed writes are fine only if they stay inside (replacing the link); the outside target must never appear.
     const calls = [write('dangle'), write('dangledir/pwn.txt'), write('dangledir/a/b/pwn.txt')];
-    const t = await family(sb, calls, 'inside-or-ask');
+    // An allowed write may replace a link with a real file or folder: put the dangling links back
+    // before every attempt, so each one meets a dangling link (not what the previous one left).
+    const links: [string, string][] = [
+      [path.join(sb.ws, 'dangle'), path.join(sb.outside, 'dangle-target.txt')],
+      [path.join(sb.ws, 'dangledir'), path.join(sb.outside, 'dangle-dir')],
+    ];
+    let dangling = 0;
+    const redangle = () => {
+      for (const [link, target] of links) {
+        rmSync(link, { recursive: true, force: true });
+        symlinkSync(target, link);
+        if (lstatSync(link).isSymbolicLink() && !existsSync(link)) dangling++;
+      }
+    };
+    const t = await family(sb, calls, 'inside-or-ask', redangle);
+    if (dangling !== t.runs * links.length) t.failures.push(`only ${dangling} of ${t.runs * links.length} links were dangling before an attempt`);
     const created = ['dangle-target.txt', 'dangle-dir'].filter((f) => existsSync(path.join(sb.outside, f)));
     const passed = t.failures.length === 0 && created.length === 0;
     recordScenario({ id: 'A-PATH-03', area: 'paths', scenario: 'write_file through dangling symlinks (to an outside file, to an outside folder) in the workspace', expected: 'asks, or writes inside the workspace (replacing the link); the outside target is never created', observed: `${observed(t, `${calls.length} calls`)}; outside targets created: ${created.length}`, passed });

@@ -15,20 +15,37 @@ import { type RuntimeEvent } from '../../src/runtime/events';
 import { historyProblem } from '../../src/runtime/history';
 import { JsonlSessionStore, loadSession } from '../../src/runtime/session';
 import { type Message } from '../../src/runtime/types';
-import { MockAnthropicServer, textReply, toolUseReply, type MockReply } from '../fixtures/mock-anthropic';
+import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { memoryTools, ScriptedModel, step } from '../unit/runtime/fakes';
 import { runCli } from '../support/run-cli';
 import { toolPairProblem } from './fixtures/crash-cli';
 import { recordScenario } from './report';
 
 const WARNING = /could not write the session file/g;
+const warned = (text: string) => /could not write the session file/.test(text);
 
-/** A streamed reply whose first frame waits `ms`: time for the test to break (or mend) the disk while the model "thinks". */
-function slow(reply: MockReply, ms: number): MockReply {
-  if (reply.kind !== 'sse' || !reply.frames) throw new Error('slow: not a framed reply');
-  const frames = [...reply.frames];
-  frames[0] = { ...frames[0]!, delayMs: ms };
-  return { ...reply, frames };
+/**
+ * Polls `act` until it stops throwing, with a deadline: a read-only remount is
+ * refused (EBUSY) while a write on that filesystem is still open, and the CLI is
+ * held before its next step meanwhile, so the fault is in place when it writes.
+ */
+async function until<T>(act: () => T, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return act();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+/** Waits (polling, with a deadline) until `check()` holds; throws naming `what` if it never does. */
+async function condition(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  await until(() => {
+    if (!check()) throw new Error(`still waiting: ${what}`);
+  }, what, timeoutMs);
 }
 
 // Big enough that the outage's records need new blocks of a full filesystem (a 4 KB page has room for small appends).
@@ -38,9 +55,9 @@ function script(server: MockAnthropicServer): void {
   server.reset();
   server.enqueue(
     toolUseReply([{ id: 'tu_1', name: 'write_file', input: { path: 'one.txt', content: 'one\n' } }], { text: 'Step one.' }),
-    slow(toolUseReply([{ id: 'tu_2', name: 'bash', input: { command: 'echo two > two.txt' } }], { text: `Step two. ${PADDING}` }), 200),
+    toolUseReply([{ id: 'tu_2', name: 'bash', input: { command: 'echo two > two.txt' } }], { text: `Step two. ${PADDING}` }),
     toolUseReply([{ id: 'tu_3', name: 'write_file', input: { path: 'three.txt', content: 'three\n' } }], { text: `Step three. ${PADDING}` }),
-    slow(toolUseReply([{ id: 'tu_4', name: 'write_file', input: { path: 'four.txt', content: 'four\n' } }], { text: 'Step four.' }), 200),
+    toolUseReply([{ id: 'tu_4', name: 'write_file', input: { path: 'four.txt', content: 'four\n' } }], { text: 'Step four.' }),
     textReply('All done.'),
   );
 }
@@ -158,24 +175,21 @@ const shape = (ms: readonly WireMessage[] | readonly Message[]) =>
 
 describe('reliability: disk errors on session writes (F-DISK, C3)', function () {
   this.timeout(120_000);
-  let server: MockAnthropicServer;
-  let env: Record<string, string>;
   const roots: string[] = [];
-  const mounts: string[] = [];
+  // Each scenario has its own mock server: a CLI left running by a failed scenario cannot take another's replies.
+  const startServer = async () => {
+    const server = await MockAnthropicServer.start();
+    return { server, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-disk' } };
+  };
 
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-disk' };
+  // A scenario's tmpfs is its own: unmounted when it ends, whatever happened in it.
+  let mounted: string | undefined;
+  afterEach(async () => {
+    const dir = mounted;
+    mounted = undefined;
+    if (dir) await until(() => execFileSync('umount', [dir], { stdio: 'ignore' }), `unmounting ${dir}`);
   });
-  after(async () => {
-    await server.close();
-    for (const m of mounts) {
-      try {
-        execFileSync('umount', [m], { stdio: 'ignore' });
-      } catch {
-        // already gone
-      }
-    }
+  after(() => {
     for (const r of roots) rmSync(r, { recursive: true, force: true });
   });
 
@@ -192,33 +206,43 @@ describe('reliability: disk errors on session writes (F-DISK, C3)', function () 
       mkdirSync(ws);
       const sessionDir = path.join(root, 'sessions');
       mkdirSync(sessionDir);
+      const { server, env } = await startServer();
       if (fault.needsMount) {
         execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', sessionDir]);
-        mounts.push(sessionDir);
+        mounted = sessionDir;
       }
       const file = path.join(sessionDir, 'disk.jsonl');
       script(server);
 
+      // The fault goes in before the 2nd reply is sent (step 2 and later are written while it is there), and
+      // the disk comes back before the 4th reply, once the CLI has said a write failed.
       let restore: (() => void) | undefined;
-      let restored = false;
       let injectedAfterBytes = -1;
-      const timer = setInterval(() => {
-        const n = server.requests.length;
-        if (n >= 2 && !restore) {
-          injectedAfterBytes = existsSync(file) ? readFileSync(file).length : 0;
-          restore = fault.inject(file);
+      let stderrSoFar = '';
+      server.beforeReply = async (index) => {
+        if (index === 1) {
+          // The first records (the prompt, step one) must be on disk before the fault: they are what must survive it.
+          await condition(() => existsSync(file) && readFileSync(file).length > 0, `${fault.id}: the first records reach the session file`);
+          injectedAfterBytes = readFileSync(file).length;
+          restore = await until(() => fault.inject(file), `${fault.id}: putting the fault in place`);
         }
-        if (n >= 4 && restore && !restored) {
-          restored = true;
-          restore();
+        if (index === 3 && restore) {
+          await condition(() => warned(stderrSoFar), `${fault.id}: the CLI reports the failed session write before its 4th step`);
+          const back = restore;
+          restore = undefined;
+          await until(back, `${fault.id}: bringing the disk back`);
         }
-      }, 5);
+      };
       let run;
       try {
-        run = await runCli(['-p', 'do four steps', '--cwd', ws, '--permission-mode', 'bypassPermissions', '--session', file], { env });
+        run = await runCli(['-p', 'do four steps', '--cwd', ws, '--permission-mode', 'bypassPermissions', '--session', file], { env, onStderr: (text) => (stderrSoFar = text) });
       } finally {
-        clearInterval(timer);
-        if (restore && !restored) restore();
+        server.beforeReply = undefined;
+        try {
+          if (restore) await until(restore, `${fault.id}: bringing the disk back`);
+        } finally {
+          await server.close();
+        }
       }
       const warnings = (run.stderr.match(WARNING) ?? []).length;
       const finalLine = run.stdout.trim().split('\n').pop();
@@ -262,17 +286,22 @@ describe('reliability: disk errors on session writes (F-DISK, C3)', function () 
       const ws = path.join(root, 'ws');
       mkdirSync(ws);
       const file = path.join(root, 'sessions', 'disk.jsonl');
+      const { server, env } = await startServer();
       script(server);
+      // In place before the 2nd reply is sent, after the first records are on disk; never mended.
       let restore: (() => void) | undefined;
-      const timer = setInterval(() => {
-        if (server.requests.length >= 2 && !restore) restore = FAULTS[2]!.inject(file);
-      }, 5);
+      server.beforeReply = async (index) => {
+        if (index !== 1) return;
+        await condition(() => existsSync(file) && readFileSync(file).length > 0, 'the first records reach the session file');
+        restore = FAULTS[2]!.inject(file);
+      };
       let run;
       try {
         run = await runCli(['-p', 'do four steps', '--cwd', ws, '--permission-mode', 'bypassPermissions', '--output-format', format, '--session', file], { env });
       } finally {
-        clearInterval(timer);
+        server.beforeReply = undefined;
         restore?.();
+        await server.close();
       }
       const onStderr = (run.stderr.match(WARNING) ?? []).length;
       const events = run.stdout
@@ -330,7 +359,10 @@ describe('reliability: disk errors on session writes (F-DISK, C3)', function () 
       tools.tools['mend_disk'] = {
         readOnly: false,
         need: 'command',
-        run: () => {
+        run: async () => {
+          // Every record of the broken window has been tried against the broken disk before it is mended:
+          // otherwise whether any write fails depends on how fast the store's writer ran.
+          await store.flush().catch(() => undefined);
           if (mend) restore?.();
           return { content: mend ? 'disk mended' : 'still broken', isError: false };
         },

@@ -583,6 +583,7 @@ describe('reliability: network faults (F-NET)', function () {
     mock.enqueue({ kind: 'sse', frames: [frames[0]!, ...frames] });
     const rig = makeRig(mock, tmp);
     const backToBack = await rig.runtime.runTurn('go');
+    const backToBackRequests = mock.requests.length;
     const p1 = await sessionProblems(rig);
 
     // A proxy that restarts the stream mid-message: message_start and the first block again.
@@ -597,6 +598,9 @@ describe('reliability: network faults (F-NET)', function () {
       backToBack.finalText === text &&
       replayed.outcome === 'completed' &&
       replayed.finalText === text &&
+      // Tolerated means no retry; replayed means exactly one retry of the step.
+      backToBackRequests === 1 &&
+      mock.requests.length === 2 &&
       JSON.stringify(shown2) === JSON.stringify([text]) &&
       [...p1, ...p2].length === 0;
     recordScenario({
@@ -604,11 +608,13 @@ describe('reliability: network faults (F-NET)', function () {
       area: 'network',
       scenario: 'message_start sent twice in a row; message_start + first deltas replayed after text was streamed',
       expected: 'Back to back: tolerated, exact text. Replayed after content: not accepted as one message (the step is retried), recorded and shown text exact',
-      observed: `back to back: ${backToBack.outcome} "${backToBack.finalText}"; replayed: ${replayed.outcome} "${replayed.finalText}" after ${mock.requests.length} request(s), shown ${JSON.stringify(shown2)}; ${[...p1, ...p2].join('; ') || 'sessions valid'}`,
+      observed: `back to back: ${backToBack.outcome} "${backToBack.finalText}" in ${backToBackRequests} request(s); replayed: ${replayed.outcome} "${replayed.finalText}" after ${mock.requests.length} request(s), shown ${JSON.stringify(shown2)}; ${[...p1, ...p2].join('; ') || 'sessions valid'}`,
       passed: ok,
     });
     assert.equal(backToBack.finalText, text);
+    assert.equal(backToBackRequests, 1, 'a back-to-back duplicate is tolerated without a retry');
     assert.equal(replayed.outcome, 'completed', replayed.error?.message);
+    assert.equal(mock.requests.length, 2, 'a replay after content retries the step once');
     assert.equal(replayed.finalText, text);
     assert.deepEqual(shown2, [text]);
     assert.deepEqual([...p1, ...p2], []);

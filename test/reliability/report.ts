@@ -32,11 +32,12 @@ export const reliabilityLogPath = (): string => process.env.TURNSTONE_RELIABILIT
  * Records one scenario's outcome. Call it with what was observed before asserting, so a failure is recorded too.
  * `notRun` says why a scenario could not run on this machine (the table shows it as not run, never as passed).
  */
-export function recordScenario(row: ReliabilityRow & { passed?: boolean; notRun?: string }): void {
+export function recordScenario(row: ReliabilityRow & ({ passed: boolean; notRun?: undefined } | { notRun: string; passed?: undefined })): void {
   const path = reliabilityLogPath();
   mkdirSync(dirname(path), { recursive: true });
   const { notRun, ...rest } = row;
-  const outcome = notRun ? { observed: `not run: ${notRun}`, passed: false, notRun: true } : { passed: row.passed ?? true };
+  // No default: every caller computes `passed` from everything the scenario claims.
+  const outcome = notRun !== undefined ? { observed: `not run: ${notRun}`, passed: false, notRun: true } : { passed: row.passed };
   appendFileSync(path, `${JSON.stringify({ ...rest, ...outcome, full: FULL, at: new Date().toISOString() })}\n`);
 }
 

@@ -57,11 +57,24 @@ function installHooks(): void {
   });
 }
 
+// The layers are exported one by one so each can be tested with the others out
+// of the way (test/e2e/panel/markdown-layers.test.ts): a layer that only ever
+// runs behind another is otherwise masked by it.
+
+/** Layer 1 (marked with our renderer): raw HTML as text, images as links. Unsanitised output. */
+export function markdownToHtml(src: string): string {
+  return md.parser(md.lexer(normalise(src)));
+}
+
+/** Layers 2–4 (DOMPurify's allow-list, then the class and link hooks) on any HTML. */
+export function sanitizeHtml(html: string): DocumentFragment {
+  installHooks();
+  return DOMPurify.sanitize(html, SANITIZE);
+}
+
 /** Sanitised DOM for a list of block tokens, with code blocks decorated. */
 function renderTokens(tokens: Token[], decorate: boolean): DocumentFragment {
-  installHooks();
-  const html = md.parser(tokens);
-  const frag = DOMPurify.sanitize(html, SANITIZE);
+  const frag = sanitizeHtml(md.parser(tokens));
   for (const pre of frag.querySelectorAll('pre')) decorateCode(pre, decorate);
   return frag;
 }

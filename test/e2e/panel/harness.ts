@@ -1,13 +1,14 @@
 // Runs the real webview bundle (dist/webview.js + dist/webview.css) in real
-// Chromium without VS Code: a tiny HTTP server on 127.0.0.1 serves a page with
-// the production CSP shape, --vscode-* theme variables and a fake
-// acquireVsCodeApi that records what the panel posts. Used by the panel e2e
-// tests and by bench/panel.bench.ts.
+// Chromium without VS Code: a tiny HTTP server on 127.0.0.1 serves the
+// product's own panel HTML and CSP (src/webview/panel-html.ts) plus --vscode-*
+// theme variables and a fake acquireVsCodeApi that records what the panel
+// posts. Used by the panel e2e tests and by bench/panel.bench.ts.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
+import { panelHtml } from '../../../src/webview/panel-html';
 import { type HostToWebview, type WebviewToHost } from '../../../src/webview/protocol';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -159,26 +160,24 @@ window.acquireVsCodeApi = function () {
 
 const NONCE = 'harnessNonce0123456789';
 
-function harnessHtml(theme: Theme, csp: boolean): string {
-  const policy = `default-src 'none'; style-src 'self'; font-src 'self'; img-src 'self'; script-src 'nonce-${NONCE}'; base-uri 'none'; form-action 'none'`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-${csp ? `<meta http-equiv="Content-Security-Policy" content="${policy}">` : ''}
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="/theme-${theme}.css">
-<link rel="preload" href="/dist/codicons/codicon.ttf" as="font" type="font/ttf" crossorigin>
-<link rel="stylesheet" href="/dist/codicons/codicon.css">
-<link rel="stylesheet" href="/dist/webview.css">
-<title>Turnstone harness</title>
-</head>
-<body class="vscode-${theme}">
-<main id="app" aria-label="Turnstone chat"></main>
-<script nonce="${NONCE}" src="/fake-api.js"></script>
-<script nonce="${NONCE}" src="/dist/webview.js"></script>
-</body>
-</html>`;
+/**
+ * The product's own panel HTML (src/webview/panel-html.ts, CSP included) with
+ * the harness's additions: theme variables and body class (VS Code injects
+ * those) and the fake acquireVsCodeApi, run under the product's nonce. `csp:
+ * false` strips the product's CSP meta tag, to show the sanitiser holds alone.
+ */
+function harnessHtml(origin: string, theme: Theme, csp: boolean): string {
+  let html = panelHtml({ cspSource: origin, nonce: NONCE, asset: (name) => `/dist/${name}` });
+  const insert = (before: string, text: string) => {
+    const at = html.indexOf(before);
+    if (at < 0) throw new Error(`harness: the panel HTML has no ${before}`);
+    html = html.slice(0, at) + text + html.slice(at);
+  };
+  insert('<link ', `<link rel="stylesheet" href="/theme-${theme}.css">\n`);
+  insert(`<script nonce="${NONCE}"`, `<script nonce="${NONCE}" src="/fake-api.js"></script>\n`);
+  html = html.replace('<body>', `<body class="vscode-${theme}">`);
+  if (!csp) html = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>\n?/i, '');
+  return html;
 }
 
 /** The benchmark's baseline: the same messages appended as raw text to a <pre>. */
@@ -206,7 +205,7 @@ export async function startHarness(): Promise<Harness> {
       res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(body);
     };
-    if (u.pathname === '/harness.html') return send(harnessHtml(u.searchParams.get('theme') === 'dark' ? 'dark' : 'light', u.searchParams.get('csp') !== '0'), 'text/html');
+    if (u.pathname === '/harness.html') return send(harnessHtml(origin, u.searchParams.get('theme') === 'dark' ? 'dark' : 'light', u.searchParams.get('csp') !== '0'), 'text/html');
     if (u.pathname === '/baseline.html') return send(BASELINE_HTML, 'text/html');
     if (u.pathname === '/baseline.js') return send(BASELINE_JS, 'text/javascript');
     if (u.pathname === '/fake-api.js') return send(FAKE_API, 'text/javascript');
@@ -277,4 +276,19 @@ export async function clearPosted(page: Page): Promise<void> {
   await page.evaluate(() => {
     (window as unknown as { __posted: unknown[] }).__posted.length = 0;
   });
+}
+
+/**
+ * Waits until `read()` gives a value `ok` accepts (polling, with a deadline) and
+ * returns the last value read, for the caller to assert on: the UI updates
+ * asynchronously (a <details> toggle event, a render frame), so a value read
+ * once, at once, is a race.
+ */
+export async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

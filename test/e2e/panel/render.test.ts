@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { type Browser, type Page } from 'playwright-core';
 import { type HostToWebview } from '../../../src/webview/protocol';
 import { diffStats } from '../../../src/webview/tool-view';
-import { type Harness, type Theme, hostPost, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+import { type Harness, type Theme, eventually, hostPost, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
 
 const REPLY = [
   'The failing test expects `parseRange` to accept an **open end**. ',
@@ -84,7 +84,9 @@ describe('chat panel: streamed reply', function () {
       assert.match((await thinking.locator('summary').textContent()) ?? '', /^Thought for 4 s · 82 chars$/);
       assert.equal(await thinking.locator('.thinking-text').isVisible(), false);
       await thinking.locator('summary').click();
-      assert.match((await thinking.locator('.thinking-text').textContent()) ?? '', /read the source first/);
+      // The text is filled on the <details> toggle event, which fires after the click returns.
+      const thought = await eventually(() => thinking.locator('.thinking-text').textContent(), (t) => /read the source first/.test(t ?? ''));
+      assert.match(thought ?? '', /read the source first/);
 
       // Tool cards: icon per tool, path + range, command + output tail + exit code, +/- counts with a diff.
       const cards = page.locator('.item.tool');
@@ -106,7 +108,7 @@ describe('chat panel: streamed reply', function () {
       assert.equal(await edit.locator('.added').textContent(), '+2');
       assert.equal(await edit.locator('.removed').textContent(), '−1');
       await edit.locator('details.diff summary').click();
-      assert.equal(await edit.locator('.dl.add').count(), 2);
+      assert.equal(await eventually(() => edit.locator('.dl.add').count(), (n) => n === 2), 2);
       assert.equal(await edit.locator('.dl.del').count(), 1);
 
       // Markdown: inline code, bold, list, link and a code block with copy button and highlighting.

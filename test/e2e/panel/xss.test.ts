@@ -38,6 +38,46 @@ describe('chat panel: hostile model output', function () {
     await harness?.close();
   });
 
+  it("the product's CSP blocks inline script and handlers in HTML that bypassed the sanitiser", async function () {
+    const page = await openPanel(browser, harness, { csp: true });
+    // The policy in force is the one the product rendered (src/webview/panel-html.ts).
+    const policy = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? null);
+    assert.ok(policy, 'the panel HTML carries no CSP meta tag');
+    assert.match(policy, /default-src 'none'/);
+    assert.match(policy, /script-src 'nonce-[^' ]+'(;|$)/);
+    assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval/);
+
+    // Raw HTML straight into the DOM: no marked, no DOMPurify, no link filter.
+    await page.evaluate(() => {
+      const w = window as unknown as { __violations: string[] };
+      w.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(e.effectiveDirective));
+      const host = document.createElement('div');
+      document.body.append(host);
+      host.innerHTML =
+        '<img src="/dist/no-such-image.png" onerror="window.__cspCanary = \'onerror\'">' +
+        '<div id="csp-click" onclick="window.__cspCanary = \'onclick\'">x</div>';
+      (document.getElementById('csp-click') as HTMLElement).click();
+      const script = document.createElement('script');
+      script.textContent = "window.__cspCanary = 'inline-script'";
+      document.body.append(script);
+    });
+    // Three payloads, three reports: wait for them (or for a payload that ran).
+    await page
+      .waitForFunction(() => {
+        const w = window as unknown as { __violations: string[]; __cspCanary?: string };
+        return w.__cspCanary !== undefined || w.__violations.length >= 3;
+      }, undefined, { timeout: 20_000 })
+      .catch(() => undefined);
+    const { canary, violations } = await page.evaluate(() => {
+      const w = window as unknown as { __violations: string[]; __cspCanary?: string };
+      return { canary: w.__cspCanary ?? null, violations: [...w.__violations].sort() };
+    });
+    assert.equal(canary, null, `a payload ran: ${canary}`);
+    assert.deepEqual(violations, ['script-src-attr', 'script-src-attr', 'script-src-elem']);
+    await page.close();
+  });
+
   for (const csp of [false, true]) {
     it(`renders the XSS corpus inert (${csp ? 'with' : 'without'} CSP)`, async function () {
       const page = await openPanel(browser, harness, { csp });

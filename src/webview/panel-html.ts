@@ -1,0 +1,40 @@
+// The panel's HTML document and its Content-Security-Policy, free of the
+// `vscode` module so the e2e panel harness can serve exactly what the product
+// renders (the CSP is the last line of defence if the sanitiser ever fails).
+
+export interface PanelHtmlInput {
+  /** `webview.cspSource`: the origin VS Code serves the extension's assets from. */
+  cspSource: string;
+  /** Fresh per render; only the bundle's <script> carries it. */
+  nonce: string;
+  /** URL of a file in dist/ as the webview can load it. */
+  asset(name: string): string;
+}
+
+export function panelHtml({ cspSource, nonce, asset }: PanelHtmlInput): string {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${cspSource}`,
+    `font-src ${cspSource}`,
+    `img-src ${cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="preload" href="${asset('codicons/codicon.ttf')}" as="font" type="font/ttf" crossorigin>
+<link rel="stylesheet" href="${asset('codicons/codicon.css')}">
+<link rel="stylesheet" href="${asset('webview.css')}">
+<title>Turnstone</title>
+</head>
+<body>
+<main id="app" aria-label="Turnstone chat"></main>
+<script nonce="${nonce}" src="${asset('webview.js')}"></script>
+</body>
+</html>`;
+}
