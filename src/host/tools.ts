@@ -29,6 +29,6 @@ export function createHostTools(context: vscode.ExtensionContext, settings: Turn
   const ripgrepPath = vscodeRipgrepPath();
   return createToolExecutor(
     { workspace, ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
-    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs } },
+    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs }, sensitiveFiles: settings.sensitiveFiles },
   );
 }

@@ -5,6 +5,7 @@
 // them) and are read only when a command is first judged.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import type * as TreeSitter from 'web-tree-sitter';
 import type { Node as SyntaxNode, Parser as TreeSitterParser, Tree } from 'web-tree-sitter';
 import { RuntimeError } from './errors';
 
@@ -32,7 +33,10 @@ function wasmPath(file: string, pkg: string): string {
 }
 
 async function load(): Promise<TreeSitterParser> {
-  const { Parser, Language } = await import('web-tree-sitter');
+  // require, not import(): bundlers then take the package's CommonJS build, which finds its files
+  // by __dirname (the ESM build needs import.meta.url, empty in a CommonJS bundle); still evaluated only here.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Parser, Language } = require('web-tree-sitter') as typeof TreeSitter;
   const runtimeWasm = wasmPath(RUNTIME_WASM, 'web-tree-sitter');
   await Parser.init({ locateFile: () => runtimeWasm });
   const bash = await Language.load(wasmPath(BASH_WASM, 'tree-sitter-bash'));
