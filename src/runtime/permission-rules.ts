@@ -150,6 +150,8 @@ const PREFIX_SAFE: readonly (readonly string[])[] = [
   ['git', 'status'], ['git', 'diff'], ['git', 'log'], ['git', 'show'], ['git', 'blame'], ['git', 'ls-files'], ['git', 'rev-parse'],
 ];
 
+const RISKY_FLAG = /^(--output|--ext-diff|--textconv|--exec|--pre|-c$|--config)/;
+
 /**
  * The rule a "remember" choice would store: precise. The exact command by
  * default; a prefix rule only for a lone plain command from the reviewed
@@ -161,7 +163,8 @@ export function suggestRule(tool: string, subject: string, shell?: CommandAnalys
   const only = a.commands[0];
   if (a.commands.length === 1 && a.unprovable.length === 0 && a.writes.length === 0 && only) {
     const safe = PREFIX_SAFE.find((p) => p.length <= only.words.length && p.every((w, i) => w === only.words[i]));
-    if (safe) return `${tool}(${safe.join(' ')}:*)`;
+    // A use that writes (`git diff --output=…`) or runs a driver gets its exact rule even on the list.
+    if (safe && !only.words.some((w) => RISKY_FLAG.test(w))) return `${tool}(${safe.join(' ')}:*)`;
   }
   return `${tool}(${subject.trim()})`;
 }

@@ -128,7 +128,11 @@ class Analyser {
         if (child && !child.isNamed && !['&&', '||', ';', '|', '\n'].includes(child.type)) this.unprovable(`the operator ${child.type}`);
       }
     } else if (type === 'ERROR') this.unresolved('a parse error');
-    else if (CONSTRUCTS[type]) this.unprovable(this.constructName(node));
+    else if (CONSTRUCTS[type]) {
+      this.unprovable(this.constructName(node));
+      const evaluates = evaluatesText(node);
+      if (evaluates) this.unresolved(`${this.constructName(node)} ${evaluates}`);
+    }
     else if (!NEUTRAL.has(type)) this.unprovable(`the construct ${type.replace(/_/g, ' ')}`);
     this.words(node);
   }
@@ -146,6 +150,7 @@ class Analyser {
     const text = node.text;
     if (node.type === 'command_substitution' && text.startsWith('`')) return 'command substitution `…`';
     if (node.type === 'arithmetic_expansion' && text.startsWith('$[')) return 'arithmetic expansion $[ … ]';
+    if (node.type === 'compound_statement' && text.startsWith('((')) return 'an arithmetic command (( … ))';
     if (node.type === 'expansion' && /@[PEAQKaku]\}$/.test(text)) return `a \${…@${text.slice(-2, -1)}} expansion`;
     return CONSTRUCTS[node.type] ?? node.type;
   }
@@ -242,15 +247,7 @@ class Analyser {
   }
 
   private redirect(node: SyntaxNode): void {
-    if (node.type !== 'file_redirect') {
-      // A here-document or here-string only feeds input; what matters is whether it expands anything.
-      const expands = hasDescendant(node, (n) => EXPANSIONS.has(n.type));
-      if (expands) {
-        this.unprovable(node.type === 'heredoc_redirect' ? 'a here-document with expansions' : 'a here-string with expansions');
-        this.words(node);
-      }
-      return;
-    }
+    if (node.type !== 'file_redirect') return this.inputDocument(node);
     const op = node.children.find((c) => c && !c.isNamed)?.type ?? '>';
     const dest = node.childForFieldName('destination');
     if (!dest) return this.unresolved('a redirection without a target');
@@ -261,6 +258,31 @@ class Analyser {
     if (HARMLESS_TARGETS.has(target)) return;
     if (writes) this.out.writes.push(target);
     else this.out.paths.push(target);
+  }
+
+  /**
+   * A here-document or here-string only feeds input; what matters is whether
+   * it expands anything. The parser hangs the rest of the line on the
+   * here-document (`cat <<EOF > file`, `cat <<EOF | sh`, `cat <<EOF && rm x`): judged like any other part.
+   */
+  private inputDocument(node: SyntaxNode): void {
+    for (const child of node.children) {
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (!['<<', '<<-', '<<<', '&&', '||', '|', ';'].includes(child.type)) this.unprovable(`the operator ${child.type}`);
+      } else if (child.type === 'heredoc_body') {
+        // The parser misses some expansions in bodies (`$[…]`): with an unquoted delimiter, any `$` or backtick counts.
+        const quoted = /['"\\]/.test(node.namedChildren.find((c) => c?.type === 'heredoc_start')?.text ?? '');
+        if (!quoted && /\$\{[^}]*(@[PEA]|\[|:[^-=?+])|\$\[|\$\(\(/.test(child.text)) this.unresolved(`a here-document that ${EVALUATE_REASON}`);
+        if (hasDescendant(child, (n) => EXPANSIONS.has(n.type)) || (!quoted && /[$`]/.test(child.text))) {
+          this.unprovable('a here-document with expansions');
+          this.words(child);
+        }
+      } else if (child.type === 'heredoc_start' || child.type === 'heredoc_end') continue;
+      else if (isWordNode(child.type) || EXPANSIONS.has(child.type)) {
+        if (this.value(child) === undefined) this.unprovable('a here-string with expansions');
+      } else this.visit(child);
+    }
   }
 
   private command(node: SyntaxNode): void {
@@ -295,6 +317,7 @@ class Analyser {
       const opt = /^--?[A-Za-z0-9-]+=(.*)$/s.exec(w);
       this.out.paths.push(opt ? opt[1]! : w);
     }
+    if (NAME_TAKING_BUILTINS.has(name) && words.slice(1).some((w) => w.includes('['))) this.unresolved(`${name} ${EVALUATE_REASON}`);
     if (SHELLS.has(name)) return this.shell(name, words, literal);
     if (CODE_FROM_TEXT.has(name)) {
       if (name === 'eval' && literal.every(Boolean)) {
@@ -352,6 +375,35 @@ class Analyser {
     }
   }
 }
+
+const ARITH_TEST = /\s-(eq|ne|lt|le|gt|ge)\s/;
+const EVALUATE_REASON = 'evaluates a value as arithmetic or a prompt, which can run commands hidden in a variable';
+
+/**
+ * Bash evaluates some expansions as code: arithmetic on a variable whose value
+ * is `a[$(cmd)]` runs cmd, and so does `${x@P}`. Their values are not static,
+ * so deny rules cannot see what runs: these count as unresolved.
+ */
+function evaluatesText(node: SyntaxNode): string | undefined {
+  const text = node.text;
+  switch (node.type) {
+    case 'arithmetic_expansion':
+      return /[A-Za-z_$`]/.test(text.replace(/^\$(\(\(|\[)/, '')) ? EVALUATE_REASON : undefined;
+    case 'expansion':
+      return /@[PEA]|\[|:[^-=?+]/.test(text) ? EVALUATE_REASON : undefined;
+    case 'compound_statement':
+      return text.startsWith('((') ? EVALUATE_REASON : undefined;
+    case 'test_command':
+      return text.startsWith('[[') && ARITH_TEST.test(text) ? EVALUATE_REASON : undefined;
+    case 'declaration_command':
+      return node.namedChildren.some((c) => c?.type === 'word' && c.text.startsWith('-')) ? EVALUATE_REASON : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Builtins that take variable names: a subscript in one (`read 'a[$(cmd)]'`) is evaluated as arithmetic. */
+const NAME_TAKING_BUILTINS = new Set(['printf', 'read', 'unset', 'mapfile', 'readarray', 'wait', 'getopts', 'test', '[', 'declare', 'typeset', 'local', 'export', 'readonly']);
 
 const EXPANSIONS = new Set(['command_substitution', 'process_substitution', 'arithmetic_expansion', 'expansion', 'simple_expansion']);
 const isWordNode = (type: string) => ['word', 'number', 'string', 'raw_string', 'concatenation'].includes(type);
