@@ -7,7 +7,7 @@
 // - deny rules see every simple command at any depth (bodies, subshells,
 //   substitutions, what wrappers run); a command whose names cannot all be
 //   known statically is `unresolved` and counts as matching every deny rule.
-import { loadShellParser, parseShell, type SyntaxNode } from './shell-parser';
+import { loadShellParser, parseShell, type Tree } from './shell-parser';
 
 export interface ShellCommand {
   /** The words after any assignment prefix, quotes resolved; a word that is not literal keeps its source text. */
@@ -29,6 +29,81 @@ export interface CommandAnalysis {
   writes: string[];
   /** Literal words that name paths the command may touch: arguments (and `--opt=value` values) and input redirections. */
   paths: string[];
+}
+
+/**
+ * The syntax tree copied out of the parser in one cursor walk: reading nodes
+ * one by one across the WebAssembly boundary costs more than the parse itself
+ * on a long command, and the analysis reads each node several times.
+ */
+class SyntaxNode {
+  readonly children: SyntaxNode[] = [];
+  private named_: SyntaxNode[] | undefined;
+
+  constructor(
+    private readonly source: string,
+    readonly type: string,
+    readonly isNamed: boolean,
+    readonly startIndex: number,
+    readonly endIndex: number,
+  ) {}
+
+  get text(): string {
+    return this.source.slice(this.startIndex, this.endIndex);
+  }
+
+  get namedChildren(): SyntaxNode[] {
+    this.named_ ??= this.children.filter((c) => c.isNamed);
+    return this.named_;
+  }
+
+  /** The first named child of one of these types. */
+  childOfType(...types: string[]): SyntaxNode | null {
+    return this.namedChildren.find((c) => types.includes(c.type)) ?? null;
+  }
+}
+
+function copyTree(tree: Tree, source: string): SyntaxNode {
+  const cursor = tree.walk();
+  // Every cursor read marshals the cursor into WebAssembly memory, and the language's name tables are
+  // rebuilt on each read of cursor.nodeType: read the tables once and derive what the type id tells.
+  const language = tree.language;
+  const { types } = language;
+  const named = new Map<number, boolean>();
+  const isNamed = (id: number) => {
+    let n = named.get(id);
+    if (n === undefined) named.set(id, (n = language.nodeTypeIsNamed(id)));
+    return n;
+  };
+  try {
+    const make = () => {
+      const id = cursor.nodeTypeId;
+      return new SyntaxNode(source, types[id] ?? 'ERROR', isNamed(id), cursor.startIndex, cursor.endIndex);
+    };
+    const root = make();
+    const stack: SyntaxNode[] = [root];
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        const node = make();
+        stack[stack.length - 1]!.children.push(node);
+        stack.push(node);
+        continue;
+      }
+      for (;;) {
+        if (cursor.gotoNextSibling()) {
+          stack.pop();
+          const node = make();
+          stack[stack.length - 1]!.children.push(node);
+          stack.push(node);
+          break;
+        }
+        if (!cursor.gotoParent()) return root;
+        stack.pop();
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
 }
 
 const MAX_DEPTH = 6;
@@ -119,13 +194,12 @@ class Analyser {
 
   visit(node: SyntaxNode): void {
     const type = node.type;
-    if (node.isMissing) this.unresolved('a parse error (something is missing)');
     if (type === 'command') return this.command(node);
     if (type === 'variable_assignment') return this.assignment(node, undefined);
     if (type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect') return this.redirect(node);
     if (STRUCTURE.has(type)) {
       for (const child of node.children) {
-        if (child && !child.isNamed && !['&&', '||', ';', '|', '\n'].includes(child.type)) this.unprovable(`the operator ${child.type}`);
+        if (!child.isNamed && !LIST_OPERATORS.has(child.type)) this.unprovable(`the operator ${child.type}`);
       }
     } else if (type === 'ERROR') this.unresolved('a parse error');
     else if (CONSTRUCTS[type]) {
@@ -238,8 +312,9 @@ class Analyser {
   }
 
   private assignment(node: SyntaxNode, prefixOf: string | undefined): void {
-    const name = node.childForFieldName('name')?.text ?? '';
-    const valueNode = node.childForFieldName('value');
+    // `name=value`: the name is the first named child, the value (if any) the one after `=`.
+    const name = node.namedChildren[0]?.text ?? '';
+    const valueNode = node.namedChildren[1] ?? null;
     const value = valueNode ? this.value(valueNode) : '';
     if (value === undefined) this.unprovable('an assignment with a non-literal value');
     if (NAME_CHANGING_VARIABLES.test(name)) this.unresolved(`setting ${name} changes which program runs`);
@@ -249,7 +324,9 @@ class Analyser {
   private redirect(node: SyntaxNode): void {
     if (node.type !== 'file_redirect') return this.inputDocument(node);
     const op = node.children.find((c) => c && !c.isNamed)?.type ?? '>';
-    const dest = node.childForFieldName('destination');
+    // `2> file`: the descriptor is a file_descriptor child, the destination the last named child.
+    const named = node.namedChildren.filter((c) => c.type !== 'file_descriptor');
+    const dest = named[named.length - 1] ?? null;
     if (!dest) return this.unresolved('a redirection without a target');
     const target = this.value(dest);
     if (target === undefined) return this.unprovable('a redirection to a computed target');
@@ -286,7 +363,7 @@ class Analyser {
   }
 
   private command(node: SyntaxNode): void {
-    const nameNode = node.childForFieldName('name');
+    const nameNode = node.childOfType('command_name');
     const words: { value: string | undefined; raw: string }[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
@@ -406,7 +483,9 @@ function evaluatesText(node: SyntaxNode): string | undefined {
 const NAME_TAKING_BUILTINS = new Set(['printf', 'read', 'unset', 'mapfile', 'readarray', 'wait', 'getopts', 'test', '[', 'declare', 'typeset', 'local', 'export', 'readonly']);
 
 const EXPANSIONS = new Set(['command_substitution', 'process_substitution', 'arithmetic_expansion', 'expansion', 'simple_expansion']);
-const isWordNode = (type: string) => ['word', 'number', 'string', 'raw_string', 'concatenation'].includes(type);
+const WORD_NODES = new Set(['word', 'number', 'string', 'raw_string', 'concatenation']);
+const isWordNode = (type: string) => WORD_NODES.has(type);
+const LIST_OPERATORS = new Set(['&&', '||', ';', '|', '\n']);
 const truncate = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
 function hasDescendant(node: SyntaxNode, test: (n: SyntaxNode) => boolean): boolean {
@@ -421,12 +500,15 @@ export function analyseCommand(command: string, depth = 0): CommandAnalysis {
   // bash joins `r\<newline>m` into `rm`; the parser splits it into two words. Between words (after a blank) it is harmless.
   if (/(^|[^ \t\n])\\\r?\n/.test(command)) a.unresolved('a backslash-newline inside a word');
   const tree = parseShell(command);
+  let root: SyntaxNode;
   try {
+    // hasError covers ERROR and MISSING nodes anywhere in the tree.
     if (tree.rootNode.hasError) a.unresolved('a parse error');
-    a.visit(tree.rootNode);
+    root = copyTree(tree, command);
   } finally {
     tree.delete();
   }
+  a.visit(root);
   return a.out;
 }
 
