@@ -431,6 +431,9 @@ class Analyser {
    * over-denying is the safe side).
    */
   private wrapper(name: string, words: string[], literal: boolean[], from: number): void {
+    // `env` alone (or with flags and assignments only) just prints the environment.
+    const onlyOptions = words.every((w, i) => i < from || (literal[i] && (w.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))));
+    if (name === 'env' && onlyOptions && !words.some((w) => /^(-[A-Za-z0-9]*S|--split-string)/.test(w))) return;
     this.unprovable(`${name} runs another command`);
     if (name === 'env' && words.some((w) => /^(-[A-Za-z0-9]*S|--split-string)/.test(w))) return this.unresolved('env -S splits a string into a new command line');
     if (words.length > MAX_WRAPPER_WORDS) this.unresolved(`${name} has too many arguments to find the command it runs`);
