@@ -36,9 +36,12 @@ export interface CommandAnalysis {
  * one by one across the WebAssembly boundary costs more than the parse itself
  * on a long command, and the analysis reads each node several times.
  */
+const NO_CHILDREN: readonly SyntaxNode[] = [];
+
 class SyntaxNode {
-  readonly children: SyntaxNode[] = [];
-  private named_: SyntaxNode[] | undefined;
+  /** Leaves share one empty list: a long command has thousands of them. */
+  children: readonly SyntaxNode[] = NO_CHILDREN;
+  private named_: readonly SyntaxNode[] | undefined;
 
   constructor(
     private readonly source: string,
@@ -52,9 +55,14 @@ class SyntaxNode {
     return this.source.slice(this.startIndex, this.endIndex);
   }
 
-  get namedChildren(): SyntaxNode[] {
-    this.named_ ??= this.children.filter((c) => c.isNamed);
+  get namedChildren(): readonly SyntaxNode[] {
+    this.named_ ??= this.children.length === 0 ? NO_CHILDREN : this.children.filter((c) => c.isNamed);
     return this.named_;
+  }
+
+  add(child: SyntaxNode): void {
+    if (this.children === NO_CHILDREN) this.children = [child];
+    else (this.children as SyntaxNode[]).push(child);
   }
 
   /** The first named child of one of these types. */
@@ -78,14 +86,16 @@ function copyTree(tree: Tree, source: string): SyntaxNode {
   try {
     const make = () => {
       const id = cursor.nodeTypeId;
-      return new SyntaxNode(source, types[id] ?? 'ERROR', isNamed(id), cursor.startIndex, cursor.endIndex);
+      // Anonymous nodes (operators, quotes) are judged by their type alone: their offsets are not read.
+      if (!isNamed(id)) return new SyntaxNode(source, types[id] ?? 'ERROR', false, 0, 0);
+      return new SyntaxNode(source, types[id] ?? 'ERROR', true, cursor.startIndex, cursor.endIndex);
     };
     const root = make();
     const stack: SyntaxNode[] = [root];
     for (;;) {
       if (cursor.gotoFirstChild()) {
         const node = make();
-        stack[stack.length - 1]!.children.push(node);
+        stack[stack.length - 1]!.add(node);
         stack.push(node);
         continue;
       }
@@ -93,7 +103,7 @@ function copyTree(tree: Tree, source: string): SyntaxNode {
         if (cursor.gotoNextSibling()) {
           stack.pop();
           const node = make();
-          stack[stack.length - 1]!.children.push(node);
+          stack[stack.length - 1]!.add(node);
           stack.push(node);
           break;
         }
@@ -387,7 +397,7 @@ class Analyser {
     const name = words[0]!.split('/').pop()!;
     const cmd: ShellCommand = { words, text: words.join(' '), name };
     this.out.commands.push(cmd);
-    if (ODD_BLANK.test(words.join(''))) this.unresolved('an unusual blank character (U+00A0, \\v, \\f…) that bash does not treat as a space');
+    // Unusual blanks are caught once on the whole source (analyseCommand), nested scripts included.
     for (let i = 1; i < words.length; i++) {
       if (!literal[i]) continue;
       const w = words[i]!;
