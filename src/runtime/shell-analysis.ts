@@ -403,6 +403,8 @@ class Analyser {
       const w = words[i]!;
       const opt = /^--?[A-Za-z0-9-]+=(.*)$/s.exec(w);
       this.out.paths.push(opt ? opt[1]! : w);
+      // A short option glued to its value (`-o/etc/x`, `-o.git/hooks/x`): the value may be a path too.
+      if (!opt && /^-[A-Za-z]./.test(w) && w.includes('/')) this.out.paths.push(w.slice(2));
     }
     if (NAME_TAKING_BUILTINS.has(name) && words.slice(1).some((w) => w.includes('['))) this.unresolved(`${name} ${EVALUATE_REASON}`);
     if (SHELLS.has(name)) return this.shell(name, words, literal);

@@ -54,6 +54,9 @@ async function assessCommand(input: { command: string; sandbox?: boolean | undef
     } else {
       const secret = env.sensitiveFile(resolved.display);
       if (secret) reasons.push(`${resolved.display} may hold secrets (matches ${secret})`);
+      // An argument may be written to (`git diff --output=…`, `sort -o …`): naming .git/ or hook files asks like a write.
+      const why = sensitiveReason(resolved);
+      if (why) reasons.push(`names ${resolved.display}: ${why}`);
     }
   }
   if (outside.size > 0) assessment.outsideWorkspace = [...outside];

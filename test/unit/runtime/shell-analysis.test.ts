@@ -236,6 +236,11 @@ describe('runtime: command permissions on a bash syntax tree (issue 21)', () => 
       assert.match(o.reason, /sensitive path/, command);
     }
     assert.equal((await askUnder('bash(cat:*)', 'cat .env.example')).kind, 'allow');
+    // An argument that may be written to, naming a hook file, asks like a redirection there.
+    for (const command of ['git diff --output=.git/hooks/pre-commit', 'git diff -o.git/hooks/pre-commit', 'git diff --output .husky/pre-commit']) {
+      const o = await askUnder('bash(git diff:*)', command);
+      assert.ok(o.kind === 'ask' && /sensitive path/.test(o.reason), command);
+    }
     for (const mode of ['plan', 'ask', 'acceptEdits'] as const) {
       const assessment = await tools.assess('read_file', { path: '.env' });
       assert.equal(new PermissionPolicy(mode, { allow: ['read_file'] }).decide({ toolName: 'read_file', readOnly: true, assessment }).kind, 'ask', mode);
