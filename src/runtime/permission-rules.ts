@@ -72,11 +72,12 @@ function ruleWords(content: string): RuleWords {
   return r;
 }
 
-function wordsMatch(content: string, words: readonly string[]): boolean {
+/** `foldName`: the command name compares case-insensitively (deny rules: `RM` runs rm on a case-insensitive file system). */
+function wordsMatch(content: string, words: readonly string[], foldName = false): boolean {
   const rule = ruleWords(content);
   if (rule.words.length === 0) return false;
   if (rule.prefix ? words.length < rule.words.length : words.length !== rule.words.length) return false;
-  return rule.words.every((w, i) => w === words[i]);
+  return rule.words.every((w, i) => w === words[i] || (foldName && i === 0 && w.toLowerCase() === words[0]!.toLowerCase()));
 }
 
 /** Matches a non-shell rule's content against a plain subject (a path, a pattern, a URL). */
@@ -119,7 +120,7 @@ export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
   if (!s.shell) return matchContent(rule.content, s.subject);
   if (s.shell.unresolved.length > 0) return true;
   const content = rule.content;
-  return s.shell.commands.some((c) => matchCommand(content, c) || wordsMatch(content, plainWords(c)));
+  return s.shell.commands.some((c) => matchCommand(content, c) || wordsMatch(content, plainWords(c), true));
 }
 
 /**

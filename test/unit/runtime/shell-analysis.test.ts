@@ -144,6 +144,8 @@ describe('runtime: command permissions on a bash syntax tree (issue 21)', () => 
       'cat script | sh',
       'source ./script.sh',
       'PATH=/tmp/evil ls',
+      'RM -rf src',
+      '/bin/Rm -rf src',
     ]) {
       const o = await bypassDeny(command);
       assert.equal(o.kind, 'deny', JSON.stringify(command));
