@@ -249,6 +249,9 @@ describe('runtime: command permissions on a bash syntax tree (issue 21)', () => 
     }
     const env = await tools.assess('read_file', { path: '.env' });
     assert.equal(new PermissionPolicy('bypassPermissions').decide({ toolName: 'read_file', readOnly: true, assessment: env }).kind, 'allow');
+    const grep = await tools.assess('grep_search', { pattern: 'TOKEN', path: '.env' });
+    assert.match(grep.sensitive ?? '', /may hold secrets/, 'grep_search inside a secret file asks too');
+    assert.equal((await tools.assess('grep_search', { pattern: 'TOKEN', path: 'src' })).sensitive, undefined);
     const extended = await tools.assess('read_file', { path: 'secrets/a/b.txt' });
     assert.match(extended.sensitive ?? '', /matches secrets\/\*\*/, 'turnstone.permissions.sensitiveFiles extends the list');
   });
