@@ -71,6 +71,9 @@ class SyntaxNode {
   }
 }
 
+/** Named nodes that are lexer tokens in tree-sitter-bash, so never have children: no need to ask. */
+const LEAF_TOKENS = new Set(['word', 'raw_string', 'string_content', 'heredoc_content', 'heredoc_start', 'heredoc_end', 'variable_name', 'file_descriptor', 'comment', 'ansi_c_string']);
+
 function copyTree(tree: Tree, source: string): SyntaxNode {
   const cursor = tree.walk();
   // Every cursor read marshals the cursor into WebAssembly memory, and the language's name tables are
@@ -93,7 +96,7 @@ function copyTree(tree: Tree, source: string): SyntaxNode {
     const root = make();
     const stack: SyntaxNode[] = [root];
     for (;;) {
-      if (cursor.gotoFirstChild()) {
+      if (!LEAF_TOKENS.has(stack[stack.length - 1]!.type) && cursor.gotoFirstChild()) {
         const node = make();
         stack[stack.length - 1]!.add(node);
         stack.push(node);
