@@ -256,6 +256,24 @@ describe('runtime: command permissions on a bash syntax tree (issue 21)', () => 
     assert.match(extended.sensitive ?? '', /matches secrets\/\*\*/, 'turnstone.permissions.sensitiveFiles extends the list');
   });
 
+  it('issue 21: a grep_search over a folder skips secret files, with ripgrep and with the JS engine', async () => {
+    const secret = `SECRET-${process.pid}`;
+    mkdirSync(path.join(root, 'cfg'), { recursive: true });
+    writeFileSync(path.join(root, '.env'), `TOKEN=${secret}\n`);
+    writeFileSync(path.join(root, 'cfg', 'Server.PEM'), `${secret}\n`);
+    writeFileSync(path.join(root, 'src', 'uses.ts'), `// ${secret}\n`);
+    const rg = spawnSync('rg', ['--version']).status === 0;
+    const engines: Array<[string, ToolExecutor]> = [['js', tools]];
+    if (rg) engines.push(['rg', createToolExecutor({ workspace: new NodeWorkspace(root), shell: new NodeShell() }, { ripgrepPath: 'rg', homeDir: path.join(base, 'home') })]);
+    for (const [engine, executor] of engines) {
+      for (const mode of ['files_with_matches', 'content'] as const) {
+        const r = await executor.execute('grep_search', { pattern: secret, output_mode: mode, glob: '*' }, { signal: new AbortController().signal });
+        assert.match(r.content, /src\/uses\.ts/, `${engine} ${mode}`);
+        assert.doesNotMatch(r.content, /\.env|Server\.PEM|TOKEN=/, `${engine} ${mode}`);
+      }
+    }
+  });
+
   it('issue 21: path rules accept globs, matched like glob_search', () => {
     const path = (rule: string, subject: string) => matchesEveryPart([parseRule(rule)], ruleSubject('edit_file', subject));
     assert.ok(path('edit_file(src/**)', 'src/a/b.ts'));
