@@ -63,6 +63,9 @@ function copyAssets() {
   mkdirSync('dist/codicons', { recursive: true });
   cpSync('node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicons/codicon.css');
   cpSync('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
+  // The bash parser behind permission decisions (src/runtime/shell-parser.ts): loaded from dist/ on first use.
+  cpSync('node_modules/web-tree-sitter/tree-sitter.wasm', 'dist/tree-sitter.wasm');
+  cpSync('node_modules/tree-sitter-bash/tree-sitter-bash.wasm', 'dist/tree-sitter-bash.wasm');
 }
 
 copyAssets();

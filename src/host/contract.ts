@@ -26,6 +26,7 @@ export const SETTINGS = [
   'permissions.allow',
   'permissions.deny',
   'permissions.ask',
+  'permissions.sensitiveFiles',
   'autoCompactInputTokens',
   'thinkingBudgetTokens',
   'hooks',

@@ -18,6 +18,8 @@ export interface TurnstoneSettings {
   allow: string[];
   deny: string[];
   ask: string[];
+  /** Globs extending the built-in list of files whose reads ask. */
+  sensitiveFiles: string[];
   autoCompactInputTokens: number;
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
@@ -42,6 +44,7 @@ export function readSettings(): TurnstoneSettings {
     allow: strings(c.get('permissions.allow')),
     deny: strings(c.get('permissions.deny')),
     ask: strings(c.get('permissions.ask')),
+    sensitiveFiles: strings(c.get('permissions.sensitiveFiles')),
     autoCompactInputTokens: c.get<number>('autoCompactInputTokens', 100_000),
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,

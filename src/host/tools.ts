@@ -53,6 +53,6 @@ export function createHostTools(
   const ripgrepPath = vscodeRipgrepPath() ?? findProgram('rg', { excludeRoots: workspaceFolderPaths() });
   return createToolExecutor(
     { workspace, ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
-    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs } },
+    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs }, sensitiveFiles: settings.sensitiveFiles },
   );
 }

@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { errorMessage } from './errors';
-import { matchContent, parseRule } from './permission-rules';
+import { isShellTool, matchesAnyPart, matchesEveryPart, parseRule, ruleSubject, type PermissionRule } from './permission-rules';
+import { analyseShell, type CommandAnalysis } from './shell-analysis';
 
 export type HookEventName = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure' | 'Stop' | 'UserPromptSubmit';
 
@@ -71,18 +72,38 @@ export function mergeHookFeedback(messages: readonly string[], output: string, i
   return sections.join('\n\n');
 }
 
-export function hookMatches(matcher: string | undefined, payload: HookPayload): boolean {
+/**
+ * How a hook's matcher relates to a tool use: `any` when it matches some part
+ * (a deny or ask from the hook applies), `every` when it covers every part (an
+ * allow from the hook applies). For bash, parts are the simple commands of the
+ * syntax tree, as for permission rules; a command hiding what it runs is
+ * matched by every matcher of the tool but covered by none.
+ */
+export interface HookMatch {
+  any: boolean;
+  every: boolean;
+}
+
+export function hookMatch(matcher: string | undefined, payload: HookPayload, shell?: CommandAnalysis): HookMatch {
   const m = matcher?.trim();
-  if (!m || m === '*') return true;
-  if (!payload.tool_name) return true;
-  return m.split('|').some((alt) => {
+  if (!m || m === '*' || !payload.tool_name) return { any: true, every: true };
+  const rules: PermissionRule[] = [];
+  for (const alt of m.split('|')) {
     try {
       const rule = parseRule(alt);
-      return rule.tool === payload.tool_name && matchContent(rule.content, payload.subject ?? '', rule.tool === 'bash');
+      if (rule.tool === payload.tool_name) rules.push(rule);
     } catch {
-      return false;
+      // An alternative that is not a rule matches nothing.
     }
-  });
+  }
+  if (rules.length === 0) return { any: false, every: false };
+  const subject = ruleSubject(payload.tool_name, payload.subject ?? '', shell);
+  return { any: rules.some((r) => matchesAnyPart(r, subject)), every: matchesEveryPart(rules, subject) };
+}
+
+/** Whether the hook runs at all for this payload: when its matcher matches some part. */
+export function hookMatches(matcher: string | undefined, payload: HookPayload, shell?: CommandAnalysis): boolean {
+  return hookMatch(matcher, payload, shell).any;
 }
 
 export class ShellHookRunner implements HookRunner {
@@ -96,17 +117,22 @@ export class ShellHookRunner implements HookRunner {
   }
 
   async run(event: HookEventName, payload: HookPayload, signal: AbortSignal): Promise<HookResult> {
-    const specs = (this.config[event] ?? []).filter((s) => hookMatches(s.matcher, payload));
+    const configured = this.config[event] ?? [];
+    if (configured.length === 0) return { outcome: 'ok', messages: [] };
+    const shell = payload.tool_name && isShellTool(payload.tool_name) ? await analyseShell(payload.subject ?? '') : undefined;
+    const specs = configured.map((spec) => ({ spec, match: hookMatch(spec.matcher, payload, shell) })).filter((s) => s.match.any);
     const result: HookResult = { outcome: 'ok', messages: [] };
     let current = payload;
-    for (const spec of specs) {
+    for (const { spec, match } of specs) {
       const one = await this.runOne(spec, event, current, signal);
       result.messages.push(...one.messages);
       if (one.updatedInput) {
         result.updatedInput = one.updatedInput;
         current = { ...current, tool_input: one.updatedInput };
       }
-      if (one.decision) result.decision = one.decision;
+      // A hook's allow covers the command only if its matcher covers every part (`git status && rm x` is not `git status`).
+      if (one.decision === 'allow' && !match.every) result.messages.push(`hook "${spec.command}" allowed only part of the command; the rest is decided by the rules`);
+      else if (one.decision) result.decision = one.decision;
       if (one.outcome !== 'ok') {
         result.outcome = one.outcome;
         return result;

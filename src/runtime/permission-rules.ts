@@ -1,9 +1,13 @@
 // P3: permission rules. `tool` or `tool(content)`; content `*` matches any
-// subject, `prefix:*` a prefix, anything else exactly. For bash the subject is a
-// shell command and is split first (shell-split.ts): an allow rule must match
-// every part, a deny rule matching any part denies.
+// subject, `prefix:*` a prefix, a glob (`src/**`) a path, anything else
+// exactly. For bash the subject is a command read from its syntax tree
+// (shell-analysis.ts) and rules compare words, quotes resolved: an allow rule
+// vouches only for a command that is provably plain (every part literal) and
+// must cover every part; a deny rule matching any part, or a command whose
+// names cannot be known, denies.
+import picomatch from 'picomatch';
 import { RuntimeError } from './errors';
-import { analyseCommand, type CommandAnalysis, type CommandNode } from './shell-split';
+import { analyseCommand, type CommandAnalysis, type ShellCommand } from './shell-analysis';
 
 export interface PermissionRule {
   tool: string;
@@ -47,75 +51,136 @@ export function ruleNamesTool(ruleTool: string, tool: string): boolean {
   return name.length > 0 && !name.includes('__') && tool.startsWith(server);
 }
 
-/** Matches one rule's content against one plain subject (no shell splitting). */
-export function matchContent(content: string | undefined, subject: string, shell: boolean): boolean {
-  if (content === undefined) return true;
-  const s = shell ? collapse(subject) : subject;
-  if (content.endsWith(':*')) {
-    const prefix = shell ? collapse(content.slice(0, -2)) : content.slice(0, -2);
-    if (!shell) return s.startsWith(prefix);
-    // Word boundary: `git status:*` must not match `git statusx`.
-    return s === prefix || s.startsWith(prefix + ' ');
+const GLOB_CHARS = /[*?[\]{}]/;
+const globs = new Map<string, (s: string) => boolean>();
+
+/** Path rules accept globs, matched like glob_search matches (picomatch; `*` within a folder, `**` across). */
+function globMatch(pattern: string, subject: string): boolean {
+  let m = globs.get(pattern);
+  if (!m) {
+    m = picomatch(pattern, { dot: true });
+    if (globs.size > 500) globs.clear();
+    globs.set(pattern, m);
   }
-  return s === (shell ? collapse(content) : content);
+  return m(subject);
 }
 
-const collapse = (s: string) => s.trim().replace(/\s+/g, ' ');
+/** A shell rule's content as words: `git commit -m "a b":*` → prefix [git, commit, -m, a b]. */
+interface RuleWords {
+  words: string[];
+  prefix: boolean;
+}
+const ruleWordsCache = new Map<string, RuleWords>();
+
+function ruleWords(content: string): RuleWords {
+  let r = ruleWordsCache.get(content);
+  if (r) return r;
+  const prefix = content.endsWith(':*');
+  const body = prefix ? content.slice(0, -2) : content;
+  const a = analyseCommand(body);
+  const only = a.commands[0];
+  // A rule that is itself compound or not literal is compared as text against the whole command only.
+  const words = a.commands.length === 1 && a.unprovable.length === 0 && only ? only.words : [];
+  r = { words, prefix };
+  if (ruleWordsCache.size > 500) ruleWordsCache.clear();
+  ruleWordsCache.set(content, r);
+  return r;
+}
+
+/** `foldName`: the command name compares case-insensitively (deny rules: `RM` runs rm on a case-insensitive file system). */
+function wordsMatch(content: string, words: readonly string[], foldName = false): boolean {
+  const rule = ruleWords(content);
+  if (rule.words.length === 0) return false;
+  if (rule.prefix ? words.length < rule.words.length : words.length !== rule.words.length) return false;
+  return rule.words.every((w, i) => w === words[i] || (foldName && i === 0 && w.toLowerCase() === words[0]!.toLowerCase()));
+}
+
+/** Matches a non-shell rule's content against a plain subject (a path, a pattern, a URL). */
+export function matchContent(content: string | undefined, subject: string): boolean {
+  if (content === undefined) return true;
+  if (content.endsWith(':*')) return subject.startsWith(content.slice(0, -2));
+  if (subject === content) return true;
+  return GLOB_CHARS.test(content) && globMatch(content, subject);
+}
+
+/** Matches a shell rule's content against one simple command (its literal words). */
+export function matchCommand(content: string | undefined, cmd: ShellCommand): boolean {
+  return content === undefined || wordsMatch(content, cmd.words);
+}
 
 export interface RuleSubject {
   tool: string;
   subject: string;
-  /** Present for shell tools: the split command. */
-  analysis?: CommandAnalysis;
+  /** Present for shell tools: what the command runs. */
+  shell?: CommandAnalysis;
 }
 
-export function ruleSubject(tool: string, subject: string): RuleSubject {
-  return isShellTool(tool) ? { tool, subject, analysis: analyseCommand(subject) } : { tool, subject };
+/** The parser must be loaded for a shell tool without a ready analysis (loadShellParser). */
+export function ruleSubject(tool: string, subject: string, shell?: CommandAnalysis): RuleSubject {
+  if (!isShellTool(tool)) return { tool, subject };
+  return { tool, subject, shell: shell ?? analyseCommand(subject) };
 }
 
-/** Deny semantics: the rule matches if it matches the whole command or ANY part of it, at any depth. */
+/** The same command with its name's folder dropped: `/bin/rm -f x` is `rm -f x` to a deny rule. */
+const plainWords = (cmd: ShellCommand) => [cmd.name, ...cmd.words.slice(1)];
+
+/**
+ * Deny (and ask) semantics: the rule matches if it matches ANY simple command
+ * at any depth, or if the command hides what it runs (unresolved names count as
+ * matching every rule of the tool: fail closed).
+ */
 export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
   if (!ruleNamesTool(rule.tool, s.tool)) return false;
   if (rule.content === undefined) return true;
-  if (!s.analysis) return matchContent(rule.content, s.subject, false);
-  if (matchContent(rule.content, s.subject, true)) return true;
-  // The unquoted form too: `"rm" x`, `\rm x` and `/bin/rm x` are all `rm x` to a deny rule.
-  const anyNode = (node: CommandNode): boolean =>
-    matchContent(rule.content, node.text, true) || (node.plain !== undefined && matchContent(rule.content, node.plain, true)) || (node.inner ?? []).some(anyNode);
-  return s.analysis.commands.some(anyNode);
+  if (!s.shell) return matchContent(rule.content, s.subject);
+  if (s.shell.unresolved.length > 0) return true;
+  const content = rule.content;
+  return s.shell.commands.some((c) => matchCommand(content, c) || wordsMatch(content, plainWords(c), true));
 }
 
 /**
- * Allow semantics: some rule must cover every part of a shell command; a part
- * that wraps another command (`env X=1 cmd`, `sh -c '…'`) is covered by a rule
- * for the wrapper itself or by rules covering everything it runs. Redirections
- * that write and constructs we cannot read never match.
+ * Allow semantics: for a shell command, it must be provably plain (no
+ * construct in `unprovable`) and every simple command must match some rule, or
+ * one rule must be exactly the whole command. Path checks (arguments outside
+ * the workspace, sensitive files) are the assessment's and ask before this.
  */
 export function matchesEveryPart(rules: readonly PermissionRule[], s: RuleSubject): boolean {
   const mine = rules.filter((r) => ruleNamesTool(r.tool, s.tool));
   if (mine.length === 0) return false;
-  if (!s.analysis) return mine.some((r) => matchContent(r.content, s.subject, false));
   if (mine.some((r) => r.content === undefined)) return true;
-  const { commands, writes, opaque } = s.analysis;
-  if (writes.length > 0 || opaque.length > 0 || commands.length === 0) return false;
-  const covered = (node: CommandNode): boolean =>
-    mine.some((r) => matchContent(r.content, node.text, true)) || (!node.wrapperMatters && node.inner !== undefined && node.inner.length > 0 && node.inner.every(covered));
-  return commands.every(covered);
+  if (!s.shell) return mine.some((r) => matchContent(r.content, s.subject));
+  const { commands, unprovable } = s.shell;
+  if (unprovable.length > 0 || commands.length === 0) return false;
+  if (mine.some((r) => r.content === s.subject.trim())) return true;
+  return commands.every((c) => mine.some((r) => matchCommand(r.content, c)));
 }
 
 /**
- * The rule a "remember" choice would store: precise. A lone simple command gets
- * a `cmd sub:*` prefix; anything compound, redirected or wrapped gets the exact
- * command, never a blanket prefix that would also allow what follows `;`.
+ * Read-only commands (and subcommands) whose flags can neither run code nor
+ * write anywhere the path checks miss: only these get a `prefix:*` suggestion.
+ * Reviewed list; NOT sed (its `e` command runs code), find (-exec), rg (--pre),
+ * awk (system()), git config (core.pager / core.fsmonitor run code), xargs, env.
  */
-export function suggestRule(tool: string, subject: string): string {
+const PREFIX_SAFE: readonly (readonly string[])[] = [
+  ['ls'], ['pwd'], ['cat'], ['head'], ['tail'], ['wc'], ['grep'], ['echo'], ['which'], ['stat'], ['du'], ['file'], ['diff'],
+  ['git', 'status'], ['git', 'diff'], ['git', 'log'], ['git', 'show'], ['git', 'blame'], ['git', 'ls-files'], ['git', 'rev-parse'],
+];
+
+const RISKY_FLAG = /^(--output|--ext-diff|--textconv|--exec|--pre|-c$|--config)/;
+
+/**
+ * The rule a "remember" choice would store: precise. The exact command by
+ * default; a prefix rule only for a lone plain command from the reviewed
+ * read-only list above.
+ */
+export function suggestRule(tool: string, subject: string, shell?: CommandAnalysis): string {
   if (!isShellTool(tool)) return subject ? `${tool}(${subject})` : tool;
-  const a = analyseCommand(subject);
+  const a = shell ?? analyseCommand(subject);
   const only = a.commands[0];
-  if (a.commands.length !== 1 || a.writes.length > 0 || a.opaque.length > 0 || a.hidden.length > 0 || !only || only.inner || /[$`*?[\]{}~]/.test(only.text)) {
-    return `${tool}(${collapse(subject)})`;
+  if (a.commands.length === 1 && a.unprovable.length === 0 && a.writes.length === 0 && only) {
+    const safe = PREFIX_SAFE.find((p) => p.length <= only.words.length && p.every((w, i) => w === only.words[i]));
+    // A use that writes (`git diff --output=…`) or runs a driver gets its exact rule even on the list.
+    if (safe && !only.words.some((w) => RISKY_FLAG.test(w))) return `${tool}(${safe.join(' ')}:*)`;
   }
-  const words = only.text.split(' ');
-  const head = words.length > 1 && /^[a-z][\w-]*$/.test(words[1]!) ? words.slice(0, 2) : words.slice(0, 1);
-  return `${tool}(${head.join(' ')}:*)`;
+  return `${tool}(${subject.trim()})`;
 }

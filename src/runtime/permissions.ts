@@ -84,47 +84,73 @@ export class PermissionPolicy {
     return this.remembered.map((r) => r.source);
   }
 
+  /**
+   * P1, in claw-code's order: deny rules, then the hook's decision, then ask
+   * rules, then the mode. Deny, a hook's ask and ask rules hold even in
+   * bypassPermissions; allow rules and a hook's allow can only approve what
+   * the checks before them let through.
+   */
   decide({ toolName, readOnly, assessment, hookOverride, hookReason }: PolicyInput): PolicyOutcome {
     const { need, subject } = assessment;
-    const s = ruleSubject(toolName, subject);
+    // A shell command is analysed by its tool's assess(); without that (tests, other hosts) it is analysed here (the parser must be loaded).
+    const s = ruleSubject(toolName, subject, assessment.shell);
 
     if (this.deniedTools.includes(toolName)) return { kind: 'deny', reason: `the tool ${toolName} is disabled` };
-    const denyRule = this.deny.length > 0 ? this.deny.find((r) => matchesAnyPart(r, s)) : undefined;
-    if (denyRule) return { kind: 'deny', reason: `denied by rule ${denyRule.source}: ${shown(s)}` };
-    // A deny rule cannot be checked against a command that hides what it runs (`$x args`, `… | sh`): refuse rather than guess.
-    const hidden = s.analysis?.hidden[0];
-    const shellDeny = hidden !== undefined ? this.deny.find((r) => r.tool === toolName) : undefined;
-    if (shellDeny) return { kind: 'deny', reason: `${hidden}, so the deny rule ${shellDeny.source} cannot be checked: ${shown(s)}` };
+    const denied = this.denyRuleMatch(s);
+    if (denied) return denied;
     if (hookOverride === 'deny') return { kind: 'deny', reason: hookReason ?? `denied by PreToolUse hook: ${shown(s)}` };
+    if (hookOverride === 'ask') return ask(s, hookReason ?? 'a PreToolUse hook asks for confirmation');
+    const askRule = this.ask.find((r) => matchesAnyPart(r, s));
+    if (askRule) return ask(s, `rule ${askRule.source} asks for ${shown(s)}`);
     if (this.mode === 'bypassPermissions') return { kind: 'allow', reason: 'bypassPermissions mode' };
     if (this.mode === 'plan' && !(readOnly && need === 'read')) {
       return { kind: 'deny', reason: `plan mode is read-only: ${shown(s)} needs ${need} permission` };
     }
-    if (this.remembered.length > 0 && matchesEveryPart(this.remembered, s)) return { kind: 'allow', reason: 'allowed for this session' };
+    if (assessment.unsandboxed) return ask(s, `${shown(s)} asks to run outside the OS sandbox`);
+    const remembered = this.remembered.length > 0 && matchesEveryPart(this.remembered, s);
+    if (remembered && !s.shell) return { kind: 'allow', reason: 'allowed for this session' };
 
     // Paths outside the workspace and sensitive files always ask: no rule or mode can pre-approve them.
     const outside = assessment.outsideWorkspace;
     if (outside && outside.length > 0) return ask(s, `outside the workspace: ${outside.join(', ')}`);
     if (assessment.sensitive) return ask(s, `sensitive path: ${assessment.sensitive}`);
+    if (remembered) return { kind: 'allow', reason: 'allowed for this session' };
 
-    if (hookOverride === 'allow') return { kind: 'allow', reason: hookReason ?? 'allowed by PreToolUse hook' };
-    if (hookOverride === 'ask') return ask(s, hookReason ?? 'a PreToolUse hook asks for confirmation');
-    const askRule = this.ask.length > 0 ? this.ask.find((r) => matchesAnyPart(r, s)) : undefined;
-    if (askRule) return ask(s, `rule ${askRule.source} asks for ${shown(s)}`);
+    const unprovable = s.shell?.unprovable ?? [];
+    if (hookOverride === 'allow') {
+      if (unprovable.length === 0) return { kind: 'allow', reason: hookReason ?? 'allowed by PreToolUse hook' };
+      return ask(s, `a PreToolUse hook allows it, but ${notProvable(unprovable)}`);
+    }
     if (this.allow.length > 0 && matchesEveryPart(this.allow, s)) return { kind: 'allow', reason: 'allowed by rule' };
 
     if (need === 'read') return { kind: 'allow', reason: `${this.mode} mode allows reads in the workspace` };
     if (need === 'edit' && this.mode === 'acceptEdits') return { kind: 'allow', reason: 'acceptEdits mode allows edits in the workspace' };
-    if (s.analysis && s.analysis.commands.length > 1 && this.allow.some((r) => r.tool === toolName)) {
+    const hasAllowRule = this.allow.some((r) => r.tool === toolName) || this.remembered.some((r) => r.tool === toolName);
+    if (s.shell && unprovable.length > 0 && hasAllowRule) return ask(s, `no allow rule can cover ${shown(s)}: ${notProvable(unprovable)}`);
+    if (s.shell && s.shell.commands.length > 1 && hasAllowRule) {
       return ask(s, `${shown(s)} is a compound command and not every part matches an allow rule`);
     }
-    if (s.analysis && s.analysis.writes.length > 0) return ask(s, `the command writes to ${s.analysis.writes.join(', ')}`);
+    if (s.shell && s.shell.writes.length > 0) return ask(s, `the command writes to ${s.shell.writes.join(', ')}`);
     return ask(s, `${shown(s)} needs ${need} permission in ${this.mode} mode`);
   }
+
+  /** A deny rule matching any part denies; a command hiding its names counts as matching (denied in bypass, asked otherwise). */
+  private denyRuleMatch(s: RuleSubject): PolicyOutcome | undefined {
+    const rule = this.deny.find((r) => matchesAnyPart(r, s));
+    if (!rule) return undefined;
+    const hidden = s.shell?.unresolved ?? [];
+    // Matched by what the command visibly runs, or only because it hides what it runs?
+    const visible = hidden.length === 0 || matchesAnyPart(rule, { ...s, shell: { ...s.shell!, unresolved: [] } });
+    if (visible) return { kind: 'deny', reason: `denied by rule ${rule.source}: ${shown(s)}` };
+    const reason = `${hidden.join('; ')}: the deny rule ${rule.source} cannot be checked against ${shown(s)}`;
+    return this.mode === 'bypassPermissions' ? { kind: 'deny', reason } : ask(s, reason);
+  }
 }
+
+const notProvable = (constructs: readonly string[]) => `it contains ${constructs.join(', ')}, so it is not provably a plain command`;
 
 const shown = (s: RuleSubject) => (s.subject ? `${s.tool}(${s.subject})` : s.tool);
 
 function ask(s: RuleSubject, reason: string): PolicyOutcome {
-  return { kind: 'ask', reason, suggestedRule: suggestRule(s.tool, s.subject) };
+  return { kind: 'ask', reason, suggestedRule: suggestRule(s.tool, s.subject, s.shell) };
 }

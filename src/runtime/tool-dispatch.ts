@@ -1,6 +1,6 @@
-// T5, T11, P1, P4: runs the tool uses of one reply. Each goes through input
-// check → PreToolUse hook → permission policy (and prompt) → execute →
-// PostToolUse hook. Failures of any kind become is_error results; the turn
+// T5, T11, P1, P4: runs the tool uses of one reply. Each goes through
+// authorize() (input check → PreToolUse hook → permission policy and prompt)
+// and then execute() (the tool → PostToolUse hook). Failures of any kind become is_error results; the turn
 // goes on. Consecutive read-only uses run concurrently; everything else runs
 // alone; results always come back in call order.
 import { type ParsedToolUse } from './assistant-message';
@@ -8,7 +8,9 @@ import { errorMessage, isAborted, type AbortScope } from './errors';
 import { type RuntimeEvent, type ToolResultRecord } from './events';
 import { ABORTED_RESULT } from './history';
 import { mergeHookFeedback, NO_HOOK_RESULT, type HookEventName, type HookPayload, type HookResult, type HookRunner } from './hooks';
+import { isShellTool } from './permission-rules';
 import { NON_INTERACTIVE_DENIAL, type PermissionDecision, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from './permissions';
+import { loadShellParser } from './shell-parser';
 import { ToolInputError, type FileChange, type ToolExecutor, type ToolUseAssessment } from './types';
 
 export interface DispatchContext {
@@ -24,7 +26,7 @@ export interface DispatchContext {
 }
 
 /** Prompts are shown one at a time even when their tool uses run in parallel. */
-class PromptQueue {
+export class PromptQueue {
   private tail: Promise<unknown> | undefined;
   run(fn: () => Promise<PermissionDecision>): Promise<PermissionDecision> {
     const next = this.tail ? this.tail.then(fn, fn) : fn();
@@ -93,78 +95,106 @@ function failed(ctx: DispatchContext, use: ParsedToolUse, error: unknown): ToolR
 }
 
 async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<ToolResultRecord> {
+  const auth = await authorize(use, ctx, prompts);
+  return auth.kind === 'allow' ? execute(use, auth, ctx) : auth.result;
+}
+
+/** What authorize() decided: run the tool with this input, or the finished (denied, invalid, aborted) result. */
+export type Authorization =
+  | {
+      kind: 'allow';
+      input: Record<string, unknown>;
+      subject: string;
+      /** The PreToolUse hook's result: its messages go with the tool's output. */
+      pre: HookResult;
+      /** What the user's decision adds for the model, e.g. how they changed the proposal (told with the result). */
+      userNote?: string;
+    }
+  | { kind: 'finished'; result: ToolResultRecord };
+
+/**
+ * The one authorization step (ARCHITECTURE, claw-code's authorize_with_context):
+ * validate and assess the input, run the PreToolUse hook, let the policy decide
+ * (P1) and ask the user where it says so. Generic over every tool the registry
+ * holds (built-in or MCP): nothing here knows a tool by name.
+ */
+export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<Authorization> {
   const { name, id } = use;
-  if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
-  if (use.inputError) return finish(ctx, use, use.inputError, true);
+  const done = (result: ToolResultRecord): Authorization => ({ kind: 'finished', result });
+  if (ctx.scope.aborted) return done(finish(ctx, use, ABORTED_RESULT, true));
+  if (use.inputError) return done(finish(ctx, use, use.inputError, true));
   const readOnly = ctx.tools.isReadOnly(name);
-  if (readOnly === undefined) return finish(ctx, use, `unknown tool: ${name}`, true);
+  if (readOnly === undefined) return done(finish(ctx, use, `unknown tool: ${name}`, true));
 
   let input = use.input;
-  /** What the user's decision adds for the model, e.g. how they changed the proposal (told with the result). */
-  let userNote: string | undefined;
   let assessment: ToolUseAssessment;
   try {
     assessment = await ctx.tools.assess(name, input);
   } catch (error) {
-    return finish(ctx, use, assessFailure(name, error), true);
+    return done(finish(ctx, use, assessFailure(name, error), true));
   }
-  if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
+  if (ctx.scope.aborted) return done(finish(ctx, use, ABORTED_RESULT, true));
 
   const pre = hookConfigured(ctx, 'PreToolUse') ? await runHook(ctx, 'PreToolUse', { tool_name: name, tool_input: input, subject: assessment.subject }) : NO_HOOK_RESULT;
-  if (ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
-  if (pre.outcome === 'cancelled') return deny(ctx, use, pre, 'the PreToolUse hook was cancelled');
-  if (pre.outcome === 'failed') return deny(ctx, use, pre, 'the PreToolUse hook failed');
-  if (pre.outcome === 'denied') return deny(ctx, use, pre, 'denied by a PreToolUse hook');
+  if (ctx.scope.aborted) return done(finish(ctx, use, ABORTED_RESULT, true));
+  if (pre.outcome === 'cancelled') return done(deny(ctx, use, pre, 'the PreToolUse hook was cancelled'));
+  if (pre.outcome === 'failed') return done(deny(ctx, use, pre, 'the PreToolUse hook failed'));
+  if (pre.outcome === 'denied') return done(deny(ctx, use, pre, 'denied by a PreToolUse hook'));
   if (pre.updatedInput) {
     input = pre.updatedInput;
     try {
       assessment = await ctx.tools.assess(name, input);
     } catch (error) {
-      return finish(ctx, use, mergeHookFeedback(pre.messages, assessFailure(name, error), true), true);
+      return done(finish(ctx, use, mergeHookFeedback(pre.messages, assessFailure(name, error), true), true));
     }
   }
 
+  // The policy judges commands on their syntax tree: the parser loads on the first command, not at activation.
+  if (isShellTool(name) && !assessment.shell) await ctx.scope.race(loadShellParser());
   const outcome = ctx.policy.decide({ toolName: name, readOnly, assessment, hookOverride: pre.decision });
+  if (outcome.kind === 'allow') return { kind: 'allow', input, subject: assessment.subject, pre };
   if (outcome.kind === 'deny') {
     ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason: outcome.reason });
-    return deny(ctx, use, pre, outcome.reason);
+    return done(deny(ctx, use, pre, outcome.reason));
   }
-  if (outcome.kind === 'ask') {
-    if (!ctx.prompter) {
-      const reason = `${outcome.reason}: ${NON_INTERACTIVE_DENIAL}`;
-      ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason });
-      return deny(ctx, use, pre, reason);
-    }
-    const prompter = ctx.prompter;
-    const preview = await ctx.scope.race(ctx.tools.preview?.(name, input) ?? Promise.resolve(undefined)).catch((error: unknown) => {
-      if (isAborted(error)) throw error;
-      return undefined;
-    });
-    const request: PermissionRequest = {
-      toolUseId: id,
-      toolName: name,
-      input,
-      need: assessment.need,
-      subject: assessment.subject,
-      reason: outcome.reason,
-      suggestedRule: outcome.suggestedRule,
-      ...(preview ? { preview } : {}),
-    };
-    const decision = await prompts.run(() => {
-      ctx.emit({ type: 'permission_requested', request });
-      return ctx.scope.race(prompter.request(request, ctx.signal));
-    });
-    if (decision.kind === 'deny') {
-      const reason = `the user denied ${name}${decision.feedback ? `. User feedback: ${decision.feedback}` : ''}`;
-      ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason });
-      return deny(ctx, use, pre, reason);
-    }
-    if (decision.scope === 'session') ctx.policy.remember(outcome.suggestedRule);
-    if (decision.updatedInput) input = decision.updatedInput;
-    userNote = decision.note;
-    ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'allow', reason: outcome.reason, scope: decision.scope });
+  if (!ctx.prompter) {
+    const reason = `${outcome.reason}: ${NON_INTERACTIVE_DENIAL}`;
+    ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason });
+    return done(deny(ctx, use, pre, reason));
   }
+  const prompter = ctx.prompter;
+  const preview = await ctx.scope.race(ctx.tools.preview?.(name, input) ?? Promise.resolve(undefined)).catch((error: unknown) => {
+    if (isAborted(error)) throw error;
+    return undefined;
+  });
+  const request: PermissionRequest = {
+    toolUseId: id,
+    toolName: name,
+    input,
+    need: assessment.need,
+    subject: assessment.subject,
+    reason: outcome.reason,
+    suggestedRule: outcome.suggestedRule,
+    ...(preview ? { preview } : {}),
+  };
+  const decision = await prompts.run(() => {
+    ctx.emit({ type: 'permission_requested', request });
+    return ctx.scope.race(prompter.request(request, ctx.signal));
+  });
+  if (decision.kind === 'deny') {
+    const reason = `the user denied ${name}${decision.feedback ? `. User feedback: ${decision.feedback}` : ''}`;
+    ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'deny', reason });
+    return done(deny(ctx, use, pre, reason));
+  }
+  if (decision.scope === 'session') ctx.policy.remember(outcome.suggestedRule);
+  ctx.emit({ type: 'permission_decided', toolUseId: id, toolName: name, decision: 'allow', reason: outcome.reason, scope: decision.scope });
+  return { kind: 'allow', input: decision.updatedInput ?? input, subject: assessment.subject, pre, ...(decision.note ? { userNote: decision.note } : {}) };
+}
 
+/** Runs an authorized tool use and its PostToolUse hook; the result always comes back (errors become is_error results). */
+export async function execute(use: ParsedToolUse, auth: Extract<Authorization, { kind: 'allow' }>, ctx: DispatchContext): Promise<ToolResultRecord> {
+  const { name, id } = use;
+  const { input, pre, userNote } = auth;
   let content: string;
   let isError: boolean;
   let fileChange: FileChange | undefined;
@@ -183,7 +213,7 @@ async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: Pro
   let post: HookResult;
   try {
     const event = isError ? 'PostToolUseFailure' : 'PostToolUse';
-    post = hookConfigured(ctx, event) ? await runHook(ctx, event, { tool_name: name, tool_input: input, subject: assessment.subject, tool_output: content, is_error: isError }) : NO_HOOK_RESULT;
+    post = hookConfigured(ctx, event) ? await runHook(ctx, event, { tool_name: name, tool_input: input, subject: auth.subject, tool_output: content, is_error: isError }) : NO_HOOK_RESULT;
   } catch (error) {
     // The tool already ran: an interrupt during its PostToolUse hook keeps the real result.
     if (!isAborted(error)) throw error;

@@ -2,6 +2,7 @@
 // model stream is normalised into (S1), and the ports the turn loop depends on.
 // Declared once here; providers, tools, hosts and the CLI all speak these types.
 // No `vscode` import may ever appear under src/runtime or src/tools.
+import { type CommandAnalysis } from './shell-analysis';
 
 // ---------------------------------------------------------------------------
 // Messages (the Anthropic content-block shape is the lingua franca; the
@@ -165,8 +166,12 @@ export interface ToolUseAssessment {
   subject: string;
   /** Resolved path(s) outside every workspace folder (symlinks resolved). Such uses always ask unless bypassPermissions. */
   outsideWorkspace?: string[];
-  /** Why a path inside the workspace is sensitive (.git/, .vscode/*.json, .env*, hook files): always asks before a write. */
+  /** Why a path is sensitive (a write into .git/, .vscode/*.json, hook files; a read of a secret such as .env or a private key): asks in every mode but bypassPermissions. */
   sensitive?: string;
+  /** The tool use asks to run outside the OS sandbox (bash `sandbox: false`): asks in every mode but bypassPermissions. */
+  unsandboxed?: boolean;
+  /** For a shell command: what it runs, analysed once by the tool so the policy and the path checks read the same tree. */
+  shell?: CommandAnalysis;
 }
 
 /** The before/after of one file a tool use changed (C5 turn diff). `null` means the file did not exist. */

@@ -2,10 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { analyseShell } from '../runtime/shell-analysis';
+import { type ToolUseAssessment } from '../runtime/types';
 import { ToolError } from './errors';
 import { sandboxFailureHint } from './sandbox';
 import { formatBytes } from './text';
-import { defineTool } from './tool';
+import { sensitiveReason } from './paths';
+import { defineTool, type ToolEnv } from './tool';
 
 const MAX_TIMEOUT_MS = 600_000;
 
@@ -13,8 +16,54 @@ const schema = z.object({
   command: z.string().min(1).describe('The bash command line to run.'),
   timeout: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Timeout in milliseconds (default 120000, at most 600000).'),
   description: z.string().optional().describe('A few words saying what the command does, shown to the user.'),
-  sandbox: z.boolean().optional(),
+  sandbox: z.boolean().optional().describe('Set to false to run outside the OS sandbox (only when the sandbox blocks what the command truly needs); needs the user\'s approval.'),
 });
+
+/** Literal words worth resolving as paths: ones that can lead outside the workspace or name a file at all. */
+const PATH_LIKE = /^(\/|~(\/|$))|(^|\/)\.\.(\/|$)|\//;
+const HARMLESS_PATHS = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+/** A very long command is still judged; past this many path words the rest are not resolved and it asks. */
+const MAX_PATHS = 256;
+
+/**
+ * The command's syntax tree (for the policy) plus what its literal paths
+ * resolve to: an argument or redirection leaving the workspace, a write into a
+ * sensitive folder or a read of a secret file makes it ask even under an allow rule.
+ */
+async function assessCommand(input: { command: string; sandbox?: boolean | undefined }, env: ToolEnv): Promise<ToolUseAssessment> {
+  const shell = await analyseShell(input.command);
+  const assessment: ToolUseAssessment = { need: 'command', subject: input.command, shell };
+  if (input.sandbox === false) assessment.unsandboxed = true;
+  const outside = new Set<string>();
+  const reasons: string[] = [];
+  const words = [...shell.writes.map((w) => ({ w, write: true })), ...shell.paths.map((w) => ({ w, write: false }))];
+  let resolvedCount = 0;
+  for (const { w, write } of words) {
+    if (HARMLESS_PATHS.has(w) || (!write && w.startsWith('-'))) continue;
+    const secret = env.sensitiveFile(w);
+    if (secret) reasons.push(`${w} may hold secrets (matches ${secret})`);
+    if (!write && !PATH_LIKE.test(w)) continue;
+    if (++resolvedCount > MAX_PATHS) {
+      reasons.push(`more than ${MAX_PATHS} paths to check`);
+      break;
+    }
+    const resolved = await env.paths.resolve(w);
+    if (!resolved.root) outside.add(resolved.real);
+    else if (write) {
+      const why = sensitiveReason(resolved);
+      if (why) reasons.push(`writes ${resolved.display}: ${why}`);
+    } else {
+      const secret = env.sensitiveFile(resolved.display);
+      if (secret) reasons.push(`${resolved.display} may hold secrets (matches ${secret})`);
+      // An argument may be written to (`git diff --output=…`, `sort -o …`): naming .git/ or hook files asks like a write.
+      const why = sensitiveReason(resolved);
+      if (why) reasons.push(`names ${resolved.display}: ${why}`);
+    }
+  }
+  if (outside.size > 0) assessment.outsideWorkspace = [...outside];
+  if (reasons.length > 0) assessment.sensitive = [...new Set(reasons)].join('; ');
+  return assessment;
+}
 
 // Colour codes, cursor movement and OSC titles (shell integration adds these) are noise to the model.
 // eslint-disable-next-line no-control-regex
@@ -45,9 +94,7 @@ export const bashTool = defineTool({
   schema,
   readOnly: false,
   need: 'command',
-  async assess(input) {
-    return { need: 'command', subject: input.command };
-  },
+  assess: (input, env) => assessCommand(input, env),
   async execute(input, env, ctx) {
     if (!env.shell) throw new ToolError('unavailable', 'bash is not available in this workspace (for example a virtual workspace with no shell).');
     const timeoutMs = Math.min(input.timeout ?? env.limits.bashDefaultTimeoutMs, env.limits.bashMaxTimeoutMs);

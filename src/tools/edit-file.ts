@@ -126,7 +126,7 @@ export const editFileTool = defineTool({
   readOnly: false,
   need: 'edit',
   async assess(input, env) {
-    return assessPath(await env.paths.resolve(input.path), 'edit');
+    return assessPath(await env.paths.resolve(input.path), 'edit', env);
   },
   async preview(input, env): Promise<FileChange | undefined> {
     try {

@@ -7,7 +7,7 @@ import { type FileStat } from './ports';
 import { type DecodedText, decodeText, detectEncoding, looksBinary } from './text';
 import { type ToolEnv } from './tool';
 
-export function assessPath(resolved: ResolvedPath, need: PermissionNeed): ToolUseAssessment {
+export function assessPath(resolved: ResolvedPath, need: PermissionNeed, env: Pick<ToolEnv, 'sensitiveFile'>): ToolUseAssessment {
   const assessment: ToolUseAssessment = { need, subject: resolved.display };
   if (!resolved.root) assessment.outsideWorkspace = [resolved.real];
   // Reads are pinned too: a folder swapped for a link to outside after the check must not leak a file to the model.
@@ -16,6 +16,9 @@ export function assessPath(resolved: ResolvedPath, need: PermissionNeed): ToolUs
     const sensitive = sensitiveReason(resolved);
     if (sensitive) assessment.sensitive = sensitive;
   }
+  // Secrets ask before they are read, whatever the tool (sensitive-files.ts).
+  const secret = env.sensitiveFile(resolved.root ? resolved.display : resolved.real);
+  if (secret && !assessment.sensitive) assessment.sensitive = `${resolved.display} may hold secrets (matches ${secret})`;
   return assessment;
 }
 

@@ -18,6 +18,8 @@ export interface GrepQuery {
   /** How paths are printed: `prefix/relative` ('' = bare relative), as rg does for the argument it was given. */
   displayPrefix: string;
   glob: string | undefined;
+  /** File-name globs of secret files a folder search skips (case-insensitive, like rg's --iglob). */
+  excludeNames: readonly string[];
   mode: GrepOutputMode;
   ignoreCase: boolean;
   lineNumbers: boolean;
@@ -57,6 +59,7 @@ export function globFilter(glob: string | undefined): { excludesDir(rel: string)
 export async function grepWithJs(ws: Workspace, q: GrepQuery): Promise<string> {
   const regex = compilePattern(q.pattern, q.ignoreCase);
   const filter = globFilter(q.glob);
+  const secret = q.excludeNames.length > 0 ? picomatch([...q.excludeNames], { dot: true, nocase: true }) : () => false;
   const out: string[] = [];
   const useContext = q.mode === 'content' && (q.before > 0 || q.after > 0);
   let printedGroup = false;
@@ -115,6 +118,7 @@ export async function grepWithJs(ws: Workspace, q: GrepQuery): Promise<string> {
     },
     async (file) => {
       if (!filter.acceptsFile(file.relative)) return;
+      if (secret(file.relative.slice(file.relative.lastIndexOf('/') + 1))) return;
       if (file.relative.split('/').slice(0, -1).some((_, i, parts) => filter.excludesDir(parts.slice(0, i + 1).join('/')))) return;
       await searchFile(file.absolute, q.displayPrefix ? `${q.displayPrefix}/${file.relative}` : file.relative);
     },

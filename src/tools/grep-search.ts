@@ -42,6 +42,8 @@ export function ripgrepArgs(q: GrepQuery, targetArg: string | undefined): string
     '--glob=!node_modules',
   ];
   if (q.glob) args.push(`--glob=${q.glob}`);
+  // Secret files are skipped by a folder search (after the user's glob: the last matching glob wins).
+  for (const name of q.excludeNames) args.push(`--iglob=!${name}`);
   if (q.ignoreCase) args.push('--ignore-case');
   if (q.mode === 'files_with_matches') args.push('--files-with-matches');
   else if (q.mode === 'count') args.push('--count');
@@ -119,6 +121,7 @@ export const grepSearchTool = defineTool({
       targetIsFile: stat.type !== 'directory',
       displayPrefix: displayPrefixFor(resolved.real, firstRoot),
       glob: input.glob,
+      excludeNames: env.sensitiveFile.namePatterns,
       mode: input.output_mode ?? 'files_with_matches',
       ignoreCase: input['-i'] ?? false,
       lineNumbers: input['-n'] ?? true,

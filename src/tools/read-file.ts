@@ -22,7 +22,7 @@ export const readFileTool = defineTool({
   readOnly: true,
   need: 'read',
   async assess(input, env) {
-    return assessPath(await env.paths.resolve(input.path), 'read');
+    return assessPath(await env.paths.resolve(input.path), 'read', env);
   },
   async execute(input, env) {
     const resolved = await env.paths.resolve(input.path);

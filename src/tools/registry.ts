@@ -20,6 +20,7 @@ import { grepSearchTool } from './grep-search';
 import { PathResolver } from './paths';
 import { type Shell, type Workspace, WorkspaceError } from './ports';
 import { readFileTool } from './read-file';
+import { sensitiveFileMatcher } from './sensitive-files';
 import { type Tool, type ToolEnv, type ToolLimits } from './tool';
 import { writeFileTool } from './write-file';
 
@@ -37,6 +38,8 @@ export interface ToolExecutorOptions {
   /** What `~` expands to (default: os.homedir()). */
   homeDir?: string;
   limits?: Partial<ToolLimits>;
+  /** Globs added to the sensitive-files list (setting turnstone.permissions.sensitiveFiles). */
+  sensitiveFiles?: readonly string[];
 }
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -83,6 +86,7 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     outputDir: options.outputDir ?? path.join(os.tmpdir(), 'turnstone-output'),
     ripgrepPath: options.ripgrepPath,
+    sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
   };
 
   const lookup = (name: string): Tool => {

@@ -10,6 +10,9 @@ export async function assessSearch(pattern: string, searchPath: string | undefin
   pinAssessed(resolved);
   const assessment: ToolUseAssessment = { need: 'read', subject: pattern };
   if (!resolved.root) assessment.outsideWorkspace = [resolved.real];
+  // Searching inside one secret file reads it: ask like read_file does.
+  const secret = env.sensitiveFile(resolved.root ? resolved.display : resolved.real);
+  if (secret) assessment.sensitive = `${resolved.display} may hold secrets (matches ${secret})`;
   return assessment;
 }
 

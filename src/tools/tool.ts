@@ -12,6 +12,7 @@ import {
 import { type ReadRecords } from './file-state';
 import { type PathResolver } from './paths';
 import { type Shell, type Workspace } from './ports';
+import { type SensitiveMatcher } from './sensitive-files';
 
 export interface ToolLimits {
   /** read_file: lines returned when no limit is given. */
@@ -41,6 +42,8 @@ export interface ToolEnv {
   outputDir: string;
   /** ripgrep binary for grep_search; undefined means the JS fallback. */
   ripgrepPath: string | undefined;
+  /** Which pattern of the sensitive-files list a path matches, if any (reads of it ask). */
+  sensitiveFile: SensitiveMatcher;
 }
 
 export interface ToolSpec<I> {

@@ -57,7 +57,7 @@ export const writeFileTool = defineTool({
   readOnly: false,
   need: 'edit',
   async assess(input, env) {
-    return assessPath(await env.paths.resolve(input.path), 'edit');
+    return assessPath(await env.paths.resolve(input.path), 'edit', env);
   },
   async preview(input, env) {
     try {

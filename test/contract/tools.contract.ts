@@ -91,7 +91,9 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>,
         assert.deepEqual(await env.executor.assess('read_file', { path: 'src/a.ts' }), { need: 'read', subject: 'src/a.ts' });
         assert.deepEqual(await env.executor.assess('write_file', { path: path.join(root, 'b.txt'), content: '' }), { need: 'edit', subject: 'b.txt' });
         assert.deepEqual(await env.executor.assess('edit_file', { path: './src/../c.txt', old_string: 'a', new_string: 'b' }), { need: 'edit', subject: 'c.txt' });
-        assert.deepEqual(await env.executor.assess('bash', { command: 'git status' }), { need: 'command', subject: 'git status' });
+        const { need, subject, shell } = await env.executor.assess('bash', { command: 'git status' });
+        assert.deepEqual({ need, subject }, { need: 'command', subject: 'git status' });
+        assert.deepEqual(shell?.commands.map((c) => c.words), [['git', 'status']], 'the command comes with its syntax-tree analysis');
         assert.deepEqual(await env.executor.assess('glob_search', { pattern: '**/*.ts' }), { need: 'read', subject: '**/*.ts' });
         assert.deepEqual(await env.executor.assess('grep_search', { pattern: 'TODO', path: 'src' }), { need: 'read', subject: 'TODO' });
       });
@@ -107,7 +109,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>,
         assert.equal(inside.outsideWorkspace, undefined);
       });
 
-      it('marks sensitive paths inside the workspace for writes only', async () => {
+      it('marks sensitive paths inside the workspace for writes, and secret files for reads too', async () => {
         for (const p of ['.git/config', '.git/hooks/pre-commit', '.vscode/settings.json', '.vscode/tasks.json', '.env', '.env.local', 'pkg/.env.production', '.turnstone/hooks.json']) {
           const a = await env.executor.assess('write_file', { path: p, content: '' });
           assert.ok(a.sensitive, `${p} is sensitive`);
@@ -116,7 +118,13 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>,
         for (const p of ['src/env.ts', '.vscode/notes.md', 'README.md', '.gitignore']) {
           assert.equal((await env.executor.assess('write_file', { path: p, content: '' })).sensitive, undefined, p);
         }
-        assert.equal((await env.executor.assess('read_file', { path: '.env' })).sensitive, undefined);
+        // Reads: only files that may hold secrets (issue 21), not repository internals.
+        for (const p of ['.env', 'pkg/.env.local', 'certs/server.pem', 'deploy.key', 'id_rsa', 'id_ed25519.pub', '.npmrc', '.netrc', '.pypirc', 'gcp-credentials.json']) {
+          assert.match((await env.executor.assess('read_file', { path: p })).sensitive ?? '', /may hold secrets/, p);
+        }
+        for (const p of ['.env.example', '.env.sample', '.env.template', '.git/config', 'src/env.ts', 'keys.ts']) {
+          assert.equal((await env.executor.assess('read_file', { path: p })).sensitive, undefined, p);
+        }
       });
     });
 

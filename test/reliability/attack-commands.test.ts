@@ -168,7 +168,10 @@ describe('reliability: command attacks (A-CMD)', function () {
         runs++;
         const r = a.results[0];
         if (!existsSync(victim)) ran.push(`${label} [${setup.mode}]`);
-        if (!(denied(r) && /denied by rule bash\(rm:\*\)|deny rule/.test(r!.content) && a.asked.length === 0)) {
+        // A spelling that hides the command name (a variable, a substitution, a script piped into sh) cannot be matched:
+        // it counts as matching the deny rule, denied in bypassPermissions and asked about (naming why) in other modes.
+        const askedWhy = setup.mode !== 'bypassPermissions' && a.asked.length === 1 && /deny rule bash\(rm:\*\) cannot be checked/.test(a.asked[0]!.reason);
+        if (!askedWhy && !(denied(r) && /denied by rule bash\(rm:\*\)|deny rule/.test(r!.content) && a.asked.length === 0)) {
           notDeniedByRule.push(`${label} [${setup.mode}]: ${a.asked.length ? `asked: ${a.asked[0]!.reason}` : r?.content.slice(0, 100)}`);
         }
         rmSync(victim, { force: true });
@@ -179,7 +182,7 @@ describe('reliability: command attacks (A-CMD)', function () {
       id: 'A-CMD-02',
       area: 'commands',
       scenario: `${DENY_BYPASSES.length} spellings of rm (path, quotes, backslash, wrappers, assignments, substitution, variables, piped into sh) against deny rule bash(rm:*), in bypassPermissions and in ask mode with a prompter`,
-      expected: 'each denied by the rule without asking; the victim file outside the workspace survives',
+      expected: 'each denied by the rule without asking (a spelling that hides the name: denied in bypassPermissions, asked about naming the deny rule in ask mode); the victim file outside the workspace survives',
       observed: `${runs} runs: ${runs - notDeniedByRule.length}/${runs} denied by the rule, ${ran.length} ran${ran.length ? `: ${ran.join('; ')}` : ''}${notDeniedByRule.length ? `; not denied by the rule: ${notDeniedByRule.join('; ')}` : ''}`,
       passed,
     });

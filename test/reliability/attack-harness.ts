@@ -12,6 +12,8 @@ import { type PermissionMode, type PermissionRequest, type PermissionRules } fro
 import { type ToolExecutor } from '../../src/runtime/types';
 import { NodeShell, NodeWorkspace } from '../../src/tools/node-adapter';
 import { createToolExecutor } from '../../src/tools/registry';
+import { type MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { runCli } from '../support/run-cli';
 import { baseConfig, ScriptedModel, ScriptedPrompter, step } from '../unit/runtime/fakes';
 
 export interface Sandbox {
@@ -125,3 +127,34 @@ export const PATH_SETUPS: Array<{ label: string; mode: PermissionMode; rules?: P
 ];
 
 export const denied = (r: ToolResultRecord | undefined): boolean => r !== undefined && r.isError && r.content.startsWith('Permission denied:');
+
+export interface CliToolResult {
+  tool_use_id: string;
+  name: string;
+  is_error: boolean;
+  content: string;
+}
+
+/**
+ * One headless CLI run (`node dist/cli.js`, the real binary a user runs): the
+ * mock model asks for every call in one reply, then stops. Returns the tool
+ * results from `--output-format json`, in call order.
+ */
+export async function attemptCli(
+  server: MockAnthropicServer,
+  cwd: string,
+  calls: ToolCall[],
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ results: CliToolResult[]; code: number | null; stderr: string }> {
+  server.reset();
+  server.enqueue(toolUseReply(calls.map((c, i) => ({ id: `tu_${i + 1}`, name: c.name, input: c.input }))), textReply('done'));
+  const run = await runCli(['-p', 'go', '--cwd', cwd, '--output-format', 'json', ...args], { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test', ...env } });
+  let results: CliToolResult[] = [];
+  try {
+    results = (JSON.parse(run.stdout) as { tool_results: CliToolResult[] }).tool_results;
+  } catch {
+    // Reported by the caller through the missing results.
+  }
+  return { results, code: run.code, stderr: run.stderr };
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConversationRuntime } from '../../../src/runtime/conversation';
 import { hookMatches, mergeHookFeedback, ShellHookRunner } from '../../../src/runtime/hooks';
+import { loadShellParser } from '../../../src/runtime/shell-parser';
 import { baseConfig, memoryTools, ScriptedModel, step } from './fakes';
 
 const signal = () => new AbortController().signal;
@@ -12,6 +13,8 @@ describe('runtime: hooks as child processes', () => {
   let dir: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'turnstone-hooks-'));
+    // Matchers like bash(git:*) are matched on the command's syntax tree.
+    await loadShellParser();
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -83,6 +86,7 @@ describe('runtime: hooks as child processes', () => {
     assert.ok(hookMatches('read_file|bash', { tool_name: 'bash' }));
     assert.ok(hookMatches('bash(git:*)', { tool_name: 'bash', subject: 'git push' }));
     assert.ok(!hookMatches('bash(git:*)', { tool_name: 'bash', subject: 'npm test' }));
+    assert.ok(hookMatches('bash(git:*)', { tool_name: 'bash', subject: 'npm test && git push' }), 'per command: any part selects the hook');
     assert.ok(!hookMatches('write_file', { tool_name: 'bash' }));
     assert.equal(mergeHookFeedback(['checked'], 'output', false), 'output\n\nHook feedback:\nchecked');
     assert.equal(mergeHookFeedback(['bad', 'worse'], 'output', true), 'output\n\nHook feedback (error):\nbad\nworse');

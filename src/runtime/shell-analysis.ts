@@ -1,0 +1,537 @@
+// P3: what a bash command would run, read from a real syntax tree
+// (shell-parser.ts), for the permission policy. Fail closed both ways:
+// - an allow rule can vouch only for a command that is provably a list of
+//   simple commands with literal words, joined by `;` `&&` `||` `|`, with
+//   redirections whose targets are literal; anything else is `unprovable` and
+//   names the construct, so the question shown to the user can say why;
+// - deny rules see every simple command at any depth (bodies, subshells,
+//   substitutions, what wrappers run); a command whose names cannot all be
+//   known statically is `unresolved` and counts as matching every deny rule.
+import { loadShellParser, parseShell, type Tree } from './shell-parser';
+
+export interface ShellCommand {
+  /** The words after any assignment prefix, quotes resolved; a word that is not literal keeps its source text. */
+  words: string[];
+  /** The words joined by single spaces: what rules match. */
+  text: string;
+  /** The command name without its folder (`/bin/rm` → `rm`): what deny rules also see. */
+  name: string;
+}
+
+export interface CommandAnalysis {
+  /** Every simple command found, at any depth, plus what wrappers may run: deny rules check each. */
+  commands: ShellCommand[];
+  /** Why no allow rule can vouch for the command, naming each construct (deduplicated). Empty: a plain list of literal simple commands. */
+  unprovable: string[];
+  /** Why some command name cannot be known before it runs (deduplicated). Non-empty: every deny rule of the tool matches. */
+  unresolved: string[];
+  /** Literal redirection targets that are written (not /dev/null, not a file descriptor). */
+  writes: string[];
+  /** Literal words that name paths the command may touch: arguments (and `--opt=value` values) and input redirections. */
+  paths: string[];
+}
+
+/**
+ * The syntax tree copied out of the parser in one cursor walk: reading nodes
+ * one by one across the WebAssembly boundary costs more than the parse itself
+ * on a long command, and the analysis reads each node several times.
+ */
+const NO_CHILDREN: readonly SyntaxNode[] = [];
+
+class SyntaxNode {
+  /** Leaves share one empty list: a long command has thousands of them. */
+  children: readonly SyntaxNode[] = NO_CHILDREN;
+  private named_: readonly SyntaxNode[] | undefined;
+
+  constructor(
+    private readonly source: string,
+    readonly type: string,
+    readonly isNamed: boolean,
+    readonly startIndex: number,
+    readonly endIndex: number,
+  ) {}
+
+  get text(): string {
+    return this.source.slice(this.startIndex, this.endIndex);
+  }
+
+  get namedChildren(): readonly SyntaxNode[] {
+    this.named_ ??= this.children.length === 0 ? NO_CHILDREN : this.children.filter((c) => c.isNamed);
+    return this.named_;
+  }
+
+  add(child: SyntaxNode): void {
+    if (this.children === NO_CHILDREN) this.children = [child];
+    else (this.children as SyntaxNode[]).push(child);
+  }
+
+  /** The first named child of one of these types. */
+  childOfType(...types: string[]): SyntaxNode | null {
+    return this.namedChildren.find((c) => types.includes(c.type)) ?? null;
+  }
+}
+
+/** Named nodes that are lexer tokens in tree-sitter-bash, so never have children: no need to ask. */
+const LEAF_TOKENS = new Set(['word', 'raw_string', 'string_content', 'heredoc_content', 'heredoc_start', 'heredoc_end', 'variable_name', 'file_descriptor', 'comment', 'ansi_c_string']);
+
+function copyTree(tree: Tree, source: string): SyntaxNode {
+  const cursor = tree.walk();
+  // Every cursor read marshals the cursor into WebAssembly memory, and the language's name tables are
+  // rebuilt on each read of cursor.nodeType: read the tables once and derive what the type id tells.
+  const language = tree.language;
+  const { types } = language;
+  const named = new Map<number, boolean>();
+  const isNamed = (id: number) => {
+    let n = named.get(id);
+    if (n === undefined) named.set(id, (n = language.nodeTypeIsNamed(id)));
+    return n;
+  };
+  try {
+    const make = () => {
+      const id = cursor.nodeTypeId;
+      // Anonymous nodes (operators, quotes) are judged by their type alone: their offsets are not read.
+      if (!isNamed(id)) return new SyntaxNode(source, types[id] ?? 'ERROR', false, 0, 0);
+      return new SyntaxNode(source, types[id] ?? 'ERROR', true, cursor.startIndex, cursor.endIndex);
+    };
+    const root = make();
+    const stack: SyntaxNode[] = [root];
+    for (;;) {
+      if (!LEAF_TOKENS.has(stack[stack.length - 1]!.type) && cursor.gotoFirstChild()) {
+        const node = make();
+        stack[stack.length - 1]!.add(node);
+        stack.push(node);
+        continue;
+      }
+      for (;;) {
+        if (cursor.gotoNextSibling()) {
+          stack.pop();
+          const node = make();
+          stack[stack.length - 1]!.add(node);
+          stack.push(node);
+          break;
+        }
+        if (!cursor.gotoParent()) return root;
+        stack.pop();
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+const MAX_DEPTH = 6;
+/** A wrapper's argument list is searched for the command it runs this far; past it the name counts as unknown. */
+const MAX_WRAPPER_WORDS = 24;
+
+/** Programs that run another command given in their arguments: deny rules look at every candidate; allow rules never vouch for them. */
+const WRAPPERS = new Set([
+  'env', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'ionice', 'timeout', 'xargs', 'sudo', 'doas', 'su', 'runuser',
+  'busybox', 'toybox', 'stdbuf', 'setsid', 'chroot', 'strace', 'ltrace', 'watch', 'flock', 'taskset', 'unbuffer', 'script',
+  'parallel', 'chrt', 'prlimit', 'unshare', 'nsenter', 'firejail', 'bwrap', 'fakeroot', 'dbus-run-session',
+  'caffeinate', 'systemd-run', 'catchsegv', 'valgrind', 'trap',
+]);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'csh', 'tcsh', 'rbash']);
+/** Builtins that run text as commands, or change what a command name means for the rest of the command. */
+const CODE_FROM_TEXT = new Set(['eval', 'source', '.', 'alias', 'unalias', 'enable', 'hash', 'shopt', 'set', 'fc', 'mapfile', 'readarray', 'coproc']);
+/** Variables a `NAME=value` may set while an allow rule still covers the command: they change no program's code path. */
+const SAFE_VARIABLES = new Set(['CI', 'NODE_ENV', 'FORCE_COLOR', 'NO_COLOR', 'TZ', 'LANG', 'LC_ALL', 'TERM', 'COLUMNS', 'DEBUG', 'RUST_BACKTRACE']);
+/** Variables that change which program a name runs, or run code themselves: a deny rule cannot be checked past them. */
+const NAME_CHANGING_VARIABLES = /^(PATH|BASH_ENV|ENV|IFS|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|BASH_FUNC_.*|DYLD_.*)$/;
+
+/** Nodes an allowed command may contain. */
+const STRUCTURE = new Set(['program', 'list', 'pipeline', 'redirected_statement', 'comment']);
+/** Constructs that make a command unprovable, named for the question. Their children are still searched for commands. */
+const CONSTRUCTS: Record<string, string> = {
+  subshell: 'a subshell ( … )',
+  compound_statement: 'a { … } group',
+  if_statement: 'an if statement',
+  for_statement: 'a for loop',
+  c_style_for_statement: 'a for loop',
+  while_statement: 'a while/until loop',
+  case_statement: 'a case statement',
+  function_definition: 'a function definition',
+  negated_command: 'a negated command (!)',
+  test_command: 'a test [ … ]',
+  declaration_command: 'a declaration (export/declare/local/readonly)',
+  unset_command: 'unset',
+  command_substitution: 'command substitution $( … )',
+  process_substitution: 'process substitution <( … )',
+  arithmetic_expansion: 'arithmetic expansion $(( … ))',
+  expansion: 'parameter expansion ${ … }',
+  simple_expansion: 'a variable expansion $name',
+  brace_expression: 'brace expansion { … }',
+  ansi_c_string: "ANSI-C quoting $'…'",
+  translated_string: 'a translated string $"…"',
+  herestring_redirect: 'a here-string <<<',
+  heredoc_redirect: 'a here-document',
+  ERROR: 'a parse error',
+};
+/** Nodes that carry no meaning of their own (their parents are judged). */
+const NEUTRAL = new Set([
+  'word', 'number', 'string', 'string_content', 'raw_string', 'concatenation', 'variable_name', 'command_name', 'file_descriptor',
+  'heredoc_body', 'heredoc_content', 'heredoc_start', 'heredoc_end', 'do_group', 'elif_clause', 'else_clause', 'case_item',
+  'special_variable_name', 'extglob_pattern', 'regex', 'test_operator', 'array', 'subscript', 'file_redirect', 'variable_assignment',
+  'variable_assignments', 'command', 'binary_expression', 'unary_expression', 'parenthesized_expression', 'postfix_expression',
+  'ternary_expression', 'negated_expression',
+]);
+/** `find` actions that run a command (up to `;` or `+`) or write a file. */
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const FIND_WRITES = new Set(['-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
+/** Unusual blanks: JavaScript's `\s` and some parsers treat them as spaces, bash does not. */
+// eslint-disable-next-line no-control-regex
+const ODD_BLANK = /[\u000b\u000c\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+
+class Analyser {
+  readonly out: CommandAnalysis = { commands: [], unprovable: [], unresolved: [], writes: [], paths: [] };
+
+  constructor(private readonly depth: number) {}
+
+  unprovable(reason: string): void {
+    if (!this.out.unprovable.includes(reason)) this.out.unprovable.push(reason);
+  }
+
+  unresolved(reason: string): void {
+    this.unprovable(reason);
+    if (!this.out.unresolved.includes(reason)) this.out.unresolved.push(reason);
+  }
+
+  /** Analyses `source` as a script of its own (`sh -c '…'`, `eval …`) and merges what it runs. */
+  nested(source: string): void {
+    if (this.depth >= MAX_DEPTH) return this.unresolved('commands nested too deeply to check');
+    const inner = analyseCommand(source, this.depth + 1);
+    this.out.commands.push(...inner.commands);
+    this.out.writes.push(...inner.writes);
+    inner.unresolved.forEach((r) => this.unresolved(r));
+  }
+
+  visit(node: SyntaxNode): void {
+    const type = node.type;
+    if (type === 'command') return this.command(node);
+    if (type === 'variable_assignment') return this.assignment(node, undefined);
+    if (type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect') return this.redirect(node);
+    if (STRUCTURE.has(type)) {
+      for (const child of node.children) {
+        if (!child.isNamed && !LIST_OPERATORS.has(child.type)) this.unprovable(`the operator ${child.type}`);
+      }
+    } else if (type === 'ERROR') this.unresolved('a parse error');
+    else if (CONSTRUCTS[type]) {
+      this.unprovable(this.constructName(node));
+      const evaluates = evaluatesText(node);
+      if (evaluates) this.unresolved(`${this.constructName(node)} ${evaluates}`);
+    }
+    else if (!NEUTRAL.has(type)) this.unprovable(`the construct ${type.replace(/_/g, ' ')}`);
+    this.words(node);
+  }
+
+  /** Visits every named child; word-like children are evaluated so what they hide is found. */
+  private words(node: SyntaxNode): void {
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (isWordNode(child.type)) this.value(child);
+      else this.visit(child);
+    }
+  }
+
+  private constructName(node: SyntaxNode): string {
+    const text = node.text;
+    if (node.type === 'command_substitution' && text.startsWith('`')) return 'command substitution `…`';
+    if (node.type === 'arithmetic_expansion' && text.startsWith('$[')) return 'arithmetic expansion $[ … ]';
+    if (node.type === 'compound_statement' && text.startsWith('((')) return 'an arithmetic command (( … ))';
+    if (node.type === 'expansion' && /@[PEAQKaku]\}$/.test(text)) return `a \${…@${text.slice(-2, -1)}} expansion`;
+    return CONSTRUCTS[node.type] ?? node.type;
+  }
+
+  /**
+   * The static value of a word, quotes resolved, or undefined when it is not
+   * literal (the construct is recorded and its contents searched for commands).
+   */
+  value(node: SyntaxNode, role: 'name' | 'arg' = 'arg'): string | undefined {
+    switch (node.type) {
+      case 'word':
+        return this.bareWord(node.text, role, true);
+      case 'number':
+        return node.text;
+      case 'raw_string':
+        return node.text.slice(1, -1);
+      case 'string': {
+        const parts = node.namedChildren.filter((c) => c !== null && c.type !== 'string_content');
+        if (parts.length > 0) {
+          parts.forEach((part) => this.visit(part!));
+          return undefined;
+        }
+        const inner = node.text.slice(1, -1);
+        if (/\\\r?\n/.test(inner)) {
+          this.unprovable('a backslash-newline inside a word');
+          return undefined;
+        }
+        return inner.replace(/\\([$`"\\])/g, '$1');
+      }
+      case 'concatenation': {
+        // `find … {} \;`: a lone pair of braces is literal to bash.
+        if (node.text === '{}') return '{}';
+        let v = '';
+        let literal = true;
+        for (const part of node.namedChildren) {
+          if (!part) continue;
+          const p = part.type === 'word' ? this.bareWord(part.text, role, false) : this.value(part, role);
+          if (p === undefined) literal = false;
+          else v += p;
+        }
+        return literal ? v : undefined;
+      }
+      default:
+        this.visit(node);
+        return undefined;
+    }
+  }
+
+  /** An unquoted word: backslash escapes resolved; globs, braces, a leading `~user` and backslash-newlines make it non-literal. */
+  private bareWord(raw: string, role: 'name' | 'arg', whole: boolean): string | undefined {
+    // `[ -f x ]`: a bracket standing alone is the test command or its closing word, not a glob.
+    if (whole && (raw === '[' || raw === ']')) return raw;
+    let v = '';
+    let literal = true;
+    for (let i = 0; i < raw.length; i++) {
+      const c = raw[i]!;
+      if (c === '\\') {
+        const next = raw[i + 1];
+        if (next === '\n' || (next === '\r' && raw[i + 2] === '\n')) {
+          this.unprovable('a backslash-newline inside a word');
+          literal = false;
+          i += next === '\r' ? 2 : 1;
+          continue;
+        }
+        if (next !== undefined) v += next;
+        i++;
+        continue;
+      }
+      if (c === '*' || c === '?' || c === '[' || c === ']') {
+        this.unprovable(role === 'name' ? 'a glob in the command name' : 'a glob pattern');
+        literal = false;
+      } else if (c === '{' || c === '}') {
+        this.unprovable(role === 'name' ? 'braces in the command name' : 'brace expansion { … }');
+        literal = false;
+      } else if (c === '~' && i === 0 && !/^~(\/|$)/.test(raw)) {
+        this.unprovable('tilde expansion ~user');
+        literal = false;
+      } else if (c === '$' && raw.length > 1) {
+        this.unprovable('a $ expansion');
+        literal = false;
+      }
+      v += c;
+    }
+    return literal ? v : undefined;
+  }
+
+  private assignment(node: SyntaxNode, prefixOf: string | undefined): void {
+    // `name=value`: the name is the first named child, the value (if any) the one after `=`.
+    const name = node.namedChildren[0]?.text ?? '';
+    const valueNode = node.namedChildren[1] ?? null;
+    const value = valueNode ? this.value(valueNode) : '';
+    if (value === undefined) this.unprovable('an assignment with a non-literal value');
+    if (NAME_CHANGING_VARIABLES.test(name)) this.unresolved(`setting ${name} changes which program runs`);
+    else if (!SAFE_VARIABLES.has(name)) this.unprovable(prefixOf ? `setting ${name} for ${prefixOf}` : `setting the variable ${name}`);
+  }
+
+  private redirect(node: SyntaxNode): void {
+    if (node.type !== 'file_redirect') return this.inputDocument(node);
+    const op = node.children.find((c) => c && !c.isNamed)?.type ?? '>';
+    // `2> file`: the descriptor is a file_descriptor child, the destination the last named child.
+    const named = node.namedChildren.filter((c) => c.type !== 'file_descriptor');
+    const dest = named[named.length - 1] ?? null;
+    if (!dest) return this.unresolved('a redirection without a target');
+    const target = this.value(dest);
+    if (target === undefined) return this.unprovable('a redirection to a computed target');
+    const writes = op.includes('>');
+    if (op.includes('&') && /^(\d+|-)$/.test(target)) return; // fd duplication or closing
+    if (HARMLESS_TARGETS.has(target)) return;
+    if (writes) this.out.writes.push(target);
+    else this.out.paths.push(target);
+  }
+
+  /**
+   * A here-document or here-string only feeds input; what matters is whether
+   * it expands anything. The parser hangs the rest of the line on the
+   * here-document (`cat <<EOF > file`, `cat <<EOF | sh`, `cat <<EOF && rm x`): judged like any other part.
+   */
+  private inputDocument(node: SyntaxNode): void {
+    for (const child of node.children) {
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (!['<<', '<<-', '<<<', '&&', '||', '|', ';'].includes(child.type)) this.unprovable(`the operator ${child.type}`);
+      } else if (child.type === 'heredoc_body') {
+        // The parser misses some expansions in bodies (`$[…]`): with an unquoted delimiter, any `$` or backtick counts.
+        const quoted = /['"\\]/.test(node.namedChildren.find((c) => c?.type === 'heredoc_start')?.text ?? '');
+        if (!quoted && /\$\{[^}]*(@[PEA]|\[|:[^-=?+])|\$\[|\$\(\(/.test(child.text)) this.unresolved(`a here-document that ${EVALUATE_REASON}`);
+        if (hasDescendant(child, (n) => EXPANSIONS.has(n.type)) || (!quoted && /[$`]/.test(child.text))) {
+          this.unprovable('a here-document with expansions');
+          this.words(child);
+        }
+      } else if (child.type === 'heredoc_start' || child.type === 'heredoc_end') continue;
+      else if (isWordNode(child.type) || EXPANSIONS.has(child.type)) {
+        if (this.value(child) === undefined) this.unprovable('a here-string with expansions');
+      } else this.visit(child);
+    }
+  }
+
+  private command(node: SyntaxNode): void {
+    const nameNode = node.childOfType('command_name');
+    const words: { value: string | undefined; raw: string }[] = [];
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'variable_assignment') continue; // judged below, once the command name is known
+      if (child.type.endsWith('_redirect')) this.redirect(child);
+      else if (child.type === 'command_name') {
+        const inner = child.namedChildren[0];
+        words.push({ value: inner ? this.value(inner, 'name') : undefined, raw: child.text });
+      } else words.push({ value: this.value(child), raw: child.text });
+    }
+    const shownName = nameNode?.text ?? '';
+    for (const child of node.namedChildren) if (child?.type === 'variable_assignment') this.assignment(child, shownName || undefined);
+    if (!nameNode || words.length === 0) return;
+    const head = words[0]!;
+    if (head.value === undefined) this.unresolved(`the command name ${truncate(head.raw)} is not a literal word`);
+    this.simple(words.map((w) => w.value ?? w.raw), words.map((w) => w.value !== undefined));
+  }
+
+  /** Records one simple command (and, for wrappers and shells, what they may run). */
+  simple(words: string[], literal: boolean[]): void {
+    const name = words[0]!.split('/').pop()!;
+    const cmd: ShellCommand = { words, text: words.join(' '), name };
+    this.out.commands.push(cmd);
+    // Unusual blanks are caught once on the whole source (analyseCommand), nested scripts included.
+    for (let i = 1; i < words.length; i++) {
+      if (!literal[i]) continue;
+      const w = words[i]!;
+      const opt = /^--?[A-Za-z0-9-]+=(.*)$/s.exec(w);
+      this.out.paths.push(opt ? opt[1]! : w);
+      // A short option glued to its value (`-o/etc/x`, `-o.git/hooks/x`): the value may be a path too.
+      if (!opt && /^-[A-Za-z]./.test(w) && w.includes('/')) this.out.paths.push(w.slice(2));
+    }
+    if (NAME_TAKING_BUILTINS.has(name) && words.slice(1).some((w) => w.includes('['))) this.unresolved(`${name} ${EVALUATE_REASON}`);
+    if (SHELLS.has(name)) return this.shell(name, words, literal);
+    if (CODE_FROM_TEXT.has(name)) {
+      if (name === 'eval' && literal.every(Boolean)) {
+        this.unprovable('eval');
+        return this.nested(words.slice(1).join(' '));
+      }
+      return this.unresolved(`${name} changes or hides what runs`);
+    }
+    if (WRAPPERS.has(name)) return this.wrapper(name, words, literal, 1);
+    if (name === 'find') return this.find(words, literal);
+  }
+
+  private find(words: string[], literal: boolean[]): void {
+    for (let i = 1; i < words.length; i++) {
+      if (FIND_WRITES.has(words[i]!)) this.unprovable(`find ${words[i]} writes or deletes files`);
+      if (FIND_EXEC.has(words[i]!)) this.wrapper(`find ${words[i]}`, words.slice(i), literal.slice(i), 1);
+    }
+  }
+
+  /** `sh -c 'script'`: the script is analysed; a shell reading a file or its input hides what it runs. */
+  private shell(name: string, words: string[], literal: boolean[]): void {
+    this.unprovable(`${name} runs another shell`);
+    const c = words.findIndex((w, i) => i > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(w));
+    if (c < 0 || c + 1 >= words.length) return this.unresolved(`${name} runs a script the rules cannot see`);
+    if (!literal[c + 1]) return this.unresolved(`${name} -c runs a computed script`);
+    this.nested(words[c + 1]!);
+  }
+
+  /**
+   * A wrapper (`sudo`, `env`, `xargs`, `timeout 5`, `find … -exec`) runs a
+   * command found somewhere in its arguments. Rather than model each one's
+   * options, every argument that could start that command is taken as a
+   * candidate for deny rules (`timeout 5 echo rm` is denied by `rm:*`:
+   * over-denying is the safe side).
+   */
+  private wrapper(name: string, words: string[], literal: boolean[], from: number): void {
+    // `env` alone (or with flags and assignments only) just prints the environment.
+    const onlyOptions = words.every((w, i) => i < from || (literal[i] && (w.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))));
+    if (name === 'env' && onlyOptions && !words.some((w) => /^(-[A-Za-z0-9]*S|--split-string)/.test(w))) return;
+    this.unprovable(`${name} runs another command`);
+    if (name === 'env' && words.some((w) => /^(-[A-Za-z0-9]*S|--split-string)/.test(w))) return this.unresolved('env -S splits a string into a new command line');
+    if (words.length > MAX_WRAPPER_WORDS) this.unresolved(`${name} has too many arguments to find the command it runs`);
+    if (this.depth >= MAX_DEPTH) return this.unresolved('commands nested too deeply to check');
+    const end = Math.min(words.length, MAX_WRAPPER_WORDS);
+    for (let i = from; i < end; i++) {
+      const w = words[i]!;
+      if (w.startsWith('-') || w === '.' || w === '..' || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) continue;
+      if (!literal[i]) {
+        this.unresolved(`${name} may run a command named by a computed word`);
+        continue;
+      }
+      // A word with blanks or operators may be a script of its own (`su -c 'rm -rf x'`, `trap 'rm x' EXIT`).
+      if (/\s/.test(w) || (w.length > 1 && /[;&|`$()<>]/.test(w))) this.nested(w);
+      const inner = new Analyser(this.depth + 1);
+      inner.simple(words.slice(i), literal.slice(i));
+      this.out.commands.push(...inner.out.commands);
+      inner.out.unresolved.forEach((r) => this.unresolved(r));
+    }
+  }
+}
+
+const ARITH_TEST = /\s-(eq|ne|lt|le|gt|ge)\s/;
+const EVALUATE_REASON = 'evaluates a value as arithmetic or a prompt, which can run commands hidden in a variable';
+
+/**
+ * Bash evaluates some expansions as code: arithmetic on a variable whose value
+ * is `a[$(cmd)]` runs cmd, and so does `${x@P}`. Their values are not static,
+ * so deny rules cannot see what runs: these count as unresolved.
+ */
+function evaluatesText(node: SyntaxNode): string | undefined {
+  const text = node.text;
+  switch (node.type) {
+    case 'arithmetic_expansion':
+      return /[A-Za-z_$`]/.test(text.replace(/^\$(\(\(|\[)/, '')) ? EVALUATE_REASON : undefined;
+    case 'expansion':
+      return /@[PEA]|\[|:[^-=?+]/.test(text) ? EVALUATE_REASON : undefined;
+    case 'compound_statement':
+      return text.startsWith('((') ? EVALUATE_REASON : undefined;
+    case 'test_command':
+      return text.startsWith('[[') && ARITH_TEST.test(text) ? EVALUATE_REASON : undefined;
+    case 'declaration_command':
+      return node.namedChildren.some((c) => c?.type === 'word' && c.text.startsWith('-')) ? EVALUATE_REASON : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Builtins that take variable names: a subscript in one (`read 'a[$(cmd)]'`) is evaluated as arithmetic. */
+const NAME_TAKING_BUILTINS = new Set(['printf', 'read', 'unset', 'mapfile', 'readarray', 'wait', 'getopts', 'test', '[', 'declare', 'typeset', 'local', 'export', 'readonly']);
+
+const EXPANSIONS = new Set(['command_substitution', 'process_substitution', 'arithmetic_expansion', 'expansion', 'simple_expansion']);
+const WORD_NODES = new Set(['word', 'number', 'string', 'raw_string', 'concatenation']);
+const isWordNode = (type: string) => WORD_NODES.has(type);
+const LIST_OPERATORS = new Set(['&&', '||', ';', '|', '\n']);
+const truncate = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
+
+function hasDescendant(node: SyntaxNode, test: (n: SyntaxNode) => boolean): boolean {
+  for (const child of node.namedChildren) if (child && (test(child) || hasDescendant(child, test))) return true;
+  return false;
+}
+
+/** Analyses a command; the parser must be loaded (see analyseShell / loadShellParser). */
+export function analyseCommand(command: string, depth = 0): CommandAnalysis {
+  const a = new Analyser(depth);
+  if (ODD_BLANK.test(command)) a.unresolved('an unusual blank character (U+00A0, \\v, \\f…) that bash does not treat as a space');
+  // bash joins `r\<newline>m` into `rm`; the parser splits it into two words. Between words (after a blank) it is harmless.
+  if (/(^|[^ \t\n])\\\r?\n/.test(command)) a.unresolved('a backslash-newline inside a word');
+  const tree = parseShell(command);
+  let root: SyntaxNode;
+  try {
+    // hasError covers ERROR and MISSING nodes anywhere in the tree.
+    if (tree.rootNode.hasError) a.unresolved('a parse error');
+    root = copyTree(tree, command);
+  } finally {
+    tree.delete();
+  }
+  a.visit(root);
+  return a.out;
+}
+
+/** Loads the parser on first use, then analyses. */
+export async function analyseShell(command: string): Promise<CommandAnalysis> {
+  await loadShellParser();
+  return analyseCommand(command);
+}

@@ -1,0 +1,41 @@
+// Files that usually hold secrets: reading one asks in every mode but
+// bypassPermissions (read_file, and a bash argument naming one). Globs are
+// matched with picomatch, as glob_search matches: a pattern without `/` is
+// matched against the file name, one with `/` against the path relative to
+// the workspace folder. `turnstone.permissions.sensitiveFiles` extends the list.
+import * as path from 'node:path';
+import picomatch from 'picomatch';
+
+export const DEFAULT_SENSITIVE_FILES: readonly string[] = [
+  '.env*',
+  '*.pem',
+  '*.key',
+  'id_rsa*',
+  'id_ed25519*',
+  '.npmrc',
+  '.netrc',
+  '.pypirc',
+  '*credentials*.json',
+];
+
+/** Templates committed on purpose: they hold no secrets. */
+const NOT_SENSITIVE = ['.env.example', '.env.sample', '.env.template'];
+
+export interface SensitiveMatcher {
+  (file: string): string | undefined;
+  /** The patterns that match a file name wherever it is (no `/`): searches over a folder skip such files. */
+  readonly namePatterns: readonly string[];
+}
+
+/** Returns the matcher: given a path (relative to the workspace, or absolute), the pattern it matches, if any. */
+export function sensitiveFileMatcher(extra: readonly string[] = []): SensitiveMatcher {
+  const patterns = [...DEFAULT_SENSITIVE_FILES, ...extra.filter((p) => p.trim() !== '')];
+  const tests = patterns.map((p) => ({ pattern: p, test: picomatch(p, { dot: true, nocase: true, basename: !p.includes('/') }) }));
+  const exempt = picomatch(NOT_SENSITIVE, { dot: true, nocase: true, basename: true });
+  const match = (file: string) => {
+    const normalized = file.split(path.sep).join('/');
+    if (exempt(normalized)) return undefined;
+    return tests.find((t) => t.test(normalized))?.pattern;
+  };
+  return Object.assign(match, { namePatterns: patterns.filter((p) => !p.includes('/')) });
+}
