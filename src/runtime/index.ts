@@ -9,6 +9,8 @@ export { analyseCommand, type CommandAnalysis, type CommandNode } from './shell-
 export * from './hooks';
 export * from './session';
 export { normaliseHistory, historyProblem, ABORTED_RESULT, TURN_ABORTED_NOTE } from './history';
-export { autoCompactThreshold, DEFAULT_AUTO_COMPACT_INPUT_TOKENS, DEFAULT_KEEP_RECENT, COMPACT_ENV } from './compaction';
+export { autoCompactThreshold, DEFAULT_KEEP_RECENT, COMPACT_ENV } from './compaction';
+export { compactionThreshold, modelLimits, DEFAULT_AUTO_COMPACT_PERCENT, type ContextInfo, type ModelLimits } from './context-window';
+export { type QueuedInput } from './steering';
 export * from './usage';
 export * from './turn-diff';

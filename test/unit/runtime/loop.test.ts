@@ -238,7 +238,7 @@ describe('runtime: the turn loop', () => {
 
     assert.equal(rt.steer('after the turn'), 'queued');
     rt.queue('and this');
-    assert.deepEqual(rt.queued, ['after the turn', 'and this']);
+    assert.deepEqual(rt.queued.map((q) => [q.text, q.delivery]), [['after the turn', 'steer'], ['and this', 'queue']]);
     model.push(step('next turn'));
     await rt.runTurn('');
     assert.deepEqual(rt.messages[4]!.content, [{ type: 'text', text: 'after the turn' }, { type: 'text', text: 'and this' }]);
