@@ -96,7 +96,7 @@ export class AssistantMessageBuilder {
         this.emit({ type: 'prompt_cache', cacheReadInputTokens: event.cacheReadInputTokens, cacheCreationInputTokens: event.cacheCreationInputTokens });
         return;
       case 'retrying':
-        this.emit({ type: 'retrying', attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, reason: event.reason });
+        this.emit({ type: 'retrying', attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, reason: event.reason, ...(event.detail !== undefined ? { detail: event.detail } : {}) });
         return;
       case 'step_reset':
         if (this.usage) this.discarded = this.discarded ? addUsage(this.discarded, this.usage) : this.usage;
