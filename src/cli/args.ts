@@ -19,6 +19,8 @@ export interface CliConfig {
   maxIterations: number | undefined;
   outputFormat: OutputFormat;
   session: string | undefined;
+  /** `--max-cost-usd`: per-turn spend cap in US dollars. */
+  maxCostUsd: number | undefined;
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -42,6 +44,7 @@ Options:
   --max-iterations <n>          most model requests in the turn (default 50)
   --output-format <fmt>         text | json | stream-json (default text)
   --session <file.jsonl>        append to / resume this session file
+  --max-cost-usd <n>            stop the turn before a request would take its cost past $n
   -h, --help                    show this help
   -v, --version                 print the version
 
@@ -53,9 +56,9 @@ Environment:
   ANTHROPIC_BASE_URL            API base URL (proxies, gateways)
   TURNSTONE_PROVIDER            anthropic (default) | openai-compatible
   OPENAI_API_KEY, OPENAI_BASE_URL   for the OpenAI-compatible provider
-  TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold (default 100000)
+  TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold in tokens (default: 85 % of the model's window)
 
-Exit status: 0 turn completed, 1 turn failed, 2 bad usage, 130 interrupted.
+Exit status: 0 turn completed, 1 turn failed (also when --max-cost-usd stopped it), 2 bad usage, 130 interrupted.
 
 Examples:
   turnstone -p "explain src/index.ts"
@@ -81,6 +84,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         'max-iterations': { type: 'string' },
         'output-format': { type: 'string' },
         session: { type: 'string' },
+        'max-cost-usd': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -112,6 +116,13 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       throw new UsageError(`bad --max-iterations '${v['max-iterations']}': use a whole number of at least 1`);
     }
   }
+  let maxCostUsd: number | undefined;
+  if (v['max-cost-usd'] !== undefined) {
+    maxCostUsd = Number(v['max-cost-usd']);
+    if (v['max-cost-usd'].trim() === '' || !Number.isFinite(maxCostUsd) || maxCostUsd <= 0) {
+      throw new UsageError(`bad --max-cost-usd '${v['max-cost-usd']}': use an amount in US dollars greater than 0, e.g. 0.50`);
+    }
+  }
   const dir = path.resolve(cwd, v.cwd ?? '.');
   let isDir = false;
   try {
@@ -133,6 +144,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       maxIterations,
       outputFormat: format,
       session: v.session === undefined ? undefined : path.resolve(cwd, v.session),
+      maxCostUsd,
     },
   };
 }

@@ -335,6 +335,7 @@ export class ConversationRuntime {
       try {
         const step = await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
         this.recordUsage(turn, step, charsAtRequest);
+        this.emit({ type: 'step_finished', step: turn.iterations, stopReason: step.stopReason });
         return step;
       } catch (error) {
         // A request that failed after the API counted it was still billed (C4).

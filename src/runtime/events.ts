@@ -4,7 +4,7 @@ import { type ContextInfo } from './context-window';
 import { type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './permissions';
 import { type QueuedInput } from './steering';
-import { type AssistantMessage, type FileChange, type Usage } from './types';
+import { type AssistantMessage, type FileChange, type StopReason, type Usage } from './types';
 
 export interface ToolResultRecord {
   toolUseId: string;
@@ -65,6 +65,8 @@ export type RuntimeEvent =
   | ({ type: 'compaction'; context: ContextInfo } & CompactionEvent)
   /** `reason` is one line (status, kind, request id); `detail` is the provider's full message, for logs only. */
   | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string; detail?: string }
+  /** The step's reply is complete and kept: what it showed will not be discarded any more. */
+  | { type: 'step_finished'; step: number; stopReason: StopReason | null }
   /** The provider restarted the step (S6): drop the partial output shown for it. */
   | { type: 'step_discarded'; step: number }
   | { type: 'interjection_applied'; text: string }
