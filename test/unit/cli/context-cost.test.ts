@@ -66,7 +66,7 @@ describe('CLI: context, cost and retries (node dist/cli.js against the mock API)
 
   it('json output carries the context: tokens, window and percent of the model window', async () => {
     server.enqueue(textReply('Done.', { usage: { input_tokens: 1_000, cache_read_input_tokens: 9_000, output_tokens: 50 } }));
-    const run = await runCli(['-p', 'hi', '--cwd', ws, '--output-format', 'json', '--model', 'claude-sonnet-4-5'], { env });
+    const run = await runCli(['-p', 'hi', '--cwd', ws, '--output-format', 'json'], { env });
     assert.equal(run.code, 0, run.stderr);
     const { context } = JSON.parse(run.stdout);
     assert.equal(context.window, 200_000);
