@@ -195,7 +195,19 @@ export class SessionController implements vscode.Disposable {
         notices: [],
         queued: [],
         session: { id: loaded.meta?.id ?? path.basename(file), title: this.title, model: this.model },
-        ...(u ? { usage: { inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadTokens: u.cache_read_input_tokens, cacheWriteTokens: u.cache_creation_input_tokens, costUsd: this.runtime.costUsd } } : {}),
+        ...(u
+          ? {
+              usage: {
+                inputTokens: u.input_tokens,
+                outputTokens: u.output_tokens,
+                cacheReadTokens: u.cache_read_input_tokens,
+                cacheWriteTokens: u.cache_creation_input_tokens,
+                costUsd: this.runtime.costUsd,
+                contextTokens: this.runtime.context.tokens,
+                contextWindow: this.runtime.context.window,
+              },
+            }
+          : {}),
       },
     });
     this.deps.onDidChangeState();

@@ -281,7 +281,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
         caught = err;
       }
       assert.equal((caught as { kind?: string }).kind, 'aborted');
-      assert.deepEqual(seen, ['text_delta']);
+      assert.deepEqual(seen, ['usage', 'text_delta']);
     });
 
     it('T8: aborting during a retry backoff stops waiting at once', async () => {

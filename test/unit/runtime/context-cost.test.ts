@@ -8,6 +8,9 @@ import { historyProblem } from '../../../src/runtime/history';
 import { shrinkText } from '../../../src/runtime/overflow';
 import { MemorySessionStore, parseSession } from '../../../src/runtime/session';
 import { ModelError, type AssistantEvent, type ContentBlock, type Message, type ModelRequest } from '../../../src/runtime/types';
+import { AnthropicModelClient } from '../../../src/runtime/providers/anthropic';
+import { errorFrame, messageStartFrame, MockAnthropicServer, textReply } from '../../fixtures/mock-anthropic';
+import { FAST } from '../providers/helpers';
 import { baseConfig, deferred, memoryTools, recordEvents, ScriptedHooks, ScriptedModel, step, usage } from './fakes';
 
 const requestTokens = (r: ModelRequest) => Math.ceil(JSON.stringify(r.messages).length / 4);
@@ -66,6 +69,22 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     const firstOnly = session.records.slice(0, session.records.indexOf(persisted[0]!) + 1);
     const loaded = parseSession('mem.jsonl', firstOnly.map((r) => JSON.stringify(r)).join('\n'));
     assert.deepEqual(loaded.usage, usage(800, 20));
+  });
+
+  it('C4: through the real Anthropic client, an attempt that broke after message_start is charged when the step is retried', async () => {
+    const mock = await MockAnthropicServer.start();
+    try {
+      mock.enqueue({ kind: 'sse', frames: [messageStartFrame({ usage: { input_tokens: 700 } }), errorFrame('overloaded_error', 'Overloaded')] }, textReply('after', { usage: { input_tokens: 700, output_tokens: 9 } }));
+      const client = new AnthropicModelClient({ ...FAST, baseURL: mock.url });
+      const rt = new ConversationRuntime({ model: client, tools: memoryTools() }, baseConfig);
+      const s = await rt.runTurn('hi');
+      assert.equal(s.finalText, 'after');
+      assert.equal(s.turnUsage.input_tokens, 1_400, 'both attempts were billed for their input');
+      assert.equal(s.turnUsage.output_tokens, 1 + 9);
+      assert.equal(rt.context.tokens >= 700 && rt.context.tokens < 800, true, 'the context is one request, not the sum');
+    } finally {
+      await mock.close();
+    }
   });
 
   it('spend caps: the turn stops before a request would pass the per-turn or per-session cap, kind budget, history valid', async () => {
