@@ -141,9 +141,10 @@ export class ContextMeter {
     this.counted = undefined;
   }
 
-  estimate(system: string, tools: readonly ToolDefinition[], messages: readonly Message[]): number {
-    if (!this.counted) return estimateTextTokens(requestChars(system, tools, messages));
-    const appended = Math.max(0, historyChars(messages) - this.counted.chars);
+  /** `chars` is historyChars(messages), which the caller keeps up to date as it appends (no rescan per step). */
+  estimate(system: string, tools: readonly ToolDefinition[], messages: readonly Message[], chars = historyChars(messages)): number {
+    if (!this.counted) return estimateTextTokens(requestChars(system, tools, []) + chars);
+    const appended = Math.max(0, chars - this.counted.chars);
     return this.counted.tokens + estimateTextTokens(appended);
   }
 

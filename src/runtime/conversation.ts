@@ -6,7 +6,7 @@
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
 import { budgetExceeded, estimateNextRequestUsd } from './budget';
 import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT } from './compaction';
-import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
+import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
 import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from './history';
@@ -116,6 +116,8 @@ export class ConversationRuntime {
   private readonly absoluteCompactTokens: number | undefined;
   private limits: ModelLimits;
   private readonly meter: ContextMeter;
+  /** historyChars(this.history), kept as messages are appended: the context estimate must not rescan history every step. */
+  private historySize: number;
   private lastOutputTokens = 0;
   private probePending: boolean;
   private readonly steering: SteeringQueue;
@@ -132,6 +134,7 @@ export class ConversationRuntime {
     resume: ConversationHistory = {},
   ) {
     this.history = [...(resume.messages ?? [])];
+    this.historySize = historyChars(this.history);
     this.policy = new PermissionPolicy(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
     for (const rule of resume.sessionRules ?? []) this.policy.remember(rule);
     this.usage = new UsageTracker(config.model, config.prices, resume.usage);
@@ -330,7 +333,7 @@ export class ConversationRuntime {
       if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', signal)) ?? turn.autoCompaction;
       this.checkBudget(turn);
       const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.ports.tools.definitions());
-      const charsAtRequest = historyChars(this.history);
+      const charsAtRequest = this.historySize;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations);
       try {
         const step = await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
@@ -401,7 +404,7 @@ export class ConversationRuntime {
   }
 
   private contextTokens(): number {
-    return this.meter.estimate(this.config.systemPrompt, this.ports.tools.definitions(), this.history);
+    return this.meter.estimate(this.config.systemPrompt, this.ports.tools.definitions(), this.history, this.historySize);
   }
 
   private resolveLimits(model: string): ModelLimits {
@@ -509,14 +512,16 @@ export class ConversationRuntime {
       compactHistory(this.history, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
       signal,
     );
-    this.charge(outcome?.usage, 0);
     const tools = this.ports.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
     const shrunk = shrinkToolResults(outcome?.messages ?? this.history, Math.floor((this.limits.contextWindow * targetPercent) / 100), fixed);
     if (!outcome && !shrunk) return undefined;
     this.history = shrunk?.messages ?? outcome!.messages;
-    this.persist({ type: 'snapshot', ts: this.clock.now(), reason: 'compaction', messages: this.history });
+    this.historySize = historyChars(this.history);
     this.meter.reset();
+    // Charged after the history is replaced, so the usage event shows the context as it now is.
+    this.charge(outcome?.usage);
+    this.persist({ type: 'snapshot', ts: this.clock.now(), reason: 'compaction', messages: this.history });
     this.probePending = true;
     const event: CompactionEvent = {
       trigger,
@@ -597,12 +602,14 @@ export class ConversationRuntime {
 
   private appendMessage(message: AssistantMessage): void {
     this.history.push(message);
+    this.historySize += messageChars(message);
     this.persist({ type: 'message', ts: this.clock.now(), message });
   }
 
   private appendUser(blocks: UserContentBlock[]): void {
     if (blocks.length === 0) return;
     appendUserContent(this.history, blocks);
+    this.historySize += messageChars({ role: 'user', content: blocks });
     this.persist({ type: 'message', ts: this.clock.now(), message: { role: 'user', content: blocks } });
   }
 
