@@ -141,9 +141,13 @@ export class ContextMeter {
     this.counted = undefined;
   }
 
-  /** `chars` is historyChars(messages), which the caller keeps up to date as it appends (no rescan per step). */
-  estimate(system: string, tools: readonly ToolDefinition[], messages: readonly Message[], chars = historyChars(messages)): number {
-    if (!this.counted) return estimateTextTokens(requestChars(system, tools, []) + chars);
+  /**
+   * `chars` is historyChars of the history, which the caller keeps up to date as
+   * it appends (no rescan per step); `fixedChars` (system prompt and tools) is
+   * only needed when nothing has been counted yet.
+   */
+  estimate(chars: number, fixedChars: () => number): number {
+    if (!this.counted) return estimateTextTokens(fixedChars() + chars);
     const appended = Math.max(0, chars - this.counted.chars);
     return this.counted.tokens + estimateTextTokens(appended);
   }

@@ -119,6 +119,8 @@ export class ConversationRuntime {
   /** historyChars(this.history), kept as messages are appended: the context estimate must not rescan history every step. */
   private historySize: number;
   private lastOutputTokens = 0;
+  /** The step just charged is saved with its assistant message. */
+  private usageToSave = false;
   private probePending: boolean;
   private readonly steering: SteeringQueue;
   private active: TurnState | undefined;
@@ -301,7 +303,7 @@ export class ConversationRuntime {
       if (step.toolUses.length === 0) {
         if (this.continueAfterMaxTokens(turn, step)) continue;
         if (await this.stopHookBlocks(turn, step.message, signal)) continue;
-        if (await this.applyInterjections([], turn)) continue;
+        if (this.steering.hasCurrent && (await this.applyInterjections([], turn))) continue;
         // The last check, after the last await: input steered from here on starts the next turn (T7).
         turn.closing = true;
         return;
@@ -316,7 +318,8 @@ export class ConversationRuntime {
         this.appendUser(blocks);
         throw abortedError();
       }
-      await this.applyInterjections(blocks, turn);
+      if (this.steering.hasCurrent) await this.applyInterjections(blocks, turn);
+      else this.appendUser(blocks);
     }
   }
 
@@ -404,7 +407,7 @@ export class ConversationRuntime {
   }
 
   private contextTokens(): number {
-    return this.meter.estimate(this.config.systemPrompt, this.ports.tools.definitions(), this.history, this.historySize);
+    return this.meter.estimate(this.historySize, () => requestChars(this.config.systemPrompt, this.ports.tools.definitions(), []));
   }
 
   private resolveLimits(model: string): ModelLimits {
@@ -489,14 +492,16 @@ export class ConversationRuntime {
     const last = step.attemptUsage ?? step.usage;
     this.meter.measured(promptTokens(last), charsAtRequest);
     this.lastOutputTokens = last.output_tokens;
-    this.charge(step.usage, promptTokens(last) + last.output_tokens);
+    // Persisted with the step's assistant message (one record a step), not as a record of its own.
+    this.charge(step.usage, promptTokens(last) + last.output_tokens, false);
+    this.usageToSave = true;
   }
 
   /** C4: every request is charged (steps, retried attempts, summaries) and persisted at once, so a crash loses none. */
-  private charge(usage: Usage | undefined, contextTokens?: number): void {
+  private charge(usage: Usage | undefined, contextTokens?: number, persist = true): void {
     if (!usage || promptTokens(usage) + usage.output_tokens === 0) return;
     const record = this.usage.record(usage);
-    this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, costUsd: record.costUsd });
+    if (persist) this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, costUsd: record.costUsd });
     const context = this.meter.info(contextTokens ?? this.contextTokens());
     this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, context });
   }
@@ -603,7 +608,9 @@ export class ConversationRuntime {
   private appendMessage(message: AssistantMessage): void {
     this.history.push(message);
     this.historySize += messageChars(message);
-    this.persist({ type: 'message', ts: this.clock.now(), message });
+    const usage = this.usageToSave ? { usage: this.usage.cumulative } : {};
+    this.usageToSave = false;
+    this.persist({ type: 'message', ts: this.clock.now(), message, ...usage });
   }
 
   private appendUser(blocks: UserContentBlock[]): void {

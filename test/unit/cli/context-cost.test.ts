@@ -92,7 +92,7 @@ describe('CLI: context, cost and retries (node dist/cli.js against the mock API)
         // Killed while the bash tool runs, once the finished step's records reached the file.
         if (!line.includes('"type":"step_finished"')) return;
         const poll = setInterval(() => {
-          if (!readFileSync(session, 'utf8').includes('"name":"usage"')) return;
+          if (!readFileSync(session, 'utf8').includes('"usage":{')) return;
           clearInterval(poll);
           child.kill('SIGKILL');
         }, 20);
