@@ -375,7 +375,11 @@ export class ConversationRuntime {
     if (largest > window) {
       throw new RuntimeError('context_overflow', `A single message is larger than the model's context window (about ${largest} tokens; the window holds ${window}). Send a shorter message or attach less.`, { cause: error });
     }
-    const event = await this.compactNow('context_overflow', signal, POST_COMPACTION_PERCENT / 2 ** (attempt - 1));
+    // The API refused what we estimate fits, so the estimate is off (a denser tokenizer, a wrong window
+    // setting): aim under 40 % of the window and also well under what we sent, harder on a second refusal.
+    const sent = this.contextTokens();
+    const target = Math.min((window * POST_COMPACTION_PERCENT) / 100, sent / 2 ** attempt);
+    const event = await this.compactNow('context_overflow', signal, Math.floor(target));
     if (!event) throw error;
     return event;
   }
@@ -508,10 +512,10 @@ export class ConversationRuntime {
 
   /**
    * C1: summarise older history, then (so the context ends at most at
-   * `targetPercent` of the window) shrink oversized tool results the summary
+   * `targetTokens`, by default 40 % of the window) shrink oversized tool results the summary
    * kept. Undefined when neither changed anything.
    */
-  private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal, targetPercent = POST_COMPACTION_PERCENT): Promise<CompactionEvent | undefined> {
+  private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal, targetTokens?: number): Promise<CompactionEvent | undefined> {
     // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
     const outcome = await abortable(
       compactHistory(this.history, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
@@ -519,7 +523,8 @@ export class ConversationRuntime {
     );
     const tools = this.ports.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
-    const shrunk = shrinkToolResults(outcome?.messages ?? this.history, Math.floor((this.limits.contextWindow * targetPercent) / 100), fixed);
+    const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
+    const shrunk = shrinkToolResults(outcome?.messages ?? this.history, target, fixed);
     if (!outcome && !shrunk) return undefined;
     this.history = shrunk?.messages ?? outcome!.messages;
     this.historySize = historyChars(this.history);

@@ -3,12 +3,12 @@
 // `context` object, a failed turn's message on stderr in json mode, and usage
 // that survives a SIGKILL mid-turn (C3, C4).
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { historyProblem } from '../../../src/runtime/history';
 import { loadSession } from '../../../src/runtime/session';
-import { errorReply, MockAnthropicServer, replyBytes, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
+import { errorReply, jsonMessageReply, MockAnthropicServer, replyBytes, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 import { runCli } from '../../support/run-cli';
 
 describe('CLI: context, cost and retries (node dist/cli.js against the mock API)', function () {
@@ -109,5 +109,59 @@ describe('CLI: context, cost and retries (node dist/cli.js against the mock API)
     const result = JSON.parse(resumed.stdout);
     assert.equal(result.usage.input_tokens, 1_334);
     assert.equal(result.usage.output_tokens, 61);
+  });
+
+  it('C1: a turn whose requests each carry ~27k tokens does not compact (the issue\'s 12-step repro: it used to compact 3 times)', async () => {
+    for (let i = 0; i < 11; i++) {
+      server.enqueue(toolUseReply([{ id: `tu_${i}`, name: 'glob_search', input: { pattern: `*.n${i}` } }], { usage: { input_tokens: 500, cache_read_input_tokens: 26_500 + i * 50, output_tokens: 40 } }));
+    }
+    server.enqueue(textReply('Done.', { usage: { input_tokens: 500, cache_read_input_tokens: 27_100, output_tokens: 10 } }));
+    const run = await runCli(['-p', 'look around', '--cwd', ws, '--output-format', 'json'], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.iterations, 12);
+    assert.equal(server.requests.length, 12, 'no summary requests');
+    assert.ok(result.context.percent < 20, `one request's context (${result.context.percent} %), not the sum over twelve`);
+  });
+
+  it('C4: the summary request of a compaction is charged in the turn\'s usage and cost', async () => {
+    server.enqueue(
+      toolUseReply([{ id: 'tu_1', name: 'glob_search', input: { pattern: '*.a' } }], { usage: { input_tokens: 100, output_tokens: 10 } }),
+      toolUseReply([{ id: 'tu_2', name: 'glob_search', input: { pattern: '*.b' } }], { usage: { input_tokens: 100, output_tokens: 10 } }),
+      toolUseReply([{ id: 'tu_3', name: 'glob_search', input: { pattern: '*.c' } }], { usage: { input_tokens: 6_000, output_tokens: 10 } }),
+      jsonMessageReply([{ type: 'text', text: 'Summary: three globs found nothing.' }], { usage: { input_tokens: 3_000, output_tokens: 200 } }),
+      textReply('Nothing there.', { usage: { input_tokens: 500, output_tokens: 10 } }),
+    );
+    const run = await runCli(['-p', 'search', '--cwd', ws, '--output-format', 'json'], { env: { ...env, TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '5000' } });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(server.requests.length, 5);
+    assert.notEqual(server.bodies[3]!['stream'], true, 'the 4th request is the (non-streaming) summary');
+    assert.equal(result.usage.input_tokens, 100 + 100 + 6_000 + 3_000 + 500);
+    assert.equal(result.usage.output_tokens, 10 + 10 + 10 + 200 + 10);
+    // sonnet: $3 / $15 per million tokens
+    assert.equal(result.cost_usd, Math.round(((9_700 * 3 + 240 * 15) / 1e6) * 1e6) / 1e6);
+  });
+
+  it('T6: the API refuses four parallel large read_file results as too long: they are shrunk in place, the step resubmitted, and a later run resumes', async () => {
+    const session = path.join(ws, 'big.jsonl');
+    for (const f of ['a', 'b', 'c', 'd']) writeFileSync(path.join(ws, `${f}.txt`), `${f} line of a big file\n`.repeat(Math.ceil((256 * 1024) / 19)));
+    server.enqueue(
+      toolUseReply(['a', 'b', 'c', 'd'].map((f) => ({ id: `tu_${f}`, name: 'read_file', input: { path: `${f}.txt` } })), { usage: { input_tokens: 3_000, output_tokens: 40 } }),
+      // What our estimate puts well inside the window, the API (a denser tokenizer, a smaller window behind a proxy) refuses.
+      errorReply(400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'),
+      textReply('Read all four.'),
+    );
+    const run = await runCli(['-p', 'read a b c d', '--cwd', ws, '--output-format', 'json', '--session', session], { env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).result, 'Read all four.');
+    const [refused, resent] = [JSON.stringify(server.bodies[1]).length, JSON.stringify(server.bodies[2]).length];
+    assert.ok(resent < refused * 0.6, `the resubmitted request is much smaller than the refused one (${resent} vs ${refused} characters)`);
+    assert.equal((JSON.stringify(server.bodies[2]).match(/characters of this tool result were cut/g) ?? []).length, 4);
+    server.enqueue(textReply('Still fine.'));
+    const next = await runCli(['-p', 'and now?', '--cwd', ws, '--output-format', 'json', '--session', session], { env });
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(JSON.parse(next.stdout).result, 'Still fine.');
+    assert.match(JSON.stringify(server.bodies[3]), /characters of this tool result were cut/, 'the shrunk history is what the session resumes with');
   });
 });
