@@ -49,17 +49,21 @@ export default async function (): Promise<BenchResult[]> {
     // the rest is the step's new content (tool results, the reply), written to cache for the next step.
     const reusable = hit / coverage.reduce((s, c) => s + c.shared, 0);
     return [
+      // This workload is one large file read per step: ~11 % of each request is new content that can only be
+      // written, so the share read is capped near 89 % by construction. What breakpoints control is how much
+      // of the shared prefix is read; the >= 90 % share target is measured on a realistic session
+      // (searches, reads, edits, commands) in context.bench.ts.
       {
-        name: 'prompt-cache coverage',
-        measured: `share of input tokens read from cache over steps 2–${summary.iterations} of a ${summary.iterations}-step turn (API prefix rules, tokens ≈ chars/4)`,
+        name: 'prompt-cache: shared prefix read from cache (large-file reads)',
+        measured: `of what each request shares with the one before, the share read from cache, over steps 2–${summary.iterations} of a ${summary.iterations}-step turn of large file reads (API prefix rules, tokens ≈ chars/4)`,
         unit: '%',
-        ours: round(share * 100),
+        ours: round(reusable * 100),
         baseline: null,
         ratio: null,
-        target: '>= 90 %',
-        pass: share >= 0.9,
+        target: '>= 99.9 %',
+        pass: reusable >= 0.999,
         min: round(worst * 100),
-        extra: { requests: server.bodies.length, outcome: summary.outcome, readOfReusablePercent: round(reusable * 100) },
+        extra: { requests: server.bodies.length, outcome: summary.outcome, shareOfInputReadPercent: round(share * 100) },
       },
     ];
   } finally {

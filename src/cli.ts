@@ -24,6 +24,8 @@ const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['tur
 const sink: Sink = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  isTTY: process.stdout.isTTY === true,
+  columns: process.stdout.columns,
 };
 
 function modelOptions(env: NodeJS.ProcessEnv): ModelClientOptions | { error: string } {
@@ -126,6 +128,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
       permissionMode: config.permissionMode,
       permissionRules: { allow: config.allow, deny: config.deny },
       ...(config.maxIterations ? { maxIterations: config.maxIterations } : {}),
+      ...(config.maxCostUsd ? { maxCostPerTurnUsd: config.maxCostUsd } : {}),
     },
     session?.loaded ? { messages: session.loaded.messages, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}) } : {},
   );

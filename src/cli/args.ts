@@ -23,6 +23,8 @@ export interface CliConfig {
   sandbox: SandboxMode;
   /** --mcp-config files, resolved against the directory the CLI was started in. */
   mcpConfigs: string[];
+  /** `--max-cost-usd`: per-turn spend cap in US dollars. */
+  maxCostUsd: number | undefined;
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -51,6 +53,7 @@ Options:
   --mcp-config <file>           add MCP servers from a JSON file ({"mcpServers": …} or
                                 {"servers": …}); repeatable. The workspace's .vscode/mcp.json
                                 and .mcp.json are read too. Tools are named mcp__<server>__<tool>
+  --max-cost-usd <n>            stop the turn before a request would take its cost past $n
   -h, --help                    show this help
   -v, --version                 print the version
 
@@ -63,9 +66,9 @@ Environment:
   ANTHROPIC_BASE_URL            API base URL (proxies, gateways)
   TURNSTONE_PROVIDER            anthropic (default) | openai-compatible
   OPENAI_API_KEY, OPENAI_BASE_URL   for the OpenAI-compatible provider
-  TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold (default 100000)
+  TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold in tokens (default: 85 % of the model's window)
 
-Exit status: 0 turn completed, 1 turn failed, 2 bad usage, 130 interrupted.
+Exit status: 0 turn completed, 1 turn failed (also when --max-cost-usd stopped it), 2 bad usage, 130 interrupted.
 
 Examples:
   turnstone -p "explain src/index.ts"
@@ -93,6 +96,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         session: { type: 'string' },
         sandbox: { type: 'string' },
         'mcp-config': { type: 'string', multiple: true },
+        'max-cost-usd': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -128,6 +132,13 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       throw new UsageError(`bad --max-iterations '${v['max-iterations']}': use a whole number of at least 1`);
     }
   }
+  let maxCostUsd: number | undefined;
+  if (v['max-cost-usd'] !== undefined) {
+    maxCostUsd = Number(v['max-cost-usd']);
+    if (v['max-cost-usd'].trim() === '' || !Number.isFinite(maxCostUsd) || maxCostUsd <= 0) {
+      throw new UsageError(`bad --max-cost-usd '${v['max-cost-usd']}': use an amount in US dollars greater than 0, e.g. 0.50`);
+    }
+  }
   const dir = path.resolve(cwd, v.cwd ?? '.');
   let isDir = false;
   try {
@@ -151,6 +162,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       session: v.session === undefined ? undefined : path.resolve(cwd, v.session),
       sandbox,
       mcpConfigs: (v['mcp-config'] ?? []).map((f) => path.resolve(cwd, f)),
+      maxCostUsd,
     },
   };
 }

@@ -18,6 +18,8 @@ export interface CliResult {
   cost_usd: number;
   tool_results: { tool_use_id: string; name: string; is_error: boolean; content: string }[];
   session_file: string | null;
+  /** How full the model's context window is after the turn (contracts.md "Context and spend"). */
+  context: { tokens: number; window: number; percent: number };
 }
 
 export function toCliResult(summary: TurnSummary, sessionFile: string | undefined): CliResult {
@@ -38,12 +40,16 @@ export function toCliResult(summary: TurnSummary, sessionFile: string | undefine
     cost_usd: Math.round(summary.costUsd * 1e6) / 1e6,
     tool_results: summary.toolResults.map((r) => ({ tool_use_id: r.toolUseId, name: r.name, is_error: r.isError, content: r.content })),
     session_file: sessionFile ?? null,
+    context: { tokens: summary.context.tokens, window: summary.context.window, percent: summary.context.percent },
   };
 }
 
 export interface Sink {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** stdout is a terminal: a discarded step's text is erased in place instead of held back. */
+  isTTY?: boolean;
+  columns?: number;
 }
 
 export interface Renderer {
@@ -59,7 +65,11 @@ export function createRenderer(format: OutputFormat, sink: Sink): Renderer {
         onEvent: (event) => {
           if (event.type === 'warning') sink.stderr(`warning: ${event.message}\n`);
         },
-        finish: (result) => sink.stdout(`${JSON.stringify(result)}\n`),
+        // The contract: a failed turn's message goes to stderr too, not only into the result object.
+        finish: (result) => {
+          sink.stdout(`${JSON.stringify(result)}\n`);
+          if (result.is_error) sink.stderr(`turnstone: ${result.result}\n`);
+        },
       };
     case 'stream-json':
       return {
@@ -78,6 +88,47 @@ export function describeToolUse(name: string, input: Record<string, unknown>): s
   return text ? `${name} ${text.length > 80 ? `${text.slice(0, 79)}…` : text}` : name;
 }
 
+/**
+ * A step's text until the step is kept (S6: a retried step never shows twice).
+ * On a terminal it streams and is erased if the step is discarded; otherwise
+ * (a pipe, a file) it is held until the step finishes, so stdout ends up
+ * holding the final text exactly once.
+ */
+class StepText {
+  private pending = '';
+  /** What this step wrote to a terminal, for erasing. */
+  private shown = '';
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly write: (text: string) => void,
+  ) {}
+
+  add(text: string): void {
+    if (this.sink.isTTY) {
+      this.shown += text;
+      this.write(text);
+    } else this.pending += text;
+  }
+
+  commit(): void {
+    this.shown = '';
+    const text = this.pending;
+    this.pending = '';
+    this.write(text);
+  }
+
+  discard(): void {
+    this.pending = '';
+    if (!this.shown) return;
+    const columns = Math.max(1, this.sink.columns ?? 80);
+    const rows = this.shown.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / columns)), 0);
+    // Clear the current row, then each row above it the step wrote on.
+    this.sink.stdout(`\r\x1b[2K${'\x1b[1A\x1b[2K'.repeat(rows - 1)}`);
+    this.shown = '';
+  }
+}
+
 function textRenderer(sink: Sink): Renderer {
   const inputs = new Map<string, Record<string, unknown>>();
   let atLineStart = true;
@@ -86,11 +137,15 @@ function textRenderer(sink: Sink): Renderer {
     sink.stdout(text);
     atLineStart = text.endsWith('\n');
   };
+  const step = new StepText(sink, out);
   return {
     onEvent(event) {
       switch (event.type) {
         case 'text_delta':
-          out(event.text);
+          step.add(event.text);
+          break;
+        case 'step_finished':
+          step.commit();
           break;
         case 'tool_use_ready':
           inputs.set(event.id, event.input);
@@ -106,6 +161,8 @@ function textRenderer(sink: Sink): Renderer {
           sink.stderr(`… reconnecting ${event.attempt}/${event.maxAttempts} (${event.reason})\n`);
           break;
         case 'step_discarded':
+          step.discard();
+          atLineStart = true;
           sink.stderr('… the interrupted reply is being retried from the start\n');
           break;
         case 'compaction':

@@ -108,8 +108,14 @@ export class PanelBridge {
             cacheReadTokens: event.cumulative.cache_read_input_tokens,
             cacheWriteTokens: event.cumulative.cache_creation_input_tokens,
             costUsd: event.costUsd,
+            contextTokens: event.context.tokens,
+            contextWindow: event.context.window,
           },
         });
+        break;
+      case 'queue_changed':
+        // Steering that missed a turn is already shown as sent; only input queued on purpose waits in the queue row.
+        this.post({ type: 'queued', items: event.items.filter((q) => q.delivery === 'queue').map((q) => ({ id: q.id, text: (q.label ?? q.text).slice(0, 100_000) })) });
         break;
       case 'compaction':
         this.closeBlocks();

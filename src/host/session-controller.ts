@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
 import { type ConversationRuntime } from '../runtime/conversation';
+import { type QueuedInput } from '../runtime/steering';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
@@ -42,7 +43,6 @@ export class SessionController implements vscode.Disposable {
   private abort: AbortController | undefined;
   private current: Promise<TurnSummary> | undefined;
   private userItems = 0;
-  private queued: { id: string; text: string; attachments: Attachment[] }[] = [];
   private authPrompted = false;
   /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
   private readonly edits = new Map<string, FileChange>();
@@ -94,27 +94,28 @@ export class SessionController implements vscode.Disposable {
     return this.run('');
   }
 
-  /** T7 "queue for next turn": held here, shown in the panel, sent when the running turn ends. */
+  /** T7 "queue for next turn": held in the runtime's one queue (shown in the panel through queue_changed), run when the turn ends. */
   queue(text: string, attachments: Attachment[] = []): void {
-    this.queued.push({ id: `q${++this.userItems}`, text, attachments });
-    this.postQueue();
-    if (!this.current) void this.drainQueue();
+    if (!this.runtime || !this.current) {
+      void this.send(text, attachments);
+      return;
+    }
+    this.runtime.queue(withAttachments(text, attachments), text);
   }
 
   unqueue(id: string): void {
-    this.queued = this.queued.filter((q) => q.id !== id);
-    this.postQueue();
+    this.runtime?.unqueue(id);
   }
 
-  private postQueue(): void {
-    this.deps.post({ type: 'queued', items: this.queued.map((q) => ({ id: q.id, text: q.text })) });
-  }
-
-  private async drainQueue(): Promise<void> {
-    const next = this.queued.shift();
-    if (!next) return;
-    this.postQueue();
-    await this.send(next.text, next.attachments).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
+  /** Starts the next turn on what waits in the runtime's queue (steering that missed the last turn needs no second prompt). */
+  private async runQueued(): Promise<void> {
+    while (this.current) await this.current.catch(() => undefined);
+    const runtime = this.runtime;
+    if (!runtime || runtime.queued.length === 0) return;
+    for (const q of runtime.queued) {
+      if (q.delivery === 'queue') this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text: q.label ?? q.text, delivery: 'queued' } });
+    }
+    await this.run('').catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
   }
 
   private async run(prompt: string): Promise<TurnSummary> {
@@ -141,7 +142,7 @@ export class SessionController implements vscode.Disposable {
       this.current = undefined;
       this.abort = undefined;
       this.deps.onDidChangeState();
-      if (this.queued.length > 0) void this.drainQueue();
+      if (this.runtime && this.runtime.queued.length > 0) void this.runQueued();
     }
   }
 
@@ -151,6 +152,7 @@ export class SessionController implements vscode.Disposable {
       void this.send(text);
       return;
     }
+    // Shown as sent either way: the runtime puts it into this turn, or (past the loop's last check) starts the next one with it.
     this.runtime.steer(text);
     this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, delivery: 'steer' } });
   }
@@ -161,7 +163,6 @@ export class SessionController implements vscode.Disposable {
 
   async newSession(): Promise<void> {
     this.stop();
-    this.queued = [];
     await this.current?.catch(() => undefined);
     await this.store?.flush();
     this.runtime = undefined;
@@ -208,7 +209,19 @@ export class SessionController implements vscode.Disposable {
         notices: [],
         queued: [],
         session: { id: loaded.meta?.id ?? path.basename(file), title: this.title, model: this.model },
-        ...(u ? { usage: { inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadTokens: u.cache_read_input_tokens, cacheWriteTokens: u.cache_creation_input_tokens, costUsd: this.runtime.costUsd } } : {}),
+        ...(u
+          ? {
+              usage: {
+                inputTokens: u.input_tokens,
+                outputTokens: u.output_tokens,
+                cacheReadTokens: u.cache_read_input_tokens,
+                cacheWriteTokens: u.cache_creation_input_tokens,
+                costUsd: this.runtime.costUsd,
+                contextTokens: this.runtime.context.tokens,
+                contextWindow: this.runtime.context.window,
+              },
+            }
+          : {}),
       },
     });
     this.deps.onDidChangeState();
@@ -282,7 +295,8 @@ export class SessionController implements vscode.Disposable {
 
   private async ensureRuntime(): Promise<ConversationRuntime> {
     if (this.runtime && this.stale) {
-      this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage, this.runtime.sessionRules);
+      // The queue moves to the new runtime: text steered just before a settings change is not lost.
+      this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage, this.runtime.sessionRules, this.runtime.queued);
     }
     if (this.runtime) return this.runtime;
     const s = readSettings();
@@ -299,7 +313,7 @@ export class SessionController implements vscode.Disposable {
     return this.runtime;
   }
 
-  private createRuntime(messages: Message[], usage: Usage | undefined, sessionRules: readonly string[] = []): ConversationRuntime {
+  private createRuntime(messages: Message[], usage: Usage | undefined, sessionRules: readonly string[] = [], queued: readonly QueuedInput[] = []): ConversationRuntime {
     this.stale = false;
     const core = loadCore();
     const s = readSettings();
@@ -322,6 +336,7 @@ export class SessionController implements vscode.Disposable {
         tools,
         ...(vscode.workspace.isTrusted && root ? { hooks: new core.ShellHookRunner(s.hooks, { cwd: root.fsPath }) } : {}),
         ...(this.store ? { session: this.store } : {}),
+        log: (message) => this.deps.log.info(message),
         onAuthError: async () => {
           // T6: ask once per turn; a second rejection ends the turn with the error.
           if (this.authPrompted) return false;
@@ -341,9 +356,14 @@ export class SessionController implements vscode.Disposable {
         thinkingBudgetTokens: s.thinkingBudgetTokens,
         permissionMode: this.effectiveMode(s),
         permissionRules: { allow: s.allow, deny: s.deny, ask: s.ask },
-        autoCompactInputTokens: s.autoCompactInputTokens,
+        ...(s.autoCompactInputTokens ? { autoCompactInputTokens: s.autoCompactInputTokens } : {}),
+        autoCompactPercent: s.autoCompactPercent,
+        contextWindow: s.contextWindow,
+        maxTokens: s.maxOutputTokens,
+        maxCostPerTurnUsd: s.maxCostPerTurnUsd,
+        maxCostPerSessionUsd: s.maxCostPerSessionUsd,
       },
-      { messages, sessionRules, ...(usage ? { usage } : {}) },
+      { messages, sessionRules, queued, ...(usage ? { usage } : {}) },
     );
     runtime.subscribe((event) => {
       bridge.handle(event);
@@ -353,7 +373,8 @@ export class SessionController implements vscode.Disposable {
       }
       if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
       if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}${event.requestId ? `, request ${event.requestId}` : ''}): ${event.message}`);
-      if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.reason}`);
+      // The panel shows one line; the provider's whole message (a proxy's traceback) goes to the log only.
+      if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.detail ?? event.reason}`);
       if (event.type === 'warning') this.deps.log.warn(event.message);
     });
     return runtime;

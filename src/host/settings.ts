@@ -20,7 +20,13 @@ export interface TurnstoneSettings {
   ask: string[];
   /** Globs extending the built-in list of files whose reads ask. */
   sensitiveFiles: string[];
-  autoCompactInputTokens: number;
+  /** Only when the user set it (contracts.md: an absolute override of autoCompactPercent). */
+  autoCompactInputTokens: number | undefined;
+  autoCompactPercent: number;
+  contextWindow: number;
+  maxOutputTokens: number;
+  maxCostPerTurnUsd: number;
+  maxCostPerSessionUsd: number;
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
   bashTimeoutMs: number;
@@ -45,7 +51,12 @@ export function readSettings(): TurnstoneSettings {
     deny: strings(c.get('permissions.deny')),
     ask: strings(c.get('permissions.ask')),
     sensitiveFiles: strings(c.get('permissions.sensitiveFiles')),
-    autoCompactInputTokens: c.get<number>('autoCompactInputTokens', 100_000),
+    autoCompactInputTokens: explicitlySet(c, 'autoCompactInputTokens') ? c.get<number>('autoCompactInputTokens') : undefined,
+    autoCompactPercent: c.get<number>('autoCompactPercent', 85),
+    contextWindow: c.get<number>('contextWindow', 0),
+    maxOutputTokens: c.get<number>('maxOutputTokens', 0),
+    maxCostPerTurnUsd: c.get<number>('maxCostPerTurnUsd', 0),
+    maxCostPerSessionUsd: c.get<number>('maxCostPerSessionUsd', 0),
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
@@ -53,6 +64,11 @@ export function readSettings(): TurnstoneSettings {
     mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
     mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),
   };
+}
+
+function explicitlySet(c: vscode.WorkspaceConfiguration, key: string): boolean {
+  const i = c.inspect(key);
+  return i !== undefined && (i.globalValue !== undefined || i.workspaceValue !== undefined || i.workspaceFolderValue !== undefined);
 }
 
 /**

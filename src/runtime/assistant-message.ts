@@ -4,6 +4,7 @@
 // step_reset (S6 retry) discards everything the step produced so far.
 import { abortedError, type AbortScope } from './errors';
 import { type RuntimeEvent } from './events';
+import { addUsage } from './usage';
 import { ModelError, type AssistantContentBlock, type AssistantEvent, type AssistantMessage, type StopReason, type Usage } from './types';
 
 export interface ParsedToolUse {
@@ -17,7 +18,10 @@ export interface ParsedToolUse {
 export interface StepResult {
   message: AssistantMessage;
   toolUses: ParsedToolUse[];
+  /** Everything the step was billed for, discarded attempts of a retried step included (C4). */
   usage: Usage | undefined;
+  /** The usage of the attempt that produced the message, when earlier attempts were billed too. */
+  attemptUsage?: Usage;
   promptCache: Array<{ cacheReadInputTokens: number; cacheCreationInputTokens: number }>;
   stopReason: StopReason | null;
 }
@@ -40,6 +44,8 @@ export class AssistantMessageBuilder {
   private text = '';
   private toolUses: ParsedToolUse[] = [];
   private usage: Usage | undefined;
+  /** Usage of attempts a retry discarded: they were billed all the same. */
+  private discarded: Usage | undefined;
   private promptCache: StepResult['promptCache'] = [];
   private stopped = false;
   private stopReason: StopReason | null = null;
@@ -90,9 +96,10 @@ export class AssistantMessageBuilder {
         this.emit({ type: 'prompt_cache', cacheReadInputTokens: event.cacheReadInputTokens, cacheCreationInputTokens: event.cacheCreationInputTokens });
         return;
       case 'retrying':
-        this.emit({ type: 'retrying', attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, reason: event.reason });
+        this.emit({ type: 'retrying', attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, reason: event.reason, ...(event.detail !== undefined ? { detail: event.detail } : {}) });
         return;
       case 'step_reset':
+        if (this.usage) this.discarded = this.discarded ? addUsage(this.discarded, this.usage) : this.usage;
         this.blocks = [];
         this.text = '';
         this.toolUses = [];
@@ -115,10 +122,17 @@ export class AssistantMessageBuilder {
     return {
       message: { role: 'assistant', content: this.blocks },
       toolUses: this.toolUses,
-      usage: this.usage,
+      usage: this.billedUsage(),
+      ...(this.discarded && this.usage ? { attemptUsage: this.usage } : {}),
       promptCache: this.promptCache,
       stopReason: this.stopReason,
     };
+  }
+
+  /** What the step has been billed for so far, also when it fails. */
+  billedUsage(): Usage | undefined {
+    if (!this.discarded) return this.usage;
+    return this.usage ? addUsage(this.discarded, this.usage) : this.discarded;
   }
 
   private flushText(): void {

@@ -4,21 +4,24 @@
 // the summary when it can; a deterministic local summary is the fallback.
 import { errorMessage } from './errors';
 import { toolUsesOf } from './history';
-import { type Message, type ModelClient, type UserContentBlock } from './types';
+import { type Message, type ModelClient, type Usage, type UserContentBlock } from './types';
 
-export const DEFAULT_AUTO_COMPACT_INPUT_TOKENS = 100_000;
 export const DEFAULT_KEEP_RECENT = 4;
 export const COMPACT_ENV = 'TURNSTONE_AUTO_COMPACT_INPUT_TOKENS';
 
 const OPEN = '<conversation_summary>';
 const CLOSE = '</conversation_summary>';
 
-/** The environment wins over the setting (contracts.md), then the default. */
-export function autoCompactThreshold(setting: number | undefined, env: Record<string, string | undefined> = process.env): number {
+/**
+ * The absolute C1 threshold, when one is set: the environment wins over the
+ * setting (contracts.md). Undefined means the share of the window applies
+ * (autoCompactPercent, context-window.ts).
+ */
+export function autoCompactThreshold(setting: number | undefined, env: Record<string, string | undefined> = process.env): number | undefined {
   const raw = env[COMPACT_ENV];
   if (raw !== undefined && /^\d+$/.test(raw.trim()) && Number(raw) > 0) return Number(raw);
   if (setting !== undefined && Number.isFinite(setting) && setting > 0) return setting;
-  return DEFAULT_AUTO_COMPACT_INPUT_TOKENS;
+  return undefined;
 }
 
 export interface CompactionPlan {
@@ -107,6 +110,8 @@ export interface CompactionOutcome {
   summarySource: 'model' | 'local';
   /** Why the model summary was not used, when it was not. */
   fallbackReason?: string;
+  /** What the summary request cost (C4: it is charged like any step). */
+  usage?: Usage;
 }
 
 export async function compactHistory(
@@ -117,6 +122,7 @@ export async function compactHistory(
   if (!plan) return undefined;
   let summary: string | undefined;
   let fallbackReason: string | undefined;
+  let usage: Usage | undefined;
   if (options.client) {
     try {
       const previous = plan.previousSummary ? `Summary of even earlier conversation:\n${plan.previousSummary}\n\n` : '';
@@ -131,6 +137,7 @@ export async function compactHistory(
         },
         options.signal,
       );
+      usage = response.usage;
       summary = response.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim() || undefined;
       if (!summary) fallbackReason = 'the model returned an empty summary';
     } catch (error) {
@@ -145,6 +152,7 @@ export async function compactHistory(
     removedMessageCount: plan.removed.length,
     summarySource: source,
     ...(fallbackReason ? { fallbackReason } : {}),
+    ...(usage ? { usage } : {}),
   };
 }
 

@@ -4,18 +4,25 @@
 // errors (context overflow, expired credentials) are branches of the loop, not
 // exits (T6); an interrupt at any await leaves a valid history (T8).
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
+import { budgetExceeded, estimateNextRequestUsd } from './budget';
 import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT } from './compaction';
+import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
 import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from './history';
-import { NO_HOOK_RESULT, noHooks, type HookRunner } from './hooks';
+import { largestUserMessageTokens, shrinkToolResults } from './overflow';
+import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
 import { buildRequest } from './request';
 import { type SessionRecord, type SessionStore } from './session';
+import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { TurnDiff } from './turn-diff';
 import { ModelError, type AssistantMessage, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
 import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
+
+/** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
+export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous reply was cut off at the output token limit. Continue exactly where you stopped, without repeating anything.';
 
 export interface Clock {
   now(): number;
@@ -28,14 +35,21 @@ export interface ConversationConfig {
   systemPrompt: string;
   /** Most steps one turn may make (T2). Default 50. */
   maxIterations?: number;
-  /** Default 8192. */
+  /** Cap on output tokens per request; default (0 or absent) the model's own limit (context-window.ts). */
   maxTokens?: number;
+  /** `turnstone.contextWindow`: overrides the model table's window; 0 or absent = the table's. */
+  contextWindow?: number;
+  /** C1: compact before a request whose context would exceed this share of the window. Default 85. */
+  autoCompactPercent?: number;
+  /** Spend caps in US dollars (0 or absent = none): reaching one ends the turn with kind `budget`. */
+  maxCostPerTurnUsd?: number;
+  maxCostPerSessionUsd?: number;
   thinkingBudgetTokens?: number;
   permissionMode?: PermissionMode;
   permissionRules?: PermissionRules;
   /** Tools refused outright, whatever the rules say. */
   deniedTools?: string[];
-  /** C1 threshold; TURNSTONE_AUTO_COMPACT_INPUT_TOKENS in `env` overrides it. Default 100000. */
+  /** C1 absolute override of autoCompactPercent, in tokens; TURNSTONE_AUTO_COMPACT_INPUT_TOKENS in `env` overrides it. */
   autoCompactInputTokens?: number;
   /** Messages kept verbatim by compaction. Default 4. */
   keepRecent?: number;
@@ -54,6 +68,8 @@ export interface ConversationPorts {
   clock?: Clock;
   /** T6: credentials were rejected; resolve true once the host has a new key, and the step is resubmitted once. */
   onAuthError?: (error: ModelError, signal: AbortSignal) => Promise<boolean>;
+  /** Diagnostics for the host's log (never shown as a warning): e.g. an unknown model's assumed limits. */
+  log?: (message: string) => void;
 }
 
 /** A resumed session's state (see loadSession). */
@@ -62,6 +78,8 @@ export interface ConversationHistory {
   usage?: Usage;
   /** "Allow for this session" answers of the runtime this one replaces (a settings rebuild keeps them). */
   sessionRules?: readonly string[];
+  /** T7: input waiting for the next turn, handed over by the runtime this one replaces. */
+  queued?: readonly QueuedInput[];
 }
 
 export interface RunTurnOptions {
@@ -78,6 +96,10 @@ interface TurnState {
   promptCacheEvents: TurnSummary['promptCacheEvents'];
   /** Cumulative usage when the turn started: the turn's own usage is the difference. */
   usageAtStart: Usage;
+  costAtStart: number;
+  /** Set once the loop made its last check for steered text: later steering waits for the next turn (T7). */
+  closing: boolean;
+  continuedAfterMaxTokens: boolean;
   autoCompaction: CompactionEvent | undefined;
   stopBlocks: number;
   diff: TurnDiff;
@@ -91,11 +113,16 @@ export class ConversationRuntime {
   private readonly usage: UsageTracker;
   private readonly hooks: HookRunner;
   private readonly clock: Clock;
-  private readonly compactThreshold: number;
-  private promptTokensSinceCompaction = 0;
+  private readonly absoluteCompactTokens: number | undefined;
+  private limits: ModelLimits;
+  private readonly meter: ContextMeter;
+  /** historyChars(this.history), kept as messages are appended: the context estimate must not rescan history every step. */
+  private historySize: number;
+  private lastOutputTokens = 0;
+  /** The step just charged is saved with its assistant message. */
+  private usageToSave = false;
   private probePending: boolean;
-  private interjections: string[] = [];
-  private queuedInputs: string[] = [];
+  private readonly steering: SteeringQueue;
   private active: TurnState | undefined;
   private turnCounter = 0;
   private sessionWarned = false;
@@ -109,12 +136,16 @@ export class ConversationRuntime {
     resume: ConversationHistory = {},
   ) {
     this.history = [...(resume.messages ?? [])];
+    this.historySize = historyChars(this.history);
     this.policy = new PermissionPolicy(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
     for (const rule of resume.sessionRules ?? []) this.policy.remember(rule);
     this.usage = new UsageTracker(config.model, config.prices, resume.usage);
     this.hooks = ports.hooks ?? noHooks;
     this.clock = ports.clock ?? systemClock;
-    this.compactThreshold = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
+    this.absoluteCompactTokens = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
+    this.limits = this.resolveLimits(config.model);
+    this.meter = new ContextMeter(this.limits.contextWindow);
+    this.steering = new SteeringQueue((items) => this.emit({ type: 'queue_changed', items: [...items] }), resume.queued);
     // C2: a resumed session that was compacted is probed before its first step, like a fresh compaction.
     this.probePending = extractSummary(this.history).summary !== undefined;
   }
@@ -125,8 +156,13 @@ export class ConversationRuntime {
   get isRunning(): boolean {
     return this.active !== undefined;
   }
-  get queued(): readonly string[] {
-    return this.queuedInputs;
+  /** T7: input waiting for the next turn (the host shows it and starts that turn with runQueued()). */
+  get queued(): readonly QueuedInput[] {
+    return this.steering.pending;
+  }
+  /** C1: how full the window would be with the next request. */
+  get context(): ContextInfo {
+    return this.meter.info(this.contextTokens());
   }
   get cumulativeUsage(): Usage {
     return this.usage.cumulative;
@@ -150,28 +186,46 @@ export class ConversationRuntime {
     this.policy.mode = mode;
   }
 
+  /** A model with a smaller window is compacted for before its first request (C1 runs before sampling). */
   setModel(model: string): void {
+    if (model === this.config.model) return;
     this.config.model = model;
     this.usage.setModel(model);
+    this.limits = this.resolveLimits(model);
+    this.meter.setWindow(this.limits.contextWindow);
   }
 
   subscribe(listener: RuntimeEventListener): () => void {
     return this.events.subscribe(listener);
   }
 
-  /** T7: lands in the running turn after the current step's tool results; with no turn running it is queued. */
+  /**
+   * T7: lands in the running turn after the current step's tool results. Once
+   * the loop has made its last check (or with no turn running) it waits for the
+   * next turn instead, which runQueued() starts.
+   */
   steer(text: string): 'steered' | 'queued' {
-    if (!this.active) {
-      this.queuedInputs.push(text);
+    if (!this.active || this.active.closing) {
+      this.steering.enqueue(text, 'steer');
       return 'queued';
     }
-    this.interjections.push(text);
+    this.steering.steerCurrent(text);
     return 'steered';
   }
 
-  /** Held for the next turn; runTurn sends queued inputs ahead of its own. */
-  queue(text: string): void {
-    this.queuedInputs.push(text);
+  /** "Queue for next turn": held until the next turn; runTurn sends queued inputs ahead of its own. */
+  queue(text: string, label?: string): QueuedInput {
+    return this.steering.enqueue(text, 'queue', label);
+  }
+
+  unqueue(id: string): boolean {
+    return this.steering.remove(id);
+  }
+
+  /** Runs a turn on the queued input, if any and no turn is running: steering that missed a turn needs no second prompt. */
+  async runQueued(options: RunTurnOptions = {}): Promise<TurnSummary | undefined> {
+    if (this.active || this.steering.pending.length === 0) return undefined;
+    return this.runTurn('', options);
   }
 
   async runTurn(input: string, options: RunTurnOptions = {}): Promise<TurnSummary> {
@@ -184,6 +238,9 @@ export class ConversationRuntime {
       toolResults: [],
       promptCacheEvents: [],
       usageAtStart: this.usage.cumulative,
+      costAtStart: this.usage.costUsd,
+      closing: false,
+      continuedAfterMaxTokens: false,
       autoCompaction: undefined,
       stopBlocks: 0,
       diff: new TurnDiff(),
@@ -191,7 +248,7 @@ export class ConversationRuntime {
     };
     this.active = turn;
     this.sessionWarned = false;
-    const texts = [...this.queuedInputs.splice(0), input].filter((t) => t.trim() !== '');
+    const texts = [...this.steering.takeNext().map((q) => q.text), input].filter((t) => t.trim() !== '');
     this.emit({ type: 'turn_started', turnId: turn.id, input: texts.join('\n\n') });
     this.persistEvent('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
@@ -240,17 +297,15 @@ export class ConversationRuntime {
       this.emit({ type: 'step_started', turnId: turn.id, step: turn.iterations });
 
       const step = await this.sampleStep(turn, signal);
-      this.recordUsage(turn, step);
       this.appendMessage(step.message);
       turn.assistantMessages.push(step.message);
-      if (this.promptTokensSinceCompaction >= this.compactThreshold) {
-        turn.autoCompaction = (await this.compactNow('auto', signal)) ?? turn.autoCompaction;
-      }
 
       if (step.toolUses.length === 0) {
+        if (this.continueAfterMaxTokens(turn, step)) continue;
         if (await this.stopHookBlocks(turn, step.message, signal)) continue;
-        // Checked after the last await: input steered in from here on finds no turn and is queued (T7).
-        if (this.applyInterjections([])) continue;
+        if (this.steering.hasCurrent && (await this.applyInterjections([], turn))) continue;
+        // The last check, after the last await: input steered from here on starts the next turn (T7).
+        turn.closing = true;
         return;
       }
 
@@ -263,30 +318,41 @@ export class ConversationRuntime {
         this.appendUser(blocks);
         throw abortedError();
       }
-      this.applyInterjections(blocks);
+      if (this.steering.hasCurrent) await this.applyInterjections(blocks, turn);
+      else this.appendUser(blocks);
     }
   }
 
-  /** One step, resubmitted after a context-overflow compaction or a credential refresh (T6). */
+  /**
+   * One step: probe after a compaction (C2), compact first if the request would
+   * fill the window (C1), stop at a spend cap, then sample. Resubmitted after a
+   * context overflow (shrinking what compaction cannot) or a credential refresh (T6).
+   */
   private async sampleStep(turn: TurnState, signal: AbortSignal): Promise<StepResult> {
-    let compactedForOverflow = false;
+    let overflows = 0;
     let refreshedAuth = false;
     for (;;) {
       if (this.probePending) await this.healthProbe(signal);
       if (this.ports.tools.prepareStep) await abortable(this.ports.tools.prepareStep(signal), signal);
-      const request = buildRequest(this.config, this.history, this.ports.tools.definitions());
+      if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', signal)) ?? turn.autoCompaction;
+      this.checkBudget(turn);
+      const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.ports.tools.definitions());
+      const charsAtRequest = this.historySize;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations);
       try {
-        return await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
+        const step = await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
+        this.recordUsage(turn, step, charsAtRequest);
+        this.emit({ type: 'step_finished', step: turn.iterations, stopReason: step.stopReason });
+        return step;
       } catch (error) {
+        // A request that failed after the API counted it was still billed (C4).
+        this.charge(builder.billedUsage());
         if (signal.aborted) throw abortedError();
         if (!(error instanceof ModelError)) throw error;
-        if (error.kind === 'context_overflow' && !compactedForOverflow) {
-          compactedForOverflow = true;
+        if (error.kind === 'context_overflow' && overflows < 2) {
+          overflows++;
           this.emit({ type: 'step_discarded', step: turn.iterations });
-          const event = await this.compactNow('context_overflow', signal);
-          if (!event) throw error;
-          turn.autoCompaction = event;
+          turn.autoCompaction = (await this.recoverOverflow(error, overflows, signal)) ?? turn.autoCompaction;
           continue;
         }
         if (error.kind === 'auth' && !refreshedAuth && this.ports.onAuthError) {
@@ -299,18 +365,73 @@ export class ConversationRuntime {
     }
   }
 
+  /**
+   * T6: compaction keeps the recent tail, and oversized tool results there would
+   * overflow again; compactNow also shrinks those, harder on a second overflow.
+   * A user message that alone exceeds the window cannot be saved: say so.
+   */
+  private async recoverOverflow(error: ModelError, attempt: number, signal: AbortSignal): Promise<CompactionEvent | undefined> {
+    const window = this.limits.contextWindow;
+    const largest = largestUserMessageTokens(this.history);
+    if (largest > window) {
+      throw new RuntimeError('context_overflow', `A single message is larger than the model's context window (about ${largest} tokens; the window holds ${window}). Send a shorter message or attach less.`, { cause: error });
+    }
+    // The API refused what we estimate fits, so the estimate is off (a denser tokenizer, a wrong window
+    // setting): aim under 40 % of the window and also well under what we sent, harder on a second refusal.
+    const sent = this.contextTokens();
+    const target = Math.min((window * POST_COMPACTION_PERCENT) / 100, sent / 2 ** attempt);
+    const event = await this.compactNow('context_overflow', signal, Math.floor(target));
+    if (!event) throw error;
+    return event;
+  }
+
+  private checkBudget(turn: TurnState): void {
+    const caps = { perTurnUsd: this.config.maxCostPerTurnUsd, perSessionUsd: this.config.maxCostPerSessionUsd };
+    if (!caps.perTurnUsd && !caps.perSessionUsd) return;
+    const tokens = this.contextTokens();
+    const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
+    const nextUsd = estimateNextRequestUsd(this.usage.price, cached, tokens - cached, this.lastOutputTokens);
+    const message = budgetExceeded(caps, { turnUsd: this.usage.costUsd - turn.costAtStart, sessionUsd: this.usage.costUsd, nextUsd });
+    if (message) throw new RuntimeError('budget', message);
+  }
+
+  /** T2-style stop_reason handling: a reply cut at the output limit is continued once, then the user is told. */
+  private continueAfterMaxTokens(turn: TurnState, step: StepResult): boolean {
+    if (step.stopReason !== 'max_tokens') return false;
+    if (turn.continuedAfterMaxTokens) {
+      this.emit({ type: 'warning', kind: 'max_tokens', message: `the reply was cut off at the output limit (${this.limits.maxOutputTokens} tokens) again; it may be incomplete` });
+      return false;
+    }
+    turn.continuedAfterMaxTokens = true;
+    this.appendUser([{ type: 'text', text: CONTINUE_AFTER_MAX_TOKENS }]);
+    return true;
+  }
+
+  private compactThreshold(): number {
+    return compactionThreshold(this.limits.contextWindow, this.config.autoCompactPercent, this.absoluteCompactTokens);
+  }
+
+  private contextTokens(): number {
+    return this.meter.estimate(this.historySize, () => requestChars(this.config.systemPrompt, this.ports.tools.definitions(), []));
+  }
+
+  private resolveLimits(model: string): ModelLimits {
+    const { limits, known } = modelLimits(model, { contextWindow: this.config.contextWindow, maxOutputTokens: this.config.maxTokens });
+    if (!known && !this.config.contextWindow) {
+      this.ports.log?.(`model ${model} is not in the context-window table: assuming a ${limits.contextWindow}-token window and ${limits.maxOutputTokens} output tokens (set turnstone.contextWindow to change)`);
+    }
+    return limits;
+  }
+
   private async submitInput(texts: string[], scope: AbortScope): Promise<void> {
-    const { signal } = scope;
     if (texts.length === 0) {
       if (this.history[this.history.length - 1]?.role !== 'user') throw new RuntimeError('invalid_request', 'nothing to send: the input is empty');
       return;
     }
     const blocks: UserContentBlock[] = texts.map((text) => ({ type: 'text', text }));
-    const hook = this.hooks.has?.('UserPromptSubmit') === false ? NO_HOOK_RESULT : await scope.race(this.hooks.run('UserPromptSubmit', { prompt: texts.join('\n\n') }, signal));
-    if (signal.aborted) throw abortedError();
+    const hook = await this.promptHook(texts.join('\n\n'), scope);
     if (hook.outcome === 'denied') throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}`);
-    if (hook.outcome === 'failed') this.emit({ type: 'warning', kind: 'hook', message: hook.messages.join('\n') });
-    else if (hook.messages.length > 0) blocks.push({ type: 'text', text: `Hook feedback:\n${hook.messages.join('\n')}` });
+    blocks.push(...hook.feedback);
     this.appendUser(blocks);
   }
 
@@ -332,46 +453,105 @@ export class ConversationRuntime {
     return true;
   }
 
-  private applyInterjections(blocks: UserContentBlock[]): boolean {
-    if (this.interjections.length === 0) {
-      this.appendUser(blocks);
-      return false;
+  /**
+   * T7: steered text joins the pending tool results (never splitting a
+   * tool_use/tool_result pair). It passes the UserPromptSubmit hook like a typed
+   * prompt: a blocked text is dropped with a warning, the rest still goes.
+   */
+  private async applyInterjections(blocks: UserContentBlock[], turn: TurnState): Promise<boolean> {
+    const applied: string[] = [];
+    const extra: UserContentBlock[] = [];
+    while (this.steering.hasCurrent) {
+      for (const text of this.steering.takeCurrent()) {
+        const hook = await this.promptHook(text, turn.scope);
+        if (hook.outcome === 'denied') {
+          this.emit({ type: 'warning', kind: 'prompt_blocked', message: `a UserPromptSubmit hook blocked the steered text${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}` });
+          continue;
+        }
+        applied.push(text);
+        extra.push({ type: 'text', text }, ...hook.feedback);
+      }
     }
-    const texts = this.interjections.splice(0);
-    this.appendUser([...blocks, ...texts.map((text): UserContentBlock => ({ type: 'text', text }))]);
-    for (const text of texts) this.emit({ type: 'interjection_applied', text });
-    return texts.length > 0;
+    this.appendUser([...blocks, ...extra]);
+    for (const text of applied) this.emit({ type: 'interjection_applied', text });
+    return applied.length > 0;
   }
 
-  private recordUsage(turn: TurnState, step: StepResult): void {
+  /** UserPromptSubmit for typed, queued and steered text alike. */
+  private async promptHook(prompt: string, scope: AbortScope): Promise<{ outcome: 'denied' | 'ok'; messages: string[]; feedback: UserContentBlock[] }> {
+    if (this.hooks.has?.('UserPromptSubmit') === false) return { outcome: 'ok', messages: [], feedback: [] };
+    const hook = await scope.race(this.hooks.run('UserPromptSubmit', { prompt }, scope.signal));
+    if (scope.signal.aborted) throw abortedError();
+    if (hook.outcome === 'denied') return { outcome: 'denied', messages: hook.messages, feedback: [] };
+    if (hook.outcome === 'failed') {
+      this.emit({ type: 'warning', kind: 'hook', message: hook.messages.join('\n') });
+      return { outcome: 'ok', messages: hook.messages, feedback: [] };
+    }
+    return { outcome: 'ok', messages: hook.messages, feedback: hook.messages.length > 0 ? [{ type: 'text', text: `Hook feedback:\n${hook.messages.join('\n')}` }] : [] };
+  }
+
+  private recordUsage(turn: TurnState, step: StepResult, charsAtRequest: number): void {
     turn.promptCacheEvents.push(...step.promptCache);
     if (!step.usage) return;
-    const record = this.usage.record(step.usage);
-    this.promptTokensSinceCompaction += promptTokens(step.usage);
-    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, stepCostUsd: record.stepCostUsd, costUsd: record.costUsd });
+    // The discarded attempts of a retried step were billed too; the context is what the last one sent.
+    const last = step.attemptUsage ?? step.usage;
+    this.meter.measured(promptTokens(last), charsAtRequest);
+    this.lastOutputTokens = last.output_tokens;
+    // Persisted with the step's assistant message (one record a step), not as a record of its own.
+    this.charge(step.usage, promptTokens(last) + last.output_tokens, false);
+    this.usageToSave = true;
   }
 
-  private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal): Promise<CompactionEvent | undefined> {
+  /** C4: every request is charged (steps, retried attempts, summaries) and persisted at once, so a crash loses none. */
+  private charge(usage: Usage | undefined, contextTokens?: number, persist = true): void {
+    if (!usage || promptTokens(usage) + usage.output_tokens === 0) return;
+    const record = this.usage.record(usage);
+    if (persist) this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, costUsd: record.costUsd });
+    const context = this.meter.info(contextTokens ?? this.contextTokens());
+    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, context });
+  }
+
+  /**
+   * C1: summarise older history, then (so the context ends at most at
+   * `targetTokens`, by default 40 % of the window) shrink oversized tool results the summary
+   * kept. Undefined when neither changed anything.
+   */
+  private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal, targetTokens?: number): Promise<CompactionEvent | undefined> {
     // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
     const outcome = await abortable(
       compactHistory(this.history, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
       signal,
     );
-    if (!outcome) return undefined;
-    this.history = outcome.messages;
-    this.persist({ type: 'snapshot', ts: this.clock.now(), reason: 'compaction', messages: outcome.messages });
-    this.promptTokensSinceCompaction = 0;
+    const tools = this.ports.tools.definitions();
+    const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
+    const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
+    const shrunk = shrinkToolResults(outcome?.messages ?? this.history, target, fixed);
+    if (!outcome && !shrunk) return undefined;
+    this.history = shrunk?.messages ?? outcome!.messages;
+    this.historySize = historyChars(this.history);
+    this.meter.reset();
+    // Charged after the history is replaced, so the usage event shows the context as it now is.
+    this.charge(outcome?.usage);
+    this.persist({ type: 'snapshot', ts: this.clock.now(), reason: 'compaction', messages: this.history });
     this.probePending = true;
-    const event: CompactionEvent = { trigger, removedMessageCount: outcome.removedMessageCount, summarySource: outcome.summarySource };
-    if (outcome.fallbackReason) this.emit({ type: 'warning', kind: 'compaction_fallback', message: `summary written locally: ${outcome.fallbackReason}` });
-    this.emit({ type: 'compaction', ...event });
+    const event: CompactionEvent = {
+      trigger,
+      removedMessageCount: outcome?.removedMessageCount ?? 0,
+      summarySource: outcome?.summarySource ?? 'local',
+      ...(shrunk ? { shrunkToolResults: shrunk.shrunk } : {}),
+    };
+    if (outcome?.fallbackReason) this.emit({ type: 'warning', kind: 'compaction_fallback', message: `summary written locally: ${outcome.fallbackReason}` });
+    this.emit({ type: 'compaction', ...event, context: this.meter.info(this.contextTokens()) });
     return event;
   }
 
   /** C2: after a compaction, check the tools still answer before spending another step. */
   private async healthProbe(signal: AbortSignal): Promise<void> {
-    this.probePending = false;
-    if (this.ports.tools.isReadOnly('glob_search') === undefined) return;
+    // Still pending after a failure: every later turn probes again until one succeeds.
+    if (this.ports.tools.isReadOnly('glob_search') === undefined) {
+      this.probePending = false;
+      return;
+    }
     let problem: string | undefined;
     try {
       const output = await abortable(this.ports.tools.execute('glob_search', { ...HEALTH_PROBE_INPUT }, { signal }), signal);
@@ -383,11 +563,12 @@ export class ConversationRuntime {
     if (problem !== undefined) {
       throw new RuntimeError('health_probe_failed', `Session health probe failed after compaction (${problem}). Start a new session instead of continuing on a broken state.`);
     }
+    this.probePending = false;
   }
 
   private finish(turn: TurnState, outcome: 'completed' | 'failed', error?: TurnSummary['error']): TurnSummary {
-    // Steering that never reached the model is kept for the next turn, never lost.
-    this.queuedInputs.push(...this.interjections.splice(0));
+    // Steering that never reached the model starts the next turn, never lost.
+    this.steering.carryOver();
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
@@ -399,7 +580,7 @@ export class ConversationRuntime {
 
   /** T8: answer every unanswered tool use with "aborted" and leave a note, so history stays valid. */
   private finishAborted(turn: TurnState): TurnSummary {
-    this.queuedInputs.push(...this.interjections.splice(0));
+    this.steering.carryOver();
     const pending = toolUsesOf(this.history[this.history.length - 1]);
     this.appendUser([...pending.map((u) => abortedResult(u.id)), { type: 'text', text: TURN_ABORTED_NOTE }]);
     this.active = undefined;
@@ -423,6 +604,7 @@ export class ConversationRuntime {
       costUsd: this.usage.costUsd,
       turnUsage: subtractUsage(this.usage.cumulative, turn.usageAtStart),
       autoCompaction: turn.autoCompaction,
+      context: this.context,
       finalText: last ? last.content.map((b) => (b.type === 'text' ? b.text : '')).join('') : '',
       fileChanges: turn.diff.changes(),
       ...(error ? { error } : {}),
@@ -431,12 +613,16 @@ export class ConversationRuntime {
 
   private appendMessage(message: AssistantMessage): void {
     this.history.push(message);
-    this.persist({ type: 'message', ts: this.clock.now(), message });
+    this.historySize += messageChars(message);
+    const usage = this.usageToSave ? { usage: this.usage.cumulative } : {};
+    this.usageToSave = false;
+    this.persist({ type: 'message', ts: this.clock.now(), message, ...usage });
   }
 
   private appendUser(blocks: UserContentBlock[]): void {
     if (blocks.length === 0) return;
     appendUserContent(this.history, blocks);
+    this.historySize += messageChars({ role: 'user', content: blocks });
     this.persist({ type: 'message', ts: this.clock.now(), message: { role: 'user', content: blocks } });
   }
 

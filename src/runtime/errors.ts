@@ -8,6 +8,7 @@ export type RuntimeErrorKind =
   | 'max_iterations'
   | 'health_probe_failed'
   | 'prompt_blocked'
+  | 'budget' // a spend cap would be passed by the next request
   | 'busy'
   | 'invalid_rule'
   | 'internal';

@@ -1,8 +1,10 @@
 // T12: what the runtime tells a UI or CLI. One discriminated union, rendered by
 // the webview, printed by the CLI (stream-json), asserted by tests.
+import { type ContextInfo } from './context-window';
 import { type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './permissions';
-import { type AssistantMessage, type FileChange, type Usage } from './types';
+import { type QueuedInput } from './steering';
+import { type AssistantMessage, type FileChange, type StopReason, type Usage } from './types';
 
 export interface ToolResultRecord {
   toolUseId: string;
@@ -15,6 +17,8 @@ export interface CompactionEvent {
   trigger: 'auto' | 'manual' | 'context_overflow';
   removedMessageCount: number;
   summarySource: 'model' | 'local';
+  /** Tool results shrunk in place so the context fits (T6). */
+  shrunkToolResults?: number;
 }
 
 /** T4 */
@@ -32,6 +36,8 @@ export interface TurnSummary {
   /** The turn's own usage. */
   turnUsage: Usage;
   autoCompaction: CompactionEvent | undefined;
+  /** C1: the context the next request would carry, against the model's window. */
+  context: ContextInfo;
   /** Text of the last assistant message (the CLI's "result"). */
   finalText: string;
   /** C5: files this turn changed, before its first change and after its last. */
@@ -40,7 +46,7 @@ export interface TurnSummary {
   error?: { kind: RuntimeErrorKind; message: string; requestId?: string };
 }
 
-export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook';
+export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook' | 'prompt_blocked' | 'max_tokens';
 
 export type RuntimeEvent =
   | { type: 'turn_started'; turnId: string; input: string }
@@ -54,13 +60,18 @@ export type RuntimeEvent =
   | { type: 'permission_decided'; toolUseId: string; toolName: string; decision: PermissionDecision['kind']; reason: string; scope?: 'once' | 'session' }
   | { type: 'tool_progress'; id: string; chunk: string }
   | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange }
-  | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number; costUsd: number }
+  | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number; costUsd: number; context: ContextInfo }
   | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }
-  | ({ type: 'compaction' } & CompactionEvent)
-  | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
+  | ({ type: 'compaction'; context: ContextInfo } & CompactionEvent)
+  /** `reason` is one line (status, kind, request id); `detail` is the provider's full message, for logs only. */
+  | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string; detail?: string }
+  /** The step's reply is complete and kept: what it showed will not be discarded any more. */
+  | { type: 'step_finished'; step: number; stopReason: StopReason | null }
   /** The provider restarted the step (S6): drop the partial output shown for it. */
   | { type: 'step_discarded'; step: number }
   | { type: 'interjection_applied'; text: string }
+  /** T7: what waits for the next turn changed. */
+  | { type: 'queue_changed'; items: QueuedInput[] }
   | { type: 'warning'; kind: WarningKind; message: string }
   | { type: 'turn_ended'; summary: TurnSummary }
   | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; requestId?: string; summary: TurnSummary }

@@ -46,7 +46,8 @@ export const SessionRecordSchema = z.discriminatedUnion('type', [
     model: z.string().optional(),
     forkedFrom: z.string().optional(),
   }),
-  z.object({ type: z.literal('message'), ts: z.number(), message: MessageSchema }),
+  /** `usage`: the session's cumulative usage once the step that produced this assistant message was charged (C4: a crash loses none). */
+  z.object({ type: z.literal('message'), ts: z.number(), message: MessageSchema, usage: UsageSchema.optional() }),
   /** Replaces the whole history: written by compaction and at the top of a fork. */
   z.object({ type: z.literal('snapshot'), ts: z.number(), reason: z.enum(['compaction', 'fork']), messages: z.array(MessageSchema) }),
   /** Turn markers (turn_ended carries cumulative usage): for listing and resuming counters, never replayed into history. */
@@ -215,7 +216,10 @@ export function parseSession(path: string, text: string): LoadedSession {
     }
     const record = parsed.data;
     if (record.type === 'meta') meta ??= record;
-    else if (record.type === 'message') messages.push(record.message as Message);
+    else if (record.type === 'message') {
+      messages.push(record.message as Message);
+      if (record.usage) usage = record.usage;
+    }
     else if (record.type === 'snapshot') messages = [...(record.messages as Message[])];
     else if (record.name === 'usage' || record.name === 'turn_ended') {
       const u = UsageSchema.safeParse(record.data?.cumulative);

@@ -90,7 +90,7 @@ export type AssistantEvent =
   | { type: 'usage'; usage: Usage }
   | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }
   /** S6: the provider is about to retry; the UI shows "Reconnecting… attempt/max". */
-  | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
+  | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string; detail?: string }
   /** S6: a retried step restarts from scratch; everything this step emitted so far must be discarded. */
   | { type: 'step_reset' }
   | { type: 'message_stop'; stopReason: StopReason | null };

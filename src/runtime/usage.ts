@@ -83,7 +83,7 @@ export interface UsageRecord {
 export class UsageTracker {
   private readonly total: Usage;
   private totalCost = 0;
-  private price: ModelPrice | undefined;
+  private price_: ModelPrice | undefined;
 
   constructor(
     model: string,
@@ -91,16 +91,16 @@ export class UsageTracker {
     initial: Usage = emptyUsage(),
   ) {
     this.total = { ...initial };
-    this.price = priceFor(model, prices);
-    this.totalCost = costUsd(initial, this.price);
+    this.price_ = priceFor(model, prices);
+    this.totalCost = costUsd(initial, this.price_);
   }
 
   setModel(model: string): void {
-    this.price = priceFor(model, this.prices);
+    this.price_ = priceFor(model, this.prices);
   }
 
   record(step: Usage): UsageRecord {
-    const stepCostUsd = costUsd(step, this.price);
+    const stepCostUsd = costUsd(step, this.price_);
     const t = this.total;
     t.input_tokens += step.input_tokens;
     t.output_tokens += step.output_tokens;
@@ -116,5 +116,9 @@ export class UsageTracker {
 
   get costUsd(): number {
     return this.totalCost;
+  }
+
+  get price(): ModelPrice | undefined {
+    return this.price_;
   }
 }

@@ -184,6 +184,9 @@ export const UsageInfo = z.object({
   cacheReadTokens: Count,
   cacheWriteTokens: Count,
   costUsd: z.number().nonnegative().optional(),
+  /** C1: tokens the next request would carry, and the model's window (the footer's context indicator). */
+  contextTokens: Count.optional(),
+  contextWindow: Count.optional(),
 });
 export type UsageInfo = z.infer<typeof UsageInfo>;
 

@@ -123,7 +123,9 @@ describe('reliability: crashes (F-CRASH, C3, T9)', function () {
 
   before(async () => {
     server = await MockAnthropicServer.start();
-    env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-crash' };
+    // The 2 MB write_file input alone is past a real 200k window; the mock takes it, and this scenario is about
+    // crashes, not compaction, so the absolute threshold is set out of reach.
+    env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-crash', TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '100000000' };
   });
   after(async () => {
     await server.close();

@@ -183,6 +183,8 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
         }
         this.started = true;
         mergeUsage(this.usage, event.message.usage);
+        // The input is billed from here on: if the attempt breaks and is retried, it is still charged (C4).
+        out.push({ type: 'usage', usage: { ...this.usage } });
         const content = event.message.content ?? [];
         if (content.length > 0) this.sawContent = true;
         for (const block of content) if (completeBlockEvents(block, out)) this.useful = true;

@@ -55,20 +55,34 @@ function mapStopReason(finish: string | null): StopReason | null {
   }
 }
 
-/** OpenAI counts cached tokens inside prompt_tokens; Anthropic's input_tokens excludes cache reads. We use the latter's meaning. */
-function mapUsage(u: CompletionUsage): Usage {
-  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+/** Cache fields proxies in front of the Messages API (LiteLLM) add to the OpenAI usage object. */
+interface ProxyUsageFields {
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+/**
+ * OpenAI counts cached tokens inside prompt_tokens; Anthropic's input_tokens
+ * excludes cache reads. We use the latter's meaning. Proxies report cache reads
+ * as `cache_read_input_tokens` (also inside prompt_tokens) and cache writes as
+ * `cache_creation_input_tokens` (outside prompt_tokens); every field is read.
+ */
+export function mapUsage(u: CompletionUsage): Usage {
+  const proxy = u as CompletionUsage & ProxyUsageFields;
+  const cached = Math.max(u.prompt_tokens_details?.cached_tokens ?? 0, proxy.cache_read_input_tokens ?? 0);
   return {
     input_tokens: Math.max(0, u.prompt_tokens - cached),
     output_tokens: u.completion_tokens,
     cache_read_input_tokens: cached,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: Math.max(0, proxy.cache_creation_input_tokens ?? 0),
   };
 }
 
 function closingEvents(usage: Usage, stopReason: StopReason | null, out: AssistantEvent[]): void {
   out.push({ type: 'usage', usage });
-  if (usage.cache_read_input_tokens > 0) out.push({ type: 'prompt_cache', cacheReadInputTokens: usage.cache_read_input_tokens, cacheCreationInputTokens: 0 });
+  if (usage.cache_read_input_tokens > 0 || usage.cache_creation_input_tokens > 0) {
+    out.push({ type: 'prompt_cache', cacheReadInputTokens: usage.cache_read_input_tokens, cacheCreationInputTokens: usage.cache_creation_input_tokens });
+  }
   out.push({ type: 'message_stop', stopReason });
 }
 
@@ -149,8 +163,9 @@ export class OpenAINormaliser implements StepNormaliser<SseFrame> {
   end(out: AssistantEvent[]): 'done' | 'empty' {
     this.flushThinking(out);
     if (!this.hasText && this.calls.size === 0 && this.finish === null) return 'empty';
-    // Without a finish_reason the stream may have stopped mid-arguments; truncated JSON would corrupt the step.
-    if (this.finish === null && [...this.calls.values()].some((c) => c.args !== '' && !parses(c.args))) {
+    // Arguments that do not parse mean the stream was cut, whatever finish_reason says (a proxy may end a
+    // cut upstream stream with `stop`): running truncated JSON would corrupt the step, so it is retried.
+    if ([...this.calls.values()].some((c) => c.args !== '' && !parses(c.args))) {
       throw new ModelError('retryable', `${PROVIDER}: the stream ended inside tool call arguments.`);
     }
     const indices = [...this.calls.keys()].sort((a, b) => a - b);

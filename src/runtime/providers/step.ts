@@ -121,6 +121,19 @@ class Watchdog {
   }
 }
 
+/**
+ * One line for the "Reconnecting…" notice: status, kind, request id and the
+ * message's first line, shortened. A proxy's whole error body (a traceback)
+ * belongs in the log (the event's `detail`), not on the user's screen.
+ */
+export function retryNotice(failure: ModelError): string {
+  const first = failure.message.split(/\r?\n/, 1)[0]!.trim();
+  const short = first.length > 120 ? `${first.slice(0, 119)}…` : first;
+  const status = failure.details.status !== undefined ? `HTTP ${failure.details.status}, ` : '';
+  const id = failure.details.requestId ? `, request ${failure.details.requestId}` : '';
+  return `${short} (${status}${failure.kind}${id})`;
+}
+
 function withRequestId(err: ModelError, requestId: string | undefined): ModelError {
   if (!requestId || err.details.requestId) return err;
   return new ModelError(err.kind, err.message, { ...err.details, requestId });
@@ -206,7 +219,7 @@ export async function* runStep<Raw>(
       attempt = retries;
       maxAttempts = policy.maxRetries;
     }
-    yield { type: 'retrying', attempt, maxAttempts, delayMs, reason: failure.message };
+    yield { type: 'retrying', attempt, maxAttempts, delayMs, reason: retryNotice(failure), detail: failure.message };
     if (emitted) {
       yield { type: 'step_reset' };
       emitted = false;

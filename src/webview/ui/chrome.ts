@@ -79,8 +79,25 @@ export class UsageFooter {
       el('span', { class: 'usage-out', 'aria-label': `${usage.outputTokens} tokens out` }, icon('arrow-down'), formatTokens(usage.outputTokens)),
       el('span', { class: 'usage-cache' }, `cache ${hit}%`),
       usage.costUsd !== undefined ? el('span', { class: 'usage-cost' }, `$${usage.costUsd < 1 ? usage.costUsd.toFixed(3) : usage.costUsd.toFixed(2)}`) : '',
+      contextIndicator(usage),
     );
   }
+}
+
+/** How full the model's context window is: a percentage and a small bar, the token counts on hover. */
+function contextIndicator(usage: UsageInfo): HTMLElement | string {
+  const window = usage.contextWindow;
+  if (usage.contextTokens === undefined || !window) return '';
+  const percent = Math.min(100, Math.round((usage.contextTokens / window) * 100));
+  const fill = el('span', { class: 'context-fill' });
+  fill.style.width = `${percent}%`;
+  const level = percent >= 85 ? 'high' : percent >= 60 ? 'mid' : 'low';
+  return el(
+    'span',
+    { class: `usage-context context-${level}`, title: `Context ${formatInt(usage.contextTokens)} of ${formatInt(window)} tokens`, 'aria-label': `Context ${percent}% of the window used` },
+    el('span', { class: 'context-bar' }, fill),
+    `${percent}%`,
+  );
 }
 
 /** Screen readers hear finished messages, never individual tokens. */

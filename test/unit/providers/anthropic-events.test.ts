@@ -32,10 +32,12 @@ describe('providers/anthropic: event normalisation', () => {
   it('S1: a text reply becomes text deltas, usage and message_stop', async () => {
     mock.enqueue(textReply('Hello there, world', { usage: { input_tokens: 42, output_tokens: 7 } }));
     const events = await collect(client.stream(request(), signal()));
-    assert.deepEqual(types(events), ['text_delta', 'text_delta', 'usage', 'message_stop']);
+    // C4: the input is reported at message_start already (billed even if the attempt breaks), the final figures at the end.
+    assert.deepEqual(types(events), ['usage', 'text_delta', 'text_delta', 'usage', 'message_stop']);
+    assert.equal(events[0]!.type === 'usage' && events[0]!.usage.input_tokens, 42);
     assert.deepEqual(assemble(events).content, [{ type: 'text', text: 'Hello there, world' }]);
-    assert.deepEqual(events[2], { type: 'usage', usage: { input_tokens: 42, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
-    assert.deepEqual(events[3], { type: 'message_stop', stopReason: 'end_turn' });
+    assert.deepEqual(events[3], { type: 'usage', usage: { input_tokens: 42, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
+    assert.deepEqual(events[4], { type: 'message_stop', stopReason: 'end_turn' });
   });
 
   it('S1: ping frames are ignored wherever they arrive', async () => {
@@ -176,7 +178,8 @@ describe('providers/anthropic: event normalisation', () => {
   it('S1: an error event is not swallowed as content (it triggers a retry, see the fault tests)', async () => {
     mock.enqueue({ kind: 'sse', frames: [messageStartFrame(), errorFrame('overloaded_error', 'Overloaded')] }, textReply('after'));
     const events = await collect(client.stream(request(), signal()));
-    assert.equal(types(events)[0], 'retrying');
+    // The broken attempt's input usage comes first (it was billed), then the retry discards the attempt.
+    assert.deepEqual(types(events).slice(0, 3), ['usage', 'retrying', 'step_reset']);
     assert.deepEqual(assemble(events).content, [{ type: 'text', text: 'after' }]);
   });
 

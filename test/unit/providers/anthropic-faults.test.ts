@@ -33,7 +33,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
       const t0 = Date.now();
       const events = await collect(client().stream(request(), signal()));
       assert.ok(Date.now() - t0 >= 950, 'waited for retry-after');
-      assert.deepEqual(events[0], { type: 'retrying', attempt: 1, maxAttempts: 5, delayMs: 1000, reason: events[0]!.type === 'retrying' ? events[0]!.reason : '' });
+      assert.deepEqual(events[0], { type: 'retrying', attempt: 1, maxAttempts: 5, delayMs: 1000, reason: events[0]!.type === 'retrying' ? events[0]!.reason : '', detail: 'anthropic: 429 Number of requests has exceeded your rate limit' });
       assert.match((events[0] as { reason: string }).reason, /429/);
       assert.deepEqual(assemble(events).content, [{ type: 'text', text: 'ok' }]);
       assert.equal(mock.requests.length, 2);
@@ -281,7 +281,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
         caught = err;
       }
       assert.equal((caught as { kind?: string }).kind, 'aborted');
-      assert.deepEqual(seen, ['text_delta']);
+      assert.deepEqual(seen, ['usage', 'text_delta']);
     });
 
     it('T8: aborting during a retry backoff stops waiting at once', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { OpenAICompatibleModelClient } from '../../../src/runtime/providers/openai-compatible';
+import { mapUsage, OpenAICompatibleModelClient } from '../../../src/runtime/providers/openai-compatible';
 import { type OpenAICompatibleOptions } from '../../../src/runtime/providers/options';
 import {
   chunk,
@@ -162,7 +162,7 @@ describe('providers/openai-compatible', () => {
   it('S6: 429 is retried (honouring retry-after-ms), 401 is auth, 400 context length is context_overflow', async () => {
     mock.enqueue(openaiErrorReply(429, 'Rate limit reached', { 'retry-after-ms': '30' }), openaiTextReply('ok'));
     const events = await collect(client().stream(request(), signal()));
-    assert.deepEqual(events[0], { type: 'retrying', attempt: 1, maxAttempts: 5, delayMs: 30, reason: (events[0] as { reason: string }).reason });
+    assert.deepEqual(events[0], { type: 'retrying', attempt: 1, maxAttempts: 5, delayMs: 30, reason: 'openai-compatible: 429 Rate limit reached (HTTP 429, retryable)', detail: 'openai-compatible: 429 Rate limit reached' });
 
     mock.enqueue(openaiErrorReply(401, 'Incorrect API key provided'));
     assert.equal((await collectError(client().stream(request(), signal()))).error.kind, 'auth');
@@ -263,5 +263,26 @@ describe('providers/openai-compatible: truncated tool arguments', () => {
     const events = await collect(client.stream(request(), signal()));
     assert.ok(types(events).includes('step_reset'));
     assert.deepEqual(assemble(events).content, [{ type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'ls -la' } }]);
+  });
+
+  it('S6: tool arguments that do not parse are a broken stream to retry even when the proxy ended it with finish_reason stop', async () => {
+    const full = openaiToolCallsReply([{ id: 'c1', name: 'read_file', input: { path: 'a.ts' } }]);
+    mock.enqueue(chunksReply([chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: '{"path":' } }] }), chunk({}, 'stop'), usageChunk(10, 2)]), full);
+    const client = new OpenAICompatibleModelClient({ apiKey: 'k', baseURL: mock.baseURL, retry: { baseDelayMs: 0 } });
+    const events = await collect(client.stream(request(), signal()));
+    const retry = events.find((e) => e.type === 'retrying');
+    assert.ok(retry && retry.type === 'retrying' && /tool call arguments/.test(retry.reason), 'retried as a broken stream');
+    assert.deepEqual(assemble(events).content, [{ type: 'tool_use', id: 'c1', name: 'read_file', input: { path: 'a.ts' } }]);
+  });
+});
+
+describe('providers/openai-compatible: usage from proxies', () => {
+  it('C4: cache reads and writes reported as cache_read_input_tokens / cache_creation_input_tokens (LiteLLM) are counted at their own prices', () => {
+    // LiteLLM 1.73 in front of the Messages API: reads inside prompt_tokens, writes outside it.
+    const u = mapUsage({ prompt_tokens: 1200, completion_tokens: 30, total_tokens: 1230, cache_read_input_tokens: 1000, cache_creation_input_tokens: 400 } as never);
+    assert.deepEqual(u, { input_tokens: 200, output_tokens: 30, cache_read_input_tokens: 1000, cache_creation_input_tokens: 400 });
+    // OpenAI's own field still works, and a proxy sending both is not subtracted twice.
+    assert.deepEqual(mapUsage({ prompt_tokens: 100, completion_tokens: 1, total_tokens: 101, prompt_tokens_details: { cached_tokens: 80 } }), { input_tokens: 20, output_tokens: 1, cache_read_input_tokens: 80, cache_creation_input_tokens: 0 });
+    assert.equal(mapUsage({ prompt_tokens: 100, completion_tokens: 1, total_tokens: 101, prompt_tokens_details: { cached_tokens: 80 }, cache_read_input_tokens: 80 } as never).input_tokens, 20);
   });
 });

@@ -53,29 +53,45 @@ describe('runtime: compaction', () => {
     assert.match(localSummary(history.slice(0, 4)), /read_file×1[\s\S]*src\/parser\.ts/);
   });
 
-  it('C1: the threshold defaults to 100000 and TURNSTONE_AUTO_COMPACT_INPUT_TOKENS overrides the setting', () => {
-    assert.equal(autoCompactThreshold(undefined, {}), 100_000);
+  it('C1: the absolute threshold is unset by default (the share of the window applies); TURNSTONE_AUTO_COMPACT_INPUT_TOKENS overrides the setting', () => {
+    assert.equal(autoCompactThreshold(undefined, {}), undefined);
     assert.equal(autoCompactThreshold(50_000, {}), 50_000);
     assert.equal(autoCompactThreshold(50_000, { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '2000' }), 2000);
     assert.equal(autoCompactThreshold(50_000, { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: 'lots' }), 50_000);
   });
 
-  it('C1: the loop compacts automatically once cumulative input tokens cross the threshold', async () => {
+  it('C1: compacts before sampling when the next request would pass the threshold, never on tokens summed over requests', async () => {
     const model = new ScriptedModel([
-      step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(100)),
-      step('', [{ id: 'b', name: 'read_file', input: { path: 'x' } }], usage(100)),
-      step('', [{ id: 'c', name: 'read_file', input: { path: 'x' } }], usage(100, 10, 50)),
+      // Each request carries ~100 tokens: 300 summed over three requests, but the context never nears 250.
+      step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(40, 10, 60)),
+      step('', [{ id: 'b', name: 'read_file', input: { path: 'x' } }], usage(10, 10, 90)),
+      step('', [{ id: 'c', name: 'read_file', input: { path: 'x' } }], usage(10, 10, 230)),
       step('done', [], usage(100)),
     ]);
     const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '250' } });
     const events = recordEvents(rt);
     const s = await rt.runTurn('go');
     assert.equal(s.outcome, 'completed');
-    assert.deepEqual(s.autoCompaction, { trigger: 'auto', removedMessageCount: 1, summarySource: 'model' });
-    assert.equal(events.filter((e) => e.type === 'compaction').length, 1, 'the counter restarts after compacting');
-    assert.equal(countSummaries(rt.messages), 1);
-    assert.equal(historyProblem(rt.messages), undefined);
+    assert.deepEqual(s.autoCompaction, { trigger: 'auto', removedMessageCount: 3, summarySource: 'model' });
+    const kinds = events.filter((e) => e.type === 'compaction' || e.type === 'step_started').map((e) => (e.type === 'step_started' ? `step ${e.step}` : 'compaction'));
+    assert.deepEqual(kinds, ['step 1', 'step 2', 'step 3', 'step 4', 'compaction'], 'one compaction, before the 4th request (240 counted + the appended results > 250)');
+    assert.equal(model.completeRequests.length, 1);
+    assert.equal(countSummaries(model.requests[3]!.messages), 1, 'the 4th request already carries the summary');
     assert.equal(historyProblem(model.requests[3]!.messages), undefined);
+  });
+
+  it('C1: the threshold is autoCompactPercent of the model window; contextWindow overrides the table', async () => {
+    const model = new ScriptedModel([
+      step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(500)),
+      step('', [{ id: 'b', name: 'read_file', input: { path: 'x' } }], usage(790)),
+      step('done', [], usage(100)),
+    ]);
+    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, contextWindow: 1000, autoCompactPercent: 80, env: {} });
+    const s = await rt.runTurn('go');
+    assert.equal(s.autoCompaction?.trigger, 'auto');
+    assert.equal(model.completeRequests.length, 1, 'compacted once, crossing 80 % of 1000');
+    assert.equal(s.context.window, 1000);
+    assert.ok(s.context.tokens <= 400, `after compaction at most 40 % of the window (${s.context.tokens})`);
   });
 
   it('C1: compaction also runs by command between turns', async () => {

@@ -238,7 +238,7 @@ describe('runtime: the turn loop', () => {
 
     assert.equal(rt.steer('after the turn'), 'queued');
     rt.queue('and this');
-    assert.deepEqual(rt.queued, ['after the turn', 'and this']);
+    assert.deepEqual(rt.queued.map((q) => [q.text, q.delivery]), [['after the turn', 'steer'], ['and this', 'queue']]);
     model.push(step('next turn'));
     await rt.runTurn('');
     assert.deepEqual(rt.messages[4]!.content, [{ type: 'text', text: 'after the turn' }, { type: 'text', text: 'and this' }]);
@@ -385,9 +385,9 @@ describe('runtime: the turn loop', () => {
     await rt.runTurn('list', { prompter: allowAll });
     const types = events.map((e) => e.type).filter((t, i, all) => t !== all[i - 1]);
     assert.deepEqual(types, [
-      'turn_started', 'step_started', 'thinking_delta', 'thinking_done', 'text_delta', 'tool_use_started', 'tool_use_ready', 'usage',
+      'turn_started', 'step_started', 'thinking_delta', 'thinking_done', 'text_delta', 'tool_use_started', 'tool_use_ready', 'usage', 'step_finished',
       'permission_requested', 'permission_decided', 'tool_progress', 'tool_finished',
-      'step_started', 'text_delta', 'usage', 'turn_ended',
+      'step_started', 'text_delta', 'usage', 'step_finished', 'turn_ended',
     ]);
     // A listener that throws does not break the turn.
     rt.subscribe(() => { throw new Error('bad listener'); });
