@@ -9,6 +9,8 @@ import { createRenderer, toCliResult, type Sink } from './cli/output';
 import { ConversationRuntime } from './runtime/conversation';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
+import { loadProjectInstructions } from './runtime/instructions';
+import { nodeInstructionReader } from './runtime/instructions-node';
 import { buildSystemPrompt } from './runtime/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
@@ -95,6 +97,9 @@ async function run(config: CliConfig): Promise<number> {
     { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell() },
     { ripgrepPath: findOnPath('rg'), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
   );
+  // Same files and caps as the editor (contracts.md "Project instructions").
+  const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir() });
+  for (const note of instructions.notes) sink.stderr(`turnstone: ${note}\n`);
   const runtime = new ConversationRuntime(
     { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },
     {
@@ -104,6 +109,7 @@ async function run(config: CliConfig): Promise<number> {
         platform: process.platform,
         host: 'the Turnstone CLI (non-interactive: nobody can answer permission prompts)',
         date: new Date().toISOString().slice(0, 10),
+        ...(instructions.text ? { extra: instructions.text } : {}),
       }),
       permissionMode: config.permissionMode,
       permissionRules: { allow: config.allow, deny: config.deny },

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
+import { watchInstructionFiles } from './host/instructions-watch';
 import { handlePanelMessage } from './host/panel-messages';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
@@ -102,7 +103,9 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       controller.applySettings();
       void refreshNotices();
+      controller.postInstructions();
     }),
+    watchInstructionFiles(() => void controller.refreshInstructions().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`))),
     keys.onDidChange(() => void refreshNotices()),
   );
   void refreshNotices();

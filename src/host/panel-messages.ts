@@ -91,7 +91,18 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
   const { controller, pending, log } = deps;
   switch (m.type) {
     case 'ready':
+      await controller.refreshInstructions();
       return;
+    case 'open_instructions': {
+      // Only a file the host itself listed: the label is looked up, never used as a path.
+      const file = controller.instructionFile(m.label);
+      if (!file) {
+        log.warn(`panel asked to open an instruction file that is not in use: ${m.label}`);
+        return;
+      }
+      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+      return;
+    }
     case 'send':
       await controller.send(m.text, await resolveAttachments(m.attachments, log));
       return;

@@ -1,6 +1,7 @@
 // One chat session in the editor: owns the ConversationRuntime, its session
 // file, the running turn's AbortController, and feeds the panel. Commands and
 // the webview call into it; nothing here renders.
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
@@ -9,6 +10,8 @@ import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
 import { type ApiKeys } from './secrets';
+import { loadProjectInstructions, type ProjectInstructions } from '../runtime/instructions';
+import { readerRootPath, workspaceInstructionReader } from './instruction-reader';
 import { loadCore } from './load-core';
 import { type NativePermissionPrompter } from './permission-prompter';
 import { readSettings, type TurnstoneSettings } from './settings';
@@ -42,6 +45,9 @@ export class SessionController implements vscode.Disposable {
   private readonly edits = new Map<string, FileChange>();
   /** Settings or trust changed since the runtime was built (see applySettings). */
   private stale = false;
+  /** The instruction files the last turn (or the panel's last refresh) found. */
+  private instructions: ProjectInstructions | undefined;
+  private instructionsKey = '';
   title = 'New session';
 
   constructor(private readonly deps: ControllerDeps) {
@@ -111,6 +117,8 @@ export class SessionController implements vscode.Disposable {
 
   private async run(prompt: string): Promise<TurnSummary> {
     const runtime = await this.ensureRuntime();
+    // Re-read per turn: an edited AGENTS.md changes the prefix once, and every step of this turn sends the same bytes.
+    runtime.setSystemPrompt(await this.systemPrompt());
     const abort = new AbortController();
     this.abort = abort;
     this.authPrompted = false;
@@ -272,12 +280,8 @@ export class SessionController implements vscode.Disposable {
       },
       {
         model: s.model,
-        systemPrompt: core.buildSystemPrompt({
-          workspaceRoot: root?.fsPath ?? '(no folder open)',
-          platform: process.platform,
-          host: `VS Code ${vscode.version}`,
-          date: new Date().toISOString().slice(0, 10),
-        }),
+        // Replaced with the instructions of the moment before each turn (see run).
+        systemPrompt: this.buildPrompt(this.instructions?.text),
         maxIterations: s.maxIterations,
         thinkingBudgetTokens: s.thinkingBudgetTokens,
         permissionMode: this.effectiveMode(s),
@@ -298,6 +302,58 @@ export class SessionController implements vscode.Disposable {
       if (event.type === 'warning') this.deps.log.warn(event.message);
     });
     return runtime;
+  }
+
+  /** Project instructions (contracts.md): read now, shown in the panel's header; the log says what was cut. */
+  async refreshInstructions(): Promise<ProjectInstructions> {
+    const root = this.root();
+    const found = root
+      ? await loadProjectInstructions(workspaceInstructionReader(root), { workspaceRoot: readerRootPath(root), ...(root.scheme === 'file' ? { homeDir: os.homedir() } : {}) })
+      : { files: [], notes: [], text: '' };
+    this.instructions = found;
+    const key = JSON.stringify([found.files.map((f) => [f.label, f.chars, f.included]), found.notes, vscode.workspace.isTrusted]);
+    if (key !== this.instructionsKey) {
+      this.instructionsKey = key;
+      for (const note of found.notes) this.deps.log.warn(`project instructions: ${note}`);
+      if (found.files.length) this.deps.log.info(`project instructions: ${found.files.map((f) => f.label).join(', ')}`);
+    }
+    this.postInstructions();
+    return found;
+  }
+
+  /** Re-sends what the header chip shows (the panel reloaded). */
+  postInstructions(): void {
+    const found = this.instructions;
+    if (!found) return;
+    this.deps.post({
+      type: 'instructions',
+      files: found.files.map((f) => ({ label: f.label, chars: f.chars, included: f.included })),
+      notes: found.notes.slice(0, 20),
+      restricted: !vscode.workspace.isTrusted,
+    });
+  }
+
+  /** The file behind a label the panel sent, if it is one of the files in use (the panel cannot name others). */
+  instructionFile(label: string): string | undefined {
+    return this.instructions?.files.find((f) => f.label === label)?.path;
+  }
+
+  private async systemPrompt(): Promise<string> {
+    const found = await this.refreshInstructions().catch((error: unknown) => {
+      this.deps.log.warn(`project instructions could not be read: ${String(error)}`);
+      return undefined;
+    });
+    return this.buildPrompt(found?.text);
+  }
+
+  private buildPrompt(extra: string | undefined): string {
+    return loadCore().buildSystemPrompt({
+      workspaceRoot: this.root()?.fsPath ?? '(no folder open)',
+      platform: process.platform,
+      host: `VS Code ${vscode.version}`,
+      date: new Date().toISOString().slice(0, 10),
+      ...(extra ? { extra } : {}),
+    });
   }
 
   /** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies on the next turn). */

@@ -7,6 +7,7 @@ import { type Change, Transcript } from '../transcript';
 import { Announcer, Header, Notices, StatusLine, UsageFooter } from './chrome';
 import { Composer } from './composer';
 import { el } from './dom';
+import { InstructionsChip } from './instructions-chip';
 import { plainText } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
@@ -21,6 +22,10 @@ const footer = new UsageFooter();
 const announcer = new Announcer();
 const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.draft.text, attachments: composer.draft.attachments }));
 const composer = new Composer(post, () => saver.schedule());
+
+const instructions = new InstructionsChip(post);
+// Beside the title, before the model button.
+header.root.insertBefore(instructions.root, header.root.children[1] ?? null);
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
 app.append(header.root, notices.root, transcript.root, status.root, composer.root, footer.root, announcer.root);
@@ -123,6 +128,7 @@ function apply(events: HostEvent[]): void {
   for (const event of events) {
     if (event.type === 'attach_candidates') composer.setCandidates(event.candidates);
     else if (event.type === 'compose') composer.compose(event.text, event.attachments, event.focus ?? true);
+    else if (event.type === 'instructions') instructions.update(event);
     for (const change of model.apply(event)) onChange(change);
   }
   schedule();
