@@ -11,6 +11,7 @@ import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelCli
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
 import { loadProjectInstructions } from './runtime/instructions';
 import { nodeInstructionReader } from './runtime/instructions-node';
+import { loadCustomSlashCommands, resolveSlash } from './runtime/slash-commands';
 import { buildSystemPrompt } from './runtime/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
@@ -86,6 +87,18 @@ async function run(config: CliConfig): Promise<number> {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;
   }
+  // contracts.md "Slash commands": `-p "/review src/a.ts"` sends .turnstone/commands/review.md with $ARGUMENTS filled in.
+  let prompt = config.prompt;
+  if (prompt.trimStart().startsWith('/')) {
+    const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd);
+    for (const note of commands.notes) sink.stderr(`turnstone: ${note}\n`);
+    const slash = resolveSlash(prompt, commands.custom);
+    if (slash.kind === 'builtin') {
+      sink.stderr(`turnstone: /${slash.name} is a command of the editor's chat panel; it does nothing in -p (start a new session by leaving out --session; compact with the editor)\n`);
+      return 2;
+    }
+    if (slash.kind === 'custom') prompt = slash.text;
+  }
   const model = config.model ?? DEFAULT_MODEL;
   const sessionProblem = config.session ? sessionPathProblem(config.session) : undefined;
   if (sessionProblem) {
@@ -132,7 +145,7 @@ async function run(config: CliConfig): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
-    const summary = await runtime.runTurn(config.prompt, { signal: controller.signal });
+    const summary = await runtime.runTurn(prompt, { signal: controller.signal });
     await session?.store.flush();
     renderer.finish(toCliResult(summary, session?.store.path));
     if (summary.outcome === 'aborted') return 130;

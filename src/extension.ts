@@ -5,7 +5,9 @@ import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
 import { watchInstructionFiles } from './host/instructions-watch';
+import { TerminalRecorder } from './host/mentions';
 import { handlePanelMessage } from './host/panel-messages';
+import { WorkspaceIndex } from './host/workspace-index';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/proposal-documents';
@@ -59,9 +61,10 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       statusBar.update({ model: controller.model, running: controller.isRunning, ...(u ? { usage: u.usage, costUsd: u.costUsd } : {}) });
     },
   });
+  const mentions = { index: new WorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(context.extensionUri, {
     onMessage: (message) =>
-      void handlePanelMessage(message, { controller, pending, log, post, originals }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
+      void handlePanelMessage(message, { controller, pending, log, post, originals, mentions }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
     onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
     onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
   });
@@ -82,6 +85,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     log,
     pending,
     statusBar,
+    mentions.index,
+    mentions.terminals,
     controller,
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
     vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, proposals, { isCaseSensitive: true }),

@@ -9,6 +9,7 @@ import { type ConversationRuntime } from '../runtime/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
+import { formatPromptWithAttachments, type AttachmentBlock } from './attachment-blocks';
 import { type ApiKeys } from './secrets';
 import { loadProjectInstructions, type ProjectInstructions } from '../runtime/instructions';
 import { readerRootPath, workspaceInstructionReader } from './instruction-reader';
@@ -27,11 +28,7 @@ export interface ControllerDeps {
 }
 
 /** Context sent with a prompt: a chip in the panel, text for the model. */
-export interface Attachment {
-  kind: 'file' | 'selection';
-  label: string;
-  text: string;
-}
+export type Attachment = AttachmentBlock;
 
 export class SessionController implements vscode.Disposable {
   private runtime: ConversationRuntime | undefined;
@@ -372,7 +369,5 @@ export class SessionController implements vscode.Disposable {
 }
 
 function withAttachments(text: string, attachments: Attachment[]): string {
-  if (attachments.length === 0) return text;
-  const parts = attachments.map((a) => `<context label="${a.label.replace(/"/g, "'")}">\n${a.text}\n</context>`);
-  return `${parts.join('\n\n')}\n\n${text}`;
+  return formatPromptWithAttachments(text, attachments);
 }

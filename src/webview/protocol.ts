@@ -263,7 +263,7 @@ export const HostEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('notices'), notices: z.array(Notice).max(20) }),
   z.object({ type: z.literal('queued'), items: z.array(QueuedInput).max(100) }),
   /** Answer to `attach`: what `@` can offer (open editors, the selection). */
-  z.object({ type: z.literal('attach_candidates'), candidates: z.array(Attachment).max(200) }),
+  z.object({ type: z.literal('attach_candidates'), candidates: z.array(Attachment).max(200), query: z.string().max(500).optional() }),
   /** Project instruction files in use (header chip); `restricted`: read in Restricted Mode, where only plan mode runs. */
   z.object({
     type: z.literal('instructions'),

@@ -47,6 +47,20 @@ describe('CLI: project instructions and slash commands', function () {
     assert.ok(system.includes('Instructions from ~/.turnstone/AGENTS.md:\\nThe user prefers British spelling.'));
   });
 
+  it('expands a custom slash command in -p with $ARGUMENTS, and refuses an editor built-in with exit 2', async () => {
+    put(ws, '.turnstone/commands/review.md', '---\ndescription: Review a file\n---\nReview $ARGUMENTS for bugs and list them.');
+    server.enqueue(textReply('No bugs.'));
+    const run = await runCli(['-p', '/review src/app.ts', '--cwd', ws, '--output-format', 'json'], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const messages = JSON.stringify((server.bodies[0] as { messages: unknown }).messages);
+    assert.ok(messages.includes('Review src/app.ts for bugs and list them.'), messages);
+    assert.ok(!messages.includes('/review'));
+    const builtin = await runCli(['-p', '/compact', '--cwd', ws], { env });
+    assert.equal(builtin.code, 2);
+    assert.match(builtin.stderr, /\/compact is a command of the editor's chat panel/);
+    assert.equal(server.bodies.length, 1);
+  });
+
   it('says on stderr what it cut from an oversized instruction file', async () => {
     put(ws, 'AGENTS.md', 'x'.repeat(40_000));
     server.enqueue(textReply('ok'));
