@@ -8,18 +8,21 @@ export interface IndexedPath {
   /** Workspace-relative, '/'-separated; folders without a trailing slash. */
   path: string;
   kind: 'file' | 'folder';
+  /** `path` in lower case, computed once when the list is built (not per keystroke). */
+  lower?: string;
 }
 
-export interface RankedPath extends IndexedPath {
+export interface RankedPath {
+  path: string;
+  kind: 'file' | 'folder';
   score: number;
 }
 
 const isBoundary = (c: number) => c === 47 /* / */ || c === 95 /* _ */ || c === 45 /* - */ || c === 46 /* . */ || c === 32;
 
 /** Score of `query` (lower case) against `path`, or -1 when it does not match. */
-export function fuzzyScore(path: string, query: string): number {
+export function fuzzyScore(path: string, query: string, lower = path.toLowerCase()): number {
   if (query.length === 0) return 0;
-  const lower = path.toLowerCase();
   const nameStart = path.lastIndexOf('/') + 1;
   // Fast paths: a substring of the name, then of the path.
   const inName = lower.indexOf(query, nameStart);
@@ -42,27 +45,31 @@ export function fuzzyScore(path: string, query: string): number {
   return score - path.length;
 }
 
-/** The best `limit` matches, best first. */
+/** The best `limit` matches, best first: one pass keeping a small sorted top list, so only the winners become objects. */
 export function rankPaths(entries: readonly IndexedPath[], query: string, limit = 50): RankedPath[] {
   const q = query.trim().toLowerCase().replace(/\\/g, '/');
-  const out: RankedPath[] = [];
-  let worst = -Infinity;
+  if (!q) return entries.slice(0, limit).map((e) => ({ path: e.path, kind: e.kind, score: 0 }));
+  const top: RankedPath[] = [];
   for (const e of entries) {
-    const score = fuzzyScore(e.path, q);
+    const score = fuzzyScore(e.path, q, e.lower);
     if (score < 0) continue;
-    if (out.length >= limit && score <= worst) continue;
-    out.push({ ...e, score });
-    if (out.length > limit * 4) {
-      out.sort(byScore);
-      out.length = limit;
-      worst = out[limit - 1]!.score;
+    if (top.length === limit && !better(score, e.path, top[limit - 1]!)) continue;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (better(score, e.path, top[mid]!)) hi = mid;
+      else lo = mid + 1;
     }
+    top.splice(lo, 0, { path: e.path, kind: e.kind, score });
+    if (top.length > limit) top.pop();
   }
-  out.sort(byScore);
-  if (out.length > limit) out.length = limit;
-  return out;
+  return top;
 }
 
-function byScore(a: RankedPath, b: RankedPath): number {
-  return b.score - a.score || a.path.length - b.path.length || (a.path < b.path ? -1 : 1);
+/** Higher score first; then the shorter path; then by name. */
+function better(score: number, path: string, than: RankedPath): boolean {
+  if (score !== than.score) return score > than.score;
+  if (path.length !== than.path.length) return path.length < than.path.length;
+  return path < than.path;
 }

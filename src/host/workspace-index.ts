@@ -116,7 +116,10 @@ export class WorkspaceIndex implements vscode.Disposable {
         folders.add(dir);
       }
     }
-    return [...[...folders].sort().map((p): IndexedPath => ({ path: p, kind: 'folder' })), ...files.map((p): IndexedPath => ({ path: p, kind: 'file' }))];
+    return [
+      ...[...folders].sort().map((p): IndexedPath => ({ path: p, kind: 'folder', lower: p.toLowerCase() })),
+      ...files.map((p): IndexedPath => ({ path: p, kind: 'file', lower: p.toLowerCase() })),
+    ];
   }
 
   /** Relative to the first folder (how attachments name paths); absolute for other folders. */
