@@ -180,3 +180,74 @@ describe('chat panel: @ mentions, / commands, instruction chip', function () {
     });
   }
 });
+
+describe('chat panel: syntax highlighting (highlight.js grammars, theme colours)', function () {
+  let browser: Browser;
+  let harness: Harness;
+  before(async function () {
+    harness = await startHarness();
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  const REPLY = [
+    'TypeScript, Python, a diff and Haskell (loaded on demand):',
+    '```ts',
+    '// parse a range',
+    'export function parseRange(spec: string): { start: number; end: number } {',
+    '  const [a, b] = spec.split("-");',
+    '  return { start: Number(a), end: b ? Number(b) : Infinity };',
+    '}',
+    '```',
+    '```python',
+    'def greet(name: str) -> str:',
+    '    return f"hello {name}"  # greet',
+    '```',
+    '```diff',
+    '-const x = 1;',
+    '+const x = 2;',
+    '```',
+    '```haskell',
+    'main :: IO ()',
+    'main = putStrLn "hi"',
+    '```',
+    '```html',
+    '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>',
+    '```',
+  ].join('\n');
+
+  for (const theme of ['light', 'dark'] as Theme[]) {
+    it(`colours code blocks by language, loads a rare grammar on demand, and keeps code as text (${theme})`, async function () {
+      const page = await openPanel(browser, harness, { theme, height: 760 });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await hostSend(page, { type: 'item_add', item: { kind: 'user', id: 'u1', text: 'show me code' } }, { type: 'assistant_delta', id: 'a1', text: REPLY }, { type: 'block_end', id: 'a1' });
+      await settle(page);
+      const blocks = page.locator('.item.assistant .code-block');
+      assert.equal(await blocks.count(), 5);
+      const ts = blocks.nth(0);
+      assert.ok((await ts.locator('.hljs-keyword').count()) >= 3);
+      assert.equal(await ts.locator('.hljs-comment').textContent(), '// parse a range');
+      assert.equal(await ts.locator('.hljs-title.function_').first().textContent(), 'parseRange');
+      assert.ok((await blocks.nth(1).locator('.hljs-string').count()) >= 1);
+      assert.equal(await blocks.nth(2).locator('.hljs-addition').textContent(), '+const x = 2;');
+      // Theme colours, not a fixed palette: a keyword takes the theme's variable.
+      const colours = await ts.locator('.hljs-keyword').first().evaluate((n) => [getComputedStyle(n).color, getComputedStyle(document.body).getPropertyValue('--vscode-debugTokenExpression-boolean').trim()]);
+      assert.ok(colours[1], 'the harness theme defines the variable');
+      // Haskell is not in the main bundle: its grammar arrives from dist/webview-languages.js.
+      await blocks.nth(3).locator('.hljs-string').waitFor({ timeout: 15_000 });
+      assert.equal(await blocks.nth(3).locator('code').textContent(), 'main :: IO ()\nmain = putStrLn "hi"\n');
+      // Markup inside a code block is coloured text, never elements.
+      assert.equal(await blocks.nth(4).locator('img, script').count(), 0);
+      assert.match((await blocks.nth(4).locator('code').textContent()) ?? '', /<img src=x onerror=/);
+      assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+      assert.deepEqual(errors, []);
+      mkdirSync(RESULTS, { recursive: true });
+      await page.screenshot({ path: join(RESULTS, `code-highlight-${theme}.png`) });
+      await page.close();
+    });
+  }
+});
