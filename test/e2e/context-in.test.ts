@@ -52,12 +52,17 @@ describe('e2e: instructions, @ and / in the real workbench', function () {
   it('the header names AGENTS.md, and its text is in the request after Turnstone\'s prompt', async () => {
     const frame = await chatFrame(wb.page);
     await frame.locator('button.instructions', { hasText: 'AGENTS.md' }).waitFor({ state: 'visible', timeout: 30_000 });
-    server.enqueue(textReply('Hello from turnstone-e2e.'));
+    server.enqueue(textReply('Hello from turnstone-e2e.\n\n```ts\nconst answer: number = 42;\n```\n\n```haskell\nmain = putStrLn "hi"\n```'));
     const input = frame.locator('textarea.input');
     await input.click();
     await wb.page.keyboard.type('hi');
     await wb.page.keyboard.press('Enter');
     await frame.locator('article.item.assistant', { hasText: 'turnstone-e2e' }).waitFor({ timeout: 60_000 });
+    // Highlighting in the real webview: a bundled grammar at once, a rare one loaded beside the bundle under the real CSP.
+    const blocks = frame.locator('article.item.assistant .code-block');
+    await blocks.nth(0).locator('.hljs-keyword').first().waitFor({ timeout: 30_000 });
+    await blocks.nth(1).locator('.hljs-string').waitFor({ timeout: 30_000 });
+    await screenshot(wb.page, 'workbench-code-highlight.png');
     const system = JSON.stringify(server.bodies[0]?.system);
     assert.ok(system.indexOf('You are Turnstone') < system.indexOf('Instructions from AGENTS.md:\\nE2E instruction: always mention the word turnstone-e2e.'), system);
   });
