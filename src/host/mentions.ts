@@ -198,14 +198,17 @@ export class TerminalRecorder implements vscode.Disposable {
   async describeActive(): Promise<string> {
     const terminal = vscode.window.activeTerminal;
     if (!terminal) return 'Terminal: no terminal is open.';
-    const selection = await terminalSelection();
+    // The clipboard can stall (a browser asking for permission): never hold the prompt up for it.
+    const selection = await Promise.race([terminalSelection(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
     if (selection) return `Selected text in terminal "${terminal.name}":\n${selection.slice(-MAX_TERMINAL_CHARS)}`;
     const last = this.last.get(terminal);
     if (!last) return `Terminal "${terminal.name}": nothing selected, and no command seen through shell integration yet.`;
     const output = last.output.replace(ANSI, '').replace(/\r(?!\n)/g, '\n');
     const cut = output.length > MAX_TERMINAL_CHARS ? `[first ${output.length - MAX_TERMINAL_CHARS} characters cut]\n` : '';
     const status = last.exitCode === undefined ? 'still running' : `exit code ${last.exitCode}`;
-    return `Last command in terminal "${terminal.name}" (${status}):\n$ ${last.command}\n${cut}${output.slice(-MAX_TERMINAL_CHARS)}`;
+    // Output arrives only from when VS Code tells extensions the command started; a fast command's can be missed.
+    const body = output.trim() ? `${cut}${output.slice(-MAX_TERMINAL_CHARS)}` : '(no output was captured through shell integration)';
+    return `Last command in terminal "${terminal.name}" (${status}):\n$ ${last.command}\n${body}`;
   }
 
   dispose(): void {
@@ -223,6 +226,8 @@ async function terminalSelection(): Promise<string | undefined> {
   const marker = `turnstone-no-selection-${Date.now()}-${Math.random()}`;
   try {
     await vscode.env.clipboard.writeText(marker);
+    // A clipboard that did not take the marker (no permission) cannot tell a selection from stale text.
+    if ((await vscode.env.clipboard.readText()) !== marker) return undefined;
     await vscode.commands.executeCommand('workbench.action.terminal.copySelection');
     const text = await vscode.env.clipboard.readText();
     return text && text !== marker ? text : undefined;

@@ -171,3 +171,49 @@ describe('@-mentions and slash commands in the extension host', function () {
     assert.deepEqual(await runSlashInput('/etc/hosts looks odd'), { kind: 'prompt', text: '/etc/hosts looks odd' });
   });
 });
+
+describe('@terminal in the extension host', function () {
+  this.timeout(90_000);
+  it('attaches the active terminal\'s last command and its output (shell integration)', async () => {
+    const recorder = new TerminalRecorder();
+    const terminal = vscode.window.createTerminal({ name: 'turnstone-at-terminal', shellPath: 'bash', isTransient: true });
+    try {
+      terminal.show(false);
+      const integration =
+        terminal.shellIntegration ??
+        (await new Promise<vscode.TerminalShellIntegration>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('shell integration did not activate in 60 s')), 60_000);
+          const sub = vscode.window.onDidChangeTerminalShellIntegration((e) => {
+            if (e.terminal !== terminal) return;
+            clearTimeout(timer);
+            sub.dispose();
+            resolve(e.shellIntegration);
+          });
+        }));
+      const ended = new Promise<void>((resolve) => {
+        const sub = vscode.window.onDidEndTerminalShellExecution((e) => {
+          if (e.terminal !== terminal) return;
+          sub.dispose();
+          resolve();
+        });
+      });
+      // VS Code hands output to extensions only from when its start event reaches them: the first
+      // milliseconds of a fast command can be missed (seen here 1 run in 3), so the output comes a little later.
+      integration.executeCommand('sleep 0.5; echo turnstone-terminal-$((40+2))');
+      await ended;
+      await until('the active terminal', () => vscode.window.activeTerminal === terminal || undefined);
+      let last = '';
+      const text = await until('the output recorded', async () => {
+        last = await recorder.describeActive();
+        return last.includes('turnstone-terminal-42') ? last : undefined;
+      }).catch((e: unknown) => {
+        throw new Error(`${String(e)}; last seen: ${JSON.stringify(last)}`);
+      });
+      assert.match(text, /^Last command in terminal "turnstone-at-terminal" \(exit code 0\):\n\$ sleep 0\.5; echo turnstone-terminal-\$\(\(40\+2\)\)\n/);
+      assert.ok(!/\x1b\[/.test(text), 'escape sequences are stripped');
+    } finally {
+      terminal.dispose();
+      recorder.dispose();
+    }
+  });
+});
