@@ -5,19 +5,19 @@
 // The exclusions are the user's: files.exclude and search.exclude (findFiles
 // applies only the first unless told), and the .gitignore files it finds
 // (findFiles2's useIgnoreFiles is still a proposed API in VS Code 1.100).
-// A file system watcher refreshes the list after files come and go.
+// A file system watcher marks the list stale when files come and go; it is
+// listed again only when the picker next asks (a build or `npm install`
+// churning files never makes it relist in the background).
 import ignore, { type Ignore } from 'ignore';
 import * as vscode from 'vscode';
 import { type IndexedPath } from './fuzzy';
 
 const MAX_FILES = 200_000;
-const REBUILD_DELAY_MS = 1_000;
 
 export class WorkspaceIndex implements vscode.Disposable {
   private entries: IndexedPath[] = [];
   private building: Promise<IndexedPath[]> | undefined;
   private stale = true;
-  private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly subs: vscode.Disposable[] = [];
   /** For the benchmark and the log: how long the last listing took and what it found. */
   lastBuild: { ms: number; files: number; folders: number; truncated: boolean } | undefined;
@@ -49,7 +49,7 @@ export class WorkspaceIndex implements vscode.Disposable {
     );
   }
 
-  /** The current list; the first call waits for the listing, later ones get the cached list while a refresh runs. */
+  /** The current list; the first call waits for the listing, later ones get the cached list while a refresh runs in the background. */
   async list(): Promise<readonly IndexedPath[]> {
     if (this.stale && !this.building) this.rebuild();
     if (this.lastBuild === undefined && this.building) return this.building;
@@ -62,18 +62,11 @@ export class WorkspaceIndex implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
     for (const s of this.subs) s.dispose();
   }
 
   private invalidate(): void {
     this.stale = true;
-    if (this.timer) clearTimeout(this.timer);
-    // Batches bursts (a git checkout, npm install) into one listing.
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.stale && !this.building) this.rebuild();
-    }, REBUILD_DELAY_MS);
   }
 
   private rebuild(): void {
@@ -93,10 +86,11 @@ export class WorkspaceIndex implements vscode.Disposable {
       },
     );
     this.building = building;
-    void building.finally(() => {
-      if (this.building === building) this.building = undefined;
-      if (this.stale && !this.timer) this.invalidate();
-    }).catch(() => undefined);
+    void building
+      .finally(() => {
+        if (this.building === building) this.building = undefined;
+      })
+      .catch(() => undefined);
   }
 
   private async build(): Promise<IndexedPath[]> {
