@@ -45,14 +45,17 @@ export function fuzzyScore(path: string, query: string, lower = path.toLowerCase
   return score - path.length;
 }
 
+const normalise = (query: string) => query.trim().toLowerCase().replace(/\\/g, '/');
+
 /** The best `limit` matches, best first: one pass keeping a small sorted top list, so only the winners become objects. */
-export function rankPaths(entries: readonly IndexedPath[], query: string, limit = 50): RankedPath[] {
-  const q = query.trim().toLowerCase().replace(/\\/g, '/');
+export function rankPaths(entries: readonly IndexedPath[], query: string, limit = 50, matches?: IndexedPath[]): RankedPath[] {
+  const q = normalise(query);
   if (!q) return entries.slice(0, limit).map((e) => ({ path: e.path, kind: e.kind, score: 0 }));
   const top: RankedPath[] = [];
   for (const e of entries) {
     const score = fuzzyScore(e.path, q, e.lower);
     if (score < 0) continue;
+    matches?.push(e);
     if (top.length === limit && !better(score, e.path, top[limit - 1]!)) continue;
     let lo = 0;
     let hi = top.length;
@@ -72,4 +75,25 @@ function better(score: number, path: string, than: RankedPath): boolean {
   if (score !== than.score) return score > than.score;
   if (path.length !== than.path.length) return path.length < than.path.length;
   return path < than.path;
+}
+
+/**
+ * Ranks keystroke after keystroke. A query that extends the previous one can
+ * only match a subset of what that one matched (its characters must still
+ * appear in order), so typing `butt` after `but` searches `but`'s matches,
+ * not the whole workspace again.
+ */
+export class PathRanker {
+  private last: { entries: readonly IndexedPath[]; query: string; matches: IndexedPath[] } | undefined;
+
+  rank(entries: readonly IndexedPath[], query: string, limit = 50): RankedPath[] {
+    const q = normalise(query);
+    if (!q) return rankPaths(entries, q, limit);
+    const prev = this.last;
+    const pool = prev && prev.entries === entries && q.startsWith(prev.query) ? prev.matches : entries;
+    const matches: IndexedPath[] = [];
+    const top = rankPaths(pool, q, limit, matches);
+    this.last = { entries, query: q, matches };
+    return top;
+  }
 }

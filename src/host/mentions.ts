@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { type Attachment as PanelAttachment } from '../webview/protocol';
 import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
 import { selectionAttachment } from './commands';
-import { rankPaths } from './fuzzy';
+import { PathRanker } from './fuzzy';
 import { insideWorkspace, realInsideWorkspace } from './panel-messages';
 import { type WorkspaceIndex } from './workspace-index';
 
@@ -27,6 +27,8 @@ const SPECIALS: { kind: 'problems' | 'terminal' | 'git'; label: string; path: st
   { kind: 'git', label: 'git', path: 'Working-tree diff (git diff HEAD)' },
 ];
 
+const ranker = new PathRanker();
+
 /** The picker's list for `@query`: specials and the selection first when they match, then ranked workspace paths. */
 export async function mentionCandidates(query: string, index: WorkspaceIndex): Promise<PanelAttachment[]> {
   const q = query.trim().toLowerCase();
@@ -39,7 +41,7 @@ export async function mentionCandidates(query: string, index: WorkspaceIndex): P
     out.push({ kind: 'selection', path: rel, label: `${path.posix.basename(rel)}:${s.start.line + 1}-${s.end.line + 1}`, range: { startLine: s.start.line + 1, endLine: s.end.line + 1 } });
   }
   const entries = await index.list();
-  for (const r of rankPaths(entries, q, 50)) {
+  for (const r of ranker.rank(entries, q, 50)) {
     const name = r.path.slice(r.path.lastIndexOf('/') + 1);
     out.push({ kind: r.kind === 'folder' ? 'folder' : 'file', path: r.path, label: r.kind === 'folder' ? `${name}/` : name });
   }

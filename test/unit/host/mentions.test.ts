@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { formatPromptWithAttachments, estimateTokens } from '../../../src/host/attachment-blocks';
-import { fuzzyScore, rankPaths, type IndexedPath } from '../../../src/host/fuzzy';
+import { fuzzyScore, PathRanker, rankPaths, type IndexedPath } from '../../../src/host/fuzzy';
 
 /** A synthetic workspace listing: `n` files spread over nested folders. */
 function syntheticWorkspace(n: number): IndexedPath[] {
@@ -49,6 +49,18 @@ describe('host: @ mention ranking and attachment blocks', () => {
       }
       assert.ok(best < 100, `ranking 50k paths for '${query}' took ${best.toFixed(1)} ms of CPU`);
     }
+  });
+
+  it('narrows keystroke by keystroke to the same results as ranking from scratch', () => {
+    const entries = syntheticWorkspace(5_000);
+    const ranker = new PathRanker();
+    for (const q of ['s', 'se', 'ses', 'sess', 'sessr', 'sessre', 'x', 'b', 'bu', 'but', 'butt', 'button-1', 'button-12']) {
+      assert.deepEqual(ranker.rank(entries, q), rankPaths(entries, q), q);
+    }
+    // A different listing (the index was rebuilt) is searched whole again.
+    const other = [...entries, { path: 'sessions/new-file.ts', kind: 'file' as const }];
+    assert.deepEqual(ranker.rank(other, 'button-12'), rankPaths(other, 'button-12'));
+    assert.ok(ranker.rank(other, 'new-file').some((r) => r.path === 'sessions/new-file.ts'));
   });
 
   it('wraps each attachment in its own block and the user\'s words in <user_message>; attached text cannot close them', () => {
