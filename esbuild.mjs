@@ -52,6 +52,15 @@ const builds = [
   },
   {
     ...common,
+    // Syntax-highlighting grammars beyond the panel's common set, loaded on demand.
+    entryPoints: { 'webview-languages': 'src/webview/languages/extra.ts' },
+    outdir: 'dist',
+    platform: 'browser',
+    format: 'iife',
+    target: ['chrome120'],
+  },
+  {
+    ...common,
     entryPoints: { webview: 'media/webview.css' },
     outdir: 'dist',
     loader: { '.css': 'css' },
@@ -69,7 +78,7 @@ function copyAssets() {
 }
 
 copyAssets();
-const selected = webviewOnly ? builds.filter((b) => 'webview' in b.entryPoints) : builds;
+const selected = webviewOnly ? builds.filter((b) => 'webview' in b.entryPoints || 'webview-languages' in b.entryPoints) : builds;
 if (watch) {
   const contexts = await Promise.all(selected.map((b) => esbuild.context(b)));
   await Promise.all(contexts.map((c) => c.watch()));

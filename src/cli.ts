@@ -9,6 +9,9 @@ import { createRenderer, toCliResult, type Sink } from './cli/output';
 import { ConversationRuntime } from './runtime/conversation';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
+import { loadProjectInstructions } from './runtime/instructions';
+import { nodeInstructionReader } from './runtime/instructions-node';
+import { loadCustomSlashCommands, resolveSlash } from './runtime/slash-commands';
 import { buildSystemPrompt } from './runtime/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
@@ -90,6 +93,18 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;
   }
+  // contracts.md "Slash commands": `-p "/review src/a.ts"` sends .turnstone/commands/review.md with $ARGUMENTS filled in.
+  let prompt = config.prompt;
+  if (prompt.trimStart().startsWith('/')) {
+    const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd);
+    for (const note of commands.notes) sink.stderr(`turnstone: ${note}\n`);
+    const slash = resolveSlash(prompt, commands.custom);
+    if (slash.kind === 'builtin') {
+      sink.stderr(`turnstone: /${slash.name} is a command of the editor's chat panel; it does nothing in -p (start a new session by leaving out --session; compact with the editor)\n`);
+      return 2;
+    }
+    if (slash.kind === 'custom') prompt = slash.text;
+  }
   const model = config.model ?? DEFAULT_MODEL;
   const sessionProblem = config.session ? sessionPathProblem(config.session) : undefined;
   if (sessionProblem) {
@@ -115,6 +130,9 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     return 2;
   }
   const tools = mcp ? withMcpTools(builtIn, mcp) : builtIn;
+  // Same files and caps as the editor (contracts.md "Project instructions").
+  const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir() });
+  for (const note of instructions.notes) sink.stderr(`turnstone: ${note}\n`);
   const runtime = new ConversationRuntime(
     { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },
     {
@@ -124,6 +142,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
         platform: process.platform,
         host: 'the Turnstone CLI (non-interactive: nobody can answer permission prompts)',
         date: new Date().toISOString().slice(0, 10),
+        ...(instructions.text ? { extra: instructions.text } : {}),
       }),
       permissionMode: config.permissionMode,
       permissionRules: { allow: config.allow, deny: config.deny },
@@ -150,7 +169,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
-    const summary = await runtime.runTurn(config.prompt, { signal: controller.signal });
+    const summary = await runtime.runTurn(prompt, { signal: controller.signal });
     await session?.store.flush();
     renderer.finish(toCliResult(summary, session?.store.path));
     if (summary.outcome === 'aborted') return 130;

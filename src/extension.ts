@@ -7,7 +7,10 @@ import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
 import { HostMcp } from './host/mcp';
+import { watchInstructionFiles } from './host/instructions-watch';
+import { TerminalRecorder } from './host/mentions';
 import { handlePanelMessage } from './host/panel-messages';
+import { WorkspaceIndex } from './host/workspace-index';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/proposal-documents';
@@ -84,9 +87,10 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       statusBar.update({ model: controller.model, running: controller.isRunning, ...(u ? { usage: u.usage, costUsd: u.costUsd } : {}) });
     },
   });
+  const mentions = { index: new WorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(context.extensionUri, {
     onMessage: (message) =>
-      void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
+      void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
     onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
     onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
   });
@@ -123,6 +127,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     log,
     pending,
     statusBar,
+    mentions.index,
+    mentions.terminals,
     controller,
     mcp,
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
@@ -151,7 +157,9 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       controller.applySettings();
       void refreshNotices();
+      controller.postInstructions();
     }),
+    watchInstructionFiles(() => void controller.refreshInstructions().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`))),
     keys.onDidChange(() => void refreshNotices()),
   );
   void refreshNotices();

@@ -70,6 +70,11 @@ Environment:
 
 Exit status: 0 turn completed, 1 turn failed (also when --max-cost-usd stopped it), 2 bad usage, 130 interrupted.
 
+Project instructions: AGENTS.md, CLAUDE.md, .github/copilot-instructions.md,
+.clinerules, .roorules, .roo/rules/ in --cwd and ~/.turnstone/AGENTS.md go into the
+system prompt. Custom commands: -p "/name args" sends .turnstone/commands/name.md
+(or .claude/commands/name.md) with $ARGUMENTS replaced by args.
+
 Examples:
   turnstone -p "explain src/index.ts"
   turnstone -p "fix the failing test" --permission-mode acceptEdits --allow 'bash(npm test)'

@@ -6,6 +6,7 @@ import { type Attachment, type SessionController } from './session-controller';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
 import { RESTORE_CHOICES } from './checkpoints';
+import { runSlashInput } from './slash';
 import { undoTurn } from './undo-turn';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
@@ -51,7 +52,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       let text = typeof arg === 'string' ? arg : undefined;
       text ??= await vscode.window.showInputBox({ title: 'Ask Turnstone', prompt: 'What should Turnstone do?', ignoreFocusOut: true });
       if (!text?.trim()) return undefined;
-      return controller.send(text.trim());
+      // A custom slash command expands here too; a built-in runs and there is no turn to return.
+      const slash = await runSlashInput(text.trim(), log);
+      if (slash.kind === 'unavailable') void vscode.window.showWarningMessage(`Turnstone: ${slash.message}`);
+      if (slash.kind !== 'prompt') return undefined;
+      return controller.send(slash.text);
     },
     'turnstone.askAboutSelection': async (arg?: unknown) => {
       const editor = vscode.window.activeTextEditor;

@@ -6,12 +6,13 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type PermissionDecision } from '../runtime/permissions';
 import { type Message } from '../runtime/types';
-import { type Attachment as PanelAttachment, type HostEvent, type TranscriptItem, type WebviewToHost } from '../webview/protocol';
-import { selectionAttachment } from './commands';
+import { type HostEvent, type TranscriptItem, type WebviewToHost } from '../webview/protocol';
 import { toolUseIdOfPermissionItem } from './permission-ids';
 import { type PendingPermissions } from './pending-permissions';
 import { ORIGINAL_SCHEME, type OriginalContentProvider } from './proposal-documents';
-import { type Attachment, type SessionController } from './session-controller';
+import { mentionCandidates, measureAttachment, resolveAttachments, type MentionDeps } from './mentions';
+import { type SessionController } from './session-controller';
+import { runSlashInput, slashCommandList } from './slash';
 
 export interface PanelMessageDeps {
   controller: SessionController;
@@ -21,9 +22,9 @@ export interface PanelMessageDeps {
   originals: OriginalContentProvider;
   /** The panel's transcript as the host mirrors it. */
   items: () => readonly TranscriptItem[];
+  mentions: MentionDeps;
 }
 
-const MAX_ATTACHMENT_BYTES = 200_000;
 /** What a model id from the webview may look like: claude-sonnet-4-5, gpt-4o, openai/gpt-4o, llama3:8b… */
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/;
 
@@ -58,33 +59,6 @@ export async function realInsideWorkspace(p: string): Promise<string | undefined
   }
 }
 
-export async function resolveAttachments(items: PanelAttachment[], log?: vscode.LogOutputChannel): Promise<Attachment[]> {
-  const out: Attachment[] = [];
-  for (const a of items) {
-    if (a.kind === 'selection') {
-      const editor = vscode.window.activeTextEditor;
-      const sel = editor && selectionAttachment(editor);
-      if (sel) out.push(sel);
-      continue;
-    }
-    const abs = await realInsideWorkspace(a.path);
-    if (!abs) {
-      // Never read outside the workspace on the webview's say-so (nor through a symlink).
-      log?.warn(`panel sent an attachment outside the workspace (or missing): ${a.path}`);
-      continue;
-    }
-    try {
-      const data = await fs.readFile(abs);
-      const text = data.subarray(0, MAX_ATTACHMENT_BYTES).toString('utf8');
-      const note = data.length > MAX_ATTACHMENT_BYTES ? `\n[truncated: first ${MAX_ATTACHMENT_BYTES} of ${data.length} bytes]` : '';
-      out.push({ kind: 'file', label: a.label, text: `File: ${vscode.workspace.asRelativePath(insideWorkspace(a.path) ?? abs)}\n\`\`\`\n${text}\n\`\`\`${note}` });
-    } catch {
-      /* unreadable: leave it out */
-    }
-  }
-  return out;
-}
-
 function toDecision(m: Extract<WebviewToHost, { type: 'permission_decision' }>): PermissionDecision {
   if (m.decision === 'deny') return m.feedback?.trim() ? { kind: 'deny', feedback: m.feedback.trim() } : { kind: 'deny' };
   return { kind: 'allow', scope: m.decision === 'allow_session' ? 'session' : 'once' };
@@ -94,15 +68,37 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
   const { controller, pending, log } = deps;
   switch (m.type) {
     case 'ready':
+      // The `@` picker's list is built now, in the background, so the first `@` finds it ready.
+      deps.mentions.index.warm();
+      await controller.refreshInstructions();
       return;
+    case 'open_instructions': {
+      // Only a file the host itself listed: the label is looked up, never used as a path.
+      const file = controller.instructionFile(m.label);
+      if (!file) {
+        log.warn(`panel asked to open an instruction file that is not in use: ${m.label}`);
+        return;
+      }
+      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+      return;
+    }
     case 'send':
-      await controller.send(m.text, await resolveAttachments(m.attachments, log));
-      return;
     case 'steer':
-      controller.steer(m.text);
+    case 'queue': {
+      // `/name …`: a built-in runs here; a custom command's text is what gets sent.
+      const slash = await runSlashInput(m.text, log);
+      if (slash.kind === 'ran') return;
+      if (slash.kind === 'unavailable') {
+        deps.post({ type: 'item_add', item: { kind: 'error', id: `slash-${Date.now()}`, message: slash.message, errorKind: 'slash_command', retryable: false } });
+        return;
+      }
+      if (m.type === 'send') await controller.send(slash.text, await resolveAttachments(m.attachments, deps.mentions));
+      else if (m.type === 'queue') controller.queue(slash.text, await resolveAttachments(m.attachments, deps.mentions));
+      else controller.steer(slash.text);
       return;
-    case 'queue':
-      controller.queue(m.text, await resolveAttachments(m.attachments, log));
+    }
+    case 'slash_list':
+      deps.post({ type: 'slash_commands', commands: await slashCommandList(log) });
       return;
     case 'unqueue':
       controller.unqueue(m.id);
@@ -192,25 +188,12 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       }
       await vscode.commands.executeCommand('turnstone.selectModel', m.model);
       return;
-    case 'attach': {
-      const candidates: PanelAttachment[] = [];
-      const editor = vscode.window.activeTextEditor;
-      if (editor && !editor.selection.isEmpty) {
-        const rel = vscode.workspace.asRelativePath(editor.document.uri);
-        const s = editor.selection;
-        candidates.push({ kind: 'selection', path: rel, label: `${path.basename(rel)}:${s.start.line + 1}-${s.end.line + 1}`, range: { startLine: s.start.line + 1, endLine: s.end.line + 1 } });
-      }
-      const seen = new Set<string>();
-      for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
-        if (!(tab.input instanceof vscode.TabInputText) || tab.input.uri.scheme !== 'file') continue;
-        const rel = vscode.workspace.asRelativePath(tab.input.uri);
-        if (seen.has(rel) || !insideWorkspace(rel)) continue;
-        seen.add(rel);
-        if (!m.query || rel.toLowerCase().includes(m.query.toLowerCase())) candidates.push({ kind: 'file', path: rel, label: path.basename(rel) });
-      }
-      deps.post({ type: 'attach_candidates', candidates: candidates.slice(0, 200) });
+    case 'attach':
+      deps.post({ type: 'attach_candidates', query: m.query, candidates: await mentionCandidates(m.query, deps.mentions.index) });
       return;
-    }
+    case 'attach_measure':
+      deps.post({ type: 'attachment_measured', kind: m.attachment.kind, path: m.attachment.path, tokens: await measureAttachment(m.attachment, deps.mentions) });
+      return;
     case 'notice_action':
       if (m.actionId === 'set_key') await vscode.commands.executeCommand('turnstone.setApiKey');
       else if (m.actionId === 'trust') await vscode.commands.executeCommand('workbench.trust.manage');

@@ -1,6 +1,7 @@
 // One chat session in the editor: owns the ConversationRuntime, its session
 // file, the running turn's AbortController, and feeds the panel. Commands and
 // the webview call into it; nothing here renders.
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
@@ -12,7 +13,10 @@ import { type HostEvent } from '../webview/protocol';
 import { type Checkpoint } from '../runtime/checkpoints';
 import { type OriginalContentProvider } from './proposal-documents';
 import { type RestoreMode, SessionCheckpoints } from './checkpoints';
+import { formatPromptWithAttachments, type AttachmentBlock, userWordsOf } from './attachment-blocks';
 import { type ApiKeys } from './secrets';
+import { loadProjectInstructions, type ProjectInstructions } from '../runtime/instructions';
+import { readerRootPath, workspaceInstructionReader } from './instruction-reader';
 import { loadCore } from './load-core';
 import { type HostMcp } from './mcp';
 import { type NativePermissionPrompter } from './permission-prompter';
@@ -31,11 +35,7 @@ export interface ControllerDeps {
 }
 
 /** Context sent with a prompt: a chip in the panel, text for the model. */
-export interface Attachment {
-  kind: 'file' | 'selection';
-  label: string;
-  text: string;
-}
+export type Attachment = AttachmentBlock;
 
 export class SessionController implements vscode.Disposable {
   private runtime: ConversationRuntime | undefined;
@@ -48,6 +48,9 @@ export class SessionController implements vscode.Disposable {
   private readonly edits = new Map<string, FileChange>();
   /** Settings or trust changed since the runtime was built (see applySettings). */
   private stale = false;
+  /** The instruction files the last turn (or the panel's last refresh) found. */
+  private instructions: ProjectInstructions | undefined;
+  private instructionsKey = '';
   title = 'New session';
   readonly checkpoints: SessionCheckpoints;
 
@@ -115,17 +118,23 @@ export class SessionController implements vscode.Disposable {
     for (const q of runtime.queued) {
       if (q.delivery === 'queue') this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text: q.label ?? q.text, delivery: 'queued' } });
     }
-    await this.run('').catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
+    // The turn starts with the first queued message: its checkpoint is taken under that message's words.
+    const first = runtime.queued[0]!;
+    await this.run('', first.label ?? userWordsOf(first.text)).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
   }
 
-  private async run(prompt: string): Promise<TurnSummary> {
+  /** `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it. */
+  private async run(prompt: string, queuedWords?: string): Promise<TurnSummary> {
     await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
     const runtime = await this.ensureRuntime();
+    // Re-read per turn: an edited AGENTS.md changes the prefix once, and every step of this turn sends the same bytes.
+    runtime.setSystemPrompt(await this.systemPrompt());
     const abort = new AbortController();
     this.abort = abort;
     this.authPrompted = false;
-    // A retry ('') adds no user message: it belongs to the checkpoint of the turn it retries.
-    if (prompt !== '') await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, userWords(prompt));
+    // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
+    const words = prompt !== '' ? userWordsOf(prompt) : queuedWords;
+    if (words !== undefined) await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words);
     const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter });
     this.current = turn;
     this.deps.onDidChangeState();
@@ -253,7 +262,7 @@ export class SessionController implements vscode.Disposable {
     const message = this.runtime?.messages[checkpoint.messageIndex];
     const words = message?.role === 'user' ? message.content.find((b) => b.type === 'text') : undefined;
     // Compaction replaces older messages with a summary: the checkpoint's message may no longer be there.
-    if (!file || !words || words.type !== 'text' || !userWords(words.text).startsWith(checkpoint.prompt)) {
+    if (!file || !words || words.type !== 'text' || !userWordsOf(words.text).startsWith(checkpoint.prompt)) {
       void vscode.window.showWarningMessage(
         `Turnstone: the conversation at turn ${checkpoint.turn} was summarised by compaction and cannot be gone back to${mode === 'both' ? '; the files were restored' : ''}.`,
       );
@@ -266,7 +275,7 @@ export class SessionController implements vscode.Disposable {
     await oldStore?.forkInto(this.checkpoints.dir(path.basename(store.path, '.jsonl')), checkpoint.id);
     await store.flush();
     await this.resume(store.path);
-    return { words: userWords(words.text) };
+    return { words: userWordsOf(words.text) };
   }
 
   async compact(): Promise<boolean> {
@@ -346,12 +355,8 @@ export class SessionController implements vscode.Disposable {
       },
       {
         model: s.model,
-        systemPrompt: core.buildSystemPrompt({
-          workspaceRoot: root?.fsPath ?? '(no folder open)',
-          platform: process.platform,
-          host: `VS Code ${vscode.version}`,
-          date: new Date().toISOString().slice(0, 10),
-        }),
+        // Replaced with the instructions of the moment before each turn (see run).
+        systemPrompt: this.buildPrompt(this.instructions?.text),
         maxIterations: s.maxIterations,
         thinkingBudgetTokens: s.thinkingBudgetTokens,
         permissionMode: this.effectiveMode(s),
@@ -380,6 +385,58 @@ export class SessionController implements vscode.Disposable {
     return runtime;
   }
 
+  /** Project instructions (contracts.md): read now, shown in the panel's header; the log says what was cut. */
+  async refreshInstructions(): Promise<ProjectInstructions> {
+    const root = this.root();
+    const found = root
+      ? await loadProjectInstructions(workspaceInstructionReader(root), { workspaceRoot: readerRootPath(root), ...(root.scheme === 'file' ? { homeDir: os.homedir() } : {}) })
+      : { files: [], notes: [], text: '' };
+    this.instructions = found;
+    const key = JSON.stringify([found.files.map((f) => [f.label, f.chars, f.included]), found.notes, vscode.workspace.isTrusted]);
+    if (key !== this.instructionsKey) {
+      this.instructionsKey = key;
+      for (const note of found.notes) this.deps.log.warn(`project instructions: ${note}`);
+      if (found.files.length) this.deps.log.info(`project instructions: ${found.files.map((f) => f.label).join(', ')}`);
+    }
+    this.postInstructions();
+    return found;
+  }
+
+  /** Re-sends what the header chip shows (the panel reloaded). */
+  postInstructions(): void {
+    const found = this.instructions;
+    if (!found) return;
+    this.deps.post({
+      type: 'instructions',
+      files: found.files.map((f) => ({ label: f.label, chars: f.chars, included: f.included })),
+      notes: found.notes.slice(0, 20),
+      restricted: !vscode.workspace.isTrusted,
+    });
+  }
+
+  /** The file behind a label the panel sent, if it is one of the files in use (the panel cannot name others). */
+  instructionFile(label: string): string | undefined {
+    return this.instructions?.files.find((f) => f.label === label)?.path;
+  }
+
+  private async systemPrompt(): Promise<string> {
+    const found = await this.refreshInstructions().catch((error: unknown) => {
+      this.deps.log.warn(`project instructions could not be read: ${String(error)}`);
+      return undefined;
+    });
+    return this.buildPrompt(found?.text);
+  }
+
+  private buildPrompt(extra: string | undefined): string {
+    return loadCore().buildSystemPrompt({
+      workspaceRoot: this.root()?.fsPath ?? '(no folder open)',
+      platform: process.platform,
+      host: `VS Code ${vscode.version}`,
+      date: new Date().toISOString().slice(0, 10),
+      ...(extra ? { extra } : {}),
+    });
+  }
+
   /** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies on the next turn). */
   private effectiveMode(s: TurnstoneSettings) {
     return vscode.workspace.isTrusted ? s.permissionMode : 'plan';
@@ -395,13 +452,6 @@ export class SessionController implements vscode.Disposable {
   }
 }
 
-/** A prompt's own words, without the context blocks attachments put before them. */
-function userWords(prompt: string): string {
-  return prompt.replace(/^(?:<context label="[^"]*">\n[\s\S]*?\n<\/context>\n\n)+/, '');
-}
-
 function withAttachments(text: string, attachments: Attachment[]): string {
-  if (attachments.length === 0) return text;
-  const parts = attachments.map((a) => `<context label="${a.label.replace(/"/g, "'")}">\n${a.text}\n</context>`);
-  return `${parts.join('\n\n')}\n\n${text}`;
+  return formatPromptWithAttachments(text, attachments);
 }

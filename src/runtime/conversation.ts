@@ -195,6 +195,15 @@ export class ConversationRuntime {
     this.meter.setWindow(this.limits.contextWindow);
   }
 
+  /**
+   * Between turns only (project instructions are re-read per turn): within a
+   * turn every step must send a byte-identical system prefix (S7).
+   */
+  setSystemPrompt(systemPrompt: string): void {
+    if (this.active) throw new RuntimeError('busy', 'the system prompt cannot change while a turn is running');
+    this.config.systemPrompt = systemPrompt;
+  }
+
   subscribe(listener: RuntimeEventListener): () => void {
     return this.events.subscribe(listener);
   }

@@ -45,12 +45,15 @@ export function isSafeLinkHref(href: string): boolean {
 
 /** Context the user attached with `@`: the host offers candidates, the webview sends them back unchanged. */
 export const Attachment = z.object({
-  kind: z.enum(['file', 'selection']),
+  /** folder: its listing, not its contents; problems/terminal/git: what the editor has right now. */
+  kind: z.enum(['file', 'selection', 'folder', 'problems', 'terminal', 'git']),
   /** Workspace-relative or absolute path, as the host offered it. */
   path: Short,
   /** What the chip shows, e.g. "main.ts" or "main.ts:10-24". */
   label: Short,
   range: z.object({ startLine: Count, endLine: Count }).optional(),
+  /** Estimated tokens of what will be sent, once the host has measured it (`attachment_measured`). */
+  tokens: Count.optional(),
 });
 export type Attachment = z.infer<typeof Attachment>;
 
@@ -202,6 +205,15 @@ export type Notice = z.infer<typeof Notice>;
 export const QueuedInput = z.object({ id: Id, text: Text });
 export type QueuedInput = z.infer<typeof QueuedInput>;
 
+export const SlashCommandInfo = z.object({
+  name: z.string().min(1).max(100),
+  description: Short,
+  source: z.enum(['builtin', 'custom']),
+  /** For custom commands: the file it comes from, e.g. `.turnstone/commands/review.md`. */
+  file: Short.optional(),
+});
+export type SlashCommandInfo = z.infer<typeof SlashCommandInfo>;
+
 export const TurnState = z.enum(['running', 'idle']);
 export type TurnState = z.infer<typeof TurnState>;
 
@@ -254,7 +266,18 @@ export const HostEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('notices'), notices: z.array(Notice).max(20) }),
   z.object({ type: z.literal('queued'), items: z.array(QueuedInput).max(100) }),
   /** Answer to `attach`: what `@` can offer (open editors, the selection). */
-  z.object({ type: z.literal('attach_candidates'), candidates: z.array(Attachment).max(200) }),
+  z.object({ type: z.literal('attach_candidates'), candidates: z.array(Attachment).max(200), query: z.string().max(500).optional() }),
+  /** Project instruction files in use (header chip); `restricted`: read in Restricted Mode, where only plan mode runs. */
+  z.object({
+    type: z.literal('instructions'),
+    files: z.array(z.object({ label: Short, chars: Count, included: Count })).max(100),
+    notes: z.array(Short).max(20),
+    restricted: z.boolean(),
+  }),
+  /** Slash commands the composer offers (built-in and the workspace's own). */
+  z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfo).max(500) }),
+  /** Answer to `attach_measure`: the token estimate of an attachment. */
+  z.object({ type: z.literal('attachment_measured'), kind: Attachment.shape.kind, path: Short, tokens: Count }),
   /** Put text/attachments into the composer (e.g. "Ask about selection"). */
   z.object({ type: z.literal('compose'), text: Text.optional(), attachments: z.array(Attachment).max(100).optional(), focus: z.boolean().optional() }),
 ]);
@@ -311,8 +334,14 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('resume_session'), sessionId: Id.optional() }),
   /** Without model: show the model quick pick. */
   z.object({ type: z.literal('select_model'), model: Short.optional() }),
-  /** `@` typed: ask for attach_candidates. */
+  /** `@` typed: ask for attach_candidates matching `query` (fuzzy, over the whole workspace). */
   z.object({ type: z.literal('attach'), query: z.string().max(500).default('') }),
+  /** An attachment was chosen: ask for its token estimate. */
+  z.object({ type: z.literal('attach_measure'), attachment: Attachment }),
+  /** Open one of the instruction files in use, by the label the host sent. */
+  z.object({ type: z.literal('open_instructions'), label: Short }),
+  /** `/` typed: ask for slash_commands. */
+  z.object({ type: z.literal('slash_list') }),
   z.object({ type: z.literal('notice_action'), noticeId: Id, actionId: Id }),
   /** Webview-side problems (dropped messages, render errors) for the host's log. */
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string().max(10_000) }),

@@ -164,6 +164,9 @@ export class Transcript {
         this.state.queued = event.items;
         return [{ type: 'chrome', part: 'queued' }];
       case 'attach_candidates':
+      case 'attachment_measured':
+      case 'instructions':
+      case 'slash_commands':
       case 'compose':
         // Transient UI requests: no state to keep or restore.
         return [];

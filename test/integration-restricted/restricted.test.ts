@@ -91,3 +91,24 @@ describe('MCP in Restricted Mode', function () {
     assert.equal(fs.existsSync(marker), false);
   });
 });
+
+describe('Restricted Mode: project instructions', function () {
+  this.timeout(60_000);
+  it('reads AGENTS.md into the request (the turn runs in plan mode only)', async () => {
+    const server = await MockAnthropicServer.start();
+    const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const file = path.join(root, 'AGENTS.md');
+    fs.writeFileSync(file, 'Restricted rule from AGENTS.');
+    try {
+      const turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
+      await vscode.workspace.getConfiguration('turnstone').update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+      server.enqueue(textReply('ok'));
+      const summary = await turnstone.sendPrompt('hello');
+      assert.equal(summary.outcome, 'completed');
+      assert.ok(JSON.stringify(server.bodies[0]?.system).includes('Instructions from AGENTS.md:\\nRestricted rule from AGENTS.'));
+    } finally {
+      fs.rmSync(file, { force: true });
+      await server.close();
+    }
+  });
+});

@@ -1,35 +1,49 @@
 // The input box. Enter sends (or, while a turn runs, steers it); Alt+Enter or
 // the Queue button queues for the next turn; Shift+Enter is a new line. `@`
-// opens a picker of what the host can attach (open files, the selection).
-import { type Attachment, type QueuedInput, type TurnState } from '../protocol';
-import { button, el, icon } from './dom';
+// opens a picker over the whole workspace (files, folders, @problems,
+// @terminal, @git, the selection); `/` at the start lists slash commands.
+import { type Attachment, type QueuedInput, type SlashCommandInfo, type TurnState } from '../protocol';
+import { button, el, formatTokens, icon } from './dom';
 import { type Post } from './items';
+import { MentionPicker } from './mention-picker';
+import { SlashMenu } from './slash-menu';
+
+const CHIP_ICONS: Record<Attachment['kind'], string> = { file: 'file', selection: 'selection', folder: 'folder', problems: 'warning', terminal: 'terminal', git: 'git-compare' };
+const chipLabel = (a: Attachment) => (a.kind === 'problems' || a.kind === 'terminal' || a.kind === 'git' ? `@${a.label}` : a.label);
 
 export class Composer {
   readonly root = el('form', { class: 'composer', 'aria-label': 'Message' });
   readonly input = el('textarea', { class: 'input', rows: '3', 'aria-label': 'Message Turnstone' });
   private readonly queuedRow = el('div', { class: 'queued', 'aria-label': 'Queued for the next turn' });
-  private readonly chipsRow = el('div', { class: 'attachments' });
-  private readonly picker = el('div', { class: 'picker', role: 'listbox', 'aria-label': 'Attach context', hidden: '' });
+  private readonly chipsRow = el('div', { class: 'attachments', 'aria-label': 'Attached context' });
   private readonly sendButton = button('Send', () => this.submit('enter'), { icon: 'send', iconOnly: true, cls: 'send' });
   private readonly queueButton = button('Queue', () => this.submit('queue'), { icon: 'list-ordered', secondary: true, cls: 'queue', title: 'Queue for the next turn (Alt+Enter)' });
   private readonly stopButton = button('Stop', () => this.post({ type: 'stop' }), { icon: 'debug-stop', secondary: true, cls: 'stop', title: 'Stop the running turn' });
+  private readonly mentions: MentionPicker;
+  private readonly slash: SlashMenu;
   private attachments: Attachment[] = [];
-  private candidates: Attachment[] = [];
-  private pickerIndex = 0;
-  /** Where the `@` that opened the picker sits in the text. */
-  private mentionAt = -1;
   private turn: TurnState = 'idle';
 
   constructor(
     private readonly post: Post,
     private readonly onDraftChange: () => void,
   ) {
-    const attach = button('Attach file or selection (@)', () => this.openPicker(-1), { icon: 'mention', iconOnly: true, cls: 'attach' });
+    this.mentions = new MentionPicker(this.input, post, (a) => {
+      this.addAttachment(a);
+      this.input.focus();
+      this.onDraftChange();
+    });
+    this.slash = new SlashMenu(this.input, post, () => this.onDraftChange());
+    const attach = button('Attach context (@)', () => {
+      this.slash.close();
+      this.mentions.open(-1);
+      this.input.focus();
+    }, { icon: 'mention', iconOnly: true, cls: 'attach' });
     this.root.append(
       this.queuedRow,
       this.chipsRow,
-      this.picker,
+      this.mentions.list.root,
+      this.slash.list.root,
       this.input,
       el('div', { class: 'composer-actions' }, attach, el('span', { class: 'spacer' }), this.stopButton, this.queueButton, this.sendButton),
     );
@@ -40,8 +54,14 @@ export class Composer {
     this.input.addEventListener('keydown', (e) => this.onKeyDown(e));
     this.input.addEventListener('input', () => {
       this.recallIndex = -1;
-      this.onInput();
+      this.mentions.onInput();
+      if (!this.mentions.isOpen) this.slash.onInput();
       this.onDraftChange();
+    });
+    // Leaving the box closes the lists (a click on an option keeps focus: it uses mousedown).
+    this.input.addEventListener('blur', () => {
+      this.mentions.close();
+      this.slash.close();
     });
     this.setTurn('idle');
     this.renderChips();
@@ -74,7 +94,7 @@ export class Composer {
     this.sendButton.setAttribute('aria-label', running ? 'Steer' : 'Send');
     this.input.placeholder = running
       ? 'Steer the running turn (Enter) or queue for the next (Alt+Enter)…'
-      : 'Ask Turnstone… (Enter to send, Shift+Enter for a new line, @ to attach)';
+      : 'Ask Turnstone… (Enter to send, Shift+Enter for a new line, @ to attach, / for commands)';
   }
 
   setQueued(items: QueuedInput[]): void {
@@ -87,44 +107,48 @@ export class Composer {
     this.queuedRow.hidden = items.length === 0;
   }
 
-  setCandidates(candidates: Attachment[]): void {
-    this.candidates = candidates;
-    this.pickerIndex = 0;
-    if (!this.picker.hidden) this.renderPicker();
+  setCandidates(candidates: Attachment[], query?: string): void {
+    this.mentions.setCandidates(candidates, query);
+  }
+
+  setSlashCommands(commands: SlashCommandInfo[]): void {
+    this.slash.setCommands(commands);
+  }
+
+  /** The host measured an attachment: its chip shows the token estimate. */
+  setMeasured(kind: Attachment['kind'], path: string, tokens: number): void {
+    let changed = false;
+    for (const a of this.attachments) {
+      if (a.kind === kind && a.path === path && a.tokens !== tokens) {
+        a.tokens = tokens;
+        changed = true;
+      }
+    }
+    if (changed) {
+      this.renderChips();
+      this.onDraftChange();
+    }
   }
 
   private submit(how: 'enter' | 'queue'): void {
     const text = this.input.value.trim();
     if (!text) return;
-    const attachments = this.attachments;
+    const attachments = this.attachments.map(({ tokens: _tokens, ...a }) => a);
     const type = this.turn !== 'running' ? 'send' : how === 'queue' ? 'queue' : 'steer';
     this.post({ type, text, attachments });
     this.input.value = '';
     this.attachments = [];
     this.renderChips();
-    this.closePicker();
+    this.mentions.close();
+    this.slash.close();
     this.onDraftChange();
   }
 
   private onKeyDown(e: KeyboardEvent): void {
-    if (!this.picker.hidden) {
-      const shown = this.filtered();
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        e.preventDefault();
-        if (shown.length) this.pickerIndex = (this.pickerIndex + (e.key === 'ArrowDown' ? 1 : shown.length - 1)) % shown.length;
-        this.renderPicker();
-        return;
-      }
-      if ((e.key === 'Enter' || e.key === 'Tab') && shown.length) {
-        e.preventDefault();
-        this.choose(shown[this.pickerIndex] ?? shown[0]!);
-        return;
-      }
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        this.closePicker();
-        return;
-      }
+    if (!e.isComposing && (this.mentions.handleKey(e) || this.slash.handleKey(e))) {
+      e.preventDefault();
+      e.stopPropagation();
+      return;
     }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
@@ -165,93 +189,26 @@ export class Composer {
     return true;
   }
 
-  private onInput(): void {
-    const caret = this.input.selectionStart ?? 0;
-    const text = this.input.value;
-    if (this.mentionAt >= 0) {
-      // Close when the `@query` was deleted or left behind.
-      if (caret <= this.mentionAt || text[this.mentionAt] !== '@' || /\s/.test(text.slice(this.mentionAt + 1, caret))) this.closePicker();
-      else this.renderPicker();
-      return;
-    }
-    if (text[caret - 1] === '@' && (caret === 1 || /\s/.test(text[caret - 2] ?? ''))) this.openPicker(caret - 1);
-  }
-
-  private openPicker(at: number): void {
-    this.mentionAt = at;
-    this.candidates = [];
-    this.pickerIndex = 0;
-    this.picker.hidden = false;
-    this.input.setAttribute('aria-expanded', 'true');
-    this.renderPicker();
-    this.post({ type: 'attach', query: '' });
-    if (at < 0) this.input.focus();
-  }
-
-  private closePicker(): void {
-    this.picker.hidden = true;
-    this.mentionAt = -1;
-    this.input.setAttribute('aria-expanded', 'false');
-  }
-
-  private query(): string {
-    if (this.mentionAt < 0) return '';
-    return this.input.value.slice(this.mentionAt + 1, this.input.selectionStart ?? undefined).toLowerCase();
-  }
-
-  private filtered(): Attachment[] {
-    const q = this.query();
-    return this.candidates.filter((c) => !q || c.label.toLowerCase().includes(q) || c.path.toLowerCase().includes(q)).slice(0, 30);
-  }
-
-  private renderPicker(): void {
-    const shown = this.filtered();
-    if (shown.length === 0) {
-      this.picker.replaceChildren(el('div', { class: 'picker-empty' }, this.candidates.length ? 'No match' : 'Loading open files…'));
-      return;
-    }
-    this.pickerIndex = Math.min(this.pickerIndex, shown.length - 1);
-    this.picker.replaceChildren(
-      ...shown.map((c, i) => {
-        const option = el('div', { class: 'picker-option', role: 'option', 'aria-selected': String(i === this.pickerIndex), title: c.path },
-          icon(c.kind === 'selection' ? 'selection' : 'file'), el('span', { class: 'picker-label' }, c.label), el('span', { class: 'picker-path' }, c.path));
-        // mousedown, not click: keep focus (and the caret) in the textarea.
-        option.addEventListener('mousedown', (e) => {
-          e.preventDefault();
-          this.choose(c);
-        });
-        return option;
-      }),
-    );
-  }
-
-  private choose(c: Attachment): void {
-    if (this.mentionAt >= 0) {
-      const end = this.input.selectionStart ?? this.mentionAt + 1;
-      this.input.value = this.input.value.slice(0, this.mentionAt) + this.input.value.slice(end);
-      this.input.setSelectionRange(this.mentionAt, this.mentionAt);
-    }
-    this.addAttachment(c);
-    this.closePicker();
-    this.input.focus();
-    this.onDraftChange();
-  }
-
   private addAttachment(a: Attachment): void {
-    if (!this.attachments.some((x) => x.path === a.path && x.label === a.label)) this.attachments.push(a);
+    if (this.attachments.some((x) => x.kind === a.kind && x.path === a.path && x.label === a.label)) return;
+    const copy = { ...a };
+    this.attachments.push(copy);
     this.renderChips();
+    if (copy.tokens === undefined) this.post({ type: 'attach_measure', attachment: copy });
   }
 
   private renderChips(): void {
     this.chipsRow.replaceChildren(
-      ...this.attachments.map((a, i) =>
-        el('span', { class: 'chip', title: a.path }, icon(a.kind === 'selection' ? 'selection' : 'file'), el('span', { class: 'chip-text' }, a.label),
-          button(`Remove ${a.label}`, () => {
+      ...this.attachments.map((a, i) => {
+        const tokens = a.tokens !== undefined ? `~${formatTokens(a.tokens)} tokens` : 'measuring…';
+        return el('span', { class: `chip chip-${a.kind}`, title: `${a.path}\n${tokens}` }, icon(CHIP_ICONS[a.kind]), el('span', { class: 'chip-text' }, chipLabel(a)),
+          el('span', { class: 'chip-tokens', 'aria-label': tokens }, a.tokens !== undefined ? `~${formatTokens(a.tokens)}` : '…'),
+          button(`Remove ${chipLabel(a)}`, () => {
             this.attachments.splice(i, 1);
             this.renderChips();
             this.onDraftChange();
-          }, { icon: 'close', iconOnly: true })),
-      ),
+          }, { icon: 'close', iconOnly: true }));
+      }),
     );
     this.chipsRow.hidden = this.attachments.length === 0;
   }

@@ -1,71 +1,114 @@
-// A deliberately small highlighter: one regex pass that marks comments,
-// strings, numbers and keywords with token classes coloured by --vscode-*
-// variables. A full grammar library would multiply the bundle for little gain
-// in a chat transcript. Output is built with text nodes, so it cannot inject.
+// Code blocks coloured by highlight.js grammars, through lowlight: it turns
+// highlight.js's result into a syntax tree instead of an HTML string, so the
+// tree is built here with createElement/text nodes and no markup is ever
+// parsed (the block's text came out of the sanitiser; this cannot add to it).
+// Classes are highlight.js's own (`hljs-keyword`…), coloured by --vscode-*
+// variables in media/highlight.css so blocks follow the editor's theme.
+// The common languages are in the panel's bundle; every other highlight.js
+// language is in dist/webview-languages.js, loaded the first time a block
+// names a language the bundle lacks.
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import csharp from 'highlight.js/lib/languages/csharp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import markdown from 'highlight.js/lib/languages/markdown';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+import { type LanguageFn } from 'highlight.js';
+import { createLowlight } from 'lowlight';
 
-const KEYWORDS: Record<string, string> = {
-  js: 'async await break case catch class const continue default delete do else export extends false finally for from function if import in instanceof let new null of return static super switch this throw true try typeof undefined var void while yield',
-  ts: 'abstract as declare enum implements interface keyof namespace private protected public readonly type unknown never any string number boolean',
-  py: 'and as assert async await break class continue def del elif else except False finally for from global if import in is lambda None nonlocal not or pass raise return True try while with yield self',
-  sh: 'if then else elif fi for while do done case esac in function return export local set unset echo cd exit',
-  go: 'break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var nil true false',
-  rust: 'as async await break const continue crate else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while',
-  c: 'auto break case char const continue default do double else enum extern float for goto if int long register return short signed sizeof static struct switch typedef union unsigned void volatile while class public private protected new delete this true false null nullptr template namespace using bool',
-  json: 'true false null',
-};
+type HastNode = ReturnType<ReturnType<typeof createLowlight>['highlight']>['children'][number];
 
-const ALIASES: Record<string, string> = {
-  javascript: 'js', jsx: 'js', mjs: 'js', cjs: 'js', typescript: 'ts', tsx: 'ts',
-  python: 'py', bash: 'sh', shell: 'sh', zsh: 'sh', console: 'sh', golang: 'go', rs: 'rust',
-  cpp: 'c', 'c++': 'c', h: 'c', hpp: 'c', java: 'c', cs: 'c', csharp: 'c', kotlin: 'c', swift: 'c',
-};
+const lowlight = createLowlight({ bash, c, cpp, csharp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml });
+lowlight.registerAlias({ bash: ['sh', 'zsh'], shell: ['console', 'shellsession'], typescript: ['tsx', 'mts', 'cts'], javascript: ['jsx', 'mjs', 'cjs'], json: ['jsonc', 'json5'] });
 
-const HASH_COMMENTS = new Set(['py', 'sh']);
 const MAX_CHARS = 50_000;
-const cache = new Map<string, { re: RegExp; keywords: Set<string> }>();
 
-function grammar(lang: string) {
-  const key = ALIASES[lang] ?? lang;
-  if (!(key in KEYWORDS)) return undefined;
-  let g = cache.get(key);
-  if (!g) {
-    const words = new Set((KEYWORDS[key] ?? '').split(' '));
-    if (key === 'ts') for (const w of KEYWORDS.js!.split(' ')) words.add(w);
-    const comment = HASH_COMMENTS.has(key) ? '#[^\\n]*' : key === 'json' ? '(?!)' : '\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/';
-    // Groups: 1 comment, 2 string, 3 number, 4 word.
-    const re = new RegExp(`(${comment})|("(?:[^"\\\\\\n]|\\\\.)*"|'(?:[^'\\\\\\n]|\\\\.)*'|\`(?:[^\`\\\\]|\\\\.)*\`)|(\\b\\d[\\d_]*(?:\\.\\d+)?(?:e[+-]?\\d+)?\\b|\\b0x[\\da-f]+\\b)|([A-Za-z_$][\\w$]*)`, 'gi');
-    g = { re, keywords: words };
-    cache.set(key, g);
-  }
-  return g;
+/** Set by the extra bundle (dist/webview-languages.js) when it runs. */
+interface LanguagesGlobal {
+  __turnstoneLanguages?: Record<string, LanguageFn>;
 }
 
-/** Replaces `code`'s text with highlighted spans; leaves unknown languages and huge blocks as plain text. */
+// Captured while this bundle runs: the extra bundle is loaded from beside it, with the same CSP nonce.
+const self = typeof document !== 'undefined' ? (document.currentScript as HTMLScriptElement | null) : null;
+const extraUrl = self?.src ? self.src.replace(/webview\.js(\?.*)?$/, 'webview-languages.js$1') : undefined;
+const nonce = self?.nonce || self?.getAttribute('nonce') || '';
+let extra: 'none' | 'loading' | 'loaded' | 'failed' = 'none';
+const waiting = new Map<HTMLElement, string>();
+
+/** Replaces `code`'s text with highlighted spans; unknown languages and huge blocks stay plain text. */
 export function highlight(code: HTMLElement, lang: string): void {
-  const g = grammar(lang.toLowerCase());
+  const name = lang.toLowerCase();
   const text = code.textContent ?? '';
-  if (!g || text.length > MAX_CHARS) return;
-  const out = document.createDocumentFragment();
-  let last = 0;
-  const push = (s: string, cls?: string) => {
-    if (!s) return;
-    if (!cls) {
-      out.append(s);
-      return;
-    }
-    const span = document.createElement('span');
-    span.className = cls;
-    span.textContent = s;
-    out.append(span);
-  };
-  g.re.lastIndex = 0;
-  for (let m = g.re.exec(text); m; m = g.re.exec(text)) {
-    const cls = m[1] ? 'tok-comment' : m[2] ? 'tok-string' : m[3] ? 'tok-number' : m[4] && g.keywords.has(m[4]) ? 'tok-keyword' : undefined;
-    if (!cls) continue;
-    push(text.slice(last, m.index));
-    push(m[0], cls);
-    last = m.index + m[0].length;
+  if (!name || text.length > MAX_CHARS) return;
+  if (!lowlight.registered(name)) {
+    if (extra === 'loaded' || extra === 'failed' || !/^[\w+#.-]{1,40}$/.test(name)) return;
+    waiting.set(code, name);
+    loadExtraLanguages();
+    return;
   }
-  push(text.slice(last));
+  let tree;
+  try {
+    tree = lowlight.highlight(name, text);
+  } catch {
+    return;
+  }
+  const out = document.createDocumentFragment();
+  for (const node of tree.children) append(out, node);
   code.replaceChildren(out);
+  code.classList.add('hljs');
+}
+
+function append(parent: Node, node: HastNode): void {
+  if (node.type === 'text') {
+    parent.appendChild(document.createTextNode(node.value));
+    return;
+  }
+  if (node.type !== 'element') return;
+  const span = document.createElement('span');
+  const classes = node.properties?.className;
+  // Only highlight.js's own class names reach the DOM.
+  if (Array.isArray(classes)) span.className = classes.map(String).filter((c) => /^hljs-[\w-]+$|^[\w-]+_$/.test(c)).join(' ');
+  for (const child of node.children) append(span, child as HastNode);
+  parent.appendChild(span);
+}
+
+function loadExtraLanguages(): void {
+  if (extra !== 'none') return;
+  if (!extraUrl) {
+    extra = 'failed';
+    return;
+  }
+  extra = 'loading';
+  const script = document.createElement('script');
+  script.src = extraUrl;
+  if (nonce) script.nonce = nonce;
+  script.onload = () => {
+    const grammars = (globalThis as LanguagesGlobal).__turnstoneLanguages ?? {};
+    for (const [name, fn] of Object.entries(grammars)) if (!lowlight.registered(name)) lowlight.register(name, fn);
+    extra = 'loaded';
+    rehighlightWaiting();
+  };
+  script.onerror = () => {
+    extra = 'failed';
+    waiting.clear();
+  };
+  document.head.appendChild(script);
+}
+
+function rehighlightWaiting(): void {
+  const pending = [...waiting];
+  waiting.clear();
+  for (const [code, name] of pending) if (code.isConnected && lowlight.registered(name)) highlight(code, name);
 }

@@ -7,6 +7,7 @@ import { type Change, Transcript } from '../transcript';
 import { Announcer, Header, Notices, StatusLine, UsageFooter } from './chrome';
 import { Composer } from './composer';
 import { el } from './dom';
+import { InstructionsChip } from './instructions-chip';
 import { plainText } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
@@ -29,6 +30,10 @@ const composer = new Composer((message) => {
 }, () => saver.schedule());
 
 composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.text] : []));
+
+const instructions = new InstructionsChip(post);
+// Beside the title, before the model button.
+header.root.insertBefore(instructions.root, header.root.children[1] ?? null);
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
 app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
@@ -154,8 +159,11 @@ function announceNew(item: { kind: string; title?: string; message?: string }): 
 let dropped = 0;
 function apply(events: HostEvent[]): void {
   for (const event of events) {
-    if (event.type === 'attach_candidates') composer.setCandidates(event.candidates);
+    if (event.type === 'attach_candidates') composer.setCandidates(event.candidates, event.query);
+    else if (event.type === 'slash_commands') composer.setSlashCommands(event.commands);
+    else if (event.type === 'attachment_measured') composer.setMeasured(event.kind, event.path, event.tokens);
     else if (event.type === 'compose') composer.compose(event.text, event.attachments, event.focus ?? true);
+    else if (event.type === 'instructions') instructions.update(event);
     for (const change of model.apply(event)) onChange(change);
   }
   schedule();

@@ -89,7 +89,7 @@ describe('chat panel: composer', function () {
     await page.keyboard.press('Enter');
     assert.equal(await page.locator('.picker').isVisible(), false);
     assert.equal(await input.inputValue(), 'look at ');
-    assert.equal(await page.locator('.composer .attachments .chip').textContent(), 'README.md');
+    assert.equal(await page.locator('.composer .attachments .chip .chip-text').textContent(), 'README.md');
 
     // Keyboard path through the picker: @, arrow down, Tab.
     await input.pressSequentially('and @');
@@ -109,7 +109,7 @@ describe('chat panel: composer', function () {
     // The host can fill the composer ("Ask about selection").
     await hostSend(page, { type: 'compose', text: 'Explain this', attachments: [{ kind: 'selection', path: 'src/app.ts', label: 'app.ts:1-3' }] });
     assert.equal(await input.inputValue(), 'Explain this');
-    assert.equal(await page.locator('.composer .attachments .chip').textContent(), 'app.ts:1-3');
+    assert.equal(await page.locator('.composer .attachments .chip .chip-text').textContent(), 'app.ts:1-3');
     await page.close();
   });
 });

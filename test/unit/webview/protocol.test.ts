@@ -23,6 +23,10 @@ const hostSamples: HostMsg[] = [
   { type: 'queued', items: [{ id: 'q', text: 'later' }] },
   { type: 'attach_candidates', candidates: [{ kind: 'file', path: 'a.ts', label: 'a.ts' }] },
   { type: 'compose', text: 'x', focus: true },
+  { type: 'attach_candidates', query: 'pro', candidates: [{ kind: 'problems', path: 'Diagnostics', label: 'problems' }, { kind: 'folder', path: 'src/ui', label: 'ui/' }] },
+  { type: 'attachment_measured', kind: 'git', path: 'git', tokens: 1200 },
+  { type: 'instructions', files: [{ label: 'AGENTS.md', chars: 10, included: 10 }], notes: ['cut'], restricted: true },
+  { type: 'slash_commands', commands: [{ name: 'compact', description: 'd', source: 'builtin' }, { name: 'review', description: 'r', source: 'custom', file: '.turnstone/commands/review.md' }] },
   { type: 'batch', events: [{ type: 'turn', state: 'idle' }, { type: 'assistant_delta', id: 'a', text: 'y' }] },
 ];
 
@@ -49,6 +53,9 @@ const webviewSamples: WebviewToHostInput[] = [
   { type: 'select_model' },
   { type: 'select_model', model: 'claude-opus-5-5' },
   { type: 'attach', query: '' },
+  { type: 'attach_measure', attachment: { kind: 'terminal', path: 'terminal', label: 'terminal' } },
+  { type: 'open_instructions', label: 'AGENTS.md' },
+  { type: 'slash_list' },
   { type: 'notice_action', noticeId: 'n', actionId: 'a' },
   { type: 'log', level: 'warn', message: 'x' },
 ];

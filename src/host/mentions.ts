@@ -1,0 +1,241 @@
+// What `@` can attach, and what each attachment sends: any workspace file
+// (its text) or folder (its listing), the selection, @problems (the editor's
+// diagnostics), @terminal (the active terminal's selection, else its last
+// command and output through shell integration) and @git (the working-tree
+// diff). Everything the webview names is checked here: paths stay inside the
+// workspace after symlinks, specials are computed by the host.
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { type Attachment as PanelAttachment } from '../webview/protocol';
+import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
+import { selectionAttachment } from './commands';
+import { PathRanker } from './fuzzy';
+import { insideWorkspace, realInsideWorkspace } from './panel-messages';
+import { type WorkspaceIndex } from './workspace-index';
+
+const MAX_FILE_BYTES = 200_000;
+const MAX_LISTING = 1_000;
+const MAX_PROBLEMS = 300;
+const MAX_TERMINAL_CHARS = 30_000;
+const MAX_DIFF_CHARS = 100_000;
+
+const SPECIALS: { kind: 'problems' | 'terminal' | 'git'; label: string; path: string }[] = [
+  { kind: 'problems', label: 'problems', path: 'Diagnostics: file, line, severity, message' },
+  { kind: 'terminal', label: 'terminal', path: "The active terminal's selection, else its last command and output" },
+  { kind: 'git', label: 'git', path: 'Working-tree diff (git diff HEAD)' },
+];
+
+const ranker = new PathRanker();
+
+/** The picker's list for `@query`: specials and the selection first when they match, then ranked workspace paths. */
+export async function mentionCandidates(query: string, index: WorkspaceIndex): Promise<PanelAttachment[]> {
+  const q = query.trim().toLowerCase();
+  const out: PanelAttachment[] = [];
+  for (const s of SPECIALS) if (!q || s.label.startsWith(q)) out.push({ kind: s.kind, label: s.label, path: s.path });
+  const editor = vscode.window.activeTextEditor;
+  if (editor && !editor.selection.isEmpty && (!q || 'selection'.startsWith(q))) {
+    const rel = vscode.workspace.asRelativePath(editor.document.uri);
+    const s = editor.selection;
+    out.push({ kind: 'selection', path: rel, label: `${path.posix.basename(rel)}:${s.start.line + 1}-${s.end.line + 1}`, range: { startLine: s.start.line + 1, endLine: s.end.line + 1 } });
+  }
+  const entries = await index.list();
+  for (const r of ranker.rank(entries, q, 50)) {
+    const name = r.path.slice(r.path.lastIndexOf('/') + 1);
+    out.push({ kind: r.kind === 'folder' ? 'folder' : 'file', path: r.path, label: r.kind === 'folder' ? `${name}/` : name });
+  }
+  return out.slice(0, 200);
+}
+
+export interface MentionDeps {
+  index: WorkspaceIndex;
+  terminals: TerminalRecorder;
+  log?: vscode.LogOutputChannel;
+}
+
+/** What each chosen attachment sends; anything unreadable or outside the workspace is left out (and logged). */
+export async function resolveAttachments(items: readonly PanelAttachment[], deps: MentionDeps): Promise<AttachmentBlock[]> {
+  const out: AttachmentBlock[] = [];
+  for (const a of items) {
+    const block = await resolveAttachment(a, deps).catch((e: unknown) => {
+      deps.log?.warn(`attachment ${a.kind} ${a.path}: ${String(e)}`);
+      return undefined;
+    });
+    if (block) out.push(block);
+  }
+  return out;
+}
+
+export async function resolveAttachment(a: PanelAttachment, deps: MentionDeps): Promise<AttachmentBlock | undefined> {
+  switch (a.kind) {
+    case 'selection': {
+      const editor = vscode.window.activeTextEditor;
+      return (editor && selectionAttachment(editor)) || undefined;
+    }
+    case 'problems':
+      return { kind: 'problems', label: '@problems', text: problemsText() };
+    case 'terminal':
+      return { kind: 'terminal', label: '@terminal', text: await deps.terminals.describeActive() };
+    case 'git':
+      return { kind: 'git', label: '@git', text: await gitDiff() };
+    case 'folder':
+    case 'file': {
+      const abs = await realInsideWorkspace(a.path);
+      if (!abs) {
+        // Never read outside the workspace on the webview's say-so (nor through a symlink).
+        deps.log?.warn(`panel sent an attachment outside the workspace (or missing): ${a.path}`);
+        return undefined;
+      }
+      const rel = vscode.workspace.asRelativePath(insideWorkspace(a.path) ?? abs);
+      const st = await fs.stat(abs);
+      if (st.isDirectory()) return { kind: 'folder', label: a.label, text: await folderListing(rel, deps.index) };
+      const data = await fs.readFile(abs);
+      if (data.subarray(0, 8000).includes(0)) return { kind: 'file', label: a.label, text: `File: ${rel} (binary, ${data.length} bytes; not included)` };
+      const text = data.subarray(0, MAX_FILE_BYTES).toString('utf8');
+      const note = data.length > MAX_FILE_BYTES ? `\n[truncated: first ${MAX_FILE_BYTES} of ${data.length} bytes]` : '';
+      return { kind: 'file', label: a.label, text: `File: ${rel}\n\`\`\`\n${text}\n\`\`\`${note}` };
+    }
+  }
+}
+
+/** Token estimate for a chip. */
+export async function measureAttachment(a: PanelAttachment, deps: MentionDeps): Promise<number> {
+  const block = await resolveAttachment(a, deps);
+  return block ? estimateTokens(block.text) : 0;
+}
+
+async function folderListing(rel: string, index: WorkspaceIndex): Promise<string> {
+  const prefix = rel === '.' || rel === '' ? '' : `${rel.replace(/\/$/, '')}/`;
+  const under = (await index.list()).filter((e) => e.path.startsWith(prefix) && e.path !== prefix);
+  const lines = under.slice(0, MAX_LISTING).map((e) => (e.kind === 'folder' ? `${e.path}/` : e.path));
+  const note = under.length > MAX_LISTING ? `\n[${under.length - MAX_LISTING} more entries not listed]` : '';
+  return `Folder listing of ${prefix || './'} (${under.length} entries; contents not included, read files with read_file):\n${lines.join('\n')}${note}`;
+}
+
+const SEVERITY = ['error', 'warning', 'info', 'hint'];
+
+export function problemsText(): string {
+  const rows: { sev: number; line: string }[] = [];
+  for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+    const rel = vscode.workspace.asRelativePath(uri);
+    for (const d of diagnostics) {
+      const source = d.source ? ` (${d.source}${d.code !== undefined ? ` ${typeof d.code === 'object' ? String(d.code.value) : String(d.code)}` : ''})` : '';
+      rows.push({ sev: d.severity, line: `${rel}:${d.range.start.line + 1}:${d.range.start.character + 1} ${SEVERITY[d.severity] ?? 'info'}: ${d.message.replace(/\s+/g, ' ')}${source}` });
+    }
+  }
+  if (rows.length === 0) return 'Problems: none (the editor reports no diagnostics).';
+  rows.sort((a, b) => a.sev - b.sev);
+  const counts = SEVERITY.map((s, i) => [s, rows.filter((r) => r.sev === i).length] as const).filter(([, n]) => n > 0);
+  const head = `Problems (${counts.map(([s, n]) => `${n} ${s}${n === 1 ? '' : 's'}`).join(', ')}):`;
+  const more = rows.length > MAX_PROBLEMS ? `\n[${rows.length - MAX_PROBLEMS} more not listed]` : '';
+  return `${head}\n${rows.slice(0, MAX_PROBLEMS).map((r) => r.line).join('\n')}${more}`;
+}
+
+/** `git diff HEAD` of the first folder, capped; repository settings that could run programs are switched off. */
+export async function gitDiff(): Promise<string> {
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (!root || root.scheme !== 'file') return 'Git: no local workspace folder.';
+  // A repository's config can name programs (external diff, textconv, fsmonitor): not in an untrusted folder.
+  if (!vscode.workspace.isTrusted) return 'Git: not read in Restricted Mode (trust the folder to attach the diff).';
+  const args = ['-c', 'core.fsmonitor=false', '-c', 'diff.external=', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', 'HEAD'];
+  const run = (a: string[]) =>
+    new Promise<{ out: string; err: string; code: number }>((resolve) => {
+      execFile('git', a, { cwd: root.fsPath, maxBuffer: 16 * 1024 * 1024, timeout: 10_000, env: { ...process.env, GIT_PAGER: 'cat', GIT_OPTIONAL_LOCKS: '0' } }, (error, stdout, stderr) =>
+        resolve({ out: String(stdout), err: String(stderr), code: error ? (typeof error.code === 'number' ? error.code : 1) : 0 }),
+      );
+    });
+  let r = await run(args);
+  // A repository without commits has no HEAD: diff the work tree against the index instead.
+  if (r.code !== 0 && /HEAD|unknown revision/.test(r.err)) r = await run(args.slice(0, -1));
+  if (r.code !== 0) return `Git: the diff could not be read (${r.err.trim().split('\n')[0] || `exit ${r.code}`}).`;
+  if (!r.out.trim()) return 'Git: no changes in the working tree.';
+  const cut = r.out.length > MAX_DIFF_CHARS ? `\n[diff cut: first ${MAX_DIFF_CHARS} of ${r.out.length} characters]` : '';
+  return `Working-tree diff (git diff HEAD):\n${r.out.slice(0, MAX_DIFF_CHARS)}${cut}`;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+
+interface LastCommand {
+  command: string;
+  exitCode: number | undefined;
+  output: string;
+}
+
+/**
+ * Remembers each terminal's last command and its output through shell
+ * integration (the output can only be read from the start of a command, so it
+ * is recorded as it runs: a tail of MAX_TERMINAL_CHARS per terminal).
+ */
+export class TerminalRecorder implements vscode.Disposable {
+  private readonly last = new WeakMap<vscode.Terminal, LastCommand>();
+  private readonly subs: vscode.Disposable[];
+
+  constructor() {
+    this.subs = [
+      vscode.window.onDidStartTerminalShellExecution((e) => {
+        const record: LastCommand = { command: e.execution.commandLine.value, exitCode: undefined, output: '' };
+        void (async () => {
+          try {
+            for await (const chunk of e.execution.read()) {
+              record.output = (record.output + chunk).slice(-MAX_TERMINAL_CHARS * 2);
+            }
+          } catch {
+            /* the terminal went away */
+          }
+        })();
+        this.last.set(e.terminal, record);
+      }),
+      vscode.window.onDidEndTerminalShellExecution((e) => {
+        const record = this.last.get(e.terminal);
+        if (record) {
+          record.exitCode = e.exitCode;
+          record.command = e.execution.commandLine.value || record.command;
+        }
+      }),
+    ];
+  }
+
+  async describeActive(): Promise<string> {
+    const terminal = vscode.window.activeTerminal;
+    if (!terminal) return 'Terminal: no terminal is open.';
+    // The clipboard can stall (a browser asking for permission): never hold the prompt up for it.
+    const selection = await Promise.race([terminalSelection(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
+    if (selection) return `Selected text in terminal "${terminal.name}":\n${selection.slice(-MAX_TERMINAL_CHARS)}`;
+    const last = this.last.get(terminal);
+    if (!last) return `Terminal "${terminal.name}": nothing selected, and no command seen through shell integration yet.`;
+    const output = last.output.replace(ANSI, '').replace(/\r(?!\n)/g, '\n');
+    const cut = output.length > MAX_TERMINAL_CHARS ? `[first ${output.length - MAX_TERMINAL_CHARS} characters cut]\n` : '';
+    const status = last.exitCode === undefined ? 'still running' : `exit code ${last.exitCode}`;
+    // Output arrives only from when VS Code tells extensions the command started; a fast command's can be missed.
+    const body = output.trim() ? `${cut}${output.slice(-MAX_TERMINAL_CHARS)}` : '(no output was captured through shell integration)';
+    return `Last command in terminal "${terminal.name}" (${status}):\n$ ${last.command}\n${body}`;
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+  }
+}
+
+/**
+ * The active terminal's selection. VS Code 1.100 has no stable API for it, so
+ * it is copied through the clipboard, which is put back afterwards; a marker
+ * tells "nothing selected" from a selection equal to the old clipboard.
+ */
+async function terminalSelection(): Promise<string | undefined> {
+  const before = await vscode.env.clipboard.readText();
+  const marker = `turnstone-no-selection-${Date.now()}-${Math.random()}`;
+  try {
+    await vscode.env.clipboard.writeText(marker);
+    // A clipboard that did not take the marker (no permission) cannot tell a selection from stale text.
+    if ((await vscode.env.clipboard.readText()) !== marker) return undefined;
+    await vscode.commands.executeCommand('workbench.action.terminal.copySelection');
+    const text = await vscode.env.clipboard.readText();
+    return text && text !== marker ? text : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await vscode.env.clipboard.writeText(before);
+  }
+}

@@ -1,0 +1,89 @@
+// The header chip naming the project instruction files in the system prompt
+// (AGENTS.md, CLAUDE.md…). One file: the chip opens it. Several: it opens a
+// small list of them. In Restricted Mode the chip says they are read there
+// too, with only plan mode running.
+import { type HostEvent } from '../protocol';
+import { button, el, formatInt, icon } from './dom';
+import { type Post } from './items';
+
+type InstructionsEvent = Extract<HostEvent, { type: 'instructions' }>;
+
+export class InstructionsChip {
+  readonly root = el('div', { class: 'instructions-chip' });
+  private readonly toggle: HTMLButtonElement;
+  private readonly list = el('div', { class: 'instructions-list', role: 'menu', 'aria-label': 'Instruction files in use', hidden: '' });
+  private files: InstructionsEvent['files'] = [];
+
+  constructor(private readonly post: Post) {
+    this.toggle = button('Instructions', () => this.onToggle(), { icon: 'book', secondary: true, cls: 'instructions' });
+    this.toggle.setAttribute('aria-haspopup', 'menu');
+    this.toggle.setAttribute('aria-expanded', 'false');
+    this.root.append(this.toggle, this.list);
+    this.root.hidden = true;
+    this.list.addEventListener('keydown', (e) => this.onListKey(e));
+    document.addEventListener('mousedown', (e) => {
+      if (!this.list.hidden && !this.root.contains(e.target as Node)) this.close();
+    });
+  }
+
+  update(event: InstructionsEvent): void {
+    this.files = event.files;
+    this.root.hidden = event.files.length === 0;
+    const label = this.toggle.querySelector('.label');
+    const n = event.files.length;
+    if (label) label.textContent = n === 1 ? event.files[0]!.label : `${n} instruction files`;
+    const lines = [
+      `Project instructions in the system prompt: ${event.files.map((f) => f.label).join(', ')}`,
+      ...(event.restricted ? ['Restricted Mode: these files are read, and only plan mode (read-only) runs until you trust this folder.'] : []),
+      ...event.notes,
+    ];
+    this.toggle.title = lines.join('\n');
+    this.toggle.setAttribute('aria-label', `Instructions: ${event.files.map((f) => f.label).join(', ')}${event.restricted ? ' (Restricted Mode, plan mode only)' : ''}`);
+    this.toggle.classList.toggle('restricted', event.restricted);
+    this.toggle.classList.toggle('cut', event.notes.length > 0);
+    this.list.replaceChildren(
+      ...(event.restricted ? [el('div', { class: 'instructions-note', role: 'note' }, icon('shield'), ' Restricted Mode: read, plan mode only')] : []),
+      ...event.files.map((f) => {
+        const item = button(f.label, () => this.open(f.label), { icon: 'file', cls: 'instructions-file', title: f.included < f.chars ? `${formatInt(f.included)} of ${formatInt(f.chars)} characters used` : `${formatInt(f.chars)} characters` });
+        item.setAttribute('role', 'menuitem');
+        return item;
+      }),
+      ...event.notes.map((n) => el('div', { class: 'instructions-note' }, icon('warning'), ` ${n}`)),
+    );
+  }
+
+  private onToggle(): void {
+    if (this.files.length === 1) {
+      this.open(this.files[0]!.label);
+      return;
+    }
+    if (this.list.hidden) {
+      this.list.hidden = false;
+      this.toggle.setAttribute('aria-expanded', 'true');
+      this.list.querySelector<HTMLButtonElement>('button')?.focus();
+    } else this.close();
+  }
+
+  private onListKey(e: KeyboardEvent): void {
+    const items = [...this.list.querySelectorAll<HTMLButtonElement>('button')];
+    const at = items.indexOf(document.activeElement as HTMLButtonElement);
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      this.close();
+      this.toggle.focus();
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
+    }
+  }
+
+  private open(label: string): void {
+    this.post({ type: 'open_instructions', label });
+    this.close();
+  }
+
+  private close(): void {
+    this.list.hidden = true;
+    this.toggle.setAttribute('aria-expanded', 'false');
+  }
+}
