@@ -9,7 +9,7 @@ import { GLOB_PATTERN, GREP_PATTERN, expectedMatches } from './trees';
 
 export interface SearchFigures {
   files: number;
-  /** Medians, min and max in ms. */
+  /** Every measured run, in ms. */
   grep: { ours: number[]; rg: number[]; rgSameFlags: number[] };
   glob: { ours: number[]; rg: number[] };
 }
