@@ -2,13 +2,25 @@
 // line), writes bench/results/latest.json and prints a table. Not run in CI:
 // timings on shared 2-core machines are noisy, so each bench reports medians of
 // several runs against a baseline measured in the same run.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BenchResult } from './lib';
 
+/**
+ * The benches drive real Chromium and code-server, as `npm test` does: prepare
+ * them the same way (idempotent and cached, so a prepared machine pays nothing).
+ */
+function prepare(): void {
+  const script = path.join(__dirname, '..', 'scripts', 'prepare-vscode.sh');
+  const r = spawnSync('bash', [script], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`${script} failed (exit ${r.status ?? r.signal}); the benches need code-server and Chromium`);
+}
+
 async function main(): Promise<number> {
   const dir = __dirname;
+  prepare();
   const only = process.argv.slice(2);
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.bench.ts'))

@@ -31,7 +31,6 @@ export function ripgrepArgs(q: GrepQuery, targetArg: string | undefined): string
     '--no-heading',
     '--with-filename',
     '--hidden',
-    '--sort=path',
     // Same ignore rules as the JS fallback and glob_search: .gitignore files only, with or without a git repo.
     '--no-require-git',
     '--no-ignore-dot',
@@ -45,9 +44,12 @@ export function ripgrepArgs(q: GrepQuery, targetArg: string | undefined): string
   // Secret files are skipped by a folder search (after the user's glob: the last matching glob wins).
   for (const name of q.excludeNames) args.push(`--iglob=!${name}`);
   if (q.ignoreCase) args.push('--ignore-case');
+  // `--sort=path` makes rg search on one thread: only content output, whose lines cannot be re-sorted safely, pays for it;
+  // the one-line-per-file modes are sorted afterwards (sortRipgrepLines), which on two cores is up to twice as fast.
   if (q.mode === 'files_with_matches') args.push('--files-with-matches');
   else if (q.mode === 'count') args.push('--count');
   else {
+    args.push('--sort=path');
     args.push(q.lineNumbers ? '--line-number' : '--no-line-number');
     if (q.after > 0) args.push(`--after-context=${q.after}`);
     if (q.before > 0) args.push(`--before-context=${q.before}`);
@@ -55,6 +57,26 @@ export function ripgrepArgs(q: GrepQuery, targetArg: string | undefined): string
   args.push(`--regexp=${q.pattern}`);
   if (targetArg !== undefined) args.push('--', targetArg);
   return args;
+}
+
+/** `rg --sort=path` order, which the JS engine's walk also gives: depth first, names compared folder by folder. */
+export function comparePathOrder(a: string, b: string): number {
+  const pa = a.split('/');
+  const pb = b.split('/');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] !== pb[i]) return pa[i]! < pb[i]! ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}
+
+/** Puts the one-line-per-file output of a parallel rg run (`path` or `path:count`) in `--sort=path` order. */
+export function sortRipgrepLines(raw: string, mode: GrepQuery['mode']): string {
+  if (mode === 'content') return raw;
+  const lines = raw.split('\n').filter((l) => l !== '');
+  const key = (line: string) => (mode === 'count' ? line.slice(0, line.lastIndexOf(':')) : line);
+  const keyed = lines.map((line) => ({ line, key: key(line) }));
+  keyed.sort((x, y) => comparePathOrder(x.key, y.key));
+  return keyed.map((k) => `${k.line}\n`).join('');
 }
 
 async function grepWithRipgrep(rg: string, shell: Shell, q: GrepQuery, cwd: string): Promise<string | undefined> {
@@ -69,7 +91,7 @@ async function grepWithRipgrep(rg: string, shell: Shell, q: GrepQuery, cwd: stri
   if (result.exitCode === 2 && !result.stdout) {
     throw new ToolError('search_failed', `grep_search failed: ${result.stderr.trim() || 'ripgrep exited with status 2'}`);
   }
-  return result.stdout;
+  return sortRipgrepLines(result.stdout, q.mode);
 }
 
 /** Shared by both engines so their results read the same. */

@@ -93,4 +93,25 @@ describe('tools on the VS Code adapters', function () {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it('lists a local folder with node:fs exactly as workspace.fs.readDirectory types it (links never followed)', async () => {
+    const root = tempRoot();
+    try {
+      fs.writeFileSync(path.join(root, 'file.ts'), 'x');
+      fs.mkdirSync(path.join(root, 'dir'));
+      fs.symlinkSync(path.join(root, 'file.ts'), path.join(root, 'link-to-file'));
+      fs.symlinkSync(path.join(root, 'dir'), path.join(root, 'link-to-dir'));
+      fs.symlinkSync(path.join(root, 'gone'), path.join(root, 'dangling'));
+      const ws = new VsCodeWorkspace([vscode.Uri.file(root)]);
+      const ours = (await ws.readdir(root)).sort((a, b) => (a.name < b.name ? -1 : 1));
+      const viaVsCode = (await vscode.workspace.fs.readDirectory(vscode.Uri.file(root)))
+        .map(([name, type]) => ({ name, type: type & vscode.FileType.SymbolicLink ? 'symlink' : type & vscode.FileType.Directory ? 'directory' : type & vscode.FileType.File ? 'file' : 'other' }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1));
+      assert.deepEqual(ours, viaVsCode);
+      assert.deepEqual(ours.map((e) => `${e.name}:${e.type}`), ['dangling:symlink', 'dir:directory', 'file.ts:file', 'link-to-dir:symlink', 'link-to-file:symlink']);
+      await assert.rejects(ws.readdir(path.join(root, 'missing')), (e: Error & { kind?: string }) => e.kind === 'not_found');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

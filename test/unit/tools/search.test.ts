@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { comparePathOrder, sortRipgrepLines } from '../../../src/tools/grep-search';
 import { type NodeToolEnv, ctx, makeNodeEnv } from './helpers';
 
 function tree(root: string, files: Record<string, string | Buffer>): void {
@@ -105,6 +106,45 @@ describe('tools: grep_search engines agree (ripgrep vs JS fallback)', () => {
     } finally {
       await env.cleanup();
     }
+  });
+});
+
+describe('tools: grep_search lets ripgrep search in parallel and sorts its per-file output', () => {
+  // Names whose plain string order differs from folder-by-folder order ('-' < '.' < '/'),
+  // and enough files for rg's worker threads to finish out of order.
+  const PATH_ORDER = ['a/z.ts', 'a-b.ts', 'a.ts', 'ab/c.ts'];
+  const files: Record<string, string> = Object.fromEntries(PATH_ORDER.map((p) => [p, 'needle\n']));
+  for (let d = 0; d < 20; d++) for (let f = 0; f < 20; f++) files[`m${d}/f${f}.ts`] = f % 3 === 0 ? 'needle\nneedle\n' : 'hay\n';
+
+  let rgEnv: NodeToolEnv;
+  let jsEnv: NodeToolEnv;
+  before(async () => {
+    rgEnv = await makeNodeEnv({ ripgrepPath: 'rg' });
+    jsEnv = await makeNodeEnv({ ripgrepPath: undefined });
+    tree(rgEnv.root, files);
+    tree(jsEnv.root, files);
+  });
+  after(async () => {
+    await rgEnv.cleanup();
+    await jsEnv.cleanup();
+  });
+
+  for (const mode of ['files_with_matches', 'count'] as const) {
+    it(`${mode}: the same path order as the JS engine, run after run`, async () => {
+      const js = await jsEnv.executor.execute('grep_search', { pattern: 'needle', output_mode: mode }, ctx());
+      const listed = js.content.split('\n').filter((l) => /^[am]/.test(l)).map((l) => (mode === 'count' ? l.slice(0, l.lastIndexOf(':')) : l));
+      assert.deepEqual(listed.slice(0, 4), PATH_ORDER);
+      for (let run = 0; run < 5; run++) {
+        const rg = await rgEnv.executor.execute('grep_search', { pattern: 'needle', output_mode: mode }, ctx());
+        assert.equal(rg.content, js.content);
+      }
+    });
+  }
+
+  it('orders paths folder by folder and sorts count lines by their path, colons included', () => {
+    assert.deepEqual([...PATH_ORDER].reverse().sort(comparePathOrder), PATH_ORDER);
+    assert.equal(sortRipgrepLines('b:c.ts:2\na.ts:10\nb/x.ts:1\n', 'count'), 'a.ts:10\nb/x.ts:1\nb:c.ts:2\n');
+    assert.equal(sortRipgrepLines('src/b.ts:1:x\nsrc/a.ts:1:y\n', 'content'), 'src/b.ts:1:x\nsrc/a.ts:1:y\n');
   });
 });
 
