@@ -52,7 +52,7 @@ export async function measureSearch(executor: ToolExecutor, rgBin: string, root:
   };
   const rawGrep = async () => check('rg -l', lines(await rg(rgBin, ['--files-with-matches', '--regexp', GREP_PATTERN], root)), expected.grep);
   const sameFlags = ripgrepArgs(
-    { pattern: GREP_PATTERN, target: root, targetIsFile: false, displayPrefix: '', glob: undefined, mode: 'files_with_matches', ignoreCase: false, lineNumbers: true, before: 0, after: 0, ignoreRoot: root, maxEntries: 0 },
+    { pattern: GREP_PATTERN, target: root, targetIsFile: false, displayPrefix: '', glob: undefined, mode: 'files_with_matches', ignoreCase: false, lineNumbers: true, before: 0, after: 0, ignoreRoot: root, maxEntries: 0, excludeNames: [] },
     undefined,
   );
   const rawGrepSameFlags = async () => check('rg (our flags)', lines(await rg(rgBin, sameFlags, root)), expected.grep);
