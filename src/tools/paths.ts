@@ -154,6 +154,8 @@ export function sensitiveReason(resolved: ResolvedPath): string | undefined {
     return '.vscode/*.json can change editor settings and define tasks that run commands';
   }
   if (base.endsWith('.code-workspace')) return 'workspace files can change editor settings and tasks';
+  // An MCP server entry is a command Turnstone starts on the next turn: writing one is running code.
+  if (parts.length === 1 && base === '.mcp.json') return '.mcp.json defines MCP servers, commands Turnstone starts on the next turn';
   if (base.startsWith('.env')) return '.env files usually hold secrets';
   if (parts[0] === '.husky' || parts[0] === '.githooks') return 'git hook scripts run on every commit';
   if (base === '.pre-commit-config.yaml' || base === 'lefthook.yml' || base === '.lefthook.yml') {
