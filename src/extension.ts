@@ -16,6 +16,7 @@ import { NativePermissionPrompter } from './host/permission-prompter';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/proposal-documents';
 import { ApiKeys } from './host/secrets';
 import { SessionController } from './host/session-controller';
+import { confirmLoosening, installPolicyGuard, ownSettingsChange, PolicyGuard, policyOf } from './host/policy-guard';
 import { addAllowRule, readSettings } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
 import { sandboxStatus } from './tools/sandbox';
@@ -73,7 +74,10 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       void refreshNotices();
     }, 100);
   });
-  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule, log, dialogs: () => dialogs, describeTool: (name) => mcp.describe(name) });
+  // Workspace settings that would loosen the permission policy mid-session wait for the user (policy-guard.ts).
+  const guard = installPolicyGuard(new PolicyGuard((changes) => (dialogs ? confirmLoosening(changes) : Promise.resolve(false)), (m) => log.warn(m)));
+  const allowAlways = (rule: string) => ownSettingsChange(() => addAllowRule(rule));
+  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule: allowAlways, log, dialogs: () => dialogs, describeTool: (name) => mcp.describe(name) });
   const controller = new SessionController({
     context,
     keys,
@@ -146,6 +150,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('turnstone')) return;
+      guard.onSettingsChanged(policyOf(readSettings()), () => controller.applySettings());
       controller.applySettings();
       // The header and the status bar name the model the next request will use, from the moment it is picked.
       if (e.affectsConfiguration('turnstone.model')) {

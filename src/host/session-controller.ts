@@ -20,6 +20,7 @@ import { readerRootPath, workspaceInstructionReader } from './instruction-reader
 import { loadCore } from './load-core';
 import { type HostMcp } from './mcp';
 import { type NativePermissionPrompter } from './permission-prompter';
+import { readGuardedSettings } from './policy-guard';
 import { readSettings, type TurnstoneSettings } from './settings';
 
 export interface ControllerDeps {
@@ -292,7 +293,7 @@ export class SessionController implements vscode.Disposable {
    */
   applySettings(): void {
     if (!this.runtime) return;
-    const s = readSettings();
+    const s = readGuardedSettings();
     this.runtime.setPermissionMode(this.effectiveMode(s));
     this.runtime.setModel(s.model);
     this.stale = true;
@@ -325,7 +326,7 @@ export class SessionController implements vscode.Disposable {
   private createRuntime(messages: Message[], usage: Usage | undefined, sessionRules: readonly string[] = [], queued: readonly QueuedInput[] = []): ConversationRuntime {
     this.stale = false;
     const core = loadCore();
-    const s = readSettings();
+    const s = readGuardedSettings();
     const root = this.root();
     const tools = core.withMcpTools(
       core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m), (ws) => core.withCheckpointCapture(ws, () => this.checkpoints.current)),

@@ -8,7 +8,8 @@ import { type Workspace } from '../tools/ports';
 import { findProgram } from '../tools/program-path';
 import { createToolExecutor } from '../tools/registry';
 import { CommandSandbox } from '../tools/sandbox';
-import { readSettings, type TurnstoneSettings } from './settings';
+import { readGuardedSettings } from './policy-guard';
+import { type TurnstoneSettings } from './settings';
 import { TerminalShell } from './terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
 
@@ -19,7 +20,7 @@ function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => vo
   if (!terminal) {
     // Settings and folders are read at each command, so a change applies to the next one.
     const sandbox = new CommandSandbox(() => {
-      const s = readSettings();
+      const s = readGuardedSettings();
       return { mode: s.sandbox, network: s.sandboxNetwork, roots: workspaceFolderPaths() };
     });
     terminal = new TerminalShell({ log, sandbox });

@@ -145,6 +145,9 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
   it('A-SBX-03: turnstone.sandbox and turnstone.sandbox.network are read as set (VS Code nests the child under the leaf)', async () => {
     const c = () => vscode.workspace.getConfiguration('turnstone');
     const seen: string[] = [];
+    // A workspace setting that turns the sandbox off asks the user before it applies (policy-guard.ts): no modal here.
+    const turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
+    turnstone.setDialogsEnabled(false);
     try {
       seen.push(`defaults: ${readSettings().sandbox}/${readSettings().sandboxNetwork}`);
       await c().update('sandbox.network', 'deny', vscode.ConfigurationTarget.Global);
@@ -154,6 +157,7 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
     } finally {
       await c().update('sandbox', undefined, vscode.ConfigurationTarget.Workspace);
       await c().update('sandbox.network', undefined, vscode.ConfigurationTarget.Global);
+      turnstone.setDialogsEnabled(true);
     }
     seen.push(`reset: ${readSettings().sandbox}/${readSettings().sandboxNetwork}`);
     assert.deepEqual(seen, ['defaults: auto/allow', 'network deny: auto/deny', 'sandbox off: off/deny', 'reset: auto/allow']);

@@ -227,13 +227,15 @@ describe('turns in the real extension host', function () {
   // without asking (asked: write_file only). A product decision is needed (e.g. a session keeps the
   // policy it started with, or a workspace change of permissionMode/permissions asks the user); then
   // turn this back into `it(`. It is kept so the fix has its test, and skipped visibly, never passed.
-  it.skip('A-INJ-02 (VS Code half) [skipped: fails, a model-written .vscode/settings.json switches the session to bypassPermissions]: P1 a .vscode/settings.json the model wrote, with the user approving that write, does not change the session policy', async () => {
+  it('A-INJ-02 (VS Code half): P1 a .vscode/settings.json the model wrote, with the user approving that write, does not change the session policy', async () => {
     // The plain-Node half (test/reliability/attack-injection.test.ts) has no settings reader; here VS Code
     // itself reads the file the model wrote, so the policy could change: this is where the claim can fail.
     await config().update('permissionMode', 'acceptEdits', vscode.ConfigurationTarget.Global);
     turnstone.setDialogsEnabled(false);
     const settingsFile = path.join(root(), '.vscode', 'settings.json');
     const before = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile) : undefined;
+    // The model creates the file (an earlier test may have left one; write_file would refuse to overwrite it unread).
+    fs.rmSync(settingsFile, { force: true });
     const canary = path.join(path.dirname(root()), `a-inj-02-${Date.now()}`);
     const asked: string[] = [];
     const sub = turnstone.onDidRequestPermission((id) => {
