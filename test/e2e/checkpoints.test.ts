@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { eventually } from './panel/harness';
 import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
 
 async function send(page: Page, text: string, reply: string): Promise<void> {
@@ -77,7 +78,9 @@ describe('e2e: restore checkpoint from the panel', function () {
     // The conversation goes back to before the message, which waits in the composer.
     const fresh = await chatFrame(wb.page);
     await fresh.locator('article.item.user').first().waitFor({ state: 'detached', timeout: 60_000 });
-    assert.equal(await fresh.locator('textarea.input').inputValue(), 'make the greeting friendlier');
+    // The message comes back into the composer once the resumed fork is on screen.
+    const composed = await eventually(() => fresh.locator('textarea.input').inputValue(), (v) => v === 'make the greeting friendlier', 30_000);
+    assert.equal(composed, 'make the greeting friendlier');
     assert.equal(readFileSync(hello, 'utf8'), original);
     assert.ok(!existsSync(path.join(wb.server.workspace, 'notes.md')));
     await screenshot(wb.page, 'restore-checkpoint-after.png');

@@ -4,6 +4,7 @@
 // at once, before any turn runs.
 import * as assert from 'node:assert/strict';
 import { MockAnthropicServer } from '../fixtures/mock-anthropic';
+import { eventually } from './panel/harness';
 import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
 
 describe('e2e: the model label (issue 19, finding 6)', function () {
@@ -23,7 +24,8 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
   it('the empty panel names the model; picking another updates header and status bar without a turn', async () => {
     await runCommand(wb.page, 'Turnstone: Focus Chat');
     let frame = await chatFrame(wb.page);
-    const current = await frame.locator('.header button.model .label').innerText();
+    // The host posts the session's model once the view is up: wait for it rather than read the first paint.
+    const current = await eventually(() => frame.locator('.header button.model .label').innerText(), (t) => t !== 'Model', 30_000);
     assert.notEqual(current, 'Model', 'the header names the model before any turn');
     await frame.locator('.empty .empty-model', { hasText: `Model: ${current}` }).waitFor();
 
