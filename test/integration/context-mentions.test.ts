@@ -165,11 +165,12 @@ describe('@-mentions and slash commands in the extension host', function () {
       await server.close();
     }
     assert.ok((await vscode.commands.getCommands(true)).includes('turnstone.mcp.showServers'));
-    // /mcp opens the MCP server list (a quick pick): close it as a user would, until the command returns.
+    // /mcp opens the MCP server list (a quick pick, or a notice when none is configured): close it as a user would.
     let settled = false;
     const pending = runSlashInput('/mcp').finally(() => (settled = true));
     for (const deadline = Date.now() + 30_000; !settled && Date.now() < deadline; ) {
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await vscode.commands.executeCommand('notifications.clearAll');
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal((await pending).kind, 'ran');
