@@ -65,6 +65,9 @@ export default async function (): Promise<BenchResult[]> {
     // 2. Storage after 50 turns that each change 10 files (start and end checkpoints, as in the editor).
     const storeDir = path.join(base, 'store50');
     const store50 = await openCheckpointStore({ dir: storeDir, root, workspace });
+    // The first checkpoint copies what was already uncommitted before the session (here: the files the
+    // first part touched); the 50 turns are measured from there.
+    await store50.take({ kind: 'turn-end', turn: 0, messageIndex: 0, prompt: 'bench' });
     const before = bytesUnder(storeDir);
     let changedBytes = 0;
     for (let t = 1; t <= 50; t++) {

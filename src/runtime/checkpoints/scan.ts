@@ -137,6 +137,9 @@ export async function captureFile(absolute: string, sink: ObjectSink, maxFileByt
 
 const statSig = (s: { size: number; mtimeMs: number }) => `${s.size}:${Math.floor(s.mtimeMs)}`;
 
+/** In git mode content is compared by blob id alone: the size:mtime of a copy would only make the manifest larger. */
+const withoutSig = (state: FileState): FileState => (state.kind === 'blob' ? { kind: 'blob', id: state.id } : state);
+
 export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, options: ScanOptions): Promise<Scan> {
   // One process: the HEAD commit, then every path whose index or work-tree state differs from it, with the
   // index's blob id. Only work-tree changes and untracked files are read and copied.
@@ -156,10 +159,10 @@ export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, op
       if (sub !== 'N...') continue; // submodules are their own repositories
       if (y === '.') overlay[rel] = mI === '000000' ? { kind: 'absent' } : { kind: 'blob', id: hI };
       else if (y === 'D') overlay[rel] = { kind: 'absent' };
-      else overlay[rel] = await captureFile(path.join(root, rel), sink, options.maxFileBytes);
+      else overlay[rel] = withoutSig(await captureFile(path.join(root, rel), sink, options.maxFileBytes));
     } else if (rec.startsWith('? ') || rec.startsWith('u ')) {
       const rel = rec.startsWith('? ') ? rec.slice(2) : rec.split(' ').slice(10).join(' ');
-      overlay[rel] = await captureFile(path.join(root, rel), sink, options.maxFileBytes);
+      overlay[rel] = withoutSig(await captureFile(path.join(root, rel), sink, options.maxFileBytes));
     }
   }
   return { mode: 'git', base: head, overlay };
