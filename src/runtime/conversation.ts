@@ -318,6 +318,9 @@ export class ConversationRuntime {
         return;
       }
 
+      // C3: the tool uses are on disk before any of them acts, so a crash mid-tool leaves a session that
+      // names what was running (and a resume can clean up after an interrupted write).
+      await this.ports.session?.flush().catch(() => undefined);
       const results = await dispatchToolUses(step.toolUses, dispatch);
       turn.toolResults.push(...results);
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>

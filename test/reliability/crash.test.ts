@@ -168,9 +168,13 @@ describe('reliability: crashes (F-CRASH, C3, T9)', function () {
       const whichWrite = rand() < 0.5 ? 'tu_big' : 'tu_data';
       const where = mode === 'line' ? `after line ${k}/${totalLines}` : mode === 'delay' ? `after ${delay}/${totalMs} ms` : `${jitter} ms after ${whichWrite} was ready`;
       let killed = false;
+      // The CLI started with a key runs the turn in a relaunched child (src/cli/relaunch.ts) that ends when it
+      // sees the launcher gone, and bash commands run in their own process groups: all of them are waited for.
+      let survivors: number[] = [];
       const kill = (child: ChildProcess) => {
         if (killed) return;
         killed = true;
+        survivors = child.pid ? descendantsOf(child.pid) : [];
         child.kill('SIGKILL');
       };
       const run: CliRun = await runCli(cliArgs(s, 'do the work'), {
@@ -187,8 +191,9 @@ describe('reliability: crashes (F-CRASH, C3, T9)', function () {
       if (process.env.CRASH_DEBUG) console.log(tag, run.ms);
       if (run.signal === 'SIGKILL') stats.killed++;
       else stats.exitedFirst++;
-      // A bash command of the killed turn runs on in its own process group; let it finish before judging files.
-      await sleep(400);
+      // Judge the files once every process of the killed turn has ended (the relaunched worker, its commands).
+      const lingering = await untilGone(survivors, 60_000);
+      if (lingering.length > 0) failures.push(`run ${i}: processes ${lingering.join(', ')} of the killed CLI still ran after 60 s`);
 
       const files = workspaceState(s.ws);
       if (files.problems.length === 0) stats.filesOk++;
@@ -253,3 +258,48 @@ describe('reliability: crashes (F-CRASH, C3, T9)', function () {
     assert.ok(passed, observed);
   });
 });
+
+/** Every process below `pid` (Linux: from /proc/<pid>/stat's parent field), children first. */
+function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // pid (comm) state ppid …: comm may hold spaces and parentheses, so parse after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(name), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of parents) {
+      if (parent === p && !out.includes(child)) {
+        out.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** Waits until none of `pids` runs (a zombie counts as ended); returns those still running at the deadline. */
+async function untilGone(pids: readonly number[], timeoutMs: number): Promise<number[]> {
+  const running = () =>
+    pids.filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+      } catch {
+        return false;
+      }
+    });
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if (running().length === 0) return [];
+    await sleep(50);
+  }
+  return running();
+}

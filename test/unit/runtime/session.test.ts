@@ -69,6 +69,23 @@ describe('runtime: sessions', () => {
     assert.deepEqual(loaded.warnings, []);
   });
 
+  it('C3: a step\'s tool uses are on disk before any of them runs (a crash mid-tool leaves a session naming it)', async () => {
+    const store = await JsonlSessionStore.create(dir, { cwd: '/ws', model: baseConfig.model });
+    const tools = memoryTools({ x: 'X' });
+    let onDiskWhenRun = false;
+    const read = tools.tools.read_file!;
+    tools.tools.read_file = {
+      ...read,
+      run: async (input, ctx) => {
+        onDiskWhenRun = (await readFile(store.path, 'utf8')).includes('"tool_use"');
+        return read.run!(input, ctx);
+      },
+    };
+    const model = new ScriptedModel([step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }]), step('done')]);
+    await new ConversationRuntime({ model, tools, session: store }, baseConfig).runTurn('read x');
+    assert.ok(onDiskWhenRun, 'the assistant message with the tool use was written before the tool ran');
+  });
+
   it('C3: sessions can be listed, resumed and forked; the fork does not touch the original', async () => {
     const first = await JsonlSessionStore.create(dir);
     await new ConversationRuntime({ model: new ScriptedModel([step('one')]), tools: memoryTools(), session: first }, baseConfig).runTurn('first session prompt');
