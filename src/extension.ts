@@ -62,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   });
   const panel = new ChatPanelProvider(context.extensionUri, {
     onMessage: (message) =>
-      void handlePanelMessage(message, { controller, pending, log, post, originals }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
+      void handlePanelMessage(message, { controller, pending, log, post, originals, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
     onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
     onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
   });
@@ -87,7 +87,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     }
     const provider = readSettings().provider;
     if (provider === 'anthropic' && !(await keys.get(provider))) {
-      notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'No API key yet. Set one with "Turnstone: Set API Key" (stored in secret storage), or start VS Code with ANTHROPIC_API_KEY in the environment.', actions: [{ id: 'set_key', label: 'Set API Key' }] });
+      // The notice carries the panel's own key field; ANTHROPIC_API_KEY in the environment also works.
+      notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'Add your Anthropic API key to start.', actions: [] });
     }
     post({ type: 'notices', notices });
   };
@@ -123,7 +124,10 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       controller.applySettings();
       void refreshNotices();
     }),
-    keys.onDidChange(() => void refreshNotices()),
+    keys.onDidChange(() => {
+      void refreshNotices();
+      void controller.keyChanged().catch((e: unknown) => log.error(`sending after the key was set failed: ${String(e)}`));
+    }),
   );
   void refreshNotices();
   // An empty panel already names the model it will use.
@@ -138,7 +142,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   return {
     chatViewId: ChatPanelProvider.viewType,
     isChatVisible: () => panel.isVisible,
-    sendPrompt: (text) => controller.send(text),
+    sendPrompt: async (text) => {
+      const summary = await controller.send(text);
+      if (!summary) throw new Error('no API key is set: the prompt is held until one is');
+      return summary;
+    },
     stop: () => controller.stop(),
     pendingPermissions: () =>
       pending.list().map((p) => ({ id: p.id, toolName: p.request.toolName, subject: p.request.subject, need: p.request.need, ...(p.proposedUri ? { proposedUri: p.proposedUri.toString() } : {}) })),

@@ -4,6 +4,7 @@ import { type RuntimeEvent } from '../runtime/events';
 import { type Message } from '../runtime/types';
 import { type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
+import { describeFailure, retryReason } from './failure-text';
 import { permissionItemId } from './permission-ids';
 
 
@@ -16,8 +17,14 @@ export class PanelBridge {
   private readonly inputs = new Map<string, { name: string; input: Record<string, unknown> }>();
   /** Tool uses the user (or a rule) denied: their result is an error, but the card says "Denied". */
   private readonly denied = new Set<string>();
+  /** Error cards of failed turns not yet followed by a successful one. */
+  private unresolved: Extract<TranscriptItem, { kind: 'error' }>[] = [];
 
-  constructor(private readonly post: (event: HostEvent) => void) {}
+  /** @param provider how the cards name the service ("Anthropic", "the API server"). */
+  constructor(
+    private readonly post: (event: HostEvent) => void,
+    private readonly provider: () => string = () => 'Anthropic',
+  ) {}
 
   handle(event: RuntimeEvent): void {
     switch (event.type) {
@@ -105,7 +112,7 @@ export class PanelBridge {
         this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount } });
         break;
       case 'retrying':
-        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: event.reason.slice(0, 2000) });
+        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: retryReason(event.reason), delayMs: Math.max(0, Math.round(event.delayMs)) });
         break;
       case 'step_discarded':
         this.post({ type: 'step_discarded', stepId: `${this.turnId}:${event.step}` });
@@ -115,17 +122,36 @@ export class PanelBridge {
       case 'warning':
         this.post({ type: 'item_add', item: { kind: 'error', id: this.newBlockId('w'), message: event.message, errorKind: event.kind, retryable: false } });
         break;
-      case 'turn_failed':
+      case 'turn_failed': {
         this.closeBlocks();
-        this.post({
-          type: 'item_add',
-          item: { kind: 'error', id: this.newBlockId('e'), message: event.requestId ? `${event.message} (request id ${event.requestId})` : event.message, errorKind: event.kind, retryable: true },
-        });
+        // Plain words for the card; the raw message and kind are in the log (session controller).
+        const text = describeFailure(event.kind, event.message, this.provider());
+        const item: Extract<TranscriptItem, { kind: 'error' }> = {
+          kind: 'error',
+          id: this.newBlockId('e'),
+          message: text.message,
+          errorKind: event.kind,
+          retryable: text.action === 'retry',
+          cause: text.cause,
+          action: text.action,
+          ...(text.hint ? { hint: text.hint } : {}),
+          ...(event.requestId && /^[A-Za-z0-9_.:-]{1,200}$/.test(event.requestId) ? { requestId: event.requestId } : {}),
+        };
+        this.unresolved.push(item);
+        this.post({ type: 'item_add', item });
         this.post({ type: 'turn', state: 'idle' });
         break;
+      }
       case 'turn_ended':
+        this.closeBlocks();
+        // The retry (or the next turn) went through: earlier failures are history, not calls to action.
+        for (const item of this.unresolved) this.post({ type: 'item_add', item: { ...item, resolved: true } });
+        this.unresolved = [];
+        this.post({ type: 'turn', state: 'idle' });
+        break;
       case 'turn_aborted':
         this.closeBlocks();
+        this.post({ type: 'item_add', item: { kind: 'interrupted', id: this.newBlockId('x') } });
         this.post({ type: 'turn', state: 'idle' });
         break;
       case 'interjection_applied':

@@ -11,7 +11,9 @@ import { selectionAttachment } from './commands';
 import { toolUseIdOfPermissionItem } from './permission-ids';
 import { type PendingPermissions } from './pending-permissions';
 import { ORIGINAL_SCHEME, type OriginalContentProvider } from './proposal-documents';
+import { type ApiKeys } from './secrets';
 import { type Attachment, type SessionController } from './session-controller';
+import { readSettings } from './settings';
 
 export interface PanelMessageDeps {
   controller: SessionController;
@@ -19,6 +21,7 @@ export interface PanelMessageDeps {
   log: vscode.LogOutputChannel;
   post: (event: HostEvent) => void;
   originals: OriginalContentProvider;
+  keys: ApiKeys;
 }
 
 const MAX_ATTACHMENT_BYTES = 200_000;
@@ -203,6 +206,16 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'notice_action':
       if (m.actionId === 'set_key') await vscode.commands.executeCommand('turnstone.setApiKey');
       else if (m.actionId === 'trust') await vscode.commands.executeCommand('workbench.trust.manage');
+      return;
+    case 'set_api_key': {
+      const provider = readSettings().provider;
+      // Straight to SecretStorage; never logged. keys.onDidChange then refreshes the notice and sends a held prompt.
+      await deps.keys.set(provider, m.key);
+      return;
+    }
+    case 'copy_request_id':
+      await vscode.env.clipboard.writeText(m.requestId);
+      vscode.window.setStatusBarMessage(`Turnstone: request id ${m.requestId} copied`, 4000);
       return;
     case 'log':
       log[m.level === 'info' ? 'info' : m.level === 'warn' ? 'warn' : 'error'](`webview: ${m.message}`);

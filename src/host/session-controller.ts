@@ -7,7 +7,8 @@ import { type TurnSummary } from '../runtime/events';
 import { type ConversationRuntime } from '../runtime/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type Message, type Usage } from '../runtime/types';
-import { type HostEvent } from '../webview/protocol';
+import { type HostEvent, type TranscriptItem as PanelItem } from '../webview/protocol';
+import { describeFailure } from './failure-text';
 import { type ApiKeys } from './secrets';
 import { loadCore } from './load-core';
 import { type NativePermissionPrompter } from './permission-prompter';
@@ -38,6 +39,10 @@ export class SessionController implements vscode.Disposable {
   private userItems = 0;
   private queued: { id: string; text: string; attachments: Attachment[] }[] = [];
   private authPrompted = false;
+  /** A prompt sent before any key was set, with the card that asks for one. */
+  private awaitingKey: { prompt: string; item: Extract<PanelItem, { kind: 'error' }> } | undefined;
+  /** The last turn's failure kind, until a turn ends well. */
+  private lastFailure: string | undefined;
   /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
   private readonly edits = new Map<string, FileChange>();
   /** Settings or trust changed since the runtime was built (see applySettings). */
@@ -70,14 +75,42 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
-  async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary> {
+  async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary | undefined> {
     while (this.current) await this.current.catch(() => undefined);
     this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}) } });
     if (this.title === 'New session') {
       this.title = text.replace(/\s+/g, ' ').slice(0, 60);
       this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
     }
-    return this.run(withAttachments(text, attachments));
+    const prompt = withAttachments(text, attachments);
+    const provider = readSettings().provider;
+    if (provider === 'anthropic' && !(await this.deps.keys.get(provider))) {
+      // First run: nothing can be sent. Hold the prompt and ask for a key instead of
+      // letting the request fail as if a key had been rejected.
+      const text = describeFailure('auth', 'No API key', 'Anthropic');
+      const item = { kind: 'error' as const, id: `nokey${++this.userItems}`, message: text.message, ...(text.hint ? { hint: text.hint } : {}), errorKind: 'no_key', cause: text.cause, action: text.action, retryable: false };
+      this.awaitingKey = { prompt, item };
+      this.deps.post({ type: 'item_add', item });
+      return undefined;
+    }
+    return this.run(prompt);
+  }
+
+  /**
+   * A key was stored (the panel's key field or the command). A prompt held for
+   * want of a key is sent now; a turn that failed on a rejected key is retried.
+   */
+  async keyChanged(): Promise<void> {
+    const provider = readSettings().provider;
+    if (this.current || !(await this.deps.keys.get(provider))) return;
+    const held = this.awaitingKey;
+    if (held) {
+      this.awaitingKey = undefined;
+      this.deps.post({ type: 'item_add', item: { ...withoutHint(held.item), message: 'API key saved. Sending your message.', resolved: true } });
+      await this.run(held.prompt);
+    } else if (this.lastFailure === 'auth') {
+      await this.retry();
+    }
   }
 
   /** Runs the loop again on the history as it is (after an error): no new user message. */
@@ -150,6 +183,7 @@ export class SessionController implements vscode.Disposable {
   async newSession(): Promise<void> {
     this.stop();
     this.queued = [];
+    this.awaitingKey = undefined;
     await this.current?.catch(() => undefined);
     await this.store?.flush();
     this.runtime = undefined;
@@ -166,6 +200,7 @@ export class SessionController implements vscode.Disposable {
   /** C3: resume a saved session; later turns append to the same file. */
   async resume(file: string): Promise<void> {
     this.stop();
+    this.awaitingKey = undefined;
     await this.current?.catch(() => undefined);
     const core = loadCore();
     const loaded = await core.loadSession(file);
@@ -250,7 +285,7 @@ export class SessionController implements vscode.Disposable {
     const root = this.root();
     const tools = core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m));
     // One bridge per runtime: its block ids and open blocks belong to this session.
-    const bridge = new core.PanelBridge(this.deps.post);
+    const bridge = new core.PanelBridge(this.deps.post, () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'));
     const runtime = new core.ConversationRuntime(
       {
         model: core.createSettingsAwareModelClient(async () => {
@@ -293,6 +328,8 @@ export class SessionController implements vscode.Disposable {
         if (this.edits.size > 50) this.edits.delete(this.edits.keys().next().value!);
       }
       if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
+      if (event.type === 'turn_failed') this.lastFailure = event.kind;
+      if (event.type === 'turn_ended') this.lastFailure = undefined;
       if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}${event.requestId ? `, request ${event.requestId}` : ''}): ${event.message}`);
       if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.reason}`);
       if (event.type === 'warning') this.deps.log.warn(event.message);
@@ -319,4 +356,9 @@ function withAttachments(text: string, attachments: Attachment[]): string {
   if (attachments.length === 0) return text;
   const parts = attachments.map((a) => `<context label="${a.label.replace(/"/g, "'")}">\n${a.text}\n</context>`);
   return `${parts.join('\n\n')}\n\n${text}`;
+}
+
+function withoutHint<T extends { hint?: string }>(item: T): Omit<T, 'hint'> {
+  const { hint: _hint, ...rest } = item;
+  return rest;
 }

@@ -35,6 +35,9 @@ export interface Reconnecting {
   attempt: number;
   maxAttempts: number;
   reason?: string;
+  /** How long until the next attempt, counted from `at` (Date.now() when the event arrived). */
+  delayMs?: number;
+  at?: number;
 }
 
 export class Transcript {
@@ -152,7 +155,10 @@ export class Transcript {
         return changes;
       }
       case 'reconnecting':
-        this.reconnecting = event.attempt > 0 ? { attempt: event.attempt, maxAttempts: event.maxAttempts, ...(event.reason ? { reason: event.reason } : {}) } : undefined;
+        this.reconnecting =
+          event.attempt > 0
+            ? { attempt: event.attempt, maxAttempts: event.maxAttempts, ...(event.reason ? { reason: event.reason } : {}), ...(event.delayMs !== undefined ? { delayMs: event.delayMs, at: Date.now() } : {}) }
+            : undefined;
         return [{ type: 'chrome', part: 'reconnecting' }];
       case 'usage':
         this.state.usage = event.usage;

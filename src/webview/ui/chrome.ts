@@ -3,7 +3,7 @@
 import { type Notice, type SessionInfo, type UsageInfo } from '../protocol';
 import { type Reconnecting } from '../transcript';
 import { button, el, formatInt, formatTokens, icon } from './dom';
-import { type Post } from './items';
+import { KeyField, type Post } from './items';
 
 const NOTICE_ICONS: Record<Notice['kind'], string> = { restricted: 'shield', no_api_key: 'key', info: 'info', warning: 'warning', error: 'error' };
 
@@ -32,16 +32,20 @@ export class Header {
 
 export class Notices {
   readonly root = el('div', { class: 'notices' });
+  /** Kept across updates so a half-typed key is not wiped by an unrelated notice change. */
+  private keyField: KeyField | undefined;
   constructor(private readonly post: Post) {}
 
   update(notices: Notice[]): void {
     this.root.replaceChildren(
-      ...notices.map((n) =>
-        el('div', { class: `notice notice-${n.kind}`, role: n.kind === 'error' ? 'alert' : 'note' },
+      ...notices.map((n) => {
+        const notice = el('div', { class: `notice notice-${n.kind}`, role: n.kind === 'error' ? 'alert' : 'note' },
           icon(NOTICE_ICONS[n.kind]),
           el('span', { class: 'notice-text' }, n.text),
-          el('span', { class: 'notice-actions' }, ...n.actions.map((a) => button(a.label, () => this.post({ type: 'notice_action', noticeId: n.id, actionId: a.id }), { secondary: true })))),
-      ),
+          el('span', { class: 'notice-actions' }, ...n.actions.map((a) => button(a.label, () => this.post({ type: 'notice_action', noticeId: n.id, actionId: a.id }), { secondary: true }))));
+        if (n.kind === 'no_api_key') notice.append((this.keyField ??= new KeyField(this.post)).root);
+        return notice;
+      }),
     );
     this.root.hidden = notices.length === 0;
   }
@@ -49,16 +53,32 @@ export class Notices {
 
 export class StatusLine {
   readonly root = el('div', { class: 'status', role: 'status' });
+  private timer: ReturnType<typeof setInterval> | undefined;
 
   update(reconnecting: Reconnecting | undefined): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
     if (!reconnecting) {
       this.root.replaceChildren();
       return;
     }
+    const r = reconnecting;
+    const count = el('span', { class: 'countdown' });
+    const tick = () => {
+      const left = r.delayMs !== undefined && r.at !== undefined ? Math.ceil((r.at + r.delayMs - Date.now()) / 1000) : 0;
+      count.textContent = left > 0 ? `Retrying in ${left} s` : 'Retrying…';
+      if (left <= 0 && this.timer !== undefined) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+    tick();
+    if (r.delayMs !== undefined && r.delayMs > 1000) this.timer = setInterval(tick, 250);
     this.root.replaceChildren(
       icon('sync', 'codicon-modifier-spin'),
-      ` Reconnecting… ${reconnecting.attempt}/${reconnecting.maxAttempts}`,
-      reconnecting.reason ? el('span', { class: 'hint' }, ` · ${reconnecting.reason}`) : '',
+      ' ',
+      count,
+      el('span', { class: 'hint' }, ` · attempt ${r.attempt} of ${r.maxAttempts}${r.reason ? ` · ${r.reason}` : ''}`),
     );
   }
 }

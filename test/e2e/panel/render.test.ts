@@ -152,7 +152,7 @@ describe('chat panel: streamed reply', function () {
       { type: 'reconnecting', attempt: 2, maxAttempts: 5, reason: 'overloaded' },
     );
     await settle(page);
-    assert.match((await page.locator('.status').textContent()) ?? '', /Reconnecting… 2\/5/);
+    assert.match((await page.locator('.status').textContent()) ?? '', /Retrying… · attempt 2 of 5/);
     assert.equal(await page.locator('.item.assistant').count(), 1);
     await hostSend(page, { type: 'step_discarded', stepId: 'step-1' });
     await settle(page);
