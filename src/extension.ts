@@ -6,6 +6,7 @@ import { permissionItemId } from './host/permission-ids';
 import { type TurnSummary } from './runtime/events';
 import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
+import { registerApprovalCommands } from './host/approval-commands';
 import { handlePanelMessage } from './host/panel-messages';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
@@ -101,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
     vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, proposals, { isCaseSensitive: true }),
     vscode.window.registerWebviewViewProvider(ChatPanelProvider.viewType, panel),
+    ...registerApprovalCommands(pending, log),
     ...registerCommands({
       controller,
       keys,

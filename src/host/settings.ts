@@ -22,7 +22,12 @@ export interface TurnstoneSettings {
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
   bashTimeoutMs: number;
+  /** How a permission request asks: a modal (default), a notification, or only the panel and the diff editor. */
+  approvalDialog: ApprovalDialog;
 }
+
+export type ApprovalDialog = 'modal' | 'notification' | 'panel';
+const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'panel'];
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
@@ -42,6 +47,7 @@ export function readSettings(): TurnstoneSettings {
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
+    approvalDialog: readApprovalDialog(c.get<string>('approvalDialog', 'modal')),
   };
 }
 
@@ -58,4 +64,8 @@ export async function addAllowRule(rule: string): Promise<void> {
 
 export async function setModel(model: string): Promise<void> {
   await vscode.workspace.getConfiguration('turnstone').update('model', model, vscode.ConfigurationTarget.Global);
+}
+
+function readApprovalDialog(v: string): ApprovalDialog {
+  return (APPROVAL_DIALOGS as readonly string[]).includes(v) ? (v as ApprovalDialog) : 'modal';
 }

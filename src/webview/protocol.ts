@@ -102,7 +102,7 @@ export type PermissionDecision = z.infer<typeof PermissionDecision>;
 export const PermissionSettlement = z.object({
   decision: PermissionDecision,
   feedback: z.string().max(20_000).optional(),
-  by: z.enum(['panel', 'dialog', 'editor', 'policy', 'abort']).optional(),
+  by: z.enum(['panel', 'dialog', 'editor', 'palette', 'policy', 'abort']).optional(),
 });
 export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
 

@@ -396,7 +396,7 @@ class CompactionView implements ItemView {
 }
 
 const SETTLED_TEXT: Record<PermissionDecision, string> = { allow: 'Allowed', allow_session: 'Allowed edits for this session', deny: 'Denied' };
-const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', editor: ' in the diff editor', policy: ' by a rule', abort: ' (turn stopped)' };
+const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', editor: ' in the diff editor', palette: ' from the command palette', policy: ' by a rule', abort: ' (turn stopped)' };
 
 export class PermissionView implements ItemView {
   readonly root = article('permission', 'Permission request');
