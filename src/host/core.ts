@@ -5,6 +5,7 @@ export { ConversationRuntime } from '../runtime/conversation';
 export { ShellHookRunner } from '../runtime/hooks';
 export { JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';
+export { splitAttachments, withAttachments } from '../runtime/user-text';
 export { cleanUpInterruptedWrites } from '../tools/interrupted-writes';
 export { decodeText, detectEncoding, encodeText } from '../tools/text';
 export { VsCodeWorkspace } from './vscode-workspace';

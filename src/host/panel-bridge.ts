@@ -2,6 +2,7 @@
 // nothing of the runtime; this is the one place that translates, turn by turn.
 import { type RuntimeEvent } from '../runtime/events';
 import { type Message } from '../runtime/types';
+import { splitAttachments } from '../runtime/user-text';
 import { type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
 import { describeFailure, retryReason } from './failure-text';
@@ -208,7 +209,14 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
     for (const block of message.content) {
       const id = `h${++n}`;
       if (block.type === 'text' && block.text.trim()) {
-        items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text });
+        if (message.role === 'user') {
+          // The user's words in the bubble, what they attached as chips (never the attached text itself).
+          const { words, labels } = splitAttachments(block.text);
+          const attachments = labels.map((label) => ({ kind: /:\d+-\d+$/.test(label) ? ('selection' as const) : ('file' as const), path: label, label }));
+          items.push({ kind: 'user', id, text: words, ...(attachments.length ? { attachments } : {}) });
+        } else {
+          items.push({ kind: 'assistant', id, text: block.text });
+        }
       } else if (block.type === 'thinking') {
         items.push({ kind: 'thinking', id, text: block.thinking });
       } else if (block.type === 'tool_use') {

@@ -1,6 +1,7 @@
 // One chat session in the editor: owns the ConversationRuntime, its session
 // file, the running turn's AbortController, and feeds the panel. Commands and
 // the webview call into it; nothing here renders.
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
@@ -13,6 +14,8 @@ import { type ApiKeys } from './secrets';
 import { loadCore } from './load-core';
 import { type NativePermissionPrompter } from './permission-prompter';
 import { readSettings, type TurnstoneSettings } from './settings';
+
+const TITLES_KEY = 'turnstone.sessionTitles';
 
 export interface ControllerDeps {
   context: vscode.ExtensionContext;
@@ -82,7 +85,7 @@ export class SessionController implements vscode.Disposable {
       this.title = text.replace(/\s+/g, ' ').slice(0, 60);
       this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
     }
-    const prompt = withAttachments(text, attachments);
+    const prompt = loadCore().withAttachments(text, attachments);
     const provider = readSettings().provider;
     if (provider === 'anthropic' && !(await this.deps.keys.get(provider))) {
       // First run: nothing can be sent. Hold the prompt and ask for a key instead of
@@ -193,8 +196,46 @@ export class SessionController implements vscode.Disposable {
     this.deps.onDidChangeState();
   }
 
+  /** Saved sessions, newest first, with the names the user gave them. */
   async listSessions(): Promise<SessionInfo[]> {
-    return loadCore().listSessions(this.sessionsDir());
+    const titles = this.titles();
+    return (await loadCore().listSessions(this.sessionsDir())).map((s) => ({ ...s, title: titles.get(s.id) ?? s.title }));
+  }
+
+  /** The session file this panel shows (undefined before the first turn). */
+  get currentSessionFile(): string | undefined {
+    return this.store?.path;
+  }
+
+  /** A name the user chose; kept in workspace state, the session file stays as written. */
+  async renameSession(session: SessionInfo, title: string): Promise<void> {
+    const all = Object.fromEntries(this.titles());
+    all[session.id] = title;
+    await this.deps.context.workspaceState.update(TITLES_KEY, all);
+    if (session.path === this.store?.path) {
+      this.title = title;
+      this.deps.post({ type: 'session', session: { id: session.id, title, model: this.model } });
+    }
+  }
+
+  /** Deletes a saved session and its checkpoints (`<storage>/checkpoints/<sessionId>`); the current one is closed first. */
+  async deleteSession(session: SessionInfo): Promise<void> {
+    if (session.path === this.store?.path) await this.newSession();
+    const sessions = this.sessionsDir();
+    // Only files of our own sessions folder, whatever the list was built from.
+    if (path.dirname(path.resolve(session.path)) !== path.resolve(sessions)) throw new Error(`not a Turnstone session file: ${session.path}`);
+    await fs.rm(session.path, { force: true });
+    if (/^[A-Za-z0-9_-]{1,200}$/.test(session.id)) await fs.rm(path.join(path.dirname(sessions), 'checkpoints', session.id), { recursive: true, force: true });
+    const all = Object.fromEntries(this.titles());
+    if (session.id in all) {
+      delete all[session.id];
+      await this.deps.context.workspaceState.update(TITLES_KEY, all);
+    }
+  }
+
+  private titles(): Map<string, string> {
+    const stored = this.deps.context.workspaceState.get<Record<string, unknown>>(TITLES_KEY) ?? {};
+    return new Map(Object.entries(stored).filter((e): e is [string, string] => typeof e[1] === 'string'));
   }
 
   /** C3: resume a saved session; later turns append to the same file. */
@@ -213,7 +254,8 @@ export class SessionController implements vscode.Disposable {
     this.store = core.JsonlSessionStore.open(file);
     this.runtime = this.createRuntime(loaded.messages, loaded.usage);
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
-    this.title = firstUser && firstUser.type === 'text' ? firstUser.text.replace(/\s+/g, ' ').slice(0, 60) : path.basename(file);
+    const words = firstUser && firstUser.type === 'text' ? core.splitAttachments(firstUser.text).words.replace(/\s+/g, ' ').trim() : '';
+    this.title = this.titles().get(loaded.meta?.id ?? '') ?? (words ? words.slice(0, 60) : path.basename(file));
     const u = loaded.usage;
     this.deps.post({
       type: 'restore',
@@ -350,12 +392,6 @@ export class SessionController implements vscode.Disposable {
     const base = this.deps.context.storageUri ?? this.deps.context.globalStorageUri;
     return path.join(base.fsPath, 'sessions');
   }
-}
-
-function withAttachments(text: string, attachments: Attachment[]): string {
-  if (attachments.length === 0) return text;
-  const parts = attachments.map((a) => `<context label="${a.label.replace(/"/g, "'")}">\n${a.text}\n</context>`);
-  return `${parts.join('\n\n')}\n\n${text}`;
 }
 
 function withoutHint<T extends { hint?: string }>(item: T): Omit<T, 'hint'> {

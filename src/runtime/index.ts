@@ -12,3 +12,4 @@ export { normaliseHistory, historyProblem, ABORTED_RESULT, TURN_ABORTED_NOTE } f
 export { autoCompactThreshold, DEFAULT_AUTO_COMPACT_INPUT_TOKENS, DEFAULT_KEEP_RECENT, COMPACT_ENV } from './compaction';
 export * from './usage';
 export * from './turn-diff';
+export { splitAttachments, withAttachments, type PromptAttachment } from './user-text';
