@@ -32,6 +32,8 @@ async function waitAtEnd(frame: Frame): Promise<void> {
   }, undefined, { timeout: 15_000, polling: 100 });
 }
 
+/** The view title bar's history action (the panel has no second copy of it). */
+const historyButton = (page: Page) => page.locator('a.action-label[aria-label^="Resume Session"]').first();
 const rows = (page: Page) => page.locator('.quick-input-widget .monaco-list-row');
 
 describe('e2e: history round-trip (issue 19, finding 5)', function () {
@@ -79,7 +81,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     }
 
     // The list marks the current session, with a relative time.
-    await frame.locator('.header button.history').click();
+    await historyButton(wb.page).click();
     const current = rows(wb.page).filter({ hasText: 'what does the greeting do?' }).first();
     await current.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match(await current.innerText(), /current · (just now|\d+ seconds? ago)/);
@@ -90,7 +92,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     // Resume from a new session: the bubble is the words, the attachment a chip, and the view at the end.
     await runCommand(wb.page, 'Turnstone: New Session');
     await frame.locator('article.item.user').first().waitFor({ state: 'detached' });
-    await frame.locator('.header button.history').click();
+    await historyButton(wb.page).click();
     const row = rows(wb.page).filter({ hasText: 'what does the greeting do?' }).first();
     await row.waitFor({ state: 'visible' });
     assert.doesNotMatch(await row.innerText(), /current/, 'a new session is not the resumed one');
@@ -105,7 +107,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     await screenshot(wb.page, 'history-resumed-at-end.png');
 
     // Rename from the list: the header follows.
-    await frame.locator('.header button.history').click();
+    await historyButton(wb.page).click();
     const again = rows(wb.page).filter({ hasText: 'what does the greeting do?' }).first();
     await again.hover();
     await again.locator('a[aria-label="Rename"], .action-label[aria-label="Rename"]').first().click();

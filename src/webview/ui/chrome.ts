@@ -17,8 +17,7 @@ export class Header {
     this.root.append(
       this.title,
       this.model,
-      button('Session history', () => post({ type: 'resume_session' }), { icon: 'history', iconOnly: true, cls: 'history' }),
-      button('New session', () => post({ type: 'new_session' }), { icon: 'add', iconOnly: true, cls: 'new-session' }),
+      // New session and history live in the view's title bar (one set of buttons, not two).
     );
   }
 

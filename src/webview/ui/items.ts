@@ -85,7 +85,8 @@ class ThinkingView implements ItemView {
 
   update(item: TranscriptItem): void {
     const it = (this.item = item as Of<'thinking'>);
-    const chars = `${formatInt(it.text.length)} chars`;
+    const n = countWords(it.text);
+    const chars = `${formatInt(n)} ${n === 1 ? 'word' : 'words'}`;
     if (it.open) {
       this.sawOpen = true;
       this.label.textContent = `Thinking… · ${chars}`;
@@ -482,4 +483,10 @@ export class PermissionView implements ItemView {
     this.post({ type: 'permission_decision', requestId: it.id, decision, ...(feedback ? { feedback } : {}) });
     this.update(it);
   }
+}
+
+function countWords(text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(/\S+/g)) n++;
+  return n;
 }
