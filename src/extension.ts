@@ -81,6 +81,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   const postSessionInfo = () =>
     post({ type: 'session', session: { id: path.basename(controller.sessionFile ?? 'new', '.jsonl'), title: controller.title, model: controller.model } });
 
+  const postPermissionMode = () => post({ type: 'permission_mode', info: { mode: readSettings().permissionMode, restricted: !vscode.workspace.isTrusted } });
+
   const refreshNotices = async () => {
     const notices: Notice[] = [];
     if (!vscode.workspace.isTrusted) {
@@ -120,10 +122,12 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
         postSessionInfo();
         statusBar.update({ model: controller.model, running: controller.isRunning, ...(controller.usage ? { usage: controller.usage.usage, costUsd: controller.usage.costUsd } : {}) });
       }
+      if (e.affectsConfiguration('turnstone.permissionMode')) postPermissionMode();
       void refreshNotices();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       controller.applySettings();
+      postPermissionMode();
       void refreshNotices();
     }),
     keys.onDidChange(() => {
@@ -132,6 +136,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     }),
   );
   void refreshNotices();
+  postPermissionMode();
   // An empty panel already names the model it will use.
   postSessionInfo();
   void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', false);

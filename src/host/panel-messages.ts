@@ -213,6 +213,29 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       await deps.keys.set(provider, m.key);
       return;
     }
+    case 'set_permission_mode': {
+      // Restricted Mode: plan only, whatever the (untrusted) webview asks for.
+      if (!vscode.workspace.isTrusted && m.mode !== 'plan') {
+        log.warn(`panel asked for permission mode ${m.mode} in Restricted Mode`);
+        return;
+      }
+      const c = vscode.workspace.getConfiguration('turnstone');
+      if (m.mode === 'bypassPermissions' && c.get('permissionMode') !== 'bypassPermissions') {
+        // The one switch that removes every question: confirmed natively, never on the webview's word alone.
+        const ok = await vscode.window.showWarningMessage(
+          'Let Turnstone edit files and run commands without asking?',
+          { modal: true, detail: 'Deny rules still apply. You can switch back in the panel or with turnstone.permissionMode.' },
+          'Bypass Permissions',
+        );
+        if (ok !== 'Bypass Permissions') {
+          deps.post({ type: 'permission_mode', info: { mode: readSettings().permissionMode, restricted: false } });
+          return;
+        }
+      }
+      const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      await c.update('permissionMode', m.mode, target);
+      return;
+    }
     case 'copy_request_id':
       await vscode.env.clipboard.writeText(m.requestId);
       vscode.window.setStatusBarMessage(`Turnstone: request id ${m.requestId} copied`, 4000);

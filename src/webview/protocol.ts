@@ -218,8 +218,15 @@ export type QueuedInput = z.infer<typeof QueuedInput>;
 export const TurnState = z.enum(['running', 'idle']);
 export type TurnState = z.infer<typeof TurnState>;
 
+export const PermissionModeName = z.enum(['plan', 'ask', 'acceptEdits', 'bypassPermissions']);
+/** The composer's mode switch: the setting, and whether Restricted Mode limits it to plan. */
+export const PermissionModeInfo = z.object({ mode: PermissionModeName, restricted: z.boolean() });
+export type PermissionModeInfo = z.infer<typeof PermissionModeInfo>;
+
 /** Everything the panel shows, for `restore` (reload, re-show after hiding, resume). */
 export const PanelSnapshot = z.object({
+  /** Kept from before when a `restore` leaves it out (a new session does not change the mode). */
+  permission: PermissionModeInfo.optional(),
   session: SessionInfo.optional(),
   items: z.array(TranscriptItem).max(200_000),
   turn: TurnState,
@@ -264,6 +271,7 @@ export const HostEvent = z.discriminatedUnion('type', [
   /** S6 "Reconnecting… n/m"; cleared by the next content, `turn` idle, or attempt 0. */
   z.object({ type: z.literal('reconnecting'), attempt: Count, maxAttempts: Count, reason: Short.optional(), delayMs: Count.optional() }),
   z.object({ type: z.literal('usage'), usage: UsageInfo }),
+  z.object({ type: z.literal('permission_mode'), info: PermissionModeInfo }),
   z.object({ type: z.literal('notices'), notices: z.array(Notice).max(20) }),
   z.object({ type: z.literal('queued'), items: z.array(QueuedInput).max(100) }),
   /** Answer to `attach`: what `@` can offer (open editors, the selection). */
@@ -325,6 +333,8 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   /** `@` typed: ask for attach_candidates. */
   z.object({ type: z.literal('attach'), query: z.string().max(500).default('') }),
   z.object({ type: z.literal('notice_action'), noticeId: Id, actionId: Id }),
+  /** The composer's mode switch: the host writes turnstone.permissionMode (plan only in Restricted Mode). */
+  z.object({ type: z.literal('set_permission_mode'), mode: PermissionModeName }),
   /**
    * The panel's inline key field. The host stores the key in SecretStorage at once;
    * the webview clears the field and never keeps the key in its state.

@@ -1,6 +1,6 @@
 // Everything around the transcript: session header, notices (Restricted Mode,
 // missing key), the reconnect line, the usage footer and the live region.
-import { type Notice, type SessionInfo, type UsageInfo } from '../protocol';
+import { type Notice, type PermissionModeInfo, type SessionInfo, type UsageInfo } from '../protocol';
 import { type Reconnecting } from '../transcript';
 import { button, el, formatInt, formatTokens, icon } from './dom';
 import { KeyField, type Post } from './items';
@@ -107,5 +107,39 @@ export class Announcer {
   readonly root = el('div', { class: 'sr-only', 'aria-live': 'polite', 'aria-atomic': 'true' });
   say(text: string): void {
     this.root.textContent = text;
+  }
+}
+
+const MODES: { mode: PermissionModeInfo['mode']; label: string; title: string }[] = [
+  { mode: 'plan', label: 'Plan', title: 'Read and search only: nothing is edited or run' },
+  { mode: 'ask', label: 'Ask', title: 'Every edit and command asks first' },
+  { mode: 'acceptEdits', label: 'Accept edits', title: 'Edits inside the workspace go ahead; commands ask' },
+  { mode: 'bypassPermissions', label: 'Bypass', title: 'Nothing asks (deny rules still apply)' },
+];
+
+/** The composer's permission-mode switch; the host owns the setting, this only asks to change it. */
+export class ModeSwitch {
+  readonly root = el('select', { class: 'mode-switch', 'aria-label': 'Permission mode' });
+  private info: PermissionModeInfo | undefined;
+
+  constructor(post: Post) {
+    this.root.addEventListener('change', () => {
+      const mode = MODES.find((m) => m.mode === this.root.value)?.mode;
+      if (mode && mode !== this.info?.mode) post({ type: 'set_permission_mode', mode });
+    });
+    this.root.hidden = true;
+  }
+
+  update(info: PermissionModeInfo | undefined): void {
+    this.info = info;
+    this.root.hidden = !info;
+    if (!info) return;
+    // Restricted Mode: plan is all there is, so that is all it offers.
+    const offered = info.restricted ? MODES.filter((m) => m.mode === 'plan') : MODES;
+    const mode = info.restricted ? 'plan' : info.mode;
+    this.root.replaceChildren(...offered.map((m) => el('option', { value: m.mode, title: m.title }, m.label)));
+    this.root.value = mode;
+    this.root.disabled = info.restricted;
+    this.root.title = info.restricted ? 'Restricted Mode: plan only until you trust this folder' : (MODES.find((m) => m.mode === mode)?.title ?? '');
   }
 }
