@@ -160,7 +160,10 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
         void vscode.window.showInformationMessage('Turnstone: the output of that command is no longer in this session.');
         return;
       }
-      const doc = await vscode.workspace.openTextDocument({ content, language: 'log' });
+      // A read-only virtual document (our content provider): nothing to save, no prompt on close.
+      const uri = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/output/${encodeURIComponent(m.toolId)}/bash output.log` });
+      deps.originals.set(uri, content);
+      const doc = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(doc, { preview: true });
       return;
     }
