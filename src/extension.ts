@@ -9,6 +9,7 @@ import { registerCommands } from './host/commands';
 import { HostMcp } from './host/mcp';
 import { watchInstructionFiles } from './host/instructions-watch';
 import { TerminalRecorder } from './host/mentions';
+import { registerApprovalCommands } from './host/approval-commands';
 import { handlePanelMessage } from './host/panel-messages';
 import { WorkspaceIndex } from './host/workspace-index';
 import { PendingPermissions } from './host/pending-permissions';
@@ -94,7 +95,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   const mentions = { index: new WorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(context.extensionUri, {
     onMessage: (message) =>
-      void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
+      void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
     onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
     onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
   });
@@ -112,6 +113,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   const postSessionInfo = () =>
     post({ type: 'session', session: { id: path.basename(controller.sessionFile ?? 'new', '.jsonl'), title: controller.title, model: controller.model } });
 
+  const postPermissionMode = () => post({ type: 'permission_mode', info: { mode: readSettings().permissionMode, restricted: !vscode.workspace.isTrusted } });
+
   const refreshNotices = async () => {
     const notices: Notice[] = [];
     if (!vscode.workspace.isTrusted) {
@@ -119,7 +122,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     }
     const provider = readSettings().provider;
     if (provider === 'anthropic' && !(await keys.get(provider))) {
-      notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'No API key yet. Set one with "Turnstone: Set API Key" (stored in secret storage), or start VS Code with ANTHROPIC_API_KEY in the environment.', actions: [{ id: 'set_key', label: 'Set API Key' }] });
+      // The notice carries the panel's own key field; ANTHROPIC_API_KEY in the environment also works.
+      notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'Add your Anthropic API key to start.', actions: [] });
     }
     const sandbox = await sandboxNotice();
     if (sandbox) notices.push(sandbox);
@@ -138,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
     vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, proposals, { isCaseSensitive: true }),
     vscode.window.registerWebviewViewProvider(ChatPanelProvider.viewType, panel),
+    ...registerApprovalCommands(pending, log),
     ...registerCommands({
       controller,
       keys,
@@ -157,17 +162,23 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
         postSessionInfo();
         statusBar.update({ model: controller.model, running: controller.isRunning, ...(controller.usage ? { usage: controller.usage.usage, costUsd: controller.usage.costUsd } : {}) });
       }
+      if (e.affectsConfiguration('turnstone.permissionMode')) postPermissionMode();
       void refreshNotices();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       controller.applySettings();
+      postPermissionMode();
       void refreshNotices();
       controller.postInstructions();
     }),
     watchInstructionFiles(() => void controller.refreshInstructions().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`))),
-    keys.onDidChange(() => void refreshNotices()),
+    keys.onDidChange(() => {
+      void refreshNotices();
+      void controller.keyChanged().catch((e: unknown) => log.error(`sending after the key was set failed: ${String(e)}`));
+    }),
   );
   void refreshNotices();
+  postPermissionMode();
   // An empty panel already names the model it will use.
   postSessionInfo();
   void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', false);
@@ -180,7 +191,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   return {
     chatViewId: ChatPanelProvider.viewType,
     isChatVisible: () => panel.isVisible,
-    sendPrompt: (text) => controller.send(text),
+    sendPrompt: async (text) => {
+      const summary = await controller.send(text);
+      if (!summary) throw new Error('no API key is set: the prompt is held until one is');
+      return summary;
+    },
     stop: () => controller.stop(),
     pendingPermissions: () =>
       pending.list().map((p) => ({ id: p.id, toolName: p.request.toolName, subject: p.request.subject, need: p.request.need, ...(p.proposedUri ? { proposedUri: p.proposedUri.toString() } : {}) })),

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
 import { type CommandId } from './contract';
+import { type SessionInfo } from '../runtime/session';
 import { type Attachment, type SessionController } from './session-controller';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
@@ -131,7 +132,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           ? checkpoints.find((c) => c.turn === opts.turn)
           : (
               await vscode.window.showQuickPick(
-                checkpoints.map((c) => ({ label: `Turn ${c.turn}`, description: relativeTime(c.at), detail: c.prompt.replace(/\s+/g, ' ').slice(0, 120), c })),
+                checkpoints.map((c) => ({ label: `Turn ${c.turn}`, description: relativeTime(new Date(c.at)), detail: c.prompt.replace(/\s+/g, ' ').slice(0, 120), c })),
                 { title: 'Restore a checkpoint: go back to the start of a turn', matchOnDetail: true },
               )
             )?.c;
@@ -149,19 +150,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     'turnstone.resumeSession': async (arg?: unknown) => {
       if (typeof arg === 'string') return controller.resume(arg);
-      const sessions = await controller.listSessions();
-      if (sessions.length === 0) {
-        void vscode.window.showInformationMessage('Turnstone: no saved sessions in this workspace yet.');
-        return undefined;
-      }
-      const pick = await vscode.window.showQuickPick(
-        sessions.map((s) => ({ label: s.title, description: s.updatedAt.toLocaleString(), detail: `${s.messageCount} messages`, file: s.path })),
-        { title: 'Resume a Turnstone session', matchOnDescription: true },
-      );
-      if (pick) {
-        await controller.resume(pick.file);
-        await deps.focusPanel();
-      }
+      await pickSession(controller, deps);
       return undefined;
     },
   };
@@ -178,10 +167,69 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   );
 }
 
-function relativeTime(at: number): string {
-  const minutes = Math.round((Date.now() - at) / 60_000);
-  if (minutes < 1) return 'just now';
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  return hours < 24 ? `${hours} h ago` : new Date(at).toLocaleString();
+const RENAME: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: 'Rename' };
+const DELETE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete' };
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+/** "5 minutes ago", "yesterday", "3 weeks ago". */
+export function relativeTime(date: Date, now = Date.now()): string {
+  const s = Math.round((date.getTime() - now) / 1000);
+  const steps: [Intl.RelativeTimeFormatUnit, number][] = [['second', 60], ['minute', 60], ['hour', 24], ['day', 7], ['week', 4.35], ['month', 12], ['year', Infinity]];
+  let v = s;
+  for (const [unit, size] of steps) {
+    if (Math.abs(v) < size) return unit === 'second' && Math.abs(v) < 45 ? 'just now' : relative.format(Math.round(v), unit);
+    v /= size;
+  }
+  return relative.format(Math.round(v), 'year');
+}
+
+/** The history list: the current session marked, relative times, rename and delete on each row. */
+async function pickSession(controller: SessionController, deps: CommandDeps): Promise<void> {
+  type Item = vscode.QuickPickItem & { session: SessionInfo };
+  const sessions = await controller.listSessions();
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage('Turnstone: no saved sessions in this workspace yet.');
+    return;
+  }
+  const current = controller.currentSessionFile;
+  const qp = vscode.window.createQuickPick<Item>();
+  qp.title = 'Turnstone sessions';
+  qp.placeholder = 'Pick a session to resume';
+  qp.matchOnDescription = true;
+  qp.items = sessions.map((s) => ({
+    label: `${s.path === current ? '$(circle-filled) ' : ''}${s.title}`,
+    description: `${s.path === current ? 'current · ' : ''}${relativeTime(s.updatedAt)}`,
+    detail: `${s.messageCount} messages · ${s.updatedAt.toLocaleString()}`,
+    buttons: [RENAME, DELETE],
+    session: s,
+  }));
+  const action = await new Promise<{ kind: 'open' | 'rename' | 'delete'; session: SessionInfo } | undefined>((resolve) => {
+    qp.onDidAccept(() => {
+      const item = qp.selectedItems[0];
+      resolve(item ? { kind: 'open', session: item.session } : undefined);
+      qp.hide();
+    });
+    qp.onDidTriggerItemButton((e) => {
+      resolve({ kind: e.button === RENAME ? 'rename' : 'delete', session: e.item.session });
+      qp.hide();
+    });
+    qp.onDidHide(() => resolve(undefined));
+    qp.show();
+  });
+  qp.dispose();
+  if (!action) return;
+  const { session } = action;
+  if (action.kind === 'open') {
+    await controller.resume(session.path);
+    await deps.focusPanel();
+    return;
+  }
+  if (action.kind === 'rename') {
+    const title = await vscode.window.showInputBox({ title: 'Rename session', value: session.title, validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty.') });
+    if (title?.trim()) await controller.renameSession(session, title.trim().slice(0, 200));
+  } else {
+    const ok = await vscode.window.showWarningMessage(`Delete the session "${session.title}"?`, { modal: true, detail: 'Its saved conversation and checkpoints are removed. This cannot be undone.' }, 'Delete');
+    if (ok === 'Delete') await controller.deleteSession(session);
+  }
+  await pickSession(controller, deps);
 }

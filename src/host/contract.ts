@@ -17,6 +17,20 @@ export const COMMANDS = [
 ] as const;
 export type CommandId = (typeof COMMANDS)[number];
 
+/**
+ * Commands beyond the contract: contributed (so menus can name them) but for
+ * the product's own surfaces, not the contract. Allow/Deny answer the pending
+ * permission request from the proposal's diff editor title bar; in the command
+ * palette they show only while a request waits (menus.commandPalette `when`).
+ */
+export const INTERNAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest'] as const;
+export type InternalCommandId = (typeof INTERNAL_COMMANDS)[number];
+
+/** Context keys the host sets for `when` clauses. */
+export const CONTEXT_PERMISSION_PENDING = 'turnstone.permissionPending';
+/** The proposed-side URIs of edits waiting for an answer (`resource in turnstone.pendingProposals`). */
+export const CONTEXT_PENDING_PROPOSALS = 'turnstone.pendingProposals';
+
 export const SETTINGS = [
   'provider',
   'model',
@@ -43,6 +57,7 @@ export const SETTINGS = [
   'mcpServers',
   'mcp.callTimeoutMs',
   'mcp.startTimeoutMs',
+  'approvalDialog',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

@@ -6,6 +6,7 @@ export { openCheckpointStore, withCheckpointCapture } from '../runtime/checkpoin
 export { ShellHookRunner } from '../runtime/hooks';
 export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';
+export { splitAttachments, withAttachments } from '../runtime/user-text';
 export { cleanUpInterruptedWrites } from '../tools/interrupted-writes';
 export { decodeText, detectEncoding, encodeText } from '../tools/text';
 export { VsCodeWorkspace } from './vscode-workspace';

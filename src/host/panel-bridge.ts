@@ -2,8 +2,10 @@
 // nothing of the runtime; this is the one place that translates, turn by turn.
 import { type RuntimeEvent } from '../runtime/events';
 import { type Message } from '../runtime/types';
-import { type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
+import { splitAttachments } from '../runtime/user-text';
+import { Attachment, type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
+import { describeFailure, retryReason } from './failure-text';
 import { permissionItemId } from './permission-ids';
 
 
@@ -16,11 +18,15 @@ export class PanelBridge {
   private readonly inputs = new Map<string, { name: string; input: Record<string, unknown> }>();
   /** Tool uses the user (or a rule) denied: their result is an error, but the card says "Denied". */
   private readonly denied = new Set<string>();
+  /** Error cards of failed turns not yet followed by a successful one. */
+  private unresolved: Extract<TranscriptItem, { kind: 'error' }>[] = [];
 
   constructor(
     private readonly post: (event: HostEvent) => void,
     /** What an MCP tool is (server, tool, description), for its permission card. */
     private readonly describeTool: (name: string) => { server: string; tool: string; description: string } | undefined = () => undefined,
+    /** How the cards name the service ("Anthropic", "the API server"). */
+    private readonly provider: () => string = () => 'Anthropic',
   ) {}
 
   handle(event: RuntimeEvent): void {
@@ -122,7 +128,7 @@ export class PanelBridge {
         this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount } });
         break;
       case 'retrying':
-        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: event.reason.slice(0, 2000) });
+        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: retryReason(event.reason), delayMs: Math.max(0, Math.round(event.delayMs)) });
         break;
       case 'step_discarded':
         this.post({ type: 'step_discarded', stepId: `${this.turnId}:${event.step}` });
@@ -132,17 +138,36 @@ export class PanelBridge {
       case 'warning':
         this.post({ type: 'item_add', item: { kind: 'error', id: this.newBlockId('w'), message: event.message, errorKind: event.kind, retryable: false } });
         break;
-      case 'turn_failed':
+      case 'turn_failed': {
         this.closeBlocks();
-        this.post({
-          type: 'item_add',
-          item: { kind: 'error', id: this.newBlockId('e'), message: event.requestId ? `${event.message} (request id ${event.requestId})` : event.message, errorKind: event.kind, retryable: true },
-        });
+        // Plain words for the card; the raw message and kind are in the log (session controller).
+        const text = describeFailure(event.kind, event.message, this.provider());
+        const item: Extract<TranscriptItem, { kind: 'error' }> = {
+          kind: 'error',
+          id: this.newBlockId('e'),
+          message: text.message,
+          errorKind: event.kind,
+          retryable: text.action === 'retry',
+          cause: text.cause,
+          action: text.action,
+          ...(text.hint ? { hint: text.hint } : {}),
+          ...(event.requestId && /^[A-Za-z0-9_.:-]{1,200}$/.test(event.requestId) ? { requestId: event.requestId } : {}),
+        };
+        this.unresolved.push(item);
+        this.post({ type: 'item_add', item });
         this.post({ type: 'turn', state: 'idle' });
         break;
+      }
       case 'turn_ended':
+        this.closeBlocks();
+        // The retry (or the next turn) went through: earlier failures are history, not calls to action.
+        for (const item of this.unresolved) this.post({ type: 'item_add', item: { ...item, resolved: true } });
+        this.unresolved = [];
+        this.post({ type: 'turn', state: 'idle' });
+        break;
       case 'turn_aborted':
         this.closeBlocks();
+        this.post({ type: 'item_add', item: { kind: 'interrupted', id: this.newBlockId('x') } });
         this.post({ type: 'turn', state: 'idle' });
         break;
       case 'interjection_applied':
@@ -199,7 +224,14 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
     for (const block of message.content) {
       const id = `h${++n}`;
       if (block.type === 'text' && block.text.trim()) {
-        items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text });
+        if (message.role === 'user') {
+          // The user's words in the bubble, what they attached as chips (never the attached text itself).
+          const { words, labels, kinds } = splitAttachments(block.text);
+          const attachments = labels.map((label, i) => ({ kind: chipKind(kinds[i], label), path: label, label }));
+          items.push({ kind: 'user', id, text: words, ...(attachments.length ? { attachments } : {}) });
+        } else {
+          items.push({ kind: 'assistant', id, text: block.text });
+        }
       } else if (block.type === 'thinking') {
         items.push({ kind: 'thinking', id, text: block.thinking });
       } else if (block.type === 'tool_use') {
@@ -213,4 +245,13 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
     }
   }
   return items;
+}
+
+const CHIP_KINDS = Attachment.shape.kind.options;
+
+/** A resumed attachment's chip: the kind it was sent with, else (older sessions) a selection by its `:from-to` label. */
+function chipKind(kind: string | undefined, label: string): Attachment['kind'] {
+  const known = CHIP_KINDS.find((k) => k === kind);
+  if (known) return known;
+  return /:\d+-\d+$/.test(label) ? 'selection' : 'file';
 }

@@ -13,6 +13,9 @@ import { ORIGINAL_SCHEME, type OriginalContentProvider } from './proposal-docume
 import { mentionCandidates, measureAttachment, resolveAttachments, type MentionDeps } from './mentions';
 import { type SessionController } from './session-controller';
 import { runSlashInput, slashCommandList } from './slash';
+import { type ApiKeys } from './secrets';
+import { ownSettingsChange } from './policy-guard';
+import { readSettings } from './settings';
 
 export interface PanelMessageDeps {
   controller: SessionController;
@@ -23,6 +26,7 @@ export interface PanelMessageDeps {
   /** The panel's transcript as the host mirrors it. */
   items: () => readonly TranscriptItem[];
   mentions: MentionDeps;
+  keys: ApiKeys;
 }
 
 /** What a model id from the webview may look like: claude-sonnet-4-5, gpt-4o, openai/gpt-4o, llama3:8b… */
@@ -155,7 +159,10 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
         void vscode.window.showInformationMessage('Turnstone: the output of that command is no longer in this session.');
         return;
       }
-      const doc = await vscode.workspace.openTextDocument({ content, language: 'log' });
+      // A read-only virtual document (our content provider): nothing to save, no prompt on close.
+      const uri = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/output/${encodeURIComponent(m.toolId)}/bash output.log` });
+      deps.originals.set(uri, content);
+      const doc = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(doc, { preview: true });
       return;
     }
@@ -198,6 +205,40 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       if (m.actionId === 'set_key') await vscode.commands.executeCommand('turnstone.setApiKey');
       else if (m.actionId === 'trust') await vscode.commands.executeCommand('workbench.trust.manage');
       else if (m.actionId === 'mcp_servers') await vscode.commands.executeCommand('turnstone.mcp.showServers');
+      return;
+    case 'set_api_key': {
+      const provider = readSettings().provider;
+      // Straight to SecretStorage; never logged. keys.onDidChange then refreshes the notice and sends a held prompt.
+      await deps.keys.set(provider, m.key);
+      return;
+    }
+    case 'set_permission_mode': {
+      // Restricted Mode: plan only, whatever the (untrusted) webview asks for.
+      if (!vscode.workspace.isTrusted && m.mode !== 'plan') {
+        log.warn(`panel asked for permission mode ${m.mode} in Restricted Mode`);
+        return;
+      }
+      const c = vscode.workspace.getConfiguration('turnstone');
+      if (m.mode === 'bypassPermissions' && c.get('permissionMode') !== 'bypassPermissions') {
+        // The one switch that removes every question: confirmed natively, never on the webview's word alone.
+        const ok = await vscode.window.showWarningMessage(
+          'Let Turnstone edit files and run commands without asking?',
+          { modal: true, detail: 'Deny rules still apply. You can switch back in the panel or with turnstone.permissionMode.' },
+          'Bypass Permissions',
+        );
+        if (ok !== 'Bypass Permissions') {
+          deps.post({ type: 'permission_mode', info: { mode: readSettings().permissionMode, restricted: false } });
+          return;
+        }
+      }
+      const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      // The user's own choice in Turnstone's UI: the policy guard applies it without asking again.
+      await ownSettingsChange(() => c.update('permissionMode', m.mode, target));
+      return;
+    }
+    case 'copy_request_id':
+      await vscode.env.clipboard.writeText(m.requestId);
+      vscode.window.setStatusBarMessage(`Turnstone: request id ${m.requestId} copied`, 4000);
       return;
     case 'log':
       log[m.level === 'info' ? 'info' : m.level === 'warn' ? 'warn' : 'error'](`webview: ${m.message}`);

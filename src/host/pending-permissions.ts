@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { type PermissionDecision, type PermissionRequest } from '../runtime/permissions';
 
-export type AnsweredBy = 'dialog' | 'panel' | 'editor' | 'api' | 'abort';
+export type AnsweredBy = 'dialog' | 'panel' | 'editor' | 'palette' | 'api' | 'abort';
 
 export interface PendingPermission {
   readonly id: string;

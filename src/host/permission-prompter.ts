@@ -1,11 +1,13 @@
 // The runtime's PermissionPrompter in VS Code: a proposed edit opens in the
 // native diff editor (left: the file as it is, right: the proposal, editable),
-// and a native modal asks. Escape leaves the request pending so the user can
-// edit the proposal and answer from the diff editor's title bar or the panel.
+// and a native modal asks (or a notification, or nothing: turnstone.approvalDialog).
+// "Review First" (or Escape) leaves the request pending so the user can edit the
+// proposal and answer from the diff editor's title bar or the panel.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../runtime/permissions';
 import { loadCore } from './load-core';
+import { readSettings } from './settings';
 import { type PendingPermission, type PendingPermissions } from './pending-permissions';
 import { ORIGINAL_SCHEME, type OriginalContentProvider, PROPOSED_SCHEME, type ProposalFileSystem } from './proposal-documents';
 
@@ -23,10 +25,13 @@ export interface PrompterDeps {
 }
 
 const ALLOW = 'Allow';
-const ALLOW_SESSION = 'Allow Edits for This Session';
 const RUN = 'Run';
+const ALWAYS = 'Always Allow';
 const DENY = 'Deny';
 const DENY_FEEDBACK = 'Deny with Feedback…';
+/** The modal's close button, named for what it does: the request stays pending. */
+const REVIEW_FIRST = 'Review First';
+const DECIDE_LATER = 'Decide in Panel';
 
 const isEdit = (req: PermissionRequest) => req.need === 'edit' && req.preview !== undefined;
 
@@ -68,6 +73,8 @@ export class NativePermissionPrompter implements PermissionPrompter {
 
   private async askInDialog(entry: PendingPermission): Promise<void> {
     const req = entry.request;
+    const style = readSettings().approvalDialog;
+    if (style === 'panel') return; // the panel card and the diff editor's title bar ask
     const edit = isEdit(req);
     const mcp = this.deps.describeTool?.(req.toolName);
     const message = mcp
@@ -77,10 +84,16 @@ export class NativePermissionPrompter implements PermissionPrompter {
       : req.need === 'command'
         ? 'Turnstone wants to run a command'
         : `Turnstone wants to use ${req.toolName} on ${req.subject}`;
-    const detail = this.detail(req);
-    const alwaysLabel = `Always Allow ${req.suggestedRule}`;
-    const items = edit ? [ALLOW, ALLOW_SESSION, DENY, DENY_FEEDBACK] : req.need === 'command' ? [RUN, alwaysLabel, DENY, DENY_FEEDBACK] : [ALLOW, DENY, DENY_FEEDBACK];
-    const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
+    // At most four choices, the last one closing the dialog without an answer (never an unexplained "Cancel").
+    // "Allow edits for this session" stays in the panel's card, next to the diff it applies to.
+    const labels = edit ? [ALLOW, DENY, DENY_FEEDBACK] : req.need === 'command' ? [RUN, ALWAYS, DENY_FEEDBACK] : [ALLOW, DENY, DENY_FEEDBACK];
+    const close = edit ? REVIEW_FIRST : DECIDE_LATER;
+    const items: vscode.MessageItem[] = [...labels.map((title) => ({ title })), { title: close, isCloseAffordance: true }];
+    const picked =
+      style === 'modal'
+        ? await vscode.window.showWarningMessage(message, { modal: true, detail: this.detail(req, close) }, ...items)
+        : await vscode.window.showWarningMessage(`${message}: ${firstLine(req.subject)}`, ...items.filter((i) => !i.isCloseAffordance));
+    const choice = picked?.title;
     if (!this.deps.pending.get(entry.id)) return; // answered elsewhere meanwhile
     let decision: PermissionDecision | undefined;
     switch (choice) {
@@ -88,10 +101,7 @@ export class NativePermissionPrompter implements PermissionPrompter {
       case RUN:
         decision = { kind: 'allow', scope: 'once' };
         break;
-      case ALLOW_SESSION:
-        decision = { kind: 'allow', scope: 'session' };
-        break;
-      case alwaysLabel:
+      case ALWAYS:
         await this.deps.addAllowRule(req.suggestedRule).catch((e: unknown) => this.deps.log.error(`could not save the allow rule: ${String(e)}`));
         decision = { kind: 'allow', scope: 'session' };
         break;
@@ -101,20 +111,20 @@ export class NativePermissionPrompter implements PermissionPrompter {
       case DENY_FEEDBACK: {
         const feedback = await vscode.window.showInputBox({
           title: 'Tell Turnstone what to do instead',
-          prompt: 'This goes to the model with the denial.',
+          prompt: 'Optional: this goes to the model with the denial. Leave it empty to just deny.',
           ignoreFocusOut: true,
         });
         decision = feedback?.trim() ? { kind: 'deny', feedback: feedback.trim() } : { kind: 'deny' };
         break;
       }
       default:
-        // Escape/Cancel: keep the request pending, answered from the diff editor or the panel.
+        // Review First / Decide in Panel / Escape: the request stays pending, answered from the diff editor or the panel.
         return;
     }
     this.deps.pending.settle(entry.id, decision, 'dialog');
   }
 
-  private detail(req: PermissionRequest): string {
+  private detail(req: PermissionRequest, close: string): string {
     const lines: string[] = [];
     const mcp = this.deps.describeTool?.(req.toolName);
     if (mcp) {
@@ -126,12 +136,19 @@ export class NativePermissionPrompter implements PermissionPrompter {
       const description = req.input['description'];
       if (typeof description === 'string' && description.trim()) lines.push('', `Purpose (as the model states it): ${description.trim()}`);
       lines.push('', `Working directory: ${vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '(none)'}`);
+      // The exact rule, whole: the button cannot hold it.
+      lines.push('', `"${ALWAYS}" runs it and saves this rule to the workspace settings (turnstone.permissions.allow):`, req.suggestedRule);
     } else if (req.preview) {
       const { added, removed } = loadCore().diffStats(req.preview.before, req.preview.after);
       lines.push(`${vscode.workspace.asRelativePath(req.preview.path)}: +${added} −${removed} lines. The proposal is open in the diff editor, where you can change it before allowing.`);
     }
     lines.push('', `Why Turnstone asks: ${req.reason}`);
-    lines.push('', 'Press Escape to review or edit first, then answer from the diff editor or the Turnstone panel.');
+    lines.push(
+      '',
+      req.preview
+        ? `"${close}" closes this dialog and keeps the request waiting: review or edit the proposal, then use Allow or Deny in the diff editor's title bar or in the Turnstone panel.`
+        : `"${close}" closes this dialog and keeps the request waiting in the Turnstone panel (where you can also deny with feedback).`,
+    );
     return lines.join('\n');
   }
 
@@ -170,3 +187,8 @@ export class NativePermissionPrompter implements PermissionPrompter {
     this.deps.proposals.remove(proposed);
   }
 }
+
+const firstLine = (s: string) => {
+  const line = s.split('\n', 1)[0] ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+};

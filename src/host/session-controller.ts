@@ -2,6 +2,7 @@
 // file, the running turn's AbortController, and feeds the panel. Commands and
 // the webview call into it; nothing here renders.
 import * as os from 'node:os';
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
@@ -9,11 +10,12 @@ import { type ConversationRuntime } from '../runtime/conversation';
 import { type QueuedInput } from '../runtime/steering';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type Message, type Usage } from '../runtime/types';
-import { type HostEvent } from '../webview/protocol';
 import { type Checkpoint } from '../runtime/checkpoints';
 import { type OriginalContentProvider } from './proposal-documents';
 import { type RestoreMode, SessionCheckpoints } from './checkpoints';
 import { formatPromptWithAttachments, type AttachmentBlock, userWordsOf } from './attachment-blocks';
+import { type HostEvent, type TranscriptItem as PanelItem } from '../webview/protocol';
+import { describeFailure } from './failure-text';
 import { type ApiKeys } from './secrets';
 import { loadProjectInstructions, type ProjectInstructions } from '../runtime/instructions';
 import { readerRootPath, workspaceInstructionReader } from './instruction-reader';
@@ -22,6 +24,8 @@ import { type HostMcp } from './mcp';
 import { type NativePermissionPrompter } from './permission-prompter';
 import { readGuardedSettings } from './policy-guard';
 import { readSettings, type TurnstoneSettings } from './settings';
+
+const TITLES_KEY = 'turnstone.sessionTitles';
 
 export interface ControllerDeps {
   context: vscode.ExtensionContext;
@@ -45,6 +49,10 @@ export class SessionController implements vscode.Disposable {
   private current: Promise<TurnSummary> | undefined;
   private userItems = 0;
   private authPrompted = false;
+  /** A prompt sent before any key was set, with the card that asks for one. */
+  private awaitingKey: { prompt: string; item: Extract<PanelItem, { kind: 'error' }> } | undefined;
+  /** The last turn's failure kind, until a turn ends well. */
+  private lastFailure: string | undefined;
   /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
   private readonly edits = new Map<string, FileChange>();
   /** Settings or trust changed since the runtime was built (see applySettings). */
@@ -82,14 +90,42 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
-  async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary> {
+  async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary | undefined> {
     while (this.current) await this.current.catch(() => undefined);
     this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}) } });
     if (this.title === 'New session') {
       this.title = text.replace(/\s+/g, ' ').slice(0, 60);
       this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
     }
-    return this.run(withAttachments(text, attachments));
+    const prompt = loadCore().withAttachments(text, attachments);
+    const provider = readSettings().provider;
+    if (provider === 'anthropic' && !(await this.deps.keys.get(provider))) {
+      // First run: nothing can be sent. Hold the prompt and ask for a key instead of
+      // letting the request fail as if a key had been rejected.
+      const text = describeFailure('auth', 'No API key', 'Anthropic');
+      const item = { kind: 'error' as const, id: `nokey${++this.userItems}`, message: text.message, ...(text.hint ? { hint: text.hint } : {}), errorKind: 'no_key', cause: text.cause, action: text.action, retryable: false };
+      this.awaitingKey = { prompt, item };
+      this.deps.post({ type: 'item_add', item });
+      return undefined;
+    }
+    return this.run(prompt);
+  }
+
+  /**
+   * A key was stored (the panel's key field or the command). A prompt held for
+   * want of a key is sent now; a turn that failed on a rejected key is retried.
+   */
+  async keyChanged(): Promise<void> {
+    const provider = readSettings().provider;
+    if (this.current || !(await this.deps.keys.get(provider))) return;
+    const held = this.awaitingKey;
+    if (held) {
+      this.awaitingKey = undefined;
+      this.deps.post({ type: 'item_add', item: { ...withoutHint(held.item), message: 'API key saved. Sending your message.', resolved: true } });
+      await this.run(held.prompt);
+    } else if (this.lastFailure === 'auth') {
+      await this.retry();
+    }
   }
 
   /** Runs the loop again on the history as it is (after an error): no new user message. */
@@ -173,6 +209,7 @@ export class SessionController implements vscode.Disposable {
 
   async newSession(): Promise<void> {
     this.stop();
+    this.awaitingKey = undefined;
     await this.current?.catch(() => undefined);
     await this.store?.flush();
     this.runtime = undefined;
@@ -183,13 +220,53 @@ export class SessionController implements vscode.Disposable {
     this.deps.onDidChangeState();
   }
 
+  /** Saved sessions, newest first, with the names the user gave them. */
   async listSessions(): Promise<SessionInfo[]> {
-    return loadCore().listSessions(this.sessionsDir());
+    const titles = this.titles();
+    return (await loadCore().listSessions(this.sessionsDir())).map((s) => ({ ...s, title: titles.get(s.id) ?? s.title }));
+  }
+
+  /** The session file this panel shows (undefined before the first turn). */
+  get currentSessionFile(): string | undefined {
+    return this.store?.path;
+  }
+
+  /** A name the user chose; kept in workspace state, the session file stays as written. */
+  async renameSession(session: SessionInfo, title: string): Promise<void> {
+    const all = Object.fromEntries(this.titles());
+    all[session.id] = title;
+    await this.deps.context.workspaceState.update(TITLES_KEY, all);
+    if (session.path === this.store?.path) {
+      this.title = title;
+      this.deps.post({ type: 'session', session: { id: session.id, title, model: this.model } });
+    }
+  }
+
+  /** Deletes a saved session and its checkpoints (`<storage>/checkpoints/<sessionId>`); the current one is closed first. */
+  async deleteSession(session: SessionInfo): Promise<void> {
+    if (session.path === this.store?.path) await this.newSession();
+    const sessions = this.sessionsDir();
+    // Only files of our own sessions folder, whatever the list was built from.
+    if (path.dirname(path.resolve(session.path)) !== path.resolve(sessions)) throw new Error(`not a Turnstone session file: ${session.path}`);
+    await fs.rm(session.path, { force: true });
+    // Checkpoints live under the session file's name (SessionCheckpoints.dir); pruning would remove them later anyway.
+    await fs.rm(this.checkpoints.dir(path.basename(session.path, '.jsonl')), { recursive: true, force: true });
+    const all = Object.fromEntries(this.titles());
+    if (session.id in all) {
+      delete all[session.id];
+      await this.deps.context.workspaceState.update(TITLES_KEY, all);
+    }
+  }
+
+  private titles(): Map<string, string> {
+    const stored = this.deps.context.workspaceState.get<Record<string, unknown>>(TITLES_KEY) ?? {};
+    return new Map(Object.entries(stored).filter((e): e is [string, string] => typeof e[1] === 'string'));
   }
 
   /** C3: resume a saved session; later turns append to the same file. */
   async resume(file: string): Promise<void> {
     this.stop();
+    this.awaitingKey = undefined;
     await this.current?.catch(() => undefined);
     const core = loadCore();
     const loaded = await core.loadSession(file);
@@ -203,7 +280,8 @@ export class SessionController implements vscode.Disposable {
     this.checkpoints.forget();
     this.runtime = this.createRuntime(loaded.messages, loaded.usage);
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
-    this.title = firstUser && firstUser.type === 'text' ? firstUser.text.replace(/\s+/g, ' ').slice(0, 60) : path.basename(file);
+    const words = firstUser && firstUser.type === 'text' ? core.splitAttachments(firstUser.text).words.replace(/\s+/g, ' ').trim() : '';
+    this.title = this.titles().get(loaded.meta?.id ?? '') ?? (words ? words.slice(0, 60) : path.basename(file));
     const u = loaded.usage;
     this.deps.post({
       type: 'restore',
@@ -333,7 +411,11 @@ export class SessionController implements vscode.Disposable {
       this.deps.mcp.ensure(),
     );
     // One bridge per runtime: its block ids and open blocks belong to this session.
-    const bridge = new core.PanelBridge(this.deps.post, (name) => this.deps.mcp.describe(name));
+    const bridge = new core.PanelBridge(
+      this.deps.post,
+      (name) => this.deps.mcp.describe(name),
+      () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'),
+    );
     const runtime = new core.ConversationRuntime(
       {
         model: core.createSettingsAwareModelClient(async () => {
@@ -378,6 +460,8 @@ export class SessionController implements vscode.Disposable {
         if (this.edits.size > 50) this.edits.delete(this.edits.keys().next().value!);
       }
       if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
+      if (event.type === 'turn_failed') this.lastFailure = event.kind;
+      if (event.type === 'turn_ended') this.lastFailure = undefined;
       if (event.type === 'turn_failed') this.deps.log.error(`turn failed (${event.kind}${event.requestId ? `, request ${event.requestId}` : ''}): ${event.message}`);
       // The panel shows one line; the provider's whole message (a proxy's traceback) goes to the log only.
       if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.detail ?? event.reason}`);
@@ -455,4 +539,9 @@ export class SessionController implements vscode.Disposable {
 
 function withAttachments(text: string, attachments: Attachment[]): string {
   return formatPromptWithAttachments(text, attachments);
+}
+
+function withoutHint<T extends { hint?: string }>(item: T): Omit<T, 'hint'> {
+  const { hint: _hint, ...rest } = item;
+  return rest;
 }

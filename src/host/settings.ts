@@ -34,7 +34,12 @@ export interface TurnstoneSettings {
   sandboxNetwork: 'allow' | 'deny';
   mcpCallTimeoutMs: number;
   mcpStartTimeoutMs: number;
+  /** How a permission request asks: a modal (default), a notification, or only the panel and the diff editor. */
+  approvalDialog: ApprovalDialog;
 }
+
+export type ApprovalDialog = 'modal' | 'notification' | 'panel';
+const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'panel'];
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
@@ -63,6 +68,7 @@ export function readSettings(): TurnstoneSettings {
     ...readSandboxSettings(c),
     mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
     mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),
+    approvalDialog: readApprovalDialog(c.get<string>('approvalDialog', 'modal')),
   };
 }
 
@@ -117,4 +123,8 @@ export async function addAllowRule(rule: string): Promise<void> {
 
 export async function setModel(model: string): Promise<void> {
   await vscode.workspace.getConfiguration('turnstone').update('model', model, vscode.ConfigurationTarget.Global);
+}
+
+function readApprovalDialog(v: string): ApprovalDialog {
+  return (APPROVAL_DIALOGS as readonly string[]).includes(v) ? (v as ApprovalDialog) : 'modal';
 }

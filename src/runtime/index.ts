@@ -15,3 +15,4 @@ export { compactionThreshold, modelLimits, DEFAULT_AUTO_COMPACT_PERCENT, type Co
 export { type QueuedInput } from './steering';
 export * from './usage';
 export * from './turn-diff';
+export { splitAttachments, withAttachments, type PromptAttachment } from './user-text';

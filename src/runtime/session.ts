@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { errorMessage } from './errors';
 import { normaliseHistory } from './history';
 import { type Message, type Usage } from './types';
+import { splitAttachments } from './user-text';
 
 const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
 const UserMessageSchema = z.object({
@@ -253,7 +254,9 @@ export async function listSessions(dir: string): Promise<SessionInfo[]> {
         const [loaded, st] = await Promise.all([loadSession(path), stat(path)]);
         const first = loaded.messages.find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text'));
         const text = first?.content.find((b) => b.type === 'text');
-        const title = text && 'text' in text ? text.text.replace(/\s+/g, ' ').trim().slice(0, 80) : '(empty session)';
+        // The user's words, never the attached files' text.
+        const words = text && 'text' in text ? splitAttachments(text.text).words.replace(/\s+/g, ' ').trim() : '';
+        const title = words ? words.slice(0, 80) : text ? '(attachments only)' : '(empty session)';
         return {
           id: loaded.meta?.id ?? name.replace(/\.jsonl$/, ''),
           path,

@@ -105,7 +105,7 @@ export type PermissionDecision = z.infer<typeof PermissionDecision>;
 export const PermissionSettlement = z.object({
   decision: PermissionDecision,
   feedback: z.string().max(20_000).optional(),
-  by: z.enum(['panel', 'dialog', 'editor', 'policy', 'abort']).optional(),
+  by: z.enum(['panel', 'dialog', 'editor', 'palette', 'policy', 'abort']).optional(),
 });
 export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
 
@@ -114,6 +114,10 @@ export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
 // so a retried step (S6 step_reset) can be dropped with `step_discarded`.
 
 const Base = { id: Id, stepId: Id.optional() };
+
+/** Why a turn failed, as the error card explains it (see src/host/failure-text.ts). */
+export const ErrorCause = z.enum(['no_key', 'auth', 'overloaded', 'rate_limit', 'network', 'server', 'budget', 'context', 'stalled', 'request', 'other']);
+export type ErrorCause = z.infer<typeof ErrorCause>;
 
 export const TranscriptItem = z.discriminatedUnion('kind', [
   z.object({
@@ -140,10 +144,22 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     ...Base,
     kind: z.literal('error'),
     message: z.string().max(100_000),
-    /** The runtime's ModelErrorKind or another short code, shown as a hint. */
+    /** The runtime's ModelErrorKind or another short code (for logs and tests; never shown). */
     errorKind: Short.optional(),
     retryable: z.boolean(),
+    /** What went wrong, in the user's terms; picks the card's wording and action. */
+    cause: ErrorCause.optional(),
+    /** A second line: what to do about it. */
+    hint: Short.optional(),
+    /** The provider's request id, behind a copy button (support asks for it). */
+    requestId: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/).optional(),
+    /** 'set_key' offers "Set API Key" instead of Retry. */
+    action: z.enum(['retry', 'set_key']).optional(),
+    /** A later retry (or the next turn) succeeded: the card collapses to one line without buttons. */
+    resolved: z.boolean().optional(),
   }),
+  /** After Stop: where the turn was interrupted. */
+  z.object({ ...Base, kind: z.literal('interrupted') }),
   z.object({
     ...Base,
     kind: z.literal('compaction'),
@@ -217,8 +233,15 @@ export type SlashCommandInfo = z.infer<typeof SlashCommandInfo>;
 export const TurnState = z.enum(['running', 'idle']);
 export type TurnState = z.infer<typeof TurnState>;
 
+export const PermissionModeName = z.enum(['plan', 'ask', 'acceptEdits', 'bypassPermissions']);
+/** The composer's mode switch: the setting, and whether Restricted Mode limits it to plan. */
+export const PermissionModeInfo = z.object({ mode: PermissionModeName, restricted: z.boolean() });
+export type PermissionModeInfo = z.infer<typeof PermissionModeInfo>;
+
 /** Everything the panel shows, for `restore` (reload, re-show after hiding, resume). */
 export const PanelSnapshot = z.object({
+  /** Kept from before when a `restore` leaves it out (a new session does not change the mode). */
+  permission: PermissionModeInfo.optional(),
   session: SessionInfo.optional(),
   items: z.array(TranscriptItem).max(200_000),
   turn: TurnState,
@@ -261,8 +284,9 @@ export const HostEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('permission_settled'), requestId: Id, settlement: PermissionSettlement }),
   z.object({ type: z.literal('turn'), state: TurnState }),
   /** S6 "Reconnecting… n/m"; cleared by the next content, `turn` idle, or attempt 0. */
-  z.object({ type: z.literal('reconnecting'), attempt: Count, maxAttempts: Count, reason: Short.optional() }),
+  z.object({ type: z.literal('reconnecting'), attempt: Count, maxAttempts: Count, reason: Short.optional(), delayMs: Count.optional() }),
   z.object({ type: z.literal('usage'), usage: UsageInfo }),
+  z.object({ type: z.literal('permission_mode'), info: PermissionModeInfo }),
   z.object({ type: z.literal('notices'), notices: z.array(Notice).max(20) }),
   z.object({ type: z.literal('queued'), items: z.array(QueuedInput).max(100) }),
   /** Answer to `attach`: what `@` can offer (open editors, the selection). */
@@ -343,6 +367,15 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   /** `/` typed: ask for slash_commands. */
   z.object({ type: z.literal('slash_list') }),
   z.object({ type: z.literal('notice_action'), noticeId: Id, actionId: Id }),
+  /** The composer's mode switch: the host writes turnstone.permissionMode (plan only in Restricted Mode). */
+  z.object({ type: z.literal('set_permission_mode'), mode: PermissionModeName }),
+  /**
+   * The panel's inline key field. The host stores the key in SecretStorage at once;
+   * the webview clears the field and never keeps the key in its state.
+   */
+  z.object({ type: z.literal('set_api_key'), key: z.string().trim().min(8).max(500) }),
+  /** An error card's copy button: the host puts that request id on the clipboard. */
+  z.object({ type: z.literal('copy_request_id'), requestId: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/) }),
   /** Webview-side problems (dropped messages, render errors) for the host's log. */
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string().max(10_000) }),
 ]);

@@ -29,12 +29,15 @@ export type Change =
   | { type: 'updated'; item: TranscriptItem }
   | { type: 'removed'; ids: string[] }
   | { type: 'prepended'; count: number }
-  | { type: 'chrome'; part: 'session' | 'turn' | 'usage' | 'notices' | 'queued' | 'reconnecting' };
+  | { type: 'chrome'; part: 'session' | 'turn' | 'usage' | 'notices' | 'queued' | 'reconnecting' | 'mode' };
 
 export interface Reconnecting {
   attempt: number;
   maxAttempts: number;
   reason?: string;
+  /** How long until the next attempt, counted from `at` (Date.now() when the event arrived). */
+  delayMs?: number;
+  at?: number;
 }
 
 export class Transcript {
@@ -64,14 +67,17 @@ export class Transcript {
   /** Applies one event; returns what changed, for a view to re-render. Events about unknown ids are ignored. */
   apply(event: HostEvent): Change[] {
     switch (event.type) {
-      case 'restore':
+      case 'restore': {
         // Copied because items are mutated in place as deltas arrive, and the
         // caller may still hold the event (the host's batcher does).
+        const permission = this.state.permission;
         this.state = this.copyInputs ? structuredClone(event.snapshot) : { ...event.snapshot, items: [...event.snapshot.items] };
+        if (!this.state.permission && permission) this.state.permission = permission;
         this.index.clear();
         for (const item of this.state.items) this.index.set(item.id, item);
         this.reconnecting = undefined;
         return [{ type: 'reset' }];
+      }
       case 'prepend': {
         const items = (this.copyInputs ? structuredClone(event.items) : event.items).filter((i) => !this.index.has(i.id));
         for (const item of items) this.index.set(item.id, item);
@@ -152,11 +158,17 @@ export class Transcript {
         return changes;
       }
       case 'reconnecting':
-        this.reconnecting = event.attempt > 0 ? { attempt: event.attempt, maxAttempts: event.maxAttempts, ...(event.reason ? { reason: event.reason } : {}) } : undefined;
+        this.reconnecting =
+          event.attempt > 0
+            ? { attempt: event.attempt, maxAttempts: event.maxAttempts, ...(event.reason ? { reason: event.reason } : {}), ...(event.delayMs !== undefined ? { delayMs: event.delayMs, at: Date.now() } : {}) }
+            : undefined;
         return [{ type: 'chrome', part: 'reconnecting' }];
       case 'usage':
         this.state.usage = event.usage;
         return [{ type: 'chrome', part: 'usage' }];
+      case 'permission_mode':
+        this.state.permission = event.info;
+        return [{ type: 'chrome', part: 'mode' }];
       case 'notices':
         this.state.notices = event.notices;
         return [{ type: 'chrome', part: 'notices' }];

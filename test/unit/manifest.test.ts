@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CHAT_VIEW, COMMANDS, SETTINGS, VIEW_CONTAINER } from '../../src/host/contract';
+import { CHAT_VIEW, COMMANDS, INTERNAL_COMMANDS, SETTINGS, VIEW_CONTAINER } from '../../src/host/contract';
 
 const root = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -54,11 +54,23 @@ describe('manifest and contract consistency', () => {
     for (const id of COMMANDS) assert.ok(table.includes(id) || secondWave.has(id), `${id} is named in contracts.md`);
     const fromDoc = [...COMMANDS].sort();
     const contributed = manifest.contributes.commands;
-    assert.deepEqual(contributed.map((c: { command: string }) => c.command).sort(), fromDoc);
+    // Besides the contract: the documented internal commands (INTERNAL_COMMANDS), and nothing else.
+    assert.deepEqual(contributed.map((c: { command: string }) => c.command).sort(), [...fromDoc, ...INTERNAL_COMMANDS].sort());
     for (const c of contributed) assert.equal(c.category, 'Turnstone', c.command);
     for (const id of fromDoc) {
       assert.ok(manifest.activationEvents.includes(`onCommand:${id}`), `activation event for ${id}`);
     }
+  });
+
+  it('issue 19: Allow/Deny sit in the proposal diff editor\'s title bar while its request waits, and in the palette only while one waits', () => {
+    const title = manifest.contributes.menus['editor/title'] as { command: string; when: string }[];
+    const palette = manifest.contributes.menus.commandPalette as { command: string; when: string }[];
+    for (const id of INTERNAL_COMMANDS) {
+      assert.equal(title.find((m) => m.command === id)?.when, 'resource in turnstone.pendingProposals', id);
+      assert.equal(palette.find((m) => m.command === id)?.when, 'turnstone.permissionPending', id);
+    }
+    assert.deepEqual(manifest.contributes.configuration.properties['turnstone.approvalDialog'].enum, ['modal', 'notification', 'panel']);
+    assert.equal(manifest.contributes.configuration.properties['turnstone.approvalDialog'].default, 'modal');
   });
 
   it('puts "Ask Turnstone about selection" in the editor context menu only with a selection', () => {

@@ -1,9 +1,9 @@
 // Everything around the transcript: session header, notices (Restricted Mode,
 // missing key), the reconnect line, the usage footer and the live region.
-import { type Notice, type SessionInfo, type UsageInfo } from '../protocol';
+import { type Notice, type PermissionModeInfo, type SessionInfo, type UsageInfo } from '../protocol';
 import { type Reconnecting } from '../transcript';
 import { button, el, formatInt, formatTokens, icon } from './dom';
-import { type Post } from './items';
+import { KeyField, type Post } from './items';
 
 const NOTICE_ICONS: Record<Notice['kind'], string> = { restricted: 'shield', no_api_key: 'key', info: 'info', warning: 'warning', error: 'error' };
 
@@ -17,8 +17,7 @@ export class Header {
     this.root.append(
       this.title,
       this.model,
-      button('Session history', () => post({ type: 'resume_session' }), { icon: 'history', iconOnly: true, cls: 'history' }),
-      button('New session', () => post({ type: 'new_session' }), { icon: 'add', iconOnly: true, cls: 'new-session' }),
+      // New session and history live in the view's title bar (one set of buttons, not two).
     );
   }
 
@@ -32,16 +31,20 @@ export class Header {
 
 export class Notices {
   readonly root = el('div', { class: 'notices' });
+  /** Kept across updates so a half-typed key is not wiped by an unrelated notice change. */
+  private keyField: KeyField | undefined;
   constructor(private readonly post: Post) {}
 
   update(notices: Notice[]): void {
     this.root.replaceChildren(
-      ...notices.map((n) =>
-        el('div', { class: `notice notice-${n.kind}`, role: n.kind === 'error' ? 'alert' : 'note' },
+      ...notices.map((n) => {
+        const notice = el('div', { class: `notice notice-${n.kind}`, role: n.kind === 'error' ? 'alert' : 'note' },
           icon(NOTICE_ICONS[n.kind]),
           el('span', { class: 'notice-text' }, n.text),
-          el('span', { class: 'notice-actions' }, ...n.actions.map((a) => button(a.label, () => this.post({ type: 'notice_action', noticeId: n.id, actionId: a.id }), { secondary: true })))),
-      ),
+          el('span', { class: 'notice-actions' }, ...n.actions.map((a) => button(a.label, () => this.post({ type: 'notice_action', noticeId: n.id, actionId: a.id }), { secondary: true }))));
+        if (n.kind === 'no_api_key') notice.append((this.keyField ??= new KeyField(this.post)).root);
+        return notice;
+      }),
     );
     this.root.hidden = notices.length === 0;
   }
@@ -49,16 +52,32 @@ export class Notices {
 
 export class StatusLine {
   readonly root = el('div', { class: 'status', role: 'status' });
+  private timer: ReturnType<typeof setInterval> | undefined;
 
   update(reconnecting: Reconnecting | undefined): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
     if (!reconnecting) {
       this.root.replaceChildren();
       return;
     }
+    const r = reconnecting;
+    const count = el('span', { class: 'countdown' });
+    const tick = () => {
+      const left = r.delayMs !== undefined && r.at !== undefined ? Math.ceil((r.at + r.delayMs - Date.now()) / 1000) : 0;
+      count.textContent = left > 0 ? `Retrying in ${left} s` : 'Retrying…';
+      if (left <= 0 && this.timer !== undefined) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+    tick();
+    if (r.delayMs !== undefined && r.delayMs > 1000) this.timer = setInterval(tick, 250);
     this.root.replaceChildren(
       icon('sync', 'codicon-modifier-spin'),
-      ` Reconnecting… ${reconnecting.attempt}/${reconnecting.maxAttempts}`,
-      reconnecting.reason ? el('span', { class: 'hint' }, ` · ${reconnecting.reason}`) : '',
+      ' ',
+      count,
+      el('span', { class: 'hint' }, ` · attempt ${r.attempt} of ${r.maxAttempts}${r.reason ? ` · ${r.reason}` : ''}`),
     );
   }
 }
@@ -105,5 +124,39 @@ export class Announcer {
   readonly root = el('div', { class: 'sr-only', 'aria-live': 'polite', 'aria-atomic': 'true' });
   say(text: string): void {
     this.root.textContent = text;
+  }
+}
+
+const MODES: { mode: PermissionModeInfo['mode']; label: string; title: string }[] = [
+  { mode: 'plan', label: 'Plan', title: 'Read and search only: nothing is edited or run' },
+  { mode: 'ask', label: 'Ask', title: 'Every edit and command asks first' },
+  { mode: 'acceptEdits', label: 'Accept edits', title: 'Edits inside the workspace go ahead; commands ask' },
+  { mode: 'bypassPermissions', label: 'Bypass', title: 'Nothing asks (deny rules still apply)' },
+];
+
+/** The composer's permission-mode switch; the host owns the setting, this only asks to change it. */
+export class ModeSwitch {
+  readonly root = el('select', { class: 'mode-switch', 'aria-label': 'Permission mode' });
+  private info: PermissionModeInfo | undefined;
+
+  constructor(post: Post) {
+    this.root.addEventListener('change', () => {
+      const mode = MODES.find((m) => m.mode === this.root.value)?.mode;
+      if (mode && mode !== this.info?.mode) post({ type: 'set_permission_mode', mode });
+    });
+    this.root.hidden = true;
+  }
+
+  update(info: PermissionModeInfo | undefined): void {
+    this.info = info;
+    this.root.hidden = !info;
+    if (!info) return;
+    // Restricted Mode: plan is all there is, so that is all it offers.
+    const offered = info.restricted ? MODES.filter((m) => m.mode === 'plan') : MODES;
+    const mode = info.restricted ? 'plan' : info.mode;
+    this.root.replaceChildren(...offered.map((m) => el('option', { value: m.mode, title: m.title }, m.label)));
+    this.root.value = mode;
+    this.root.disabled = info.restricted;
+    this.root.title = info.restricted ? 'Restricted Mode: plan only until you trust this folder' : (MODES.find((m) => m.mode === mode)?.title ?? '');
   }
 }

@@ -31,6 +31,8 @@ export function createItemView(item: TranscriptItem, post: Post): ItemView {
       return new CompactionView();
     case 'permission':
       return new PermissionView(post);
+    case 'interrupted':
+      return new InterruptedView();
   }
 }
 
@@ -94,7 +96,8 @@ class ThinkingView implements ItemView {
 
   update(item: TranscriptItem): void {
     const it = (this.item = item as Of<'thinking'>);
-    const chars = `${formatInt(it.text.length)} chars`;
+    const n = countWords(it.text);
+    const chars = `${formatInt(n)} ${n === 1 ? 'word' : 'words'}`;
     if (it.open) {
       this.sawOpen = true;
       this.label.textContent = `Thinking… · ${chars}`;
@@ -305,16 +308,90 @@ function renderDiff(diff: string): HTMLElement {
 
 class ErrorView implements ItemView {
   readonly root = article('error', 'Error');
+  private keyField: KeyField | undefined;
   constructor(private readonly post: Post) {}
   update(item: TranscriptItem): void {
     const it = item as Of<'error'>;
-    const retry = it.retryable ? button('Retry', () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true }) : '';
+    this.root.classList.toggle('resolved', !!it.resolved);
+    if (it.resolved) {
+      // The retry went through: one quiet line, nothing left to press.
+      this.root.removeAttribute('role');
+      this.root.setAttribute('aria-label', 'Resolved error');
+      this.keyField = undefined;
+      this.root.replaceChildren(el('div', { class: 'error-line' }, icon('pass'), el('span', { class: 'message' }, `${it.message}`), el('span', { class: 'resolved-tag' }, 'Resolved')));
+      return;
+    }
     this.root.setAttribute('role', 'alert');
+    this.root.setAttribute('aria-label', 'Error');
+    const actions: Node[] = [];
+    if (it.action === 'set_key') {
+      const open = button('Set API Key', () => {
+        this.keyField ??= new KeyField(this.post);
+        if (!this.keyField.root.isConnected) this.root.append(this.keyField.root);
+        open.hidden = true;
+        this.keyField.focus();
+      }, { icon: 'key', cls: 'set-key' });
+      open.hidden = !!this.keyField;
+      actions.push(open);
+    }
+    if (it.retryable) actions.push(button('Retry', () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true, cls: 'retry' }));
+    const requestId = it.requestId;
     this.root.replaceChildren(
       el('div', { class: 'error-line' }, icon('error'), el('span', { class: 'message' }, it.message)),
-      it.errorKind ? el('div', { class: 'hint' }, it.errorKind) : '',
-      retry,
+      it.hint ? el('div', { class: 'hint' }, it.hint) : '',
+      actions.length || requestId
+        ? el('div', { class: 'error-actions' },
+            ...actions,
+            requestId ? button('Copy request id', () => this.post({ type: 'copy_request_id', requestId }), { icon: 'copy', secondary: true, cls: 'copy-request-id', title: `Request id ${requestId} (for support)` }) : '')
+        : '',
+      this.keyField?.root ?? '',
     );
+  }
+}
+
+/**
+ * The panel's own API key field. The key leaves at once for the host (which
+ * keeps it in SecretStorage) and the field is emptied: the webview never holds
+ * it in its state.
+ */
+export class KeyField {
+  readonly root = el('form', { class: 'key-field', 'aria-label': 'Anthropic API key' });
+  private readonly input = el('input', { type: 'password', class: 'key-input', placeholder: 'sk-ant-…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Anthropic API key' });
+  private readonly note = el('div', { class: 'hint key-note', role: 'status' });
+
+  constructor(private readonly post: Post) {
+    const where = button('console.anthropic.com', () => this.post({ type: 'open_link', href: 'https://console.anthropic.com/settings/keys' }), { cls: 'link key-where', title: 'Create a key in the Anthropic Console' });
+    this.root.append(
+      el('div', { class: 'key-row' }, this.input, button('Save', () => this.save(), { icon: 'check', cls: 'key-save' })),
+      el('div', { class: 'hint' }, 'Get a key at ', where, '. It is kept in VS Code\'s secret storage.'),
+      this.note,
+    );
+    this.root.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.save();
+    });
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  private save(): void {
+    const key = this.input.value.trim();
+    if (key.length < 8) {
+      this.note.textContent = 'That is too short to be an API key.';
+      return;
+    }
+    this.post({ type: 'set_api_key', key });
+    this.input.value = '';
+    this.note.textContent = 'Saved.';
+  }
+}
+
+class InterruptedView implements ItemView {
+  readonly root = el('div', { class: 'item interrupted', role: 'note', 'aria-label': 'Interrupted' });
+  update(): void {
+    if (!this.root.childElementCount) this.root.append(el('span', { class: 'interrupted-label' }, icon('debug-stop'), 'Interrupted'));
   }
 }
 
@@ -331,7 +408,7 @@ class CompactionView implements ItemView {
 }
 
 const SETTLED_TEXT: Record<PermissionDecision, string> = { allow: 'Allowed', allow_session: 'Allowed edits for this session', deny: 'Denied' };
-const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', editor: ' in the diff editor', policy: ' by a rule', abort: ' (turn stopped)' };
+const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', editor: ' in the diff editor', palette: ' from the command palette', policy: ' by a rule', abort: ' (turn stopped)' };
 
 export class PermissionView implements ItemView {
   readonly root = article('permission', 'Permission request');
@@ -417,4 +494,10 @@ export class PermissionView implements ItemView {
     this.post({ type: 'permission_decision', requestId: it.id, decision, ...(feedback ? { feedback } : {}) });
     this.update(it);
   }
+}
+
+function countWords(text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(/\S+/g)) n++;
+  return n;
 }

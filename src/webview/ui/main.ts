@@ -4,7 +4,7 @@
 // requestAnimationFrame, which renders only the items that changed.
 import { type HostEvent, HostToWebview, isSafeLinkHref } from '../protocol';
 import { type Change, Transcript } from '../transcript';
-import { Announcer, Header, Notices, StatusLine, UsageFooter } from './chrome';
+import { Announcer, Header, ModeSwitch, Notices, StatusLine, UsageFooter } from './chrome';
 import { Composer } from './composer';
 import { el } from './dom';
 import { InstructionsChip } from './instructions-chip';
@@ -34,6 +34,11 @@ composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.text
 const instructions = new InstructionsChip(post);
 // Beside the title, before the model button.
 header.root.insertBefore(instructions.root, header.root.children[1] ?? null);
+// The mode switch sits in the composer's action row, after the attach button.
+const modeSwitch = new ModeSwitch(post);
+const actionsRow = composer.root.querySelector('.composer-actions');
+if (actionsRow) actionsRow.insertBefore(modeSwitch.root, actionsRow.querySelector('.spacer'));
+else composer.root.append(modeSwitch.root);
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
 app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
@@ -99,6 +104,7 @@ function renderChrome(): void {
   notices.update(s.notices);
   status.update(model.reconnecting);
   footer.update(s.usage);
+  modeSwitch.update(s.permission);
   // A turn that ends while the user is in the panel hands the keyboard back to the input.
   if (lastTurn === 'running' && s.turn === 'idle' && document.hasFocus() && !isTyping(document.activeElement)) composer.input.focus();
   lastTurn = s.turn;

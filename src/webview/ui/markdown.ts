@@ -163,7 +163,22 @@ function decorateCode(pre: HTMLPreElement, highlightIt: boolean): void {
   const wrapper = el('div', { class: 'code-block' });
   pre.replaceWith(wrapper);
   wrapper.append(header, pre);
+  // Long blocks are capped (CSS: ~20 lines) with the rest one click away.
+  const lines = (code?.textContent ?? pre.textContent ?? '').replace(/\n$/, '').split('\n').length;
+  if (lines > CODE_LINES) {
+    wrapper.classList.add('capped');
+    const expand = el('button', { type: 'button', class: 'secondary code-expand', 'aria-expanded': 'false' }, `Show all ${lines} lines`);
+    expand.addEventListener('click', () => {
+      const capped = wrapper.classList.toggle('capped');
+      expand.setAttribute('aria-expanded', String(!capped));
+      expand.textContent = capped ? `Show all ${lines} lines` : 'Show less';
+    });
+    wrapper.append(expand);
+  }
 }
+
+/** Lines a code block shows before "Show all N lines". */
+const CODE_LINES = 20;
 
 export function copyText(text: string, feedbackOn?: HTMLElement): void {
   const done = () => {

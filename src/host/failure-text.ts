@@ -1,0 +1,95 @@
+// Why a turn failed, in the user's words. The runtime's error kinds and the
+// provider's raw messages ("anthropic: 529 Overloaded (gave up after 5
+// retries)") go to the log; the panel gets a cause, one plain sentence and
+// what to do next. No vscode import: the panel bridge (loaded with the core)
+// uses it too.
+import { type ErrorCause } from '../webview/protocol';
+
+export interface FailureText {
+  cause: ErrorCause;
+  message: string;
+  hint?: string;
+  /** What the card offers: a key (nothing else fixes it) or a retry. */
+  action: 'retry' | 'set_key';
+}
+
+const status = (message: string): number | undefined => {
+  const m = /:\s(\d{3})\b/.exec(message);
+  return m ? Number(m[1]) : undefined;
+};
+
+/** The cause behind a runtime error kind and the provider's message. */
+export function causeOf(kind: string, message: string): ErrorCause {
+  const code = status(message);
+  if (kind === 'auth') return /no .*api key/i.test(message) ? 'no_key' : 'auth';
+  if (/credit balance|billing|insufficient_quota|quota|spend limit|budget/i.test(message)) return 'budget';
+  if (kind === 'context_overflow') return 'context';
+  if (kind === 'stalled') return 'stalled';
+  if (code === 529 || /overloaded/i.test(message)) return 'overloaded';
+  if (code === 429 || /rate.?limit/i.test(message)) return 'rate_limit';
+  if (/connection lost|connection error|ECONNREFUSED|ENOTFOUND|ECONNRESET|ETIMEDOUT|EAI_AGAIN|fetch failed|socket|network|timed out/i.test(message)) return 'network';
+  if (code !== undefined && code >= 500) return 'server';
+  if (kind === 'invalid_request') return 'request';
+  return 'other';
+}
+
+/** The API's own explanation without the provider prefix, status code and retry count. */
+function apiWords(message: string): string {
+  return message
+    .replace(/^[a-z-]+:\s*/i, '')
+    .replace(/^\d{3}\s+/, '')
+    .replace(/\s*\(gave up after \d+ retr(?:y|ies)\)/, '')
+    .trim();
+}
+
+export function describeFailure(kind: string, message: string, provider = 'Anthropic'): FailureText {
+  const cause = causeOf(kind, message);
+  switch (cause) {
+    case 'no_key':
+      return { cause, message: `No API key is set, so nothing was sent to ${provider}.`, hint: 'Add your key to start chatting.', action: 'set_key' };
+    case 'auth':
+      return { cause, message: `${provider} did not accept the API key.`, hint: 'Check the key (or set a new one), then try again.', action: 'set_key' };
+    case 'overloaded':
+      return { cause, message: `${provider}'s servers are overloaded right now, even after several attempts.`, hint: 'Nothing was lost. Try again in a minute.', action: 'retry' };
+    case 'rate_limit':
+      return { cause, message: 'Too many requests for this key right now (rate limit).', hint: 'Wait a moment, then try again.', action: 'retry' };
+    case 'network':
+      return { cause, message: `Could not connect to ${provider} (network problem).`, hint: 'Check your network or proxy settings, then try again.', action: 'retry' };
+    case 'server':
+      return { cause, message: `${provider} had a server error.`, hint: 'This is usually brief. Try again.', action: 'retry' };
+    case 'budget':
+      return { cause, message: `${provider} refused the request: the account is out of credit or over its spending limit.`, hint: 'Add credit or raise the limit in your account, then try again.', action: 'retry' };
+    case 'context':
+      return { cause, message: 'The conversation is too long for the model, even after compacting.', hint: 'Start a new session, or remove large attachments.', action: 'retry' };
+    case 'stalled':
+      return { cause, message: 'The model stopped responding in the middle of the answer.', hint: 'Try again.', action: 'retry' };
+    case 'request': {
+      const words = apiWords(message);
+      return { cause, message: `${provider} refused the request${words ? `: ${words}` : '.'}`, action: 'retry' };
+    }
+    case 'other': {
+      if (kind === 'prompt_blocked') return { cause, message: 'A hook in your settings blocked this prompt.', hint: 'See the Turnstone log for what it said.', action: 'retry' };
+      if (kind === 'max_iterations') return { cause, message: 'The turn stopped after too many steps.', hint: 'Send a message to continue.', action: 'retry' };
+      const words = apiWords(message);
+      return { cause, message: words ? `Something went wrong: ${words}` : 'Something went wrong.', action: 'retry' };
+    }
+  }
+}
+
+/** The short reason shown beside "Retrying in N s". */
+export function retryReason(reason: string): string {
+  switch (causeOf('retryable', reason)) {
+    case 'overloaded':
+      return 'servers overloaded';
+    case 'rate_limit':
+      return 'rate limited';
+    case 'network':
+      return 'connection failed';
+    case 'server':
+      return 'server error';
+    case 'stalled':
+      return 'no response';
+    default:
+      return 'temporary problem';
+  }
+}
