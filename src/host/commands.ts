@@ -6,6 +6,7 @@ import { type SessionInfo } from '../runtime/session';
 import { type Attachment, type SessionController } from './session-controller';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
+import { modelSummary } from '../runtime/model-summary';
 import { RESTORE_CHOICES } from './checkpoints';
 import { runSlashInput } from './slash';
 import { undoTurn } from './undo-turn';
@@ -90,7 +91,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       let model = typeof arg === 'string' ? arg : undefined;
       if (!model) {
         const current = readSettings().model;
-        const items: vscode.QuickPickItem[] = [...new Set([current, ...MODEL_CHOICES])].map((m) => ({ label: m, description: m === current ? 'current' : '' }));
+        const items: vscode.QuickPickItem[] = [...new Set([current, ...MODEL_CHOICES])].map((m) => ({ label: m, description: `${m === current ? 'current · ' : ''}${modelSummary(m)}` }));
         items.push({ label: 'Other…', description: 'type a model id' });
         const pick = await vscode.window.showQuickPick(items, { title: 'Turnstone model', placeHolder: current });
         if (!pick) return;
