@@ -119,7 +119,7 @@ export class PanelBridge {
         break;
       case 'compaction':
         this.closeBlocks();
-        this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount } });
+        this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount, ...(event.droppedImages ? { imagesDropped: event.droppedImages } : {}) } });
         break;
       case 'retrying':
         this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: event.reason.slice(0, 2000) });

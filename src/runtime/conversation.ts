@@ -10,7 +10,7 @@ import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, me
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
 import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from './history';
-import { largestUserMessageTokens, shrinkToolResults } from './overflow';
+import { dropOldImages, largestUserMessageTokens, shrinkToolResults } from './overflow';
 import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
 import { buildRequest } from './request';
@@ -321,7 +321,7 @@ export class ConversationRuntime {
       const results = await dispatchToolUses(step.toolUses, dispatch);
       turn.toolResults.push(...results);
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
-        r.isError ? { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, is_error: true } : { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content },
+        ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}) }),
       );
       if (turn.scope.aborted) {
         this.appendUser(blocks);
@@ -526,17 +526,23 @@ export class ConversationRuntime {
    * kept. Undefined when neither changed anything.
    */
   private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal, targetTokens?: number): Promise<CompactionEvent | undefined> {
-    // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
-    const outcome = await abortable(
-      compactHistory(this.history, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
-      signal,
-    );
     const tools = this.ports.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
     const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
-    const shrunk = shrinkToolResults(outcome?.messages ?? this.history, target, fixed);
-    if (!outcome && !shrunk) return undefined;
-    this.history = shrunk?.messages ?? outcome!.messages;
+    // Old images go first; when that alone makes room, an automatic compaction keeps every word.
+    const images = dropOldImages(this.history, target, fixed);
+    const start = images?.messages ?? this.history;
+    const enough = images !== undefined && trigger !== 'manual' && fixed + estimateTextTokens(historyChars(start)) <= target;
+    // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
+    const outcome = enough
+      ? undefined
+      : await abortable(
+          compactHistory(start, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
+          signal,
+        );
+    const shrunk = shrinkToolResults(outcome?.messages ?? start, target, fixed);
+    if (!outcome && !shrunk && !images) return undefined;
+    this.history = shrunk?.messages ?? outcome?.messages ?? start;
     this.historySize = historyChars(this.history);
     this.meter.reset();
     // Charged after the history is replaced, so the usage event shows the context as it now is.
@@ -548,6 +554,7 @@ export class ConversationRuntime {
       removedMessageCount: outcome?.removedMessageCount ?? 0,
       summarySource: outcome?.summarySource ?? 'local',
       ...(shrunk ? { shrunkToolResults: shrunk.shrunk } : {}),
+      ...(images ? { droppedImages: images.dropped } : {}),
     };
     if (outcome?.fallbackReason) this.emit({ type: 'warning', kind: 'compaction_fallback', message: `summary written locally: ${outcome.fallbackReason}` });
     this.emit({ type: 'compaction', ...event, context: this.meter.info(this.contextTokens()) });

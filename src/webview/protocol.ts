@@ -150,6 +150,7 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     tokensBefore: Count.optional(),
     tokensAfter: Count.optional(),
     messagesRemoved: Count.optional(),
+    imagesDropped: Count.optional(),
     summary: Text.optional(),
   }),
   /** An inline permission request. Buttons come only from this structure, never from markdown. */

@@ -324,6 +324,7 @@ class CompactionView implements ItemView {
     const it = item as Of<'compaction'>;
     const parts = ['Context compacted'];
     if (it.tokensBefore !== undefined && it.tokensAfter !== undefined) parts.push(`${formatInt(it.tokensBefore)} → ${formatInt(it.tokensAfter)} tokens`);
+    if (it.imagesDropped) parts.push(`${formatInt(it.imagesDropped)} older image${it.imagesDropped === 1 ? '' : 's'} removed`);
     if (it.messagesRemoved !== undefined) parts.push(`${formatInt(it.messagesRemoved)} messages summarised`);
     const label = el('span', { class: 'compaction-label' }, icon('fold'), parts.join(' · '));
     this.root.replaceChildren(it.summary ? el('details', {}, el('summary', {}, label), el('div', { class: 'summary-text' }, it.summary)) : label);
