@@ -51,9 +51,9 @@ describe('runtime: images', () => {
   describe('providers', () => {
     it('Anthropic: image blocks in user messages and inside tool_result content, after its text', () => {
       const params = toAnthropicParams(request(conversationWithImages()));
-      const first = params.messages[0]!.content as Array<Record<string, unknown>>;
+      const first = params.messages[0]!.content as unknown as Array<Record<string, unknown>>;
       assert.deepEqual(first[1], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(4, 3).data } });
-      const result = (params.messages[2]!.content as Array<Record<string, unknown>>)[0]!;
+      const result = (params.messages[2]!.content as unknown as Array<Record<string, unknown>>)[0]!;
       const content = result.content as Array<Record<string, unknown>>;
       assert.deepEqual(content[0], { type: 'text', text: 'a.png: PNG 5×2' });
       assert.deepEqual(content[1], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(5, 2, 1).data } });
@@ -69,7 +69,7 @@ describe('runtime: images', () => {
         ],
       });
       assert.deepEqual(chat[3], { role: 'tool', tool_call_id: 't1', content: 'a.png: PNG 5×2' });
-      const follow = chat[4] as { role: string; content: Array<Record<string, unknown>> };
+      const follow = chat[4] as unknown as { role: string; content: Array<Record<string, unknown>> };
       assert.equal(follow.role, 'user');
       assert.match(String(follow.content[0]!.text), /tool call t1/);
       assert.deepEqual(follow.content[1], { type: 'image_url', image_url: { url: `data:image/png;base64,${png(5, 2, 1).data}` } });
