@@ -18,7 +18,7 @@ import { type SessionRecord, type SessionStore } from './session';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { TurnDiff } from './turn-diff';
-import { ModelError, type AssistantMessage, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
+import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
 import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
 
 /** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
@@ -86,6 +86,8 @@ export interface RunTurnOptions {
   signal?: AbortSignal;
   /** Absent in non-interactive use: anything that would ask is denied with a reason. */
   prompter?: PermissionPrompter;
+  /** Images attached to the prompt (the composer, `--image`): sent after its text. */
+  images?: ImageBlock[];
 }
 
 interface TurnState {
@@ -262,7 +264,7 @@ export class ConversationRuntime {
     this.persistEvent('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await this.submitInput(texts, turn.scope);
+      await this.submitInput(texts, turn.scope, options.images ?? []);
       await this.loop(turn, signal, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
@@ -432,7 +434,8 @@ export class ConversationRuntime {
     return limits;
   }
 
-  private async submitInput(texts: string[], scope: AbortScope): Promise<void> {
+  private async submitInput(texts: string[], scope: AbortScope, images: ImageBlock[]): Promise<void> {
+    if (texts.length === 0 && images.length > 0) texts = ['(see the attached image' + (images.length > 1 ? 's)' : ')')];
     if (texts.length === 0) {
       if (this.history[this.history.length - 1]?.role !== 'user') throw new RuntimeError('invalid_request', 'nothing to send: the input is empty');
       return;
@@ -440,7 +443,7 @@ export class ConversationRuntime {
     const blocks: UserContentBlock[] = texts.map((text) => ({ type: 'text', text }));
     const hook = await this.promptHook(texts.join('\n\n'), scope);
     if (hook.outcome === 'denied') throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}`);
-    blocks.push(...hook.feedback);
+    blocks.push(...images, ...hook.feedback);
     this.appendUser(blocks);
   }
 
