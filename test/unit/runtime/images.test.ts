@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { historyChars, imageTokens } from '../../../src/runtime/context-window';
 import { historyProblem, normaliseHistory } from '../../../src/runtime/history';
 import { ImageError, imageFromBytes, sniffImageType } from '../../../src/runtime/images';
+import { resultText } from '../../../src/runtime/mcp/result';
 import { dropOldImages } from '../../../src/runtime/overflow';
 import { toAnthropicParams } from '../../../src/runtime/providers/anthropic-params';
 import { explainImageRejection } from '../../../src/runtime/providers/image-rejection';
@@ -86,6 +87,27 @@ describe('runtime: images', () => {
       assert.equal(explainImageRejection(raw, 'llama3:8b', false), raw);
       const other = new ModelError('invalid_request', '400 max_tokens too large');
       assert.equal(explainImageRejection(other, 'm', true), other);
+    });
+  });
+
+  describe('MCP tool results', () => {
+    it('image content becomes image blocks with a note in place; a wrong or unsupported type stays a note', () => {
+      const data = makePng(6, 4).toString('base64');
+      const out = resultText({
+        content: [
+          { type: 'text', text: 'before' },
+          { type: 'image', mimeType: 'image/png', data },
+          { type: 'image', mimeType: 'image/jpeg', data },
+          { type: 'image', mimeType: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') },
+        ],
+      });
+      assert.equal(out.images.length, 1);
+      assert.deepEqual([out.images[0]!.width, out.images[0]!.height, out.images[0]!.data], [6, 4, data]);
+      const lines = out.text.split('\n');
+      assert.equal(lines[0], 'before');
+      assert.match(lines[1]!, /^\[image 1: PNG 6×4, \d+ KB\]$/);
+      assert.match(lines[2]!, /claims to be image\/jpeg but its bytes are image\/png; not passed to the model/);
+      assert.match(lines[3]!, /image\/svg\+xml.*only PNG, JPEG, GIF and WebP/);
     });
   });
 
