@@ -196,10 +196,17 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
   const tools = new Map<string, number>();
   let n = 0;
   for (const message of messages) {
+    // A prompt's images follow its text in the same message: they join that item.
+    let userItem: Extract<TranscriptItem, { kind: 'user' }> | undefined;
     for (const block of message.content) {
       const id = `h${++n}`;
       if (block.type === 'text' && block.text.trim()) {
-        items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text });
+        if (message.role === 'user') items.push((userItem = { kind: 'user', id, text: block.text }));
+        else items.push({ kind: 'assistant', id, text: block.text });
+      } else if (block.type === 'image') {
+        const image = { mediaType: block.mediaType, data: block.data, width: block.width, height: block.height };
+        if (userItem) userItem.images = [...(userItem.images ?? []), image];
+        else items.push((userItem = { kind: 'user', id, text: '', images: [image] }));
       } else if (block.type === 'thinking') {
         items.push({ kind: 'thinking', id, text: block.thinking });
       } else if (block.type === 'tool_use') {

@@ -8,7 +8,7 @@ import { type TurnSummary } from '../runtime/events';
 import { type ConversationRuntime } from '../runtime/conversation';
 import { type QueuedInput } from '../runtime/steering';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
-import { type FileChange, type Message, type Usage } from '../runtime/types';
+import { type FileChange, type ImageBlock, type Message, type Usage } from '../runtime/types';
 import { type HostEvent } from '../webview/protocol';
 import { type Checkpoint } from '../runtime/checkpoints';
 import { type OriginalContentProvider } from './proposal-documents';
@@ -81,14 +81,23 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
-  async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary> {
+  async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = []): Promise<TurnSummary> {
     while (this.current) await this.current.catch(() => undefined);
-    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}) } });
+    this.deps.post({
+      type: 'item_add',
+      item: {
+        kind: 'user',
+        id: `u${++this.userItems}`,
+        text,
+        ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
+        ...(images.length ? { images: images.map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height })) } : {}),
+      },
+    });
     if (this.title === 'New session') {
       this.title = text.replace(/\s+/g, ' ').slice(0, 60);
       this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
     }
-    return this.run(withAttachments(text, attachments));
+    return this.run(withAttachments(text, attachments), undefined, images);
   }
 
   /** Runs the loop again on the history as it is (after an error): no new user message. */
@@ -124,7 +133,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it. */
-  private async run(prompt: string, queuedWords?: string): Promise<TurnSummary> {
+  private async run(prompt: string, queuedWords?: string, images: ImageBlock[] = []): Promise<TurnSummary> {
     await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
     const runtime = await this.ensureRuntime();
     // Re-read per turn: an edited AGENTS.md changes the prefix once, and every step of this turn sends the same bytes.
@@ -133,9 +142,9 @@ export class SessionController implements vscode.Disposable {
     this.abort = abort;
     this.authPrompted = false;
     // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
-    const words = prompt !== '' ? userWordsOf(prompt) : queuedWords;
+    const words = prompt !== '' || images.length > 0 ? userWordsOf(prompt) : queuedWords;
     if (words !== undefined) await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words);
-    const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter });
+    const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter, ...(images.length > 0 ? { images } : {}) });
     this.current = turn;
     this.deps.onDidChangeState();
     const started = Date.now();

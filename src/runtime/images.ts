@@ -3,7 +3,10 @@
 // that is really HTML is refused), and the pixel size is read from the header
 // so context estimates need no decoding.
 import { imageSize } from 'image-size';
+import { sniffImageType } from './image-sniff';
 import { type ImageBlock, type ImageMediaType } from './types';
+
+export { sniffImageType };
 
 /** Anthropic's per-image limit (of the decoded bytes); larger images are refused rather than sent to fail. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -14,16 +17,6 @@ export const MAX_IMAGE_EDGE = 1568;
 
 export class ImageError extends Error {
   override readonly name = 'ImageError';
-}
-
-/** The image type the bytes announce (magic numbers), or undefined for anything else (SVG is text, not an image here). */
-export function sniffImageType(bytes: Uint8Array): ImageMediaType | undefined {
-  const at = (i: number, ...values: number[]) => values.every((v, k) => bytes[i + k] === v);
-  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
-  if (at(0, 0xff, 0xd8, 0xff)) return 'image/jpeg';
-  if (at(0, 0x47, 0x49, 0x46, 0x38) && (at(4, 0x37, 0x61) || at(4, 0x39, 0x61))) return 'image/gif';
-  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'image/webp';
-  return undefined;
 }
 
 const EXTENSION_TYPES: Record<string, ImageMediaType> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };

@@ -57,6 +57,22 @@ export const Attachment = z.object({
 });
 export type Attachment = z.infer<typeof Attachment>;
 
+/**
+ * An image pasted or dropped into the composer, already downscaled by the
+ * webview (≤ 1568 px long edge). The host checks the bytes again before the
+ * model sees them: the webview is not trusted to have done so.
+ */
+export const ImageData = z.object({
+  mediaType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  /** base64, at most ~5 MB decoded. */
+  data: z.string().max(7_000_000),
+  width: Count,
+  height: Count,
+});
+export type ImageData = z.infer<typeof ImageData>;
+/** The composer's (and Anthropic's) per-message image limit. */
+export const MAX_COMPOSER_IMAGES = 20;
+
 export const ToolStatus = z.enum(['running', 'done', 'error', 'denied', 'aborted']);
 export type ToolStatus = z.infer<typeof ToolStatus>;
 
@@ -121,6 +137,7 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     kind: z.literal('user'),
     text: Text,
     attachments: z.array(Attachment).max(100).optional(),
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
     /** 'steer': sent while a turn ran; 'queued': was queued for the next turn. */
     delivery: z.enum(['steer', 'queued']).optional(),
   }),
@@ -299,8 +316,13 @@ const Input = z.string().min(1).max(1_000_000);
 export const WebviewToHost = z.discriminatedUnion('type', [
   /** The webview (re)loaded: answer with `restore`. */
   z.object({ type: z.literal('ready') }),
-  /** Start a turn. */
-  z.object({ type: z.literal('send'), text: Input, attachments: z.array(Attachment).max(100).default([]) }),
+  /** Start a turn; `images`: pasted or dropped into the composer. */
+  z.object({
+    type: z.literal('send'),
+    text: Input,
+    attachments: z.array(Attachment).max(100).default([]),
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
+  }),
   /** Interject into the running turn (T7). */
   z.object({ type: z.literal('steer'), text: Input, attachments: z.array(Attachment).max(100).default([]) }),
   /** Run after the current turn ends (T7 "queue for next turn"). */

@@ -4,6 +4,7 @@
 // created: nothing a model writes can produce one.
 import { type PermissionDecision, type PermissionSettlement, type ToolStatus, type ToolView, type TranscriptItem, type WebviewToHostInput } from '../protocol';
 import { button, el, formatInt, icon } from './dom';
+import { imageThumbs } from './image-attach';
 import { StreamingMarkdown } from './markdown';
 
 export interface ItemView {
@@ -57,7 +58,7 @@ class UserView implements ItemView {
       ? el('div', { class: 'attachments' }, ...it.attachments.map((a) => el('span', { class: 'chip', title: a.path }, icon(a.kind === 'selection' ? 'selection' : 'file'), a.label)))
       : undefined;
     const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? 'sent while running' : 'queued') : undefined;
-    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), chips ?? '', tag ?? '', restore ?? '');
+    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), it.images?.length ? imageThumbs(it.images) : '', chips ?? '', tag ?? '', restore ?? '');
   }
 }
 
