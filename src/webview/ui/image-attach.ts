@@ -112,6 +112,7 @@ export class ImageAttach {
     }
     this.notice.textContent = problems.join(' ');
     this.notice.hidden = problems.length === 0;
+    this.render();
     this.onChange();
   }
 
