@@ -1,8 +1,8 @@
 // Maps the runtime's events (T12) onto the panel's protocol. The webview knows
 // nothing of the runtime; this is the one place that translates, turn by turn.
 import { type RuntimeEvent } from '../runtime/events';
-import { type Message } from '../runtime/types';
-import { type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
+import { type ImageBlock, type Message } from '../runtime/types';
+import { type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
 import { permissionItemId } from './permission-ids';
 
@@ -171,6 +171,7 @@ export class PanelBridge {
       status: denied ? 'denied' : aborted ? 'aborted' : event.isError ? 'error' : 'done',
       view,
       ...(event.isError ? { error: event.content.slice(0, 100_000) } : {}),
+      ...(event.images?.length ? { images: panelImages(event.images) } : {}),
     };
   }
 
@@ -188,6 +189,11 @@ export class PanelBridge {
   private newBlockId(prefix: string): string {
     return `${prefix}${++this.blockCounter}-${this.turnId}`;
   }
+}
+
+/** The panel's copy of images: only the fields it shows (at most the protocol's limit). */
+function panelImages(images: readonly ImageBlock[]): ImageData[] {
+  return images.slice(0, MAX_COMPOSER_IMAGES).map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height }));
 }
 
 /** Transcript items for a resumed session's history (tool cards rebuilt from tool uses and results). */
@@ -216,6 +222,7 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
         const index = tools.get(block.tool_use_id);
         const item = index === undefined ? undefined : items[index];
         if (item?.kind === 'tool' && block.is_error) items[index!] = { ...item, status: block.content === 'aborted' ? 'aborted' : 'error', error: block.content.slice(0, 100_000) };
+        else if (item?.kind === 'tool' && block.images?.length) items[index!] = { ...item, images: panelImages(block.images) };
       }
     }
   }

@@ -152,6 +152,8 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     view: ToolView,
     /** Error text (status error/denied), shown under the card. */
     error: z.string().max(100_000).optional(),
+    /** Images the tool returned (read_file on a PNG, an MCP screenshot). */
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
   }),
   z.object({
     ...Base,
@@ -270,7 +272,14 @@ export const HostEvent = z.discriminatedUnion('type', [
   /** Close an assistant or thinking block (its final render; thinking shows its duration). */
   z.object({ type: z.literal('block_end'), id: Id, durationMs: Count.optional() }),
   /** Patch a tool card. `view` replaces the card's view wholesale. */
-  z.object({ type: z.literal('tool_update'), id: Id, status: ToolStatus.optional(), view: ToolView.optional(), error: z.string().max(100_000).optional() }),
+  z.object({
+    type: z.literal('tool_update'),
+    id: Id,
+    status: ToolStatus.optional(),
+    view: ToolView.optional(),
+    error: z.string().max(100_000).optional(),
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
+  }),
   /** Append live output to a bash card (the panel keeps a tail). */
   z.object({ type: z.literal('tool_output'), id: Id, chunk: Text }),
   /** S6: the step restarted; drop everything it emitted. */

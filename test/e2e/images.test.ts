@@ -8,7 +8,9 @@ import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { imageDimensions } from '../../src/runtime/images';
 import { makePng } from '../fixtures/images';
-import { MockAnthropicServer, textReply } from '../fixtures/mock-anthropic';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
@@ -92,6 +94,24 @@ describe('e2e: images in the panel (real workbench)', function () {
     await screenshot(wb.page, 'workbench-image-full-size.png');
     await wb.page.keyboard.press('Escape');
     assert.equal(await frame.locator('.image-thumb').count(), 0, 'the composer is empty after sending');
+  });
+
+  it('read_file of a PNG: the model gets the image in the tool result and the tool card shows it', async () => {
+    server.reset();
+    writeFileSync(path.join(wb.server.workspace, 'ui.png'), makePng(200, 100, 9));
+    server.enqueue(toolUseReply([{ id: 'toolu_img', name: 'read_file', input: { path: 'ui.png' } }]), textReply('The header is cut off.'));
+    const frame = await chatFrame(wb.page);
+    await frame.locator('textarea.input').click();
+    await wb.page.keyboard.type('look at ui.png');
+    await wb.page.keyboard.press('Enter');
+    await frame.locator('article.item.assistant', { hasText: 'The header is cut off.' }).waitFor({ timeout: 60_000 });
+    const body = server.bodies[1] as { messages: Array<{ content: Array<{ type: string; content?: Block[] }> }> };
+    const result = body.messages[body.messages.length - 1]!.content.find((b) => b.type === 'tool_result')!;
+    const image = result.content!.find((b) => b.type === 'image')!;
+    assert.ok(Buffer.from(image.source!.data, 'base64').equals(makePng(200, 100, 9)));
+    const thumb = frame.locator('article.item.tool .tool-images img');
+    await thumb.waitFor({ timeout: 30_000 });
+    assert.equal(await thumb.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth)), 200);
   });
 
   it('a fake PNG (text bytes named .png) is refused with a message and nothing is attached', async () => {

@@ -140,6 +140,8 @@ export class ToolCardView implements ItemView {
   private readonly header = el('div', { class: 'tool-header' });
   private readonly body = el('div', { class: 'tool-body' });
   private readonly errorLine = el('div', { class: 'tool-error' });
+  private readonly imagesBox = el('div', { class: 'tool-images' });
+  private shownImages: unknown;
   /** Where this tool's permission request renders: one card per tool, its approval inside it. */
   readonly approval = el('div', { class: 'tool-approval' });
   private waiting = false;
@@ -150,7 +152,7 @@ export class ToolCardView implements ItemView {
   private outputActions: HTMLDivElement | undefined;
 
   constructor(private readonly post: Post) {
-    this.root.append(this.header, this.approval, this.body, this.errorLine);
+    this.root.append(this.header, this.approval, this.body, this.imagesBox, this.errorLine);
   }
 
   /** Its permission request is pending (no spinner: nothing runs until the user answers). */
@@ -173,6 +175,11 @@ export class ToolCardView implements ItemView {
       el('span', { class: `tool-status status-${waiting ? 'waiting' : it.status}`, title: status.label, role: 'img', 'aria-label': status.label }, el('span', { class: `codicon codicon-${status.icon}`, 'aria-hidden': 'true' })),
     );
     this.renderBody(it);
+    // Rebuilt only when the images change: a status update must not re-decode them.
+    if (it.images !== this.shownImages) {
+      this.shownImages = it.images;
+      this.imagesBox.replaceChildren(it.images?.length ? imageThumbs(it.images) : '');
+    }
     // A denial's reason is already the one line of its answered request inside this card.
     this.errorLine.textContent = it.status === 'denied' && this.approval.childElementCount ? '' : (it.error ?? '');
   }

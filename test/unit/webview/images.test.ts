@@ -3,6 +3,7 @@ import { checkPanelImages } from '../../../src/host/panel-images';
 import { itemsFromHistory } from '../../../src/host/panel-bridge';
 import { imageFromBytes } from '../../../src/runtime/images';
 import { panelHtml } from '../../../src/webview/panel-html';
+import { Transcript } from '../../../src/webview/transcript';
 import { TranscriptItem, WebviewToHost } from '../../../src/webview/protocol';
 import { claimedType, fitWithin, LARGE_PNG_BYTES, planImage } from '../../../src/webview/ui/image-plan';
 import { makePng } from '../../fixtures/images';
@@ -50,6 +51,22 @@ describe('panel: images', () => {
     assert.equal(items.length, 2);
     const user = items[0]!;
     assert.equal(user.kind === 'user' && user.images?.[0]?.data, shot.data);
+  });
+
+  it('tool results: a resumed read_file of a PNG shows its image on the tool card; a live tool_update carries it into the model', () => {
+    const shot = imageFromBytes(makePng(7, 3), 'x');
+    const items = itemsFromHistory([
+      { role: 'user', content: [{ type: 'text', text: 'read it' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.png' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a.png: PNG 7×3', images: [shot] }] },
+    ]);
+    const tool = items.find((i) => i.kind === 'tool')!;
+    assert.equal(tool.kind === 'tool' && tool.images?.[0]?.width, 7);
+    const model = new Transcript();
+    model.apply({ type: 'item_add', item: { kind: 'tool', id: 't2', name: 'read_file', status: 'running', view: { kind: 'read', path: 'a.png' } } });
+    model.apply({ type: 'tool_update', id: 't2', status: 'done', images: [{ mediaType: 'image/png', data: shot.data, width: 7, height: 3 }] });
+    const live = model.items.find((i) => i.id === 't2')!;
+    assert.equal(live.kind === 'tool' && live.images?.[0]?.data, shot.data);
   });
 
   it('CSP: img-src allows data: and blob: for thumbnails; everything else stays strict', () => {
