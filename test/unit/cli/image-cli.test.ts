@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { makePng } from '../../fixtures/images';
 import { MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
+import { MockOpenAIServer, openaiErrorReply, openaiTextReply, openaiToolCallsReply } from '../../fixtures/mock-openai';
 import { runCli } from '../../support/run-cli';
 
 type Block = { type: string; source?: { type: string; media_type: string; data: string }; content?: unknown; text?: string };
@@ -79,5 +80,52 @@ describe('CLI: images (node dist/cli.js against the mock API)', function () {
   it('--help lists --image', async () => {
     const help = await runCli(['--help']);
     assert.match(help.stdout, /--image <file>\s+attach a PNG, JPEG, GIF or WebP image/);
+  });
+});
+
+describe('CLI: images with the OpenAI-compatible provider (node dist/cli.js against the mock)', function () {
+  this.timeout(60_000);
+  let server: MockOpenAIServer;
+  let tmp: string;
+  let env: Record<string, string>;
+
+  beforeEach(async () => {
+    server = await MockOpenAIServer.start();
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'turnstone-cli-img-oai-'));
+    env = { TURNSTONE_PROVIDER: 'openai-compatible', OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-local', HOME: tmp };
+  });
+  afterEach(async () => {
+    await server.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('--image goes as an image_url data URL; read_file images follow the tool message in a user message', async () => {
+    writeFileSync(path.join(tmp, 'a.png'), makePng(16, 9, 1));
+    writeFileSync(path.join(tmp, 'ui.png'), makePng(12, 8, 2));
+    server.enqueue(openaiToolCallsReply([{ id: 'c1', name: 'read_file', input: { path: 'ui.png' } }]), openaiTextReply('Both seen.'));
+    const run = await runCli(['-p', 'compare', '--cwd', tmp, '--image', path.join(tmp, 'a.png'), '--allow', 'read_file', '--model', 'llava:13b'], { env });
+    assert.equal(run.code, 0, run.stderr);
+    type Chat = { role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> };
+    const first = (server.requests[0]!.body as { messages: Chat[] }).messages;
+    const user = first.find((m) => m.role === 'user')!;
+    assert.deepEqual(user.content, [
+      { type: 'text', text: 'compare' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${makePng(16, 9, 1).toString('base64')}` } },
+    ]);
+    const second = (server.requests[1]!.body as { messages: Chat[] }).messages;
+    const toolAt = second.findIndex((m) => m.role === 'tool');
+    assert.match(String(second[toolAt]!.content), /ui\.png: PNG 12×8/);
+    const after = second[toolAt + 1]!;
+    assert.equal(after.role, 'user');
+    const parts = after.content as Array<{ type: string; image_url?: { url: string } }>;
+    assert.equal(parts.find((p) => p.type === 'image_url')?.image_url?.url, `data:image/png;base64,${makePng(12, 8, 2).toString('base64')}`);
+  });
+
+  it('a server that rejects images: one clear line naming the model, not a raw 400', async () => {
+    writeFileSync(path.join(tmp, 'a.png'), makePng(4, 4));
+    server.enqueue(openaiErrorReply(400, 'llama3 does not support image input'));
+    const run = await runCli(['-p', 'look', '--cwd', tmp, '--image', path.join(tmp, 'a.png'), '--model', 'llama3:8b'], { env });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /The model "llama3:8b" did not accept the images in this conversation; choose a model with image \(vision\) support or remove the images/);
   });
 });
