@@ -14,6 +14,8 @@ import { forkSession, JsonlSessionStore, listSessions, loadSession } from '../..
 import { imagesDirFor } from '../../../src/runtime/session-images';
 import { type ImageBlock, type Message, ModelError, type ModelRequest } from '../../../src/runtime/types';
 import { makeGifHeader, makePng } from '../../fixtures/images';
+import { ConversationRuntime } from '../../../src/runtime/conversation';
+import { baseConfig, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 
 const png = (w: number, h: number, seed = 0): ImageBlock => imageFromBytes(makePng(w, h, seed), 'test.png');
 
@@ -140,6 +142,26 @@ describe('runtime: images', () => {
       assert.equal(out.messages[4]!.content[1]!.type, 'image');
       assert.equal(historyProblem(out.messages), undefined);
       assert.equal(dropOldImages(history, 1_000_000), undefined);
+    });
+
+    it('C1 in the loop: turns with images compact by dropping the oldest images first, without a summary when that is enough, and say so', async () => {
+      const big = (seed: number): ImageBlock => ({ ...png(2, 2, seed), width: 1500, height: 1000 });
+      const model = new ScriptedModel([step('one', [], usage(2_100)), step('two', [], usage(4_200)), step('three', [], usage(6_300)), step('four', [], usage(2_400))]);
+      const rt = new ConversationRuntime({ model, tools: memoryTools() }, { ...baseConfig, contextWindow: 10_000, autoCompactPercent: 80, env: {} });
+      const events = recordEvents(rt);
+      for (const [i, word] of ['a', 'b', 'c'].entries()) assert.equal((await rt.runTurn(word, { images: [big(i)] })).outcome, 'completed');
+      const last = await rt.runTurn('d', { images: [big(3)] });
+      assert.equal(last.outcome, 'completed');
+      assert.deepEqual(last.autoCompaction, { trigger: 'auto', removedMessageCount: 0, summarySource: 'local', droppedImages: 3 });
+      assert.equal(model.completeRequests.length, 0, 'no summary was needed');
+      const sent = model.requests[3]!.messages;
+      assert.equal(historyProblem(sent), undefined);
+      const images = sent.flatMap((m) => (m.role === 'user' ? m.content.filter((b) => b.type === 'image') : []));
+      assert.equal(images.length, 1, 'only the newest prompt keeps its image');
+      assert.equal(JSON.stringify(sent).match(/removed to fit the context window/g)?.length, 3);
+      assert.equal(events.filter((e) => e.type === 'compaction').length, 1);
+      // The first request carried the prompt's text then its image.
+      assert.deepEqual(model.requests[0]!.messages[0]!.content.map((b) => b.type), ['text', 'image']);
     });
 
     it('T9: normalising keeps images and tool-result images in place', () => {
