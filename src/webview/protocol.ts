@@ -64,7 +64,12 @@ export type Attachment = z.infer<typeof Attachment>;
  */
 export const ImageData = z.object({
   mediaType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
-  /** base64, at most ~5 MB decoded. */
+  /**
+   * base64, at most ~5 MB decoded. Not pattern-checked here: a regex over 27 MB
+   * of a 50-screenshot restore doubled the panel's open time, and the value only
+   * ever becomes an <img> src set with setAttribute under a raster media type,
+   * where stray characters make a broken image, never markup or script.
+   */
   data: z.string().max(7_000_000),
   width: Count,
   height: Count,
