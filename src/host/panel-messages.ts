@@ -13,7 +13,7 @@ import { ORIGINAL_SCHEME, type OriginalContentProvider } from './proposal-docume
 import { mentionCandidates, measureAttachment, resolveAttachments, type MentionDeps } from './mentions';
 import { type SessionController } from './session-controller';
 import { runSlashInput, slashCommandList } from './slash';
-import { checkPanelImages } from './panel-images';
+import { loadCore } from './load-core';
 
 export interface PanelMessageDeps {
   controller: SessionController;
@@ -87,7 +87,8 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'steer':
     case 'queue': {
       if (m.type === 'send' && m.images?.length) {
-        const checked = checkPanelImages(m.images);
+        // Through the core bundle: image decoding stays out of what activation compiles.
+        const checked = loadCore().checkPanelImages(m.images);
         if ('error' in checked) {
           deps.post({ type: 'item_add', item: { kind: 'error', id: `image-${Date.now()}`, message: checked.error, errorKind: 'invalid_image', retryable: false } });
           return;
