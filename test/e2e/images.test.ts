@@ -1,9 +1,10 @@
 // Images into the conversation from the panel, in the real workbench under the
-// real CSP: a pasted screenshot reaches the mock API as a base64 image block of
-// the downscaled size; a dropped file is attached as it is; a fake PNG is
-// refused with a message. The paste and drop are dispatched as the browser
-// would (a ClipboardEvent / DragEvent carrying a File), since a headless
-// workbench has no system clipboard to put an image on.
+// real CSP: a screenshot put on the browser's clipboard and pasted with Ctrl+V
+// reaches the mock API as a base64 image block of the downscaled size; a
+// dropped file is attached as it is; a fake PNG is refused with a message. The
+// drop and the fake file's paste are dispatched as the browser would (a
+// DragEvent / ClipboardEvent carrying a File): the clipboard API only holds
+// real images, and Playwright cannot drag files from outside the page.
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { imageDimensions } from '../../src/runtime/images';
@@ -60,9 +61,15 @@ describe('e2e: images in the panel (real workbench)', function () {
   });
 
   it('a pasted 2400×1200 screenshot is downscaled to 1568×784 and sent as a base64 image block; a dropped file goes as it is', async () => {
-    const frame = await chatFrame(wb.page);
+    const page = wb.page;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    await page.evaluate(async (base64) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      await navigator.clipboard.write([new ClipboardItem({ 'image/png': new Blob([bytes], { type: 'image/png' }) })]);
+    }, makePng(2400, 1200, 5, 12).toString('base64'));
+    const frame = await chatFrame(page);
     await frame.locator('textarea.input').click();
-    await deliver(frame, 'paste', 'image.png', 'image/png', makePng(2400, 1200, 5));
+    await page.keyboard.press('Control+V');
     await frame.locator('.image-thumb figcaption', { hasText: '1568×784' }).waitFor({ timeout: 30_000 });
     await deliver(frame, 'drop', 'small.png', 'image/png', makePng(120, 90, 6));
     await frame.locator('.image-thumb figcaption', { hasText: '120×90' }).waitFor({ timeout: 30_000 });
@@ -81,8 +88,10 @@ describe('e2e: images in the panel (real workbench)', function () {
     assert.equal(images.length, 2);
     const pasted = Buffer.from(images[0]!.source!.data, 'base64');
     assert.equal(images[0]!.source!.type, 'base64');
-    assert.equal(images[0]!.source!.media_type, 'image/png');
+    // Downscaled, the noisy screenshot is still over 1 MB as PNG: it goes as the smaller JPEG.
+    assert.equal(images[0]!.source!.media_type, 'image/jpeg');
     assert.deepEqual(imageDimensions(pasted), { width: 1568, height: 784 });
+    assert.ok(pasted.length < 1024 * 1024, `${pasted.length} bytes sent`);
     assert.ok(Buffer.from(images[1]!.source!.data, 'base64').equals(makePng(120, 90, 6)), 'a small image is sent byte for byte');
     // The user message shows the images as thumbnails (decoded under the real CSP).
     const thumbs = frame.locator('article.item.user .image-open img');
