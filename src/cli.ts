@@ -1,12 +1,15 @@
 // Headless CLI (contracts.md "Headless CLI"): one turn of the same runtime,
 // providers and tools as the extension, with Node adapters and no prompter.
-import { mkdirSync, statSync, type Stats } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import manifest from '../package.json';
 import { HELP, parseCliArgs, UsageError, type CliConfig } from './cli/args';
 import { createRenderer, toCliResult, type Sink } from './cli/output';
 import { ConversationRuntime } from './runtime/conversation';
+import { errorMessage } from './runtime/errors';
+import { ImageError, imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from './runtime/images';
+import { type ImageBlock } from './runtime/types';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
 import { loadProjectInstructions } from './runtime/instructions';
@@ -87,7 +90,36 @@ async function openSession(file: string, cwd: string, model: string): Promise<{ 
   return { store, loaded: undefined };
 }
 
+/** `--image` files as image blocks, or the one line that says why a file cannot be attached (exit 2). */
+function readImages(files: string[]): { images: ImageBlock[] } | { error: string } {
+  if (files.length > MAX_IMAGES_PER_MESSAGE) return { error: `${files.length} --image files: at most ${MAX_IMAGES_PER_MESSAGE} can be attached to one prompt` };
+  const images: ImageBlock[] = [];
+  for (const file of files) {
+    let bytes: Buffer;
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) return { error: `--image ${file} is not a file` };
+      if (st.size > MAX_IMAGE_BYTES) return { error: `--image ${file} is ${(st.size / 1048576).toFixed(1)} MB; images larger than ${MAX_IMAGE_BYTES / 1048576} MB cannot be sent (downscale it first)` };
+      bytes = readFileSync(file);
+    } catch (error) {
+      return { error: `--image ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)})` };
+    }
+    try {
+      images.push(imageFromBytes(bytes, `--image ${file}`));
+    } catch (error) {
+      if (error instanceof ImageError) return { error: error.message };
+      throw error;
+    }
+  }
+  return { images };
+}
+
 async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
+  const attached = readImages(config.images);
+  if ('error' in attached) {
+    sink.stderr(`turnstone: ${attached.error}\n`);
+    return 2;
+  }
   const options = modelOptions(env);
   if ('error' in options) {
     sink.stderr(`turnstone: ${options.error}\n`);
@@ -169,7 +201,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
-    const summary = await runtime.runTurn(prompt, { signal: controller.signal });
+    const summary = await runtime.runTurn(prompt, { signal: controller.signal, ...(attached.images.length > 0 ? { images: attached.images } : {}) });
     await session?.store.flush();
     renderer.finish(toCliResult(summary, session?.store.path));
     if (summary.outcome === 'aborted') return 130;

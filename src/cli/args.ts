@@ -25,6 +25,8 @@ export interface CliConfig {
   mcpConfigs: string[];
   /** `--max-cost-usd`: per-turn spend cap in US dollars. */
   maxCostUsd: number | undefined;
+  /** `--image` files, resolved against the directory the CLI was started in; read and checked by the CLI before the turn. */
+  images: string[];
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -54,6 +56,8 @@ Options:
                                 {"servers": …}); repeatable. The workspace's .vscode/mcp.json
                                 and .mcp.json are read too. Tools are named mcp__<server>__<tool>
   --max-cost-usd <n>            stop the turn before a request would take its cost past $n
+  --image <file>                attach a PNG, JPEG, GIF or WebP image (at most 5 MB) to the
+                                prompt; repeatable (up to 20), e.g. --image screenshot.png
   -h, --help                    show this help
   -v, --version                 print the version
 
@@ -102,6 +106,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         sandbox: { type: 'string' },
         'mcp-config': { type: 'string', multiple: true },
         'max-cost-usd': { type: 'string' },
+        image: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -168,6 +173,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       sandbox,
       mcpConfigs: (v['mcp-config'] ?? []).map((f) => path.resolve(cwd, f)),
       maxCostUsd,
+      images: (v.image ?? []).map((f) => path.resolve(cwd, f)),
     },
   };
 }

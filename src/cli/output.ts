@@ -166,7 +166,8 @@ function textRenderer(sink: Sink): Renderer {
           sink.stderr('… the interrupted reply is being retried from the start\n');
           break;
         case 'compaction':
-          sink.stderr(`… compacted ${event.removedMessageCount} earlier messages into a summary\n`);
+          if (event.droppedImages) sink.stderr(`… removed ${event.droppedImages} older image(s) to fit the context window\n`);
+          if (event.removedMessageCount > 0 || !event.droppedImages) sink.stderr(`… compacted ${event.removedMessageCount} earlier messages into a summary\n`);
           break;
         case 'warning':
           sink.stderr(`warning: ${event.message}\n`);

@@ -14,6 +14,7 @@ export { createTwoFilesPatch } from 'diff';
 export { createSettingsAwareModelClient } from './model-client';
 export { createHostTools, createHostWorkspace } from './tools';
 export { itemsFromHistory, PanelBridge } from './panel-bridge';
+export { checkPanelImages } from './panel-images';
 export { diffStats } from '../webview/tool-view';
 export { McpManager } from '../runtime/mcp/manager';
 export { mergeLayers, parseServerMap, readWorkspaceServers } from '../runtime/mcp/config';

@@ -1,9 +1,9 @@
 // Maps the runtime's events (T12) onto the panel's protocol. The webview knows
 // nothing of the runtime; this is the one place that translates, turn by turn.
 import { type RuntimeEvent } from '../runtime/events';
-import { type Message } from '../runtime/types';
+import { type ImageBlock, type Message } from '../runtime/types';
 import { splitAttachments } from '../runtime/user-text';
-import { Attachment, type HostEvent, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
+import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
 import { describeFailure, retryReason } from './failure-text';
 import { permissionItemId } from './permission-ids';
@@ -125,7 +125,7 @@ export class PanelBridge {
         break;
       case 'compaction':
         this.closeBlocks();
-        this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount } });
+        this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount, ...(event.droppedImages ? { imagesDropped: event.droppedImages } : {}) } });
         break;
       case 'retrying':
         this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: retryReason(event.reason), delayMs: Math.max(0, Math.round(event.delayMs)) });
@@ -196,6 +196,7 @@ export class PanelBridge {
       status: denied ? 'denied' : aborted ? 'aborted' : event.isError ? 'error' : 'done',
       view,
       ...(event.isError ? { error: event.content.slice(0, 100_000) } : {}),
+      ...(event.images?.length ? { images: panelImages(event.images) } : {}),
     };
   }
 
@@ -215,12 +216,19 @@ export class PanelBridge {
   }
 }
 
+/** The panel's copy of images: only the fields it shows (at most the protocol's limit). */
+function panelImages(images: readonly ImageBlock[]): ImageData[] {
+  return images.slice(0, MAX_COMPOSER_IMAGES).map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height }));
+}
+
 /** Transcript items for a resumed session's history (tool cards rebuilt from tool uses and results). */
 export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[] {
   const items: TranscriptItem[] = [];
   const tools = new Map<string, number>();
   let n = 0;
   for (const message of messages) {
+    // A prompt's images follow its text in the same message: they join that item.
+    let userItem: Extract<TranscriptItem, { kind: 'user' }> | undefined;
     for (const block of message.content) {
       const id = `h${++n}`;
       if (block.type === 'text' && block.text.trim()) {
@@ -228,10 +236,14 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
           // The user's words in the bubble, what they attached as chips (never the attached text itself).
           const { words, labels, kinds } = splitAttachments(block.text);
           const attachments = labels.map((label, i) => ({ kind: chipKind(kinds[i], label), path: label, label }));
-          items.push({ kind: 'user', id, text: words, ...(attachments.length ? { attachments } : {}) });
+          items.push((userItem = { kind: 'user', id, text: words, ...(attachments.length ? { attachments } : {}) }));
         } else {
           items.push({ kind: 'assistant', id, text: block.text });
         }
+      } else if (block.type === 'image') {
+        const image = { mediaType: block.mediaType, data: block.data, width: block.width, height: block.height };
+        if (userItem) userItem.images = [...(userItem.images ?? []), image];
+        else items.push((userItem = { kind: 'user', id, text: '', images: [image] }));
       } else if (block.type === 'thinking') {
         items.push({ kind: 'thinking', id, text: block.thinking });
       } else if (block.type === 'tool_use') {
@@ -241,6 +253,7 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
         const index = tools.get(block.tool_use_id);
         const item = index === undefined ? undefined : items[index];
         if (item?.kind === 'tool' && block.is_error) items[index!] = { ...item, status: block.content === 'aborted' ? 'aborted' : 'error', error: block.content.slice(0, 100_000) };
+        else if (item?.kind === 'tool' && block.images?.length) items[index!] = { ...item, images: panelImages(block.images) };
       }
     }
   }

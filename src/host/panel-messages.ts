@@ -16,6 +16,7 @@ import { runSlashInput, slashCommandList } from './slash';
 import { type ApiKeys } from './secrets';
 import { ownSettingsChange } from './policy-guard';
 import { readSettings } from './settings';
+import { loadCore } from './load-core';
 
 export interface PanelMessageDeps {
   controller: SessionController;
@@ -89,6 +90,20 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'send':
     case 'steer':
     case 'queue': {
+      if (m.type === 'send' && m.images?.length) {
+        // Through the core bundle: image decoding stays out of what activation compiles.
+        const checked = loadCore().checkPanelImages(m.images);
+        if ('error' in checked) {
+          deps.post({ type: 'item_add', item: { kind: 'error', id: `image-${Date.now()}`, message: checked.error, errorKind: 'invalid_image', retryable: false } });
+          return;
+        }
+        if (m.text.trimStart().startsWith('/')) {
+          deps.post({ type: 'item_add', item: { kind: 'error', id: `image-${Date.now()}`, message: 'Images cannot be attached to a slash command: send them in a message of their own.', errorKind: 'invalid_image', retryable: false } });
+          return;
+        }
+        await controller.send(m.text, await resolveAttachments(m.attachments, deps.mentions), checked.images);
+        return;
+      }
       // `/name …`: a built-in runs here; a custom command's text is what gets sent.
       const slash = await runSlashInput(m.text, log);
       if (slash.kind === 'ran') return;

@@ -9,7 +9,7 @@ import { type TurnSummary } from '../runtime/events';
 import { type ConversationRuntime } from '../runtime/conversation';
 import { type QueuedInput } from '../runtime/steering';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
-import { type FileChange, type Message, type Usage } from '../runtime/types';
+import { type FileChange, type ImageBlock, type Message, type Usage } from '../runtime/types';
 import { type Checkpoint } from '../runtime/checkpoints';
 import { type OriginalContentProvider } from './proposal-documents';
 import { type RestoreMode, SessionCheckpoints } from './checkpoints';
@@ -50,7 +50,7 @@ export class SessionController implements vscode.Disposable {
   private userItems = 0;
   private authPrompted = false;
   /** A prompt sent before any key was set, with the card that asks for one. */
-  private awaitingKey: { prompt: string; item: Extract<PanelItem, { kind: 'error' }> } | undefined;
+  private awaitingKey: { prompt: string; images: ImageBlock[]; item: Extract<PanelItem, { kind: 'error' }> } | undefined;
   /** The last turn's failure kind, until a turn ends well. */
   private lastFailure: string | undefined;
   /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
@@ -90,9 +90,18 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
-  async send(text: string, attachments: Attachment[] = []): Promise<TurnSummary | undefined> {
+  async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = []): Promise<TurnSummary | undefined> {
     while (this.current) await this.current.catch(() => undefined);
-    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}) } });
+    this.deps.post({
+      type: 'item_add',
+      item: {
+        kind: 'user',
+        id: `u${++this.userItems}`,
+        text,
+        ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
+        ...(images.length ? { images: images.map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height })) } : {}),
+      },
+    });
     if (this.title === 'New session') {
       this.title = text.replace(/\s+/g, ' ').slice(0, 60);
       this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
@@ -104,11 +113,11 @@ export class SessionController implements vscode.Disposable {
       // letting the request fail as if a key had been rejected.
       const text = describeFailure('auth', 'No API key', 'Anthropic');
       const item = { kind: 'error' as const, id: `nokey${++this.userItems}`, message: text.message, ...(text.hint ? { hint: text.hint } : {}), errorKind: 'no_key', cause: text.cause, action: text.action, retryable: false };
-      this.awaitingKey = { prompt, item };
+      this.awaitingKey = { prompt, images, item };
       this.deps.post({ type: 'item_add', item });
       return undefined;
     }
-    return this.run(prompt);
+    return this.run(prompt, undefined, images);
   }
 
   /**
@@ -122,7 +131,7 @@ export class SessionController implements vscode.Disposable {
     if (held) {
       this.awaitingKey = undefined;
       this.deps.post({ type: 'item_add', item: { ...withoutHint(held.item), message: 'API key saved. Sending your message.', resolved: true } });
-      await this.run(held.prompt);
+      await this.run(held.prompt, undefined, held.images);
     } else if (this.lastFailure === 'auth') {
       await this.retry();
     }
@@ -161,7 +170,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it. */
-  private async run(prompt: string, queuedWords?: string): Promise<TurnSummary> {
+  private async run(prompt: string, queuedWords?: string, images: ImageBlock[] = []): Promise<TurnSummary> {
     await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
     const runtime = await this.ensureRuntime();
     // Re-read per turn: an edited AGENTS.md changes the prefix once, and every step of this turn sends the same bytes.
@@ -170,9 +179,9 @@ export class SessionController implements vscode.Disposable {
     this.abort = abort;
     this.authPrompted = false;
     // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
-    const words = prompt !== '' ? userWordsOf(prompt) : queuedWords;
+    const words = prompt !== '' || images.length > 0 ? userWordsOf(prompt) : queuedWords;
     if (words !== undefined) await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words);
-    const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter });
+    const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter, ...(images.length > 0 ? { images } : {}) });
     this.current = turn;
     this.deps.onDidChangeState();
     const started = Date.now();

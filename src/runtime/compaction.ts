@@ -70,6 +70,7 @@ export function transcript(messages: readonly Message[], limitPerBlock = 2000): 
       if (b.type === 'text') lines.push(`${m.role}: ${cut(b.text)}`);
       else if (b.type === 'tool_use') lines.push(`assistant used ${b.name} ${cut(JSON.stringify(b.input))}`);
       else if (b.type === 'tool_result') lines.push(`tool result${b.is_error ? ' (error)' : ''}: ${cut(b.content)}`);
+      else if (b.type === 'image') lines.push(`${m.role}: [image ${b.width}×${b.height}]`);
     }
   }
   return lines.join('\n');

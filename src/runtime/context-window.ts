@@ -65,6 +65,16 @@ export function estimateTextTokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
 
+/** Anthropic's documented cost of an image: width × height / 750 tokens (after its own downscale to ≤ 1568 px). */
+export function imageTokens(width: number, height: number): number {
+  const scale = Math.min(1, 1568 / Math.max(width, height, 1));
+  return Math.ceil((Math.round(width * scale) * Math.round(height * scale)) / 750);
+}
+
+// Images count as the characters their tokens would be, so one estimate covers both.
+const imageChars = (images: ReadonlyArray<{ width: number; height: number }> | undefined): number =>
+  images ? images.reduce((sum, i) => sum + imageTokens(i.width, i.height) * 4, 0) : 0;
+
 export function messageChars(message: Message): number {
   let chars = 0;
   for (const b of message.content) {
@@ -72,8 +82,11 @@ export function messageChars(message: Message): number {
       case 'text':
         chars += b.text.length;
         break;
+      case 'image':
+        chars += imageChars([b]);
+        break;
       case 'tool_result':
-        chars += b.content.length + 40;
+        chars += b.content.length + 40 + imageChars(b.images);
         break;
       case 'tool_use':
         chars += JSON.stringify(b.input).length + b.name.length + 40;

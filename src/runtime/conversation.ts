@@ -10,7 +10,7 @@ import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, me
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
 import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from './history';
-import { largestUserMessageTokens, shrinkToolResults } from './overflow';
+import { dropOldImages, largestUserMessageTokens, shrinkToolResults } from './overflow';
 import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
 import { buildRequest } from './request';
@@ -18,7 +18,7 @@ import { type SessionRecord, type SessionStore } from './session';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { TurnDiff } from './turn-diff';
-import { ModelError, type AssistantMessage, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
+import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
 import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
 
 /** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
@@ -86,6 +86,8 @@ export interface RunTurnOptions {
   signal?: AbortSignal;
   /** Absent in non-interactive use: anything that would ask is denied with a reason. */
   prompter?: PermissionPrompter;
+  /** Images attached to the prompt (the composer, `--image`): sent after its text. */
+  images?: ImageBlock[];
 }
 
 interface TurnState {
@@ -262,7 +264,7 @@ export class ConversationRuntime {
     this.persistEvent('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await this.submitInput(texts, turn.scope);
+      await this.submitInput(texts, turn.scope, options.images ?? []);
       await this.loop(turn, signal, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
@@ -324,7 +326,7 @@ export class ConversationRuntime {
       const results = await dispatchToolUses(step.toolUses, dispatch);
       turn.toolResults.push(...results);
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
-        r.isError ? { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, is_error: true } : { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content },
+        ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}) }),
       );
       if (turn.scope.aborted) {
         this.appendUser(blocks);
@@ -435,7 +437,8 @@ export class ConversationRuntime {
     return limits;
   }
 
-  private async submitInput(texts: string[], scope: AbortScope): Promise<void> {
+  private async submitInput(texts: string[], scope: AbortScope, images: ImageBlock[]): Promise<void> {
+    if (texts.length === 0 && images.length > 0) texts = ['(see the attached image' + (images.length > 1 ? 's)' : ')')];
     if (texts.length === 0) {
       if (this.history[this.history.length - 1]?.role !== 'user') throw new RuntimeError('invalid_request', 'nothing to send: the input is empty');
       return;
@@ -443,7 +446,7 @@ export class ConversationRuntime {
     const blocks: UserContentBlock[] = texts.map((text) => ({ type: 'text', text }));
     const hook = await this.promptHook(texts.join('\n\n'), scope);
     if (hook.outcome === 'denied') throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}`);
-    blocks.push(...hook.feedback);
+    blocks.push(...images, ...hook.feedback);
     this.appendUser(blocks);
   }
 
@@ -529,17 +532,23 @@ export class ConversationRuntime {
    * kept. Undefined when neither changed anything.
    */
   private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal, targetTokens?: number): Promise<CompactionEvent | undefined> {
-    // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
-    const outcome = await abortable(
-      compactHistory(this.history, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
-      signal,
-    );
     const tools = this.ports.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
     const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
-    const shrunk = shrinkToolResults(outcome?.messages ?? this.history, target, fixed);
-    if (!outcome && !shrunk) return undefined;
-    this.history = shrunk?.messages ?? outcome!.messages;
+    // Old images go first; when that alone makes room, an automatic compaction keeps every word.
+    const images = dropOldImages(this.history, target, fixed);
+    const start = images?.messages ?? this.history;
+    const enough = images !== undefined && trigger !== 'manual' && fixed + estimateTextTokens(historyChars(start)) <= target;
+    // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
+    const outcome = enough
+      ? undefined
+      : await abortable(
+          compactHistory(start, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
+          signal,
+        );
+    const shrunk = shrinkToolResults(outcome?.messages ?? start, target, fixed);
+    if (!outcome && !shrunk && !images) return undefined;
+    this.history = shrunk?.messages ?? outcome?.messages ?? start;
     this.historySize = historyChars(this.history);
     this.meter.reset();
     // Charged after the history is replaced, so the usage event shows the context as it now is.
@@ -551,6 +560,7 @@ export class ConversationRuntime {
       removedMessageCount: outcome?.removedMessageCount ?? 0,
       summarySource: outcome?.summarySource ?? 'local',
       ...(shrunk ? { shrunkToolResults: shrunk.shrunk } : {}),
+      ...(images ? { droppedImages: images.dropped } : {}),
     };
     if (outcome?.fallbackReason) this.emit({ type: 'warning', kind: 'compaction_fallback', message: `summary written locally: ${outcome.fallbackReason}` });
     this.emit({ type: 'compaction', ...event, context: this.meter.info(this.contextTokens()) });

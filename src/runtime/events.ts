@@ -4,13 +4,15 @@ import { type ContextInfo } from './context-window';
 import { type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './permissions';
 import { type QueuedInput } from './steering';
-import { type AssistantMessage, type FileChange, type StopReason, type Usage } from './types';
+import { type AssistantMessage, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
 
 export interface ToolResultRecord {
   toolUseId: string;
   name: string;
   isError: boolean;
   content: string;
+  /** Images the tool returned beside its text. */
+  images?: ImageBlock[];
 }
 
 export interface CompactionEvent {
@@ -19,6 +21,8 @@ export interface CompactionEvent {
   summarySource: 'model' | 'local';
   /** Tool results shrunk in place so the context fits (T6). */
   shrunkToolResults?: number;
+  /** Older images replaced by a note, oldest first, before anything else was compacted. */
+  droppedImages?: number;
 }
 
 /** T4 */
@@ -59,7 +63,7 @@ export type RuntimeEvent =
   | { type: 'permission_requested'; request: PermissionRequest }
   | { type: 'permission_decided'; toolUseId: string; toolName: string; decision: PermissionDecision['kind']; reason: string; scope?: 'once' | 'session' }
   | { type: 'tool_progress'; id: string; chunk: string }
-  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange }
+  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[] }
   | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number; costUsd: number; context: ContextInfo }
   | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }
   | ({ type: 'compaction'; context: ContextInfo } & CompactionEvent)

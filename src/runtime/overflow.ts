@@ -4,7 +4,7 @@
 // results are shrunk in place: head and tail kept, with a note saying what was
 // cut and how to read the rest. History stays valid: no block is removed.
 import { estimateTextTokens, historyChars } from './context-window';
-import { type Message, type ToolResultBlock } from './types';
+import { type Message, type ToolResultBlock, type UserContentBlock } from './types';
 
 /** Results at or under this many characters are never shrunk: they are not the problem. */
 const MIN_KEEP_CHARS = 2_000;
@@ -84,4 +84,50 @@ export function largestUserMessageTokens(messages: readonly Message[]): number {
     largest = Math.max(largest, estimateTextTokens(historyChars([m])));
   }
   return largest;
+}
+
+export function droppedImageNote(width: number, height: number): string {
+  return `[image ${width}×${height} removed to fit the context window]`;
+}
+
+/**
+ * Images are the cheapest context to give up (the model has already looked at
+ * them) and the most expensive to keep: they go first, oldest first, each
+ * replaced by a note. The newest user message keeps its images (it is what the
+ * user is asking about). Undefined when no image was removed.
+ */
+export function dropOldImages(messages: readonly Message[], targetTokens: number, fixedTokens = 0): { messages: Message[]; dropped: number } | undefined {
+  let lastUser = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === 'user' && messages[i]!.content.some((b) => b.type !== 'tool_result')) {
+      lastUser = i;
+      break;
+    }
+  }
+  let chars = historyChars(messages);
+  const over = () => fixedTokens + estimateTextTokens(chars) > targetTokens;
+  if (!over()) return undefined;
+  const copy = [...messages];
+  let dropped = 0;
+  for (let i = 0; i < copy.length && over(); i++) {
+    const m = copy[i]!;
+    if (m.role !== 'user' || i === lastUser) continue;
+    if (!m.content.some((b) => b.type === 'image' || (b.type === 'tool_result' && b.images?.length))) continue;
+    const before = historyChars([m]);
+    const content = m.content.map((b): UserContentBlock => {
+      if (b.type === 'image') {
+        dropped++;
+        return { type: 'text', text: droppedImageNote(b.width, b.height) };
+      }
+      if (b.type === 'tool_result' && b.images?.length) {
+        const { images, ...rest } = b;
+        dropped += images.length;
+        return { ...rest, content: [b.content, ...images.map((im) => droppedImageNote(im.width, im.height))].filter((s) => s !== '').join('\n') };
+      }
+      return b;
+    });
+    copy[i] = { role: 'user', content };
+    chars += historyChars([copy[i]!]) - before;
+  }
+  return dropped > 0 ? { messages: copy, dropped } : undefined;
 }

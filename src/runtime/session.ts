@@ -3,19 +3,43 @@
 // records, skips a corrupt or truncated line with a warning, and normalises
 // the history (T9) so a resumed session is always valid for the API.
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from './errors';
 import { normaliseHistory } from './history';
-import { type Message, type Usage } from './types';
+import { externaliseImages, imagesDirFor, resolveImages } from './session-images';
+import { IMAGE_MEDIA_TYPES, type Message, type Usage } from './types';
 import { splitAttachments } from './user-text';
 
 const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+/**
+ * In a session file an image is a reference (`ref`: a file name in the session's
+ * `.images` folder, content-addressed) rather than its bytes; in memory it has
+ * `data`. Loading turns refs back into data (see session-images.ts).
+ */
+const ImageBlock = z.object({
+  type: z.literal('image'),
+  mediaType: z.enum(IMAGE_MEDIA_TYPES),
+  width: z.number(),
+  height: z.number(),
+  data: z.string().optional(),
+  ref: z.string().optional(),
+});
 const UserMessageSchema = z.object({
   role: z.literal('user'),
   content: z.array(
-    z.union([TextBlock, z.object({ type: z.literal('tool_result'), tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() })]),
+    z.union([
+      TextBlock,
+      ImageBlock,
+      z.object({
+        type: z.literal('tool_result'),
+        tool_use_id: z.string(),
+        content: z.string(),
+        images: z.array(ImageBlock).optional(),
+        is_error: z.boolean().optional(),
+      }),
+    ]),
   ),
 });
 const AssistantMessageSchema = z.object({
@@ -71,6 +95,8 @@ export interface SessionStore {
 
 interface Pending {
   line: string;
+  /** Image files the line refers to: written before it. */
+  images: Map<string, Buffer>;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -81,6 +107,9 @@ export class JsonlSessionStore implements SessionStore {
   private checkTail = false;
   /** Lines of batches that failed to write, retried first by the next write. */
   private unwritten: string[] = [];
+  private unwrittenImages = new Map<string, Buffer>();
+  /** Image files known to be on disk: each is written once. */
+  private readonly storedImages = new Set<string>();
 
   private constructor(readonly path: string) {}
 
@@ -107,8 +136,15 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   append(record: SessionRecord): Promise<void> {
+    const images = new Map<string, Buffer>();
+    const keep = (name: string, bytes: Buffer) => {
+      if (!this.storedImages.has(name)) images.set(name, bytes);
+    };
+    let stored = record;
+    if (record.type === 'message') stored = { ...record, message: externaliseImages([record.message as Message], keep)[0]! as typeof record.message };
+    else if (record.type === 'snapshot') stored = { ...record, messages: externaliseImages(record.messages as Message[], keep) as typeof record.messages };
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+      this.queue.push({ line: `${JSON.stringify(stored)}\n`, images, resolve, reject });
       this.writing ??= this.drain();
     });
   }
@@ -131,18 +167,40 @@ export class JsonlSessionStore implements SessionStore {
         const batch = this.queue;
         this.queue = [];
         const lines = [...this.unwritten, ...batch.map((p) => p.line)];
+        const images = new Map([...this.unwrittenImages, ...batch.flatMap((p) => [...p.images])]);
         try {
+          await this.writeImages(images);
+          this.unwrittenImages = new Map();
           await this.write(lines.join(''));
           this.unwritten = [];
           for (const p of batch) p.resolve();
         } catch (error) {
           this.unwritten = lines;
+          for (const [name, bytes] of images) if (!this.storedImages.has(name)) this.unwrittenImages.set(name, bytes);
           this.checkTail = true;
           for (const p of batch) p.reject(error);
         }
       }
     } finally {
       this.writing = undefined;
+    }
+  }
+
+  // Written to a temporary name and renamed, so a crash never leaves a torn file under a content address.
+  private async writeImages(images: Map<string, Buffer>): Promise<void> {
+    if (images.size === 0) return;
+    const dir = imagesDirFor(this.path);
+    await mkdir(dir, { recursive: true });
+    for (const [name, bytes] of images) {
+      if (this.storedImages.has(name)) continue;
+      const target = join(dir, name);
+      const exists = await stat(target).then((s) => s.size === bytes.length, () => false);
+      if (!exists) {
+        const temp = `${target}.${process.pid}.tmp`;
+        await writeFile(temp, bytes);
+        await rename(temp, target);
+      }
+      this.storedImages.add(name);
     }
   }
 
@@ -189,9 +247,12 @@ export interface LoadedSession {
   warnings: string[];
 }
 
-export async function loadSession(path: string): Promise<LoadedSession> {
+/** `images: false` skips reading image files (listing needs titles only); their blocks then lack data. */
+export async function loadSession(path: string, options: { images?: boolean } = {}): Promise<LoadedSession> {
   const text = await readFile(path, 'utf8');
-  return parseSession(path, text);
+  const session = parseSession(path, text);
+  if (options.images === false) return session;
+  return { ...session, messages: await resolveImages(session.messages, imagesDirFor(path), session.warnings) };
 }
 
 export function parseSession(path: string, text: string): LoadedSession {
@@ -251,7 +312,7 @@ export async function listSessions(dir: string): Promise<SessionInfo[]> {
     names.map(async (name): Promise<SessionInfo | undefined> => {
       const path = join(dir, name);
       try {
-        const [loaded, st] = await Promise.all([loadSession(path), stat(path)]);
+        const [loaded, st] = await Promise.all([loadSession(path, { images: false }), stat(path)]);
         const first = loaded.messages.find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text'));
         const text = first?.content.find((b) => b.type === 'text');
         // The user's words, never the attached files' text.

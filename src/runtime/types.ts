@@ -33,15 +33,33 @@ export interface ToolUseBlock {
   input: Record<string, unknown>;
 }
 
+/** The image formats both providers accept (and the only ones Turnstone sends). */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/**
+ * An image in a user message or a tool result. `data` is base64; width/height
+ * are the pixel size, kept so context estimates and the panel need not decode it.
+ */
+export interface ImageBlock {
+  type: 'image';
+  mediaType: ImageMediaType;
+  data: string;
+  width: number;
+  height: number;
+}
+
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
   content: string;
+  /** Images the tool returned (read_file on a PNG, an MCP screenshot): sent after `content`. */
+  images?: ImageBlock[];
   is_error?: boolean;
 }
 
 export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
-export type UserContentBlock = TextBlock | ToolResultBlock;
+export type UserContentBlock = TextBlock | ImageBlock | ToolResultBlock;
 export type ContentBlock = AssistantContentBlock | UserContentBlock;
 
 export interface UserMessage {
@@ -183,6 +201,8 @@ export interface FileChange {
 
 export interface ToolOutput {
   content: string;
+  /** Images returned beside the text (becomes ToolResultBlock.images). */
+  images?: ImageBlock[];
   isError: boolean;
   fileChange?: FileChange;
 }

@@ -52,8 +52,8 @@ export function withMcpTools(base: ToolExecutor, mcp: McpManager, options: McpTo
       if (!mcpTool(name)) return base.execute(name, input, ctx);
       try {
         const { result, server } = await mcp.call(name, input, { signal: ctx.signal, ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}) });
-        const { text, isError } = resultText(result);
-        return { content: truncate(server.clean(text), maxChars), isError };
+        const { text, images, isError } = resultText(result);
+        return { content: truncate(server.clean(text), maxChars), ...(images.length > 0 ? { images } : {}), isError };
       } catch (error) {
         if (ctx.signal.aborted) throw error;
         return { content: error instanceof Error ? error.message : String(error), isError: true };

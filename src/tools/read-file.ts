@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatImageSize, ImageError, imageFromBytes, sniffImageType } from '../runtime/images';
 import { ToolError } from './errors';
 import { assessPath } from './file-common';
 import { ENCODING_LABELS, decodeText, formatBytes, looksBinary } from './text';
@@ -16,7 +17,8 @@ export const readFileTool = defineTool({
     'Reads a text file and returns its lines numbered like `cat -n` (line numbers start at 1; the number and a tab are not part of the file).',
     'Returns up to 2000 lines by default; use `offset` (0-based line) and `limit` to read other parts of large files. When output stops early, the result says which offset to read next.',
     'Read a file before changing it: write_file refuses to overwrite a file you have not read, or one that changed on disk since you read it.',
-    'Binary files and very large files return a message instead of content; use grep_search to find lines in large files. For directories use glob_search.',
+    'PNG, JPEG, GIF and WebP images are returned as images you can see (with their pixel size); SVG is read as text.',
+    'Other binary files and very large files return a message instead of content; use grep_search to find lines in large files. For directories use glob_search.',
   ].join('\n'),
   schema,
   readOnly: true,
@@ -40,6 +42,17 @@ export const readFileTool = defineTool({
       );
     }
     const bytes = await env.workspace.readFile(resolved.real);
+    // By content, not extension: a screenshot saved as .txt is still shown, an SVG (text) stays text.
+    if (sniffImageType(bytes)) {
+      let image;
+      try {
+        image = imageFromBytes(bytes, resolved.display);
+      } catch (error) {
+        if (error instanceof ImageError) throw new ToolError('binary', error.message);
+        throw error;
+      }
+      return { content: `${resolved.display}: ${formatImageSize(image)} (shown as an image)`, images: [image], isError: false };
+    }
     const decoded = decodeText(bytes);
     if (looksBinary(bytes, decoded.encoding)) {
       throw new ToolError('binary', `${resolved.display} is a binary file (${formatBytes(bytes.length)}); its bytes are not shown.`);

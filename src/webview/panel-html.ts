@@ -16,7 +16,8 @@ export function panelHtml({ cspSource, nonce, asset }: PanelHtmlInput): string {
     "default-src 'none'",
     `style-src ${cspSource}`,
     `font-src ${cspSource}`,
-    `img-src ${cspSource}`,
+    // data:/blob: only for images: composer thumbnails and image blocks in the transcript (never scripts or styles).
+    `img-src ${cspSource} data: blob:`,
     `script-src 'nonce-${nonce}'`,
     "base-uri 'none'",
     "form-action 'none'",

@@ -57,6 +57,27 @@ export const Attachment = z.object({
 });
 export type Attachment = z.infer<typeof Attachment>;
 
+/**
+ * An image pasted or dropped into the composer, already downscaled by the
+ * webview (≤ 1568 px long edge). The host checks the bytes again before the
+ * model sees them: the webview is not trusted to have done so.
+ */
+export const ImageData = z.object({
+  mediaType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  /**
+   * base64, at most ~5 MB decoded. Not pattern-checked here: a regex over 27 MB
+   * of a 50-screenshot restore doubled the panel's open time, and the value only
+   * ever becomes an <img> src set with setAttribute under a raster media type,
+   * where stray characters make a broken image, never markup or script.
+   */
+  data: z.string().max(7_000_000),
+  width: Count,
+  height: Count,
+});
+export type ImageData = z.infer<typeof ImageData>;
+/** The composer's (and Anthropic's) per-message image limit. */
+export const MAX_COMPOSER_IMAGES = 20;
+
 export const ToolStatus = z.enum(['running', 'done', 'error', 'denied', 'aborted']);
 export type ToolStatus = z.infer<typeof ToolStatus>;
 
@@ -125,6 +146,7 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     kind: z.literal('user'),
     text: Text,
     attachments: z.array(Attachment).max(100).optional(),
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
     /** 'steer': sent while a turn ran; 'queued': was queued for the next turn. */
     delivery: z.enum(['steer', 'queued']).optional(),
   }),
@@ -139,6 +161,8 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     view: ToolView,
     /** Error text (status error/denied), shown under the card. */
     error: z.string().max(100_000).optional(),
+    /** Images the tool returned (read_file on a PNG, an MCP screenshot). */
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
   }),
   z.object({
     ...Base,
@@ -166,6 +190,7 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     tokensBefore: Count.optional(),
     tokensAfter: Count.optional(),
     messagesRemoved: Count.optional(),
+    imagesDropped: Count.optional(),
     summary: Text.optional(),
   }),
   /** An inline permission request. Buttons come only from this structure, never from markdown. */
@@ -275,7 +300,14 @@ export const HostEvent = z.discriminatedUnion('type', [
   /** Close an assistant or thinking block (its final render; thinking shows its duration). */
   z.object({ type: z.literal('block_end'), id: Id, durationMs: Count.optional() }),
   /** Patch a tool card. `view` replaces the card's view wholesale. */
-  z.object({ type: z.literal('tool_update'), id: Id, status: ToolStatus.optional(), view: ToolView.optional(), error: z.string().max(100_000).optional() }),
+  z.object({
+    type: z.literal('tool_update'),
+    id: Id,
+    status: ToolStatus.optional(),
+    view: ToolView.optional(),
+    error: z.string().max(100_000).optional(),
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
+  }),
   /** Append live output to a bash card (the panel keeps a tail). */
   z.object({ type: z.literal('tool_output'), id: Id, chunk: Text }),
   /** S6: the step restarted; drop everything it emitted. */
@@ -322,8 +354,13 @@ const Input = z.string().min(1).max(1_000_000);
 export const WebviewToHost = z.discriminatedUnion('type', [
   /** The webview (re)loaded: answer with `restore`. */
   z.object({ type: z.literal('ready') }),
-  /** Start a turn. */
-  z.object({ type: z.literal('send'), text: Input, attachments: z.array(Attachment).max(100).default([]) }),
+  /** Start a turn; `images`: pasted or dropped into the composer. */
+  z.object({
+    type: z.literal('send'),
+    text: Input,
+    attachments: z.array(Attachment).max(100).default([]),
+    images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
+  }),
   /** Interject into the running turn (T7). */
   z.object({ type: z.literal('steer'), text: Input, attachments: z.array(Attachment).max(100).default([]) }),
   /** Run after the current turn ends (T7 "queue for next turn"). */

@@ -119,6 +119,7 @@ export class Transcript {
           item.view = event.view.kind === 'bash' && event.view.output === undefined && kept !== undefined ? { ...event.view, output: kept } : event.view;
         }
         if (event.error !== undefined) item.error = event.error;
+        if (event.images) item.images = event.images;
         return [...this.clearReconnecting(), { type: 'updated', item }];
       }
       case 'tool_output': {

@@ -4,7 +4,7 @@
 // the file's text), and opens at its end; the session list marks the current
 // session, shows relative times, renames, and deletes (with its checkpoints).
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { MockAnthropicServer, textReply } from '../fixtures/mock-anthropic';
@@ -122,8 +122,8 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     // Delete: the file and its checkpoints folder go.
     const [file] = findSessionFiles(wb.server.userDataDir);
     assert.ok(file, 'the session file exists');
-    const id = (JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { id: string }).id;
-    const checkpoints = path.join(path.dirname(path.dirname(file)), 'checkpoints', id);
+    // Checkpoints are kept under the session file's name (src/host/checkpoints.ts).
+    const checkpoints = path.join(path.dirname(path.dirname(file)), 'checkpoints', path.basename(file, '.jsonl'));
     mkdirSync(checkpoints, { recursive: true });
     writeFileSync(path.join(checkpoints, 'cp-1.json'), '{}');
     await renamed.hover();

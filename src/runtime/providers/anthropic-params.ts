@@ -1,7 +1,7 @@
 // Our request → Messages API params, including the S7 prompt-cache breakpoints.
 // Type-only SDK imports: this module must not load the SDK (index.ts loads it lazily).
-import type { ContentBlockParam, MessageCreateParamsBase, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
-import { type ContentBlock, type Message, type ModelRequest } from '../types';
+import type { ContentBlockParam, ImageBlockParam, MessageCreateParamsBase, MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { type ContentBlock, type ImageBlock, type Message, type ModelRequest } from '../types';
 
 export type AnthropicParams = Omit<MessageCreateParamsBase, 'stream'>;
 type Params = AnthropicParams;
@@ -28,11 +28,22 @@ function toBlockParam(block: ContentBlock): BlockParam | undefined {
       return { type: 'redacted_thinking', data: block.data };
     case 'tool_use':
       return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
-    case 'tool_result':
+    case 'image':
+      return imageParam(block);
+    case 'tool_result': {
+      // Images go inside the result, after its text (the API takes text and image blocks there).
+      const content: ToolResultBlockParam['content'] = block.images?.length
+        ? [...(block.content === '' ? [] : [{ type: 'text' as const, text: block.content }]), ...block.images.map(imageParam)]
+        : block.content;
       return block.is_error === undefined
-        ? { type: 'tool_result', tool_use_id: block.tool_use_id, content: block.content }
-        : { type: 'tool_result', tool_use_id: block.tool_use_id, content: block.content, is_error: block.is_error };
+        ? { type: 'tool_result', tool_use_id: block.tool_use_id, content }
+        : { type: 'tool_result', tool_use_id: block.tool_use_id, content, is_error: block.is_error };
+    }
   }
+}
+
+function imageParam(block: ImageBlock): ImageBlockParam {
+  return { type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } };
 }
 
 const cacheable = (b: BlockParam) => b.type === 'text' || b.type === 'tool_use' || b.type === 'tool_result';

@@ -4,6 +4,7 @@ import { type AssistantEvent, type ModelClient, ModelError, type ModelRequest, t
 import type * as AnthropicModule from './anthropic';
 import type * as OpenAICompatibleModule from './openai-compatible';
 import { type ModelClientOptions } from './options';
+import { explainImageRejection, requestHasImages } from './image-rejection';
 
 export {
   type AnthropicClientOptions,
@@ -58,8 +59,16 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           // async layer per event would cost more than the whole normalisation (bench/stream).
           let inner: AsyncIterator<AssistantEvent> | undefined;
           const open = async () => (inner ??= (await get()).stream(request, signal)[Symbol.asyncIterator]());
+          const next = () => (inner ? inner.next() : open().then((it) => it.next()));
+          // Only a request with images pays for the extra hop that explains a refusal of them.
+          const images = requestHasImages(request.messages);
           return {
-            next: () => (inner ? inner.next() : open().then((it) => it.next())),
+            next: images
+              ? () =>
+                  next().catch((err: unknown) => {
+                    throw explainImageRejection(err, request.model, true);
+                  })
+              : next,
             return: async (value?: unknown) => (inner?.return ? inner.return(value) : { done: true as const, value: undefined }),
             throw: async (err?: unknown) => {
               if (inner?.throw) return inner.throw(err);
@@ -70,7 +79,11 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       };
     },
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-      return (await get()).complete(request, signal);
+      try {
+        return await (await get()).complete(request, signal);
+      } catch (err) {
+        throw explainImageRejection(err, request.model, requestHasImages(request.messages));
+      }
     },
   };
 }

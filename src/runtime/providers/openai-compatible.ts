@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -14,6 +15,7 @@ import {
   type AssistantContentBlock,
   type AssistantEvent,
   emptyUsage,
+  type ImageBlock,
   type Message,
   type ModelClient,
   ModelError,
@@ -203,13 +205,34 @@ export function toChatMessages(system: string, messages: Message[]): ChatComplet
       continue;
     }
     const texts: string[] = [];
+    const images: ImageBlock[] = [];
+    // A 'tool' message carries text only, so a tool result's images follow the
+    // results in one user message that says which call they came from.
+    const resultImages: ChatCompletionContentPart[] = [];
     for (const b of m.content) {
-      if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: b.is_error ? `Error: ${b.content}` : b.content });
-      else if (b.type === 'text' && b.text !== '') texts.push(b.text);
+      if (b.type === 'tool_result') {
+        out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: b.is_error ? `Error: ${b.content}` : b.content });
+        if (b.images?.length) {
+          resultImages.push({ type: 'text', text: `Image${b.images.length > 1 ? 's' : ''} returned by tool call ${b.tool_use_id}:` });
+          resultImages.push(...b.images.map(imageUrlPart));
+        }
+      } else if (b.type === 'text' && b.text !== '') texts.push(b.text);
+      else if (b.type === 'image') images.push(b);
     }
-    if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n\n') });
+    if (images.length === 0 && resultImages.length === 0) {
+      if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n\n') });
+      continue;
+    }
+    const parts: ChatCompletionContentPart[] = [...resultImages];
+    if (texts.length > 0) parts.push({ type: 'text', text: texts.join('\n\n') });
+    parts.push(...images.map(imageUrlPart));
+    out.push({ role: 'user', content: parts });
   }
   return out;
+}
+
+function imageUrlPart(image: ImageBlock): ChatCompletionContentPart {
+  return { type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${image.data}` } };
 }
 
 export function toOpenAIParams(request: ModelRequest): Params {

@@ -4,6 +4,7 @@
 // @terminal, @git, the selection); `/` at the start lists slash commands.
 import { type Attachment, type QueuedInput, type SlashCommandInfo, type TurnState } from '../protocol';
 import { button, el, formatTokens, icon } from './dom';
+import { ImageAttach } from './image-attach';
 import { type Post } from './items';
 import { MentionPicker } from './mention-picker';
 import { SlashMenu } from './slash-menu';
@@ -22,6 +23,8 @@ export class Composer {
   private readonly mentions: MentionPicker;
   private readonly slash: SlashMenu;
   private attachments: Attachment[] = [];
+  /** Pasted or dropped images (image-attach.ts); sent with the next message that starts a turn. */
+  readonly images = new ImageAttach(() => this.onDraftChange());
   private turn: TurnState = 'idle';
 
   constructor(
@@ -42,6 +45,7 @@ export class Composer {
     this.root.append(
       this.queuedRow,
       this.chipsRow,
+      this.images.root,
       this.mentions.list.root,
       this.slash.list.root,
       this.input,
@@ -52,6 +56,11 @@ export class Composer {
       this.submit('enter');
     });
     this.input.addEventListener('keydown', (e) => this.onKeyDown(e));
+    this.input.addEventListener('paste', (e) => this.takeFiles(e, e.clipboardData));
+    this.root.addEventListener('dragover', (e) => {
+      if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
+    });
+    this.root.addEventListener('drop', (e) => this.takeFiles(e, e.dataTransfer));
     this.input.addEventListener('input', () => {
       this.recallIndex = -1;
       this.mentions.onInput();
@@ -130,12 +139,25 @@ export class Composer {
     }
   }
 
+  /** Files pasted or dropped: they become images here (text pastes keep their default). */
+  private takeFiles(e: Event, data: DataTransfer | null): void {
+    const files = ImageAttach.filesOf(data);
+    if (files.length === 0) return;
+    e.preventDefault();
+    void this.images.add(files);
+  }
+
   private submit(how: 'enter' | 'queue'): void {
     const text = this.input.value.trim();
-    if (!text) return;
-    const attachments = this.attachments.map(({ tokens: _tokens, ...a }) => a);
+    if (!text) {
+      if (this.images.count > 0) this.images.say('Add a few words about the image to send it.');
+      return;
+    }
     const type = this.turn !== 'running' ? 'send' : how === 'queue' ? 'queue' : 'steer';
-    this.post({ type, text, attachments });
+    // Images start a turn; while one runs they wait in the composer for the next send.
+    const images = type === 'send' ? this.images.take() : [];
+    const attachments = this.attachments.map(({ tokens: _tokens, ...a }) => a);
+    this.post(images.length > 0 ? { type: 'send', text, attachments, images } : { type, text, attachments });
     this.input.value = '';
     this.attachments = [];
     this.renderChips();

@@ -4,6 +4,7 @@
 // created: nothing a model writes can produce one.
 import { type PermissionDecision, type PermissionSettlement, type ToolStatus, type ToolView, type TranscriptItem, type WebviewToHostInput } from '../protocol';
 import { button, el, formatInt, icon } from './dom';
+import { imageThumbs } from './image-attach';
 import { StreamingMarkdown } from './markdown';
 
 export interface ItemView {
@@ -59,7 +60,7 @@ class UserView implements ItemView {
       ? el('div', { class: 'attachments' }, ...it.attachments.map((a) => el('span', { class: 'chip', title: a.path }, icon(a.kind === 'selection' ? 'selection' : 'file'), a.label)))
       : undefined;
     const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? 'sent while running' : 'queued') : undefined;
-    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), chips ?? '', tag ?? '', restore ?? '');
+    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), it.images?.length ? imageThumbs(it.images) : '', chips ?? '', tag ?? '', restore ?? '');
   }
 }
 
@@ -142,6 +143,8 @@ export class ToolCardView implements ItemView {
   private readonly header = el('div', { class: 'tool-header' });
   private readonly body = el('div', { class: 'tool-body' });
   private readonly errorLine = el('div', { class: 'tool-error' });
+  private readonly imagesBox = el('div', { class: 'tool-images' });
+  private shownImages: unknown;
   /** Where this tool's permission request renders: one card per tool, its approval inside it. */
   readonly approval = el('div', { class: 'tool-approval' });
   private waiting = false;
@@ -152,7 +155,7 @@ export class ToolCardView implements ItemView {
   private outputActions: HTMLDivElement | undefined;
 
   constructor(private readonly post: Post) {
-    this.root.append(this.header, this.approval, this.body, this.errorLine);
+    this.root.append(this.header, this.approval, this.body, this.imagesBox, this.errorLine);
   }
 
   /** Its permission request is pending (no spinner: nothing runs until the user answers). */
@@ -175,6 +178,11 @@ export class ToolCardView implements ItemView {
       el('span', { class: `tool-status status-${waiting ? 'waiting' : it.status}`, title: status.label, role: 'img', 'aria-label': status.label }, el('span', { class: `codicon codicon-${status.icon}`, 'aria-hidden': 'true' })),
     );
     this.renderBody(it);
+    // Rebuilt only when the images change: a status update must not re-decode them.
+    if (it.images !== this.shownImages) {
+      this.shownImages = it.images;
+      this.imagesBox.replaceChildren(it.images?.length ? imageThumbs(it.images) : '');
+    }
     // A denial's reason is already the one line of its answered request inside this card.
     this.errorLine.textContent = it.status === 'denied' && this.approval.childElementCount ? '' : (it.error ?? '');
   }
@@ -401,6 +409,7 @@ class CompactionView implements ItemView {
     const it = item as Of<'compaction'>;
     const parts = ['Context compacted'];
     if (it.tokensBefore !== undefined && it.tokensAfter !== undefined) parts.push(`${formatInt(it.tokensBefore)} → ${formatInt(it.tokensAfter)} tokens`);
+    if (it.imagesDropped) parts.push(`${formatInt(it.imagesDropped)} older image${it.imagesDropped === 1 ? '' : 's'} removed`);
     if (it.messagesRemoved !== undefined) parts.push(`${formatInt(it.messagesRemoved)} messages summarised`);
     const label = el('span', { class: 'compaction-label' }, icon('fold'), parts.join(' · '));
     this.root.replaceChildren(it.summary ? el('details', {}, el('summary', {}, label), el('div', { class: 'summary-text' }, it.summary)) : label);

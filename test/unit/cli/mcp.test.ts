@@ -55,7 +55,11 @@ describe('CLI with MCP servers (node dist/cli.js, real servers, mock model API)'
       ['mcp__everything__get-tiny-image', false],
     ]);
     assert.equal(result.tool_results[0].content, 'Echo: from the cli');
-    assert.match(result.tool_results[1].content, /\[image returned by the tool: image\/png/);
+    assert.match(result.tool_results[1].content, /\[image 1: PNG \d+×\d+/);
+    // The model receives the image itself inside the tool result.
+    const third = api.bodies[2] as { messages: Array<{ content: Array<{ type: string; content?: Array<{ type: string; source?: { media_type: string } }> }> }> };
+    const imageResult = third.messages[third.messages.length - 1]!.content.find((b) => b.type === 'tool_result')!;
+    assert.equal(imageResult.content?.find((b) => b.type === 'image')?.source?.media_type, 'image/png');
     const first = api.bodies[0] as { tools: { name: string; input_schema: unknown }[] };
     const echo = first.tools.find((t) => t.name === 'mcp__everything__echo');
     assert.ok(echo, 'the first request lists the MCP tools');

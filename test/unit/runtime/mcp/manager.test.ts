@@ -52,7 +52,7 @@ describe('MCP: manager and tool source against real servers', function () {
     assert.equal(m.status()[0]!.status, 'running');
   });
 
-  it('calls a tool: text as is; an image becomes a note; structuredContent is JSON; bad input is refused before the call', async () => {
+  it('calls a tool: text as is; an image becomes an image block with a note in its place; structuredContent is JSON; bad input is refused before the call', async () => {
     const m = make({ everything });
     const tools = toolsOf(m);
     await tools.prepareStep!(signal());
@@ -62,7 +62,10 @@ describe('MCP: manager and tool source against real servers', function () {
     assert.deepEqual(text, { content: 'Echo: hello mcp', isError: false });
     const image = await tools.execute('mcp__everything__get-tiny-image', {}, { signal: signal() });
     assert.equal(image.isError, false);
-    assert.match(image.content, /Here's the image you requested:\n\[image returned by the tool: image\/png, \d+ bytes; images from MCP tools are not passed to the model yet\]\nThe image above is the MCP logo\./);
+    assert.match(image.content, /Here's the image you requested:\n\[image 1: PNG \d+×\d+, \d+ KB\]\nThe image above is the MCP logo\./);
+    assert.equal(image.images?.length, 1);
+    assert.equal(image.images![0]!.mediaType, 'image/png');
+    assert.ok(image.images![0]!.width > 0 && image.images![0]!.height > 0);
     const structured = await tools.execute('mcp__everything__get-structured-content', { location: 'New York' }, { signal: signal() });
     assert.equal(structured.isError, false);
     assert.match(structured.content, /"temperature"/);

@@ -1,0 +1,189 @@
+// Images in the composer: pasted (Ctrl/Cmd+V) or dropped files become
+// thumbnails with their size and a remove button, at most 20 a message. Each
+// is checked by its bytes (not its name or claimed type), downscaled on a
+// canvas to ≤ 1568 px and large PNGs re-encoded (image-plan.ts) before it is
+// kept, so what is shown is exactly what is sent.
+import { sniffImageType } from '../../runtime/image-sniff';
+import { type ImageData, MAX_COMPOSER_IMAGES } from '../protocol';
+import { button, el } from './dom';
+import { claimedType, formatKb, JPEG_QUALITY, LARGE_PNG_BYTES, MAX_SEND_BYTES, planImage } from './image-plan';
+
+interface Pending {
+  image: ImageData;
+  /** blob: URL of the thumbnail, revoked when the image leaves the composer. */
+  url: string;
+  bytes: number;
+}
+
+function toBlob(canvas: HTMLCanvasElement, type: string, quality?: number): Promise<Blob> {
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error(`the canvas could not encode ${type}`))), type, quality));
+}
+
+function base64Of(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error ?? new Error('the file could not be read'));
+    reader.readAsDataURL(blob);
+  });
+}
+
+/** Reads, checks and (when needed) downscales one file; a string is the reason it was refused. */
+export async function prepareImage(file: Blob, name: string): Promise<{ image: ImageData; blob: Blob } | string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const type = sniffImageType(bytes);
+  if (!type) return `${name} is not a PNG, JPEG, GIF or WebP image.`;
+  const claimed = claimedType(file.type);
+  if (claimed !== '' && claimed !== type) return `${name} claims to be ${claimed} but its bytes are ${type}; it was not attached.`;
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch {
+    return `${name} could not be decoded as ${type}; it may be damaged.`;
+  }
+  try {
+    const plan = planImage(type, bitmap.width, bitmap.height, bytes.length);
+    let blob: Blob = file;
+    let mediaType: ImageData['mediaType'] = type;
+    if (plan.encodeAs) {
+      const canvas = el('canvas', { width: String(plan.width), height: String(plan.height) });
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return `${name} could not be downscaled (no canvas).`;
+      ctx.imageSmoothingQuality = 'high';
+      ctx.drawImage(bitmap, 0, 0, plan.width, plan.height);
+      blob = await toBlob(canvas, plan.encodeAs, plan.encodeAs === 'image/png' ? undefined : JPEG_QUALITY);
+      mediaType = plan.encodeAs;
+      if (mediaType === 'image/png' && blob.size > LARGE_PNG_BYTES) {
+        // Photos and gradients compress far better as JPEG; screenshots of text usually stay PNG.
+        const jpeg = await toBlob(canvas, 'image/jpeg', JPEG_QUALITY);
+        if (jpeg.size < blob.size) {
+          blob = jpeg;
+          mediaType = 'image/jpeg';
+        }
+      }
+    }
+    if (blob.size > MAX_SEND_BYTES) return `${name} is ${formatKb(blob.size)} even after downscaling; images over ${formatKb(MAX_SEND_BYTES)} cannot be sent.`;
+    return { image: { mediaType, data: await base64Of(blob), width: plan.width, height: plan.height }, blob: blob.type === mediaType ? blob : new Blob([blob], { type: mediaType }) };
+  } finally {
+    bitmap.close();
+  }
+}
+
+export class ImageAttach {
+  readonly root = el('div', { class: 'image-attachments', 'aria-label': 'Attached images' });
+  private readonly list = el('div', { class: 'image-thumbs' });
+  private readonly notice = el('div', { class: 'image-notice', role: 'alert' });
+  private items: Pending[] = [];
+  /** Files still being read: counted against the limit so a fast double paste cannot pass it. */
+  private inFlight = 0;
+
+  constructor(private readonly onChange: () => void) {
+    this.root.append(this.list, this.notice);
+    this.render();
+  }
+
+  get count(): number {
+    return this.items.length;
+  }
+
+  /** Images from a paste or drop; anything not a file of an image type is left to the default handling. */
+  static filesOf(data: DataTransfer | null): File[] {
+    if (!data) return [];
+    return [...data.files];
+  }
+
+  async add(files: File[]): Promise<void> {
+    const problems: string[] = [];
+    for (const file of files) {
+      if (this.items.length + this.inFlight >= MAX_COMPOSER_IMAGES) {
+        problems.push(`At most ${MAX_COMPOSER_IMAGES} images can be attached to one message.`);
+        break;
+      }
+      this.inFlight++;
+      try {
+        const name = file.name || 'The pasted image';
+        const prepared = await prepareImage(file, name);
+        if (typeof prepared === 'string') problems.push(prepared);
+        else this.items.push({ image: prepared.image, url: URL.createObjectURL(prepared.blob), bytes: prepared.blob.size });
+      } finally {
+        this.inFlight--;
+      }
+      this.render();
+    }
+    this.notice.textContent = problems.join(' ');
+    this.notice.hidden = problems.length === 0;
+    this.render();
+    this.onChange();
+  }
+
+  say(message: string): void {
+    this.notice.textContent = message;
+    this.notice.hidden = false;
+    this.render();
+  }
+
+  /** The images to send; the composer is emptied of them. */
+  take(): ImageData[] {
+    const out = this.items.map((p) => p.image);
+    this.clear();
+    return out;
+  }
+
+  clear(): void {
+    for (const p of this.items) URL.revokeObjectURL(p.url);
+    this.items = [];
+    this.notice.hidden = true;
+    this.render();
+  }
+
+  private render(): void {
+    this.list.replaceChildren(
+      ...this.items.map((p, i) => {
+        const size = `${p.image.width}×${p.image.height} · ${formatKb(p.bytes)}`;
+        return el('figure', { class: 'image-thumb', title: size },
+          el('img', { src: p.url, alt: `Attached image ${i + 1}, ${size}` }),
+          el('figcaption', {}, size),
+          button(`Remove image ${i + 1}`, () => {
+            URL.revokeObjectURL(p.url);
+            this.items.splice(i, 1);
+            this.render();
+            this.onChange();
+          }, { icon: 'close', iconOnly: true, cls: 'image-remove' }));
+      }),
+    );
+    this.root.hidden = this.items.length === 0 && this.notice.hidden;
+  }
+}
+
+/**
+ * Thumbnails of images in the transcript (user messages, tool results). Built
+ * only when their item is in the rendered window; `loading="lazy"` defers the
+ * decode until it scrolls into view. A click shows the image full size.
+ */
+export function imageThumbs(images: readonly ImageData[]): HTMLElement {
+  return el('div', { class: 'image-thumbs in-transcript' },
+    ...images.map((image, i) => {
+      const src = `data:${image.mediaType};base64,${image.data}`;
+      const thumb = el('img', { src, alt: `Image ${i + 1}, ${image.width}×${image.height}`, loading: 'lazy', decoding: 'async', width: String(Math.min(image.width, 160)) });
+      const open = el('button', { type: 'button', class: 'image-open', title: `Show full size (${image.width}×${image.height})`, 'aria-label': `Show image ${i + 1} full size` }, thumb);
+      open.addEventListener('click', () => showFullSize(src, image));
+      return open;
+    }),
+  );
+}
+
+function showFullSize(src: string, image: ImageData): void {
+  const dialog = el('dialog', { class: 'image-full', 'aria-label': `Image ${image.width}×${image.height}` },
+    el('img', { src, alt: `Image ${image.width}×${image.height}` }));
+  const close = () => {
+    dialog.close();
+    dialog.remove();
+  };
+  dialog.append(button('Close', close, { icon: 'close', iconOnly: true, cls: 'image-close' }));
+  dialog.addEventListener('click', (e) => {
+    if (e.target === dialog) close();
+  });
+  dialog.addEventListener('cancel', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}
