@@ -8,14 +8,10 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { chatFrame, openWorkbench, runCommand, screenshot, sendFromPanel, type Workbench } from './workbench';
 
 async function send(page: Page, text: string, reply: string): Promise<void> {
-  const frame = await chatFrame(page);
-  const input = frame.locator('textarea.input');
-  await input.click();
-  await input.fill(text);
-  await input.press('Enter');
+  const frame = await sendFromPanel(page, text);
   await frame.locator('article.item.assistant', { hasText: reply }).waitFor({ timeout: 60_000 });
   await frame.locator('button.stop').waitFor({ state: 'hidden', timeout: 60_000 });
 }

@@ -3,17 +3,10 @@
 // waits, one line once answered), and a bash card keeps its output after the
 // command ends, with the whole result one click away.
 import * as assert from 'node:assert/strict';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel as send } from './workbench';
 
-async function send(page: Page, text: string): Promise<Frame> {
-  const frame = await chatFrame(page);
-  const input = frame.locator('textarea.input');
-  await input.fill(text);
-  await input.press('Enter');
-  return frame;
-}
 
 const dialog = (page: Page) => page.locator('.monaco-dialog-box');
 

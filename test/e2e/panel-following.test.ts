@@ -4,17 +4,10 @@
 // reply in view without the user scrolling; the user's own scrolling stops
 // following and the "Latest" pill brings it back.
 import * as assert from 'node:assert/strict';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { errorReply, type MockReply, MockAnthropicServer, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel as send } from './workbench';
 
-async function send(page: Page, text: string): Promise<Frame> {
-  const frame = await chatFrame(page);
-  const input = frame.locator('textarea.input');
-  await input.fill(text);
-  await input.press('Enter');
-  return frame;
-}
 
 async function idle(frame: Frame): Promise<void> {
   await frame.locator('button.stop').waitFor({ state: 'hidden', timeout: 60_000 });

@@ -2,20 +2,12 @@
 // runtime from the local mock API: rendering, Stop, steering, re-showing the
 // view, and hostile model output.
 import * as assert from 'node:assert/strict';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { type MockReply, MockAnthropicServer, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
 import { CANARY, XSS_CORPUS } from '../fixtures/xss-corpus';
 import { recordScenario } from '../reliability/report';
-import { chatFrame, chatGone, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { chatFrame, chatGone, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel as send } from './workbench';
 
-async function send(page: Page, text: string): Promise<Frame> {
-  const frame = await chatFrame(page);
-  const input = frame.locator('textarea.input');
-  await input.click();
-  await input.fill(text);
-  await input.press('Enter');
-  return frame;
-}
 
 /** Waits until the panel shows no running turn (the Stop button is gone). */
 async function idle(frame: Frame): Promise<void> {

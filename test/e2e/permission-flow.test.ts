@@ -6,15 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel } from './workbench';
 
-async function sendFromPanel(page: Page, text: string): Promise<void> {
-  const frame = await chatFrame(page);
-  const input = frame.locator('textarea.input');
-  await input.click();
-  await input.fill(text);
-  await input.press('Enter');
-}
 
 /** The workbench's modal dialog (DOM in the browser build). */
 const dialog = (page: Page) => page.locator('.monaco-dialog-box');

@@ -84,6 +84,16 @@ export async function chatGone(page: Page, timeoutMs = 30_000): Promise<void> {
   throw new Error('the Turnstone chat webview is still there');
 }
 
+/** Types a prompt into the chat panel and presses Enter, as a user would; returns the panel's frame. */
+export async function sendFromPanel(page: Page, text: string): Promise<Frame> {
+  const frame = await chatFrame(page);
+  const input = frame.locator('textarea.input');
+  await input.click();
+  await input.fill(text);
+  await input.press('Enter');
+  return frame;
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, name);
