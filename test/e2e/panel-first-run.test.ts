@@ -46,7 +46,7 @@ describe('e2e: first run and errors (issue 19, finding 8)', function () {
     await send('hello on first run');
     const card = frame.locator('article.item.error').last();
     await card.waitFor({ state: 'visible', timeout: 30_000 });
-    const text = await card.innerText();
+    const text = (await eventually(() => card.textContent(), (t) => /No API key is set/.test(t ?? ''), 30_000)) ?? '';
     assert.match(text, /No API key is set/);
     assert.doesNotMatch(text, /rejected|auth\b|retryable/i);
     assert.equal(await card.locator('button.set-key').count(), 1, 'offers Set API Key');
@@ -101,7 +101,8 @@ describe('e2e: first run and errors (issue 19, finding 8)', function () {
     await card.waitFor({ state: 'visible', timeout: 60_000 });
     await idle();
     assert.equal(server.requests.length - before, 6);
-    const text = await card.innerText();
+    // textContent, not innerText: an item outside the rendered window (content-visibility) has no layout text yet.
+    const text = (await eventually(() => card.textContent(), (t) => /overloaded/i.test(t ?? ''), 30_000)) ?? '';
     assert.match(text, /overloaded/i);
     assert.doesNotMatch(text, /529|retryable|gave up|anthropic:/i, 'no raw status, kind or provider message');
     assert.equal(await card.locator('button.set-key').count(), 0);
