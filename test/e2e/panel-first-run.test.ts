@@ -114,7 +114,9 @@ describe('e2e: first run and errors (issue 19, finding 8)', function () {
     await card.locator('button.retry').click();
     await frame.locator('article.item.assistant', { hasText: 'Back again.' }).waitFor({ timeout: 60_000 });
     await idle();
-    assert.equal(await frame.locator('article.item.error:not(.resolved)').count(), 0, 'every failed card is marked resolved');
+    // The cards are marked resolved by an update that follows the reply: wait for it.
+    const unresolved = await eventually(() => frame.locator('article.item.error:not(.resolved)').count(), (n) => n === 0, 30_000);
+    assert.equal(unresolved, 0, 'every failed card is marked resolved');
     assert.equal(await frame.locator('article.item.error button').count(), 0, 'no Retry left behind');
   });
 
