@@ -32,7 +32,8 @@ describe('e2e: the panel from the keyboard (issue 19, finding 7)', function () {
 
   it('the focus shortcut lands in the input: typed text is not lost', async () => {
     await runCommand(wb.page, 'Turnstone: Focus Chat');
-    await chatFrame(wb.page);
+    // The view's first load hands the keyboard to the input (the palette would close if it were open then).
+    await inputFocused(await chatFrame(wb.page));
     // Away to the explorer, then back with the shortcut; type straight away.
     await runCommand(wb.page, 'View: Show Explorer');
     await wb.page.keyboard.press('Control+Alt+T');

@@ -1,6 +1,6 @@
 // Shared driver for e2e tests: a real workbench (code-server) in Chromium with
 // Turnstone loaded in development mode, plus helpers to reach the chat webview.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { type CodeServer, type CodeServerOptions, launchChromium, REPO_ROOT, startCodeServer, waitForWorkbench } from '../support/code-server';
@@ -14,6 +14,27 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
+const openPages = new Set<Page>();
+
+// A failed e2e test leaves what the user would have seen: a screenshot of every
+// open workbench and the chat panel's text, under test-results/failures/ (CI keeps them).
+afterEach(async function () {
+  const test = this.currentTest;
+  if (test?.state !== 'failed' || openPages.size === 0) return;
+  const dir = path.join(RESULTS_DIR, 'failures');
+  mkdirSync(dir, { recursive: true });
+  const slug = test.fullTitle().replace(/[^\w-]+/g, '-').slice(0, 120);
+  let i = 0;
+  for (const page of openPages) {
+    const name = `${slug}${i++ ? `-${i}` : ''}`;
+    await page.screenshot({ path: path.join(dir, `${name}.png`) }).catch(() => undefined);
+    const chat = await chatFrame(page, 2_000).catch(() => undefined);
+    const text = chat ? await chat.locator('main#app').evaluate((el) => el.textContent ?? '').catch(() => '') : '(no chat panel)';
+    writeFileSync(path.join(dir, `${name}.txt`), text);
+    console.log(`    failure evidence: test-results/failures/${name}.png, .txt`);
+  }
+});
+
 export async function openWorkbench(options: CodeServerOptions = {}): Promise<Workbench> {
   const server = await startCodeServer({ workspaceTemplate: path.join(REPO_ROOT, 'test', 'fixtures', 'workspace'), ...options });
   const browser = await launchChromium();
@@ -23,11 +44,13 @@ export async function openWorkbench(options: CodeServerOptions = {}): Promise<Wo
     await waitForWorkbench(page);
     // Our contributions are in once the activity-bar entry shows; commands resolve from then on.
     await page.locator('.activitybar .action-item a[aria-label^="Turnstone"]').waitFor({ state: 'visible', timeout: 60_000 });
+    openPages.add(page);
     return {
       server,
       browser,
       page,
       async close() {
+        openPages.delete(page);
         await browser.close();
         await server.stop();
       },
@@ -39,15 +62,28 @@ export async function openWorkbench(options: CodeServerOptions = {}): Promise<Wo
   }
 }
 
-/** Runs a command through the command palette, as a user would. */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
+/**
+ * Runs a command through the command palette, as a user would. The palette
+ * closes when focus moves (a webview that takes the keyboard as it finishes
+ * loading, a dialog): like a user, open it again until the command is chosen.
+ */
+export async function runCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ state: 'visible' });
-  await page.keyboard.press('Enter');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: left() });
+      await input.fill(`>${title}`, { timeout: left() });
+      await row.waitFor({ state: 'visible', timeout: left() });
+      await input.press('Enter', { timeout: left() });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+    }
+  }
 }
 
 /** The innermost frame of the Turnstone chat webview (VS Code nests it in two iframes). */
