@@ -5,13 +5,15 @@
 import { spawn } from 'node:child_process';
 import { type ToolExecutor } from '../../src/runtime/types';
 import { ripgrepArgs } from '../../src/tools/grep-search';
+import { nameGlobOf, ripgrepListArgs } from '../../src/tools/list-files';
+import { DEFAULT_SKIP_DIRS } from '../../src/tools/walk';
 import { GLOB_PATTERN, GREP_PATTERN, expectedMatches } from './trees';
 
 export interface SearchFigures {
   files: number;
   /** Every measured run, in ms. */
   grep: { ours: number[]; rg: number[]; rgSameFlags: number[] };
-  glob: { ours: number[]; rg: number[] };
+  glob: { ours: number[]; rg: number[]; rgSameFlags: number[] };
 }
 
 function rg(bin: string, args: string[], cwd: string): Promise<string> {
@@ -63,10 +65,13 @@ export async function measureSearch(executor: ToolExecutor, rgBin: string, root:
     check('glob_search', total ? Number(total) : lines(out.content), expected.glob);
   };
   const rawGlob = async () => check('rg --files -g', lines(await rg(rgBin, ['--files', '--glob', GLOB_PATTERN], root)), expected.glob);
+  // The listing glob_search asks rg for (it honours .gitignore without a git repository, which plain rg does not).
+  const globFlags = ripgrepListArgs(DEFAULT_SKIP_DIRS, nameGlobOf(GLOB_PATTERN)).filter((a) => a !== '--null');
+  const rawGlobSameFlags = async () => check('rg --files (our flags)', lines(await rg(rgBin, globFlags, root)), expected.glob);
 
-  const figures: SearchFigures = { files, grep: { ours: [], rg: [], rgSameFlags: [] }, glob: { ours: [], rg: [] } };
+  const figures: SearchFigures = { files, grep: { ours: [], rg: [], rgSameFlags: [] }, glob: { ours: [], rg: [], rgSameFlags: [] } };
   // One warm-up of each (page cache, JIT), then alternate which goes first.
-  for (const fn of [oursGrep, rawGrep, rawGrepSameFlags, oursGlob, rawGlob]) await fn();
+  for (const fn of [oursGrep, rawGrep, rawGrepSameFlags, oursGlob, rawGlob, rawGlobSameFlags]) await fn();
   for (let i = 0; i < runs; i++) {
     const pairs: [() => Promise<void>, number[]][] = [
       [oursGrep, figures.grep.ours],
@@ -74,6 +79,7 @@ export async function measureSearch(executor: ToolExecutor, rgBin: string, root:
       [rawGrepSameFlags, figures.grep.rgSameFlags],
       [oursGlob, figures.glob.ours],
       [rawGlob, figures.glob.rg],
+      [rawGlobSameFlags, figures.glob.rgSameFlags],
     ];
     if (i % 2 === 1) pairs.reverse();
     for (const [fn, into] of pairs) into.push(await timed(fn));

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { ToolError } from './errors';
 import { assessSearch, resolveSearchRoot } from './search-common';
 import { defineTool } from './tool';
-import { DEFAULT_SKIP_DIRS, walkFiles } from './walk';
+import { listFiles, nameGlobOf } from './list-files';
+import { DEFAULT_SKIP_DIRS } from './walk';
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{js,jsx}", "*.md" (top level only).'),
@@ -45,9 +46,10 @@ export const globSearchTool = defineTool({
     const scan = picomatch.scan(pattern);
     const base = scan.isGlob && scan.base && !scan.base.split('/').includes('..') ? scan.base : '';
     const start = base ? path.join(resolved.real, ...base.split('/')) : resolved.real;
+    const nameGlob = nameGlobOf(pattern);
     const startStat = base ? await env.workspace.stat(start) : stat;
-    const { truncated } = startStat?.type !== 'directory' ? { truncated: false } : await walkFiles(
-      env.workspace,
+    const { truncated } = startStat?.type !== 'directory' ? { truncated: false } : await listFiles(
+      env,
       start,
       {
         skipDirs,
@@ -56,6 +58,7 @@ export const globSearchTool = defineTool({
         symlinks: 'files',
         maxEntries: env.limits.walkMaxEntries,
         signal: ctx.signal,
+        ...(nameGlob ? { nameGlob } : {}),
       },
       (file) => {
         if (isMatch(base ? `${base}/${file.relative}` : file.relative)) matches.push(file.absolute);

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { comparePathOrder, sortRipgrepLines } from '../../../src/tools/grep-search';
+import { listFiles, nameGlobOf } from '../../../src/tools/list-files';
+import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
+import { DEFAULT_SKIP_DIRS } from '../../../src/tools/walk';
 import { type NodeToolEnv, ctx, makeNodeEnv } from './helpers';
 
 function tree(root: string, files: Record<string, string | Buffer>): void {
@@ -145,6 +148,87 @@ describe('tools: grep_search lets ripgrep search in parallel and sorts its per-f
     assert.deepEqual([...PATH_ORDER].reverse().sort(comparePathOrder), PATH_ORDER);
     assert.equal(sortRipgrepLines('b:c.ts:2\na.ts:10\nb/x.ts:1\n', 'count'), 'a.ts:10\nb/x.ts:1\nb:c.ts:2\n');
     assert.equal(sortRipgrepLines('src/b.ts:1:x\nsrc/a.ts:1:y\n', 'content'), 'src/b.ts:1:x\nsrc/a.ts:1:y\n');
+  });
+});
+
+describe('tools: glob_search engines agree (rg --files vs the JS walk)', () => {
+  let rgEnv: NodeToolEnv;
+  let jsEnv: NodeToolEnv;
+  const files = { ...SMALL_TREE, 'src/line\nbreak.ts': '', 'a b/c.ts': '' };
+  before(async () => {
+    rgEnv = await makeNodeEnv({ ripgrepPath: 'rg' });
+    jsEnv = await makeNodeEnv({ ripgrepPath: undefined });
+    tree(rgEnv.root, files);
+    tree(jsEnv.root, files);
+  });
+  after(async () => {
+    await rgEnv.cleanup();
+    await jsEnv.cleanup();
+  });
+
+  // Both trees were written at different moments, so the mtime order can differ: compare the sets.
+  const listed = async (env: NodeToolEnv, input: Record<string, unknown>) => (await env.executor.execute('glob_search', input, ctx())).content.split('\n').sort();
+  for (const input of [
+    { pattern: '**/*' },
+    { pattern: '**/*.ts' },
+    { pattern: '**/*.tmp' },
+    { pattern: 'src/**' },
+    { pattern: '*.md' },
+    { pattern: '.hidden/*' },
+    { pattern: 'node_modules/**/*.js' },
+    { pattern: '**/*.ts', path: 'src' },
+    { pattern: '**/*.{ts,md}' },
+    { pattern: 'src/[a-i]*.ts' },
+    { pattern: '**/.gitignore' },
+    { pattern: '**/@(a|index).ts' },
+    { pattern: '**/[[:alpha:]].ts' },
+    { pattern: '**/keep.tmp' },
+  ]) {
+    it(`the same files for ${JSON.stringify(input)}`, async () => {
+      assert.deepEqual(await listed(rgEnv, input), await listed(jsEnv, input));
+    });
+  }
+
+  it('lists through ripgrep when it can run it, with names relative to the start folder (a newline in a name included)', async () => {
+    const calls: string[][] = [];
+    const shell = new NodeShell();
+    const recording = { run: shell.run.bind(shell), exec: (file: string, args: string[], options: { cwd: string }) => (calls.push([file, ...args]), shell.exec(file, args, options)) };
+    const seen: string[] = [];
+    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: rgEnv.root, symlinks: 'files' as const, maxEntries: 1000 };
+    const { truncated } = await listFiles({ workspace: new NodeWorkspace(rgEnv.root), shell: recording, ripgrepPath: 'rg' }, path.join(rgEnv.root, 'src'), options, (f) => {
+      seen.push(f.relative);
+      assert.equal(f.absolute, path.join(rgEnv.root, 'src', f.relative));
+    });
+    assert.equal(calls.length, 1, 'one rg --files run');
+    assert.ok(calls[0]!.includes('--files'));
+    assert.equal(truncated, false);
+    assert.deepEqual(seen.sort(), ['a.ts', 'data.bin', 'index.ts', 'line\nbreak.ts', 'nested/.gitignore', 'nested/drop.log', 'nested/keep.tmp', 'win.txt']);
+  });
+
+  it('hands ripgrep the last segment as a name filter only when both engines read it the same way', () => {
+    assert.equal(nameGlobOf('**/*.md'), '*.md');
+    assert.equal(nameGlobOf('src/**/*.{ts,tsx}'), '*.{ts,tsx}');
+    assert.equal(nameGlobOf('*.md'), '*.md');
+    assert.equal(nameGlobOf('src/**'), undefined);
+    assert.equal(nameGlobOf('{src,lib/x}/*.ts'), '*.ts');
+    assert.equal(nameGlobOf('{a,b/c}.ts'), undefined, 'a brace holding a slash');
+    assert.equal(nameGlobOf('**/@(a|b).ts'), undefined, 'extglob: picomatch only');
+    assert.equal(nameGlobOf('!**/*.md'), undefined);
+  });
+
+  it('keeps the entry cap: a listing longer than it is cut and says so', async () => {
+    const seen: string[] = [];
+    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: rgEnv.root, symlinks: 'files' as const, maxEntries: 3 };
+    const { truncated } = await listFiles({ workspace: new NodeWorkspace(rgEnv.root), shell: new NodeShell(), ripgrepPath: 'rg' }, rgEnv.root, options, (f) => void seen.push(f.relative));
+    assert.equal(truncated, true);
+    assert.equal(seen.length, 3);
+  });
+
+  it('falls back to the walk when the ripgrep binary cannot run', async () => {
+    const seen: string[] = [];
+    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: rgEnv.root, symlinks: 'files' as const, maxEntries: 1000 };
+    await listFiles({ workspace: new NodeWorkspace(rgEnv.root), shell: new NodeShell(), ripgrepPath: path.join(rgEnv.base, 'no-such-rg') }, path.join(rgEnv.root, 'docs'), options, (f) => void seen.push(f.relative));
+    assert.deepEqual(seen, ['guide.md']);
   });
 });
 
