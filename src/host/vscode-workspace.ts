@@ -85,8 +85,21 @@ export class VsCodeWorkspace implements Workspace {
   }
 
   async stat(p: string): Promise<FileStat | undefined> {
+    const uri = this.toUri(p);
+    // node:fs for local folders, as readdir: glob_search stats every match for its newest-first order
+    // (1 000 matches: 40-90 ms through workspace.fs in the extension host, a few ms with node:fs).
+    if (uri.scheme === 'file') {
+      try {
+        const s = await fs.promises.stat(p);
+        return { type: s.isDirectory() ? 'directory' : s.isFile() ? 'file' : 'other', size: s.size, mtimeMs: s.mtimeMs };
+      } catch (error) {
+        const e = toWorkspaceError(error, p);
+        if (e.kind === 'not_found' || e.kind === 'not_directory') return undefined;
+        throw e;
+      }
+    }
     try {
-      const s = await vscode.workspace.fs.stat(this.toUri(p));
+      const s = await vscode.workspace.fs.stat(uri);
       const type: EntryType = s.type & vscode.FileType.Directory ? 'directory' : s.type & vscode.FileType.File ? 'file' : 'other';
       return { type, size: s.size, mtimeMs: s.mtime };
     } catch (error) {
