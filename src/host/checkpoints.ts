@@ -40,6 +40,8 @@ export class SessionCheckpoints {
   private store: CheckpointStore | undefined;
   private storeFor: string | undefined;
   private turn = 0;
+  /** The turn-start checkpoint being taken (never rejects). */
+  private pending: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -75,9 +77,23 @@ export class SessionCheckpoints {
     return store;
   }
 
-  /** A checkpoint at the start of a turn. Never stops the turn: a failure is logged and the turn has none. */
-  async turnStarted(sessionId: string | undefined, workspace: () => Workspace, messageIndex: number, prompt: string): Promise<void> {
+  /**
+   * Starts the checkpoint of a turn that is starting, without holding up the turn's first request (a take
+   * costs about one `git status`). Tools wait for it through settled() before they run, so it still sees
+   * every file as it was before the turn changed anything. Never stops the turn: a failure is logged and
+   * the turn has no checkpoint.
+   */
+  turnStarted(sessionId: string | undefined, workspace: () => Workspace, messageIndex: number, prompt: string): void {
     if (!sessionId) return;
+    this.pending = this.pending.then(() => this.takeStart(sessionId, workspace, messageIndex, prompt));
+  }
+
+  /** Resolves once the checkpoints started so far are written (tool runs and restores wait for it). */
+  settled(): Promise<void> {
+    return this.pending;
+  }
+
+  private async takeStart(sessionId: string, workspace: () => Workspace, messageIndex: number, prompt: string): Promise<void> {
     const t0 = Date.now();
     try {
       const store = await this.open(sessionId, workspace);
@@ -90,6 +106,7 @@ export class SessionCheckpoints {
   }
 
   async turnEnded(): Promise<void> {
+    await this.pending;
     const last = this.store?.all().at(-1);
     if (!this.store || last?.kind !== 'turn-start') return;
     await this.store.take({ kind: 'turn-end', turn: last.turn, messageIndex: last.messageIndex, prompt: last.prompt }).catch((error: unknown) => {

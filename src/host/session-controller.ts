@@ -180,7 +180,7 @@ export class SessionController implements vscode.Disposable {
     this.authPrompted = false;
     // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
     const words = prompt !== '' || images.length > 0 ? userWordsOf(prompt) : queuedWords;
-    if (words !== undefined) await this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words);
+    if (words !== undefined) this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words);
     const turn = runtime.runTurn(prompt, { signal: abort.signal, prompter: this.deps.prompter, ...(images.length > 0 ? { images } : {}) });
     this.current = turn;
     this.deps.onDidChangeState();
@@ -332,6 +332,7 @@ export class SessionController implements vscode.Disposable {
   async listCheckpoints(): Promise<Checkpoint[]> {
     const id = this.sessionId;
     if (!id) return [];
+    await this.checkpoints.settled(); // the running turn's own checkpoint included
     const store = await this.checkpoints.open(id, () => loadCore().createHostWorkspace());
     return [...(store?.turns() ?? [])].reverse();
   }
@@ -415,9 +416,12 @@ export class SessionController implements vscode.Disposable {
     const core = loadCore();
     const s = readGuardedSettings();
     const root = this.root();
-    const tools = core.withMcpTools(
-      core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m), (ws) => core.withCheckpointCapture(ws, () => this.checkpoints.current)),
-      this.deps.mcp.ensure(),
+    const tools = core.afterCheckpoint(
+      core.withMcpTools(
+        core.createHostTools(this.deps.context, s, (m) => this.deps.log.info(m), (ws) => core.withCheckpointCapture(ws, () => this.checkpoints.current)),
+        this.deps.mcp.ensure(),
+      ),
+      () => this.checkpoints.settled(),
     );
     // One bridge per runtime: its block ids and open blocks belong to this session.
     const bridge = new core.PanelBridge(

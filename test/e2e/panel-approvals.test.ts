@@ -70,7 +70,13 @@ describe('e2e: approvals where the review is (issue 19, finding 4)', function ()
   it('a command dialog shows the exact rule "Always Allow" saves, with at most four choices', async () => {
     server.enqueue(toolUseReply([{ id: 'tu_cmd', name: 'bash', input: { command: 'npm test -- --grep "a very long pattern that would never fit on a button" --reporter spec' } }]), textReply('Not run.'));
     await send('run the tests');
-    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    await dialog(wb.page)
+      .waitFor({ state: 'visible', timeout: 60_000 })
+      .catch((error: unknown) => {
+        // Say what the extension asked the model, so a failure shows whether the prompt ever left the panel.
+        const asked = server.bodies.map((b, i) => `#${i + 1}: ${JSON.stringify(b.messages).slice(-300)}`).join('\n');
+        throw new Error(`${String(error)}\nrequests at the mock server (${server.requests.length}), replies left ${server.pending}:\n${asked}`);
+      });
     const labels = await buttons(wb.page);
     assert.deepEqual(labels, ['Run', 'Always Allow', 'Deny with Feedback…', 'Decide in Panel'].sort(), `dialog buttons: ${labels.join(' | ')}`);
     const text = await dialog(wb.page).innerText();

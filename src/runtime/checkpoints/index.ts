@@ -1,5 +1,6 @@
 // Opening a session's checkpoints and letting the tools' writes feed them.
 import { type Workspace } from '../../tools/ports';
+import { type ToolExecutor } from '../types';
 import { DEFAULT_SKIP_DIRS, walkFiles } from '../../tools/walk';
 import { findProgram } from '../../tools/program-path';
 import { gitRunner, gitTopLevel } from './scan';
@@ -54,6 +55,26 @@ export function withCheckpointCapture(workspace: Workspace, checkpoints: () => C
         return async (from: string, to: string) => {
           await before(from, to);
           return (value as (...a: unknown[]) => unknown).call(target, from, to);
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+}
+
+/**
+ * The tools, each run waiting first for the turn's checkpoint (`settled`): it is taken while the turn's first
+ * request streams, and must see the files as they were before any tool (a command included) changed one.
+ */
+export function afterCheckpoint(tools: ToolExecutor, settled: () => Promise<void>): ToolExecutor {
+  return new Proxy(tools, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop === 'execute') {
+        return async (...args: Parameters<ToolExecutor['execute']>) => {
+          await settled();
+          return target.execute(...args);
         };
       }
       return (value as (...a: unknown[]) => unknown).bind(target);

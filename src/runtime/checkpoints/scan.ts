@@ -140,12 +140,16 @@ const statSig = (s: { size: number; mtimeMs: number }) => `${s.size}:${Math.floo
 /** In git mode content is compared by blob id alone: the size:mtime of a copy would only make the manifest larger. */
 const withoutSig = (state: FileState): FileState => (state.kind === 'blob' ? { kind: 'blob', id: state.id } : state);
 
+/** Files read and copied at once by a scan (bounded: a turn that touched thousands must not open them all together). */
+const CAPTURE_BATCH = 16;
+
 export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, options: ScanOptions): Promise<Scan> {
   // One process: the HEAD commit, then every path whose index or work-tree state differs from it, with the
   // index's blob id. Only work-tree changes and untracked files are read and copied.
   const out = (await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames'])).toString('utf8');
   let head = '';
   const overlay: Record<string, FileState> = {};
+  const toCapture: string[] = [];
   for (const rec of out.split('\0')) {
     options.signal?.throwIfAborted();
     if (rec.startsWith('# branch.oid ')) {
@@ -159,11 +163,18 @@ export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, op
       if (sub !== 'N...') continue; // submodules are their own repositories
       if (y === '.') overlay[rel] = mI === '000000' ? { kind: 'absent' } : { kind: 'blob', id: hI };
       else if (y === 'D') overlay[rel] = { kind: 'absent' };
-      else overlay[rel] = withoutSig(await captureFile(path.join(root, rel), sink, options.maxFileBytes));
+      else toCapture.push(rel);
     } else if (rec.startsWith('? ') || rec.startsWith('u ')) {
-      const rel = rec.startsWith('? ') ? rec.slice(2) : rec.split(' ').slice(10).join(' ');
-      overlay[rel] = withoutSig(await captureFile(path.join(root, rel), sink, options.maxFileBytes));
+      toCapture.push(rec.startsWith('? ') ? rec.slice(2) : rec.split(' ').slice(10).join(' '));
     }
+  }
+  // Changed files are read and copied side by side: each is a few file-system calls, and a take should
+  // cost little more than the `git status` above.
+  for (let i = 0; i < toCapture.length; i += CAPTURE_BATCH) {
+    options.signal?.throwIfAborted();
+    const batch = toCapture.slice(i, i + CAPTURE_BATCH);
+    const states = await Promise.all(batch.map((rel) => captureFile(path.join(root, rel), sink, options.maxFileBytes)));
+    batch.forEach((rel, k) => (overlay[rel] = withoutSig(states[k]!)));
   }
   return { mode: 'git', base: head, overlay };
 }

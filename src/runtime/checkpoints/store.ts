@@ -91,6 +91,7 @@ export class CheckpointStore implements ObjectSink {
   /** Base listings (a commit's tree, or the plain base listing) by id, parsed once. */
   private readonly bases = new Map<string, Promise<Map<string, string>>>();
   private readonly stored = new Set<string>();
+  private readonly writing = new Map<string, Promise<void>>();
   readonly seen = new Map<string, { sig: string; id: string }>();
 
   private constructor(private readonly options: CheckpointStoreOptions) {}
@@ -316,6 +317,16 @@ export class CheckpointStore implements ObjectSink {
 
   async put(id: string, bytes: Uint8Array): Promise<void> {
     if (this.stored.has(id)) return;
+    // Scans copy files side by side: two files with the same content share one write (and one temp name).
+    let writing = this.writing.get(id);
+    if (!writing) {
+      writing = this.writeObject(id, bytes).finally(() => this.writing.delete(id));
+      this.writing.set(id, writing);
+    }
+    await writing;
+  }
+
+  private async writeObject(id: string, bytes: Uint8Array): Promise<void> {
     const file = this.objectPath(id);
     const exists = await stat(file).then(
       () => true,

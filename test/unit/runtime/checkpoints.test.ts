@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/runtime/checkpoints';
+import { afterCheckpoint, openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/runtime/checkpoints';
+import { type ToolExecutor } from '../../../src/runtime/types';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 
 const sh = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'pipe' });
@@ -214,5 +215,35 @@ describe('checkpoints (files)', () => {
     const bytes = (d: string): number => readdirSync(d, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? bytes(path.join(d, e.name)) : statSync(path.join(d, e.name)).size), 0);
     const tree = Object.values(files).reduce((s, f) => s + f.length, 0);
     assert.ok(bytes(path.join(dir, 'objects')) < tree / 4, `objects ${bytes(path.join(dir, 'objects'))} B vs tree ${tree} B`);
+  });
+
+  it('a tool runs only once the turn\'s checkpoint, taken while the first request streams, is written', async () => {
+    const root = gitRepo({ 'a.txt': 'before the turn\n' });
+    const { store, ws } = await open(root);
+    const ran: string[] = [];
+    const tools = {
+      definitions: () => [],
+      isReadOnly: () => false,
+      assess: async () => ({ need: 'write' }),
+      execute: async (name: string) => {
+        ran.push(name);
+        sh(root, 'echo by the command > a.txt');
+        return { content: 'ok', isError: false };
+      },
+    } as unknown as ToolExecutor;
+    let release!: () => void;
+    const taking = new Promise<void>((resolve) => (release = resolve)).then(async () => void (await turn(store, 1)));
+    const gated = afterCheckpoint(tools, () => taking);
+    assert.deepEqual(gated.definitions(), [], 'the rest passes straight through');
+    const execution = gated.execute('bash', { command: 'x' }, { signal: new AbortController().signal });
+    // Nothing runs while the checkpoint is not written, however long that takes.
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(ran, []);
+    release();
+    assert.equal((await execution).content, 'ok');
+    assert.deepEqual(ran, ['bash']);
+    const start = store.turns().at(-1)!;
+    await store.apply(await store.plan(start.id), ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'before the turn\n', 'the checkpoint saw the file before the command');
   });
 });
