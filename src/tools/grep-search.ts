@@ -4,6 +4,7 @@ import { type GrepQuery, displayPrefixFor, grepWithJs } from './grep-js';
 import { type Shell } from './ports';
 import { assessSearch, resolveSearchRoot } from './search-common';
 import { defineTool } from './tool';
+import { ripgrepWalkFlags } from './walk';
 
 const count = z.number().int().min(0).max(1000);
 const schema = z.object({
@@ -25,21 +26,8 @@ const schema = z.object({
 const MAX_LINE_CHARS = 500;
 
 export function ripgrepArgs(q: GrepQuery, targetArg: string | undefined): string[] {
-  const args = [
-    '--no-config',
-    '--color=never',
-    '--no-heading',
-    '--with-filename',
-    '--hidden',
-    // Same ignore rules as the JS fallback and glob_search: .gitignore files only, with or without a git repo.
-    '--no-require-git',
-    '--no-ignore-dot',
-    '--no-ignore-global',
-    '--no-ignore-exclude',
-    '--no-messages',
-    '--glob=!.git',
-    '--glob=!node_modules',
-  ];
+  // Same ignore rules as the JS fallback and glob_search.
+  const args = [...ripgrepWalkFlags(), '--color=never', '--no-heading', '--with-filename'];
   if (q.glob) args.push(`--glob=${q.glob}`);
   // Secret files are skipped by a folder search (after the user's glob: the last matching glob wins).
   for (const name of q.excludeNames) args.push(`--iglob=!${name}`);

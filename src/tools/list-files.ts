@@ -8,7 +8,7 @@
 // symlinked file by name (neither follows a symlinked folder).
 import * as path from 'node:path';
 import { type Shell, type Workspace } from './ports';
-import { type WalkedFile, type WalkOptions, walkFiles } from './walk';
+import { ripgrepWalkFlags, type WalkedFile, type WalkOptions, walkFiles } from './walk';
 
 export interface ListFilesEnv {
   workspace: Workspace;
@@ -35,18 +35,10 @@ export function nameGlobOf(pattern: string): string | undefined {
 
 export function ripgrepListArgs(skipDirs: ReadonlySet<string>, nameGlob?: string): string[] {
   return [
-    '--no-config',
+    ...ripgrepWalkFlags(skipDirs),
     '--files',
     // NUL-separated: a file name may hold a newline.
     '--null',
-    '--hidden',
-    '--no-require-git',
-    '--no-ignore-dot',
-    '--no-ignore-global',
-    '--no-ignore-exclude',
-    '--no-messages',
-    // One glob for all skipped names: each --glob is matched against every path.
-    ...(skipDirs.size === 0 ? [] : [`--glob=!${skipDirs.size === 1 ? [...skipDirs][0] : `{${[...skipDirs].join(',')}}`}`]),
     // As a file type, not --glob: rg's globs override ignore rules (a --glob=* would list what .gitignore hides).
     ...(nameGlob ? [`--type-add=turnstonename:${nameGlob}`, '--type=turnstonename'] : []),
   ];

@@ -7,6 +7,25 @@ import { type Workspace } from './ports';
 
 export const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
+/**
+ * The walk's rules as ripgrep flags, for the tools that hand the walk to rg: hidden files listed,
+ * .gitignore files applied with or without a git repository, no other ignore files, and (`skipDirs`)
+ * the skipped names left out at any depth, in one glob (each --glob is matched against every path).
+ */
+export function ripgrepWalkFlags(skipDirs: ReadonlySet<string> = DEFAULT_SKIP_DIRS): string[] {
+  const skip = [...skipDirs];
+  return [
+    '--no-config',
+    '--hidden',
+    '--no-require-git',
+    '--no-ignore-dot',
+    '--no-ignore-global',
+    '--no-ignore-exclude',
+    '--no-messages',
+    ...(skip.length === 0 ? [] : [`--glob=!${skip.length === 1 ? skip[0] : `{${skip.join(',')}}`}`]),
+  ];
+}
+
 export interface WalkOptions {
   skipDirs: ReadonlySet<string>;
   respectGitignore: boolean;

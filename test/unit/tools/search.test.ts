@@ -32,19 +32,25 @@ const SMALL_TREE: Record<string, string | Buffer> = {
   'docs/guide.md': 'nothing\nTODO docs\n',
 };
 
-describe('tools: grep_search engines agree (ripgrep vs JS fallback)', () => {
+/** Two workspaces holding the same files, one searched through rg, one through the JS engine (set up around a describe). */
+function bothEngines(files: Record<string, string | Buffer>): { rg: () => NodeToolEnv; js: () => NodeToolEnv } {
   let rgEnv: NodeToolEnv;
   let jsEnv: NodeToolEnv;
   before(async () => {
     rgEnv = await makeNodeEnv({ ripgrepPath: 'rg' });
     jsEnv = await makeNodeEnv({ ripgrepPath: undefined });
-    tree(rgEnv.root, SMALL_TREE);
-    tree(jsEnv.root, SMALL_TREE);
+    tree(rgEnv.root, files);
+    tree(jsEnv.root, files);
   });
   after(async () => {
     await rgEnv.cleanup();
     await jsEnv.cleanup();
   });
+  return { rg: () => rgEnv, js: () => jsEnv };
+}
+
+describe('tools: grep_search engines agree (ripgrep vs JS fallback)', () => {
+  const engines = bothEngines(SMALL_TREE);
 
   const queries: Array<Record<string, unknown>> = [
     { pattern: 'TODO' },
@@ -66,15 +72,15 @@ describe('tools: grep_search engines agree (ripgrep vs JS fallback)', () => {
 
   for (const q of queries) {
     it(`same output for ${JSON.stringify(q)}`, async () => {
-      const rg = await rgEnv.executor.execute('grep_search', q, ctx());
-      const js = await jsEnv.executor.execute('grep_search', q, ctx());
+      const rg = await engines.rg().executor.execute('grep_search', q, ctx());
+      const js = await engines.js().executor.execute('grep_search', q, ctx());
       assert.equal(js.content, rg.content);
       assert.equal(js.isError, rg.isError);
     });
   }
 
   it('finds what it should: ignores .gitignore, node_modules, binaries; includes hidden and negated files', async () => {
-    const out = await jsEnv.executor.execute('grep_search', { pattern: 'TODO' }, ctx());
+    const out = await engines.js().executor.execute('grep_search', { pattern: 'TODO' }, ctx());
     assert.equal(
       out.content,
       ['Found 8 files:', '.hidden/conf.ts', 'README.md', 'docs/guide.md', 'src/a.ts', 'src/index.ts', 'src/nested/drop.log', 'src/nested/keep.tmp', 'src/win.txt'].join('\n'),
@@ -93,7 +99,7 @@ describe('tools: grep_search engines agree (ripgrep vs JS fallback)', () => {
   });
 
   it('reports an invalid regular expression as an error in both engines', async () => {
-    for (const env of [rgEnv, jsEnv]) {
+    for (const env of [engines.rg(), engines.js()]) {
       const out = await env.executor.execute('grep_search', { pattern: '(unclosed' }, ctx());
       assert.equal(out.isError, true);
     }
@@ -119,26 +125,15 @@ describe('tools: grep_search lets ripgrep search in parallel and sorts its per-f
   const files: Record<string, string> = Object.fromEntries(PATH_ORDER.map((p) => [p, 'needle\n']));
   for (let d = 0; d < 20; d++) for (let f = 0; f < 20; f++) files[`m${d}/f${f}.ts`] = f % 3 === 0 ? 'needle\nneedle\n' : 'hay\n';
 
-  let rgEnv: NodeToolEnv;
-  let jsEnv: NodeToolEnv;
-  before(async () => {
-    rgEnv = await makeNodeEnv({ ripgrepPath: 'rg' });
-    jsEnv = await makeNodeEnv({ ripgrepPath: undefined });
-    tree(rgEnv.root, files);
-    tree(jsEnv.root, files);
-  });
-  after(async () => {
-    await rgEnv.cleanup();
-    await jsEnv.cleanup();
-  });
+  const engines = bothEngines(files);
 
   for (const mode of ['files_with_matches', 'count'] as const) {
     it(`${mode}: the same path order as the JS engine, run after run`, async () => {
-      const js = await jsEnv.executor.execute('grep_search', { pattern: 'needle', output_mode: mode }, ctx());
+      const js = await engines.js().executor.execute('grep_search', { pattern: 'needle', output_mode: mode }, ctx());
       const listed = js.content.split('\n').filter((l) => /^[am]/.test(l)).map((l) => (mode === 'count' ? l.slice(0, l.lastIndexOf(':')) : l));
       assert.deepEqual(listed.slice(0, 4), PATH_ORDER);
       for (let run = 0; run < 5; run++) {
-        const rg = await rgEnv.executor.execute('grep_search', { pattern: 'needle', output_mode: mode }, ctx());
+        const rg = await engines.rg().executor.execute('grep_search', { pattern: 'needle', output_mode: mode }, ctx());
         assert.equal(rg.content, js.content);
       }
     });
@@ -152,19 +147,7 @@ describe('tools: grep_search lets ripgrep search in parallel and sorts its per-f
 });
 
 describe('tools: glob_search engines agree (rg --files vs the JS walk)', () => {
-  let rgEnv: NodeToolEnv;
-  let jsEnv: NodeToolEnv;
-  const files = { ...SMALL_TREE, 'src/line\nbreak.ts': '', 'a b/c.ts': '' };
-  before(async () => {
-    rgEnv = await makeNodeEnv({ ripgrepPath: 'rg' });
-    jsEnv = await makeNodeEnv({ ripgrepPath: undefined });
-    tree(rgEnv.root, files);
-    tree(jsEnv.root, files);
-  });
-  after(async () => {
-    await rgEnv.cleanup();
-    await jsEnv.cleanup();
-  });
+  const engines = bothEngines({ ...SMALL_TREE, 'src/line\nbreak.ts': '', 'a b/c.ts': '' });
 
   // Both trees were written at different moments, so the mtime order can differ: compare the sets.
   const listed = async (env: NodeToolEnv, input: Record<string, unknown>) => (await env.executor.execute('glob_search', input, ctx())).content.split('\n').sort();
@@ -185,7 +168,7 @@ describe('tools: glob_search engines agree (rg --files vs the JS walk)', () => {
     { pattern: '**/keep.tmp' },
   ]) {
     it(`the same files for ${JSON.stringify(input)}`, async () => {
-      assert.deepEqual(await listed(rgEnv, input), await listed(jsEnv, input));
+      assert.deepEqual(await listed(engines.rg(), input), await listed(engines.js(), input));
     });
   }
 
@@ -194,10 +177,10 @@ describe('tools: glob_search engines agree (rg --files vs the JS walk)', () => {
     const shell = new NodeShell();
     const recording = { run: shell.run.bind(shell), exec: (file: string, args: string[], options: { cwd: string }) => (calls.push([file, ...args]), shell.exec(file, args, options)) };
     const seen: string[] = [];
-    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: rgEnv.root, symlinks: 'files' as const, maxEntries: 1000 };
-    const { truncated } = await listFiles({ workspace: new NodeWorkspace(rgEnv.root), shell: recording, ripgrepPath: 'rg' }, path.join(rgEnv.root, 'src'), options, (f) => {
+    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: engines.rg().root, symlinks: 'files' as const, maxEntries: 1000 };
+    const { truncated } = await listFiles({ workspace: new NodeWorkspace(engines.rg().root), shell: recording, ripgrepPath: 'rg' }, path.join(engines.rg().root, 'src'), options, (f) => {
       seen.push(f.relative);
-      assert.equal(f.absolute, path.join(rgEnv.root, 'src', f.relative));
+      assert.equal(f.absolute, path.join(engines.rg().root, 'src', f.relative));
     });
     assert.equal(calls.length, 1, 'one rg --files run');
     assert.ok(calls[0]!.includes('--files'));
@@ -218,16 +201,16 @@ describe('tools: glob_search engines agree (rg --files vs the JS walk)', () => {
 
   it('keeps the entry cap: a listing longer than it is cut and says so', async () => {
     const seen: string[] = [];
-    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: rgEnv.root, symlinks: 'files' as const, maxEntries: 3 };
-    const { truncated } = await listFiles({ workspace: new NodeWorkspace(rgEnv.root), shell: new NodeShell(), ripgrepPath: 'rg' }, rgEnv.root, options, (f) => void seen.push(f.relative));
+    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: engines.rg().root, symlinks: 'files' as const, maxEntries: 3 };
+    const { truncated } = await listFiles({ workspace: new NodeWorkspace(engines.rg().root), shell: new NodeShell(), ripgrepPath: 'rg' }, engines.rg().root, options, (f) => void seen.push(f.relative));
     assert.equal(truncated, true);
     assert.equal(seen.length, 3);
   });
 
   it('falls back to the walk when the ripgrep binary cannot run', async () => {
     const seen: string[] = [];
-    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: rgEnv.root, symlinks: 'files' as const, maxEntries: 1000 };
-    await listFiles({ workspace: new NodeWorkspace(rgEnv.root), shell: new NodeShell(), ripgrepPath: path.join(rgEnv.base, 'no-such-rg') }, path.join(rgEnv.root, 'docs'), options, (f) => void seen.push(f.relative));
+    const options = { skipDirs: DEFAULT_SKIP_DIRS, respectGitignore: true, ignoreRoot: engines.rg().root, symlinks: 'files' as const, maxEntries: 1000 };
+    await listFiles({ workspace: new NodeWorkspace(engines.rg().root), shell: new NodeShell(), ripgrepPath: path.join(engines.rg().base, 'no-such-rg') }, path.join(engines.rg().root, 'docs'), options, (f) => void seen.push(f.relative));
     assert.deepEqual(seen, ['guide.md']);
   });
 });
