@@ -6,9 +6,9 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
-import { chatFrame, openWorkbench, runCommand, screenshot, sendFromPanel, type Workbench } from './workbench';
+import { chatFrame, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
 
 async function send(page: Page, text: string, reply: string): Promise<void> {
   const frame = await sendFromPanel(page, text);
@@ -18,37 +18,22 @@ async function send(page: Page, text: string, reply: string): Promise<void> {
 
 describe('e2e: restore checkpoint from the panel', function () {
   this.timeout(240_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({
-      env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url },
-      userSettings: { 'turnstone.permissionMode': 'bypassPermissions' },
-    });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    await chatFrame(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
+  const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.permissionMode': 'bypassPermissions' } } });
 
   it('goes back to the first message: files and conversation, after the diff and a confirmation', async () => {
-    const hello = path.join(wb.server.workspace, 'src', 'hello.ts');
+    const hello = path.join(chat.wb.server.workspace, 'src', 'hello.ts');
     const original = readFileSync(hello, 'utf8');
-    server.enqueue(
+    chat.server.enqueue(
       toolUseReply([{ id: 'tu_1', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Howdy' } }]),
       textReply('Greeting changed.'),
       toolUseReply([{ id: 'tu_2', name: 'bash', input: { command: 'echo notes > notes.md', description: 'write notes' } }]),
       textReply('Notes written.'),
     );
-    await send(wb.page, 'make the greeting friendlier', 'Greeting changed.');
-    await send(wb.page, 'and write some notes', 'Notes written.');
-    assert.ok(existsSync(path.join(wb.server.workspace, 'notes.md')));
+    await send(chat.wb.page, 'make the greeting friendlier', 'Greeting changed.');
+    await send(chat.wb.page, 'and write some notes', 'Notes written.');
+    assert.ok(existsSync(path.join(chat.wb.server.workspace, 'notes.md')));
 
-    const frame = await chatFrame(wb.page);
+    const frame = await chatFrame(chat.wb.page);
     // A command that printed nothing shows no output (not the terminal's shell-integration markers).
     const card = await frame.locator('article.item.tool', { hasText: 'echo notes' }).innerText();
     assert.ok(!card.includes('633;') && !card.includes('\u001b'), card);
@@ -56,29 +41,29 @@ describe('e2e: restore checkpoint from the panel', function () {
     await first.hover();
     await first.getByRole('button', { name: 'Restore checkpoint' }).click();
     // The choice is VS Code's own quick pick.
-    const option = wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Restore files and conversation' });
+    const option = chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Restore files and conversation' });
     await option.waitFor({ state: 'visible' });
     await option.click();
     // One multi-file diff of what will change, and the question.
-    const dialog = wb.page.locator('.monaco-dialog-box');
+    const dialog = chat.wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 60_000 }).catch(async (e: unknown) => {
-      await screenshot(wb.page, 'restore-checkpoint-debug.png');
+      await screenshot(chat.wb.page, 'restore-checkpoint-debug.png');
       throw e;
     });
     assert.match(await dialog.innerText(), /Restore 2 files to turn 1\?/);
     assert.match(await dialog.innerText(), /delete notes\.md/);
-    await wb.page.locator('.tab', { hasText: 'Restore checkpoint: turn 1' }).first().waitFor({ state: 'visible' });
-    await screenshot(wb.page, 'restore-checkpoint-diff-and-dialog.png');
+    await chat.wb.page.locator('.tab', { hasText: 'Restore checkpoint: turn 1' }).first().waitFor({ state: 'visible' });
+    await screenshot(chat.wb.page, 'restore-checkpoint-diff-and-dialog.png');
     await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
 
     // The conversation goes back to before the message, which waits in the composer.
-    const fresh = await chatFrame(wb.page);
+    const fresh = await chatFrame(chat.wb.page);
     await fresh.locator('article.item.user').first().waitFor({ state: 'detached', timeout: 60_000 });
     // The message comes back into the composer once the resumed fork is on screen.
     const composed = await eventually(() => fresh.locator('textarea.input').inputValue(), (v) => v === 'make the greeting friendlier', 30_000);
     assert.equal(composed, 'make the greeting friendlier');
     assert.equal(readFileSync(hello, 'utf8'), original);
-    assert.ok(!existsSync(path.join(wb.server.workspace, 'notes.md')));
-    await screenshot(wb.page, 'restore-checkpoint-after.png');
+    assert.ok(!existsSync(path.join(chat.wb.server.workspace, 'notes.md')));
+    await screenshot(chat.wb.page, 'restore-checkpoint-after.png');
   });
 });

@@ -11,8 +11,8 @@ import { imageDimensions } from '../../src/runtime/images';
 import { makePng } from '../fixtures/images';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { chatFrame, screenshot, useChatWorkbench } from './workbench';
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -46,22 +46,10 @@ async function deliver(frame: Frame, how: 'paste' | 'drop', name: string, type: 
 
 describe('e2e: images in the panel (real workbench)', function () {
   this.timeout(180_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    await chatFrame(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
+  const chat = useChatWorkbench();
 
   it('a pasted 2400×1200 screenshot is downscaled to 1568×784 and sent as a base64 image block; a dropped file goes as it is', async () => {
-    const page = wb.page;
+    const page = chat.wb.page;
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
     await page.evaluate(async (base64) => {
       const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
@@ -74,14 +62,14 @@ describe('e2e: images in the panel (real workbench)', function () {
     await deliver(frame, 'drop', 'small.png', 'image/png', makePng(120, 90, 6));
     await frame.locator('.image-thumb figcaption', { hasText: '120×90' }).waitFor({ timeout: 30_000 });
     assert.equal(await frame.locator('.image-thumb').count(), 2);
-    await screenshot(wb.page, 'workbench-image-composer.png');
+    await screenshot(chat.wb.page, 'workbench-image-composer.png');
 
-    server.enqueue(textReply('I see two images.'));
+    chat.server.enqueue(textReply('I see two images.'));
     await frame.locator('textarea.input').click();
-    await wb.page.keyboard.type('what is wrong in this UI?');
-    await wb.page.keyboard.press('Enter');
+    await chat.wb.page.keyboard.type('what is wrong in this UI?');
+    await chat.wb.page.keyboard.press('Enter');
     await frame.locator('article.item.assistant', { hasText: 'I see two images.' }).waitFor({ timeout: 60_000 });
-    const body = await until('the request', () => server.bodies[0] as { messages: Array<{ role: string; content: Block[] }> } | undefined);
+    const body = await until('the request', () => chat.server.bodies[0] as { messages: Array<{ role: string; content: Block[] }> } | undefined);
     const content = body.messages[0]!.content;
     assert.equal(content[0]!.type, 'text');
     const images = content.filter((b) => b.type === 'image');
@@ -100,21 +88,21 @@ describe('e2e: images in the panel (real workbench)', function () {
     assert.ok(await thumbs.first().evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth)) === 1568);
     await frame.locator('article.item.user .image-open').first().click();
     await frame.locator('dialog.image-full img').waitFor({ state: 'visible', timeout: 10_000 });
-    await screenshot(wb.page, 'workbench-image-full-size.png');
-    await wb.page.keyboard.press('Escape');
+    await screenshot(chat.wb.page, 'workbench-image-full-size.png');
+    await chat.wb.page.keyboard.press('Escape');
     assert.equal(await frame.locator('.image-thumb').count(), 0, 'the composer is empty after sending');
   });
 
   it('read_file of a PNG: the model gets the image in the tool result and the tool card shows it', async () => {
-    server.reset();
-    writeFileSync(path.join(wb.server.workspace, 'ui.png'), makePng(200, 100, 9));
-    server.enqueue(toolUseReply([{ id: 'toolu_img', name: 'read_file', input: { path: 'ui.png' } }]), textReply('The header is cut off.'));
-    const frame = await chatFrame(wb.page);
+    chat.server.reset();
+    writeFileSync(path.join(chat.wb.server.workspace, 'ui.png'), makePng(200, 100, 9));
+    chat.server.enqueue(toolUseReply([{ id: 'toolu_img', name: 'read_file', input: { path: 'ui.png' } }]), textReply('The header is cut off.'));
+    const frame = await chatFrame(chat.wb.page);
     await frame.locator('textarea.input').click();
-    await wb.page.keyboard.type('look at ui.png');
-    await wb.page.keyboard.press('Enter');
+    await chat.wb.page.keyboard.type('look at ui.png');
+    await chat.wb.page.keyboard.press('Enter');
     await frame.locator('article.item.assistant', { hasText: 'The header is cut off.' }).waitFor({ timeout: 60_000 });
-    const body = server.bodies[1] as { messages: Array<{ content: Array<{ type: string; content?: Block[] }> }> };
+    const body = chat.server.bodies[1] as { messages: Array<{ content: Array<{ type: string; content?: Block[] }> }> };
     const result = body.messages[body.messages.length - 1]!.content.find((b) => b.type === 'tool_result')!;
     const image = result.content!.find((b) => b.type === 'image')!;
     assert.ok(Buffer.from(image.source!.data, 'base64').equals(makePng(200, 100, 9)));
@@ -124,7 +112,7 @@ describe('e2e: images in the panel (real workbench)', function () {
   });
 
   it('a fake PNG (text bytes named .png) is refused with a message and nothing is attached', async () => {
-    const frame = await chatFrame(wb.page);
+    const frame = await chatFrame(chat.wb.page);
     await frame.locator('textarea.input').click();
     await deliver(frame, 'paste', 'fake.png', 'image/png', Buffer.from('<html>this is not an image</html>'));
     await frame.locator('.image-notice', { hasText: 'fake.png is not a PNG, JPEG, GIF or WebP image.' }).waitFor({ timeout: 30_000 });

@@ -7,9 +7,9 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, Page } from 'playwright-core';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import type { Page } from 'playwright-core';
+import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { chatFrame, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const dialog = (page: Page) => page.locator('.monaco-dialog-box');
 // Sorted: the workbench orders dialog buttons per platform.
@@ -17,124 +17,102 @@ const buttons = async (page: Page) => (await dialog(page).locator('.dialog-butto
 
 describe('e2e: approvals where the review is (issue 19, finding 4)', function () {
   this.timeout(180_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-  let frame: Frame;
+  const chat = useChatWorkbench();
   const send = async (text: string) => {
-    const input = frame.locator('textarea.input');
+    const input = chat.frame.locator('textarea.input');
     await input.fill(text);
     await input.press('Enter');
   };
 
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    frame = await chatFrame(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
-
   it('"Review First" keeps the request; Allow in the diff editor title bar writes the edit', async () => {
-    const file = path.join(wb.server.workspace, 'src', 'hello.ts');
+    const file = path.join(chat.wb.server.workspace, 'src', 'hello.ts');
     const before = readFileSync(file, 'utf8');
-    server.enqueue(
+    chat.server.enqueue(
       toolUseReply([{ id: 'tu_edit', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Howdy' } }]),
       textReply('Greeting changed.'),
     );
     await send('make the greeting friendlier');
-    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
-    const labels = await buttons(wb.page);
+    await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    const labels = await buttons(chat.wb.page);
     assert.deepEqual(labels, ['Allow', 'Deny', 'Deny with Feedback…', 'Review First'].sort(), `dialog buttons: ${labels.join(' | ')}`);
-    assert.match(await dialog(wb.page).innerText(), /"Review First" closes this dialog and keeps the request waiting/);
-    await dialog(wb.page).getByRole('button', { name: 'Review First' }).click();
-    await dialog(wb.page).waitFor({ state: 'hidden' });
+    assert.match(await dialog(chat.wb.page).innerText(), /"Review First" closes this dialog and keeps the request waiting/);
+    await dialog(chat.wb.page).getByRole('button', { name: 'Review First' }).click();
+    await dialog(chat.wb.page).waitFor({ state: 'hidden' });
 
     // The proposal's diff editor offers the answer in its title bar.
-    await wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).first().click();
-    const allow = wb.page.locator('.editor-actions a.action-label[aria-label*="Allow"]').first();
+    await chat.wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).first().click();
+    const allow = chat.wb.page.locator('.editor-actions a.action-label[aria-label*="Allow"]').first();
     await allow.waitFor({ state: 'visible', timeout: 30_000 });
-    await wb.page.locator('.editor-actions a.action-label[aria-label*="Deny"]').first().waitFor({ state: 'visible' });
-    await screenshot(wb.page, 'approval-editor-title.png');
+    await chat.wb.page.locator('.editor-actions a.action-label[aria-label*="Deny"]').first().waitFor({ state: 'visible' });
+    await screenshot(chat.wb.page, 'approval-editor-title.png');
     assert.equal(readFileSync(file, 'utf8'), before, 'nothing written before the answer');
     await allow.click();
-    await frame.locator('article.item.assistant', { hasText: 'Greeting changed.' }).waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.assistant', { hasText: 'Greeting changed.' }).waitFor({ timeout: 60_000 });
     assert.equal(readFileSync(file, 'utf8'), before.replace('Hello', 'Howdy'));
-    await frame.locator('article.item.tool[data-id="tu_edit"] .perm-state', { hasText: 'Allowed in the diff editor' }).waitFor();
-    await wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).waitFor({ state: 'detached' });
-    assert.equal(await wb.page.locator('.editor-actions a.action-label[aria-label*="Allow Pending"]').count(), 0, 'no Allow left once answered');
+    await chat.frame.locator('article.item.tool[data-id="tu_edit"] .perm-state', { hasText: 'Allowed in the diff editor' }).waitFor();
+    await chat.wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).waitFor({ state: 'detached' });
+    assert.equal(await chat.wb.page.locator('.editor-actions a.action-label[aria-label*="Allow Pending"]').count(), 0, 'no Allow left once answered');
   });
 
   it('a command dialog shows the exact rule "Always Allow" saves, with at most four choices', async () => {
-    server.enqueue(toolUseReply([{ id: 'tu_cmd', name: 'bash', input: { command: 'npm test -- --grep "a very long pattern that would never fit on a button" --reporter spec' } }]), textReply('Not run.'));
+    chat.server.enqueue(toolUseReply([{ id: 'tu_cmd', name: 'bash', input: { command: 'npm test -- --grep "a very long pattern that would never fit on a button" --reporter spec' } }]), textReply('Not run.'));
     await send('run the tests');
-    await dialog(wb.page)
+    await dialog(chat.wb.page)
       .waitFor({ state: 'visible', timeout: 60_000 })
       .catch((error: unknown) => {
         // Say what the extension asked the model, so a failure shows whether the prompt ever left the panel.
-        const asked = server.bodies.map((b, i) => `#${i + 1}: ${JSON.stringify(b.messages).slice(-300)}`).join('\n');
-        throw new Error(`${String(error)}\nrequests at the mock server (${server.requests.length}), replies left ${server.pending}:\n${asked}`);
+        const asked = chat.server.bodies.map((b, i) => `#${i + 1}: ${JSON.stringify(b.messages).slice(-300)}`).join('\n');
+        throw new Error(`${String(error)}\nrequests at the mock server (${chat.server.requests.length}), replies left ${chat.server.pending}:\n${asked}`);
       });
-    const labels = await buttons(wb.page);
+    const labels = await buttons(chat.wb.page);
     assert.deepEqual(labels, ['Run', 'Always Allow', 'Deny with Feedback…', 'Decide in Panel'].sort(), `dialog buttons: ${labels.join(' | ')}`);
-    const text = await dialog(wb.page).innerText();
+    const text = await dialog(chat.wb.page).innerText();
     const rule = /turnstone\.permissions\.allow\):\s*\n?(bash\([^\n]+\))/.exec(text)?.[1];
     assert.ok(rule, `the dialog names the rule:\n${text}`);
     assert.ok(!rule.includes('…'), 'the rule is whole, never cut');
-    await screenshot(wb.page, 'approval-command-dialog.png');
-    await dialog(wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
-    const box = wb.page.locator('.quick-input-widget input');
+    await screenshot(chat.wb.page, 'approval-command-dialog.png');
+    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
+    const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.press('Enter');
-    await frame.locator('article.item.assistant', { hasText: 'Not run.' }).waitFor({ timeout: 60_000 });
-    await frame.locator('article.item.tool[data-id="tu_cmd"][data-status="denied"]').waitFor();
+    await chat.frame.locator('article.item.assistant', { hasText: 'Not run.' }).waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.tool[data-id="tu_cmd"][data-status="denied"]').waitFor();
   });
 });
 
 describe('e2e: turnstone.approvalDialog = panel (issue 19, finding 4)', function () {
   this.timeout(180_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url }, userSettings: { 'turnstone.approvalDialog': 'panel' } });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
+  const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.approvalDialog': 'panel' } }, focusChat: false });
+  // Focus Chat without waiting for the view to render: the test finds the frame itself, after the palette check.
+  before(() => runCommand(chat.wb.page, 'Turnstone: Focus Chat'));
 
   it('no dialog opens; the command palette offers Allow only while a request waits, and it answers', async () => {
     // All Turnstone commands listed: "Allow…" would sort first among them.
     const paletteHas = async (title: string) => {
-      await wb.page.keyboard.press('F1');
-      const input = wb.page.locator('.quick-input-widget input');
+      await chat.wb.page.keyboard.press('F1');
+      const input = chat.wb.page.locator('.quick-input-widget input');
       await input.waitFor({ state: 'visible' });
       await input.fill('>Turnstone: ');
-      await wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Focus Chat' }).or(wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Compact' })).first().waitFor({ state: 'visible' });
-      const found = (await wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).count()) > 0;
-      await wb.page.keyboard.press('Escape');
+      await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Focus Chat' }).or(chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Compact' })).first().waitFor({ state: 'visible' });
+      const found = (await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).count()) > 0;
+      await chat.wb.page.keyboard.press('Escape');
       return found;
     };
     assert.equal(await paletteHas('Turnstone: Allow Pending Request'), false, 'hidden while nothing waits');
 
-    const frame = await chatFrame(wb.page);
-    server.enqueue(toolUseReply([{ id: 'tu_ls', name: 'bash', input: { command: 'echo approved-from-palette' } }]), textReply('Ran it.'));
+    const frame = await chatFrame(chat.wb.page);
+    chat.server.enqueue(toolUseReply([{ id: 'tu_ls', name: 'bash', input: { command: 'echo approved-from-palette' } }]), textReply('Ran it.'));
     const input = frame.locator('textarea.input');
     await input.fill('say something');
     await input.press('Enter');
     const card = frame.locator('article.item.tool[data-id="tu_ls"][data-status="waiting"]');
     await card.waitFor({ timeout: 60_000 });
-    assert.equal(await dialog(wb.page).count(), 0, 'no modal with approvalDialog = panel');
+    assert.equal(await dialog(chat.wb.page).count(), 0, 'no modal with approvalDialog = panel');
 
-    await runCommand(wb.page, 'Turnstone: Allow Pending Request');
+    await runCommand(chat.wb.page, 'Turnstone: Allow Pending Request');
     await frame.locator('article.item.assistant', { hasText: 'Ran it.' }).waitFor({ timeout: 60_000 });
     await frame.locator('article.item.tool[data-id="tu_ls"] .perm-state', { hasText: 'Allowed from the command palette' }).waitFor();
     assert.match(await frame.locator('article.item.tool[data-id="tu_ls"] pre.output').innerText(), /approved-from-palette/);
-    assert.equal(await dialog(wb.page).count(), 0);
+    assert.equal(await dialog(chat.wb.page).count(), 0);
   });
 });

@@ -4,36 +4,24 @@
 // command ends, with the whole result one click away.
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel as send } from './workbench';
+import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { screenshot, sendFromPanel as send, useChatWorkbench } from './workbench';
 
 
 const dialog = (page: Page) => page.locator('.monaco-dialog-box');
 
 describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)', function () {
   this.timeout(240_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    await chatFrame(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
+  const chat = useChatWorkbench();
 
   it('waiting → done in one card with the approval inside; the output stays; a denial collapses to one line', async () => {
-    server.enqueue(
+    chat.server.enqueue(
       toolUseReply([{ id: 'tu_seq', name: 'bash', input: { command: "seq 1 30 | sed 's/^/line-/'", description: 'print thirty lines' } }]),
       toolUseReply([{ id: 'tu_rm', name: 'bash', input: { command: 'rm -rf build' } }]),
       textReply('All done.'),
     );
-    const frame = await send(wb.page, 'print some lines, then clean');
-    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    const frame = await send(chat.wb.page, 'print some lines, then clean');
+    await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
 
     const card = frame.locator('article.item.tool[data-id="tu_seq"]');
     await card.locator('.item.permission.nested button.perm-allow').waitFor({ state: 'visible' });
@@ -42,9 +30,9 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
     assert.match((await card.getAttribute('aria-label')) ?? '', /^Run seq 1 30 .*: waiting for approval$/);
     assert.equal(await frame.locator('.items > .item.permission').count(), 0, 'no separate permission card');
     assert.equal(await frame.locator('article.item.tool').count(), 1);
-    await screenshot(wb.page, 'cards-waiting.png');
+    await screenshot(chat.wb.page, 'cards-waiting.png');
 
-    await dialog(wb.page).getByRole('button', { name: 'Run', exact: true }).click();
+    await dialog(chat.wb.page).getByRole('button', { name: 'Run', exact: true }).click();
     await frame.locator('article.item.tool[data-id="tu_seq"][data-status="done"]').waitFor({ timeout: 60_000 });
     assert.equal(await card.locator('.perm-state').innerText(), 'Allowed in the dialog');
     assert.equal(await card.locator('.perm-allow').count(), 0);
@@ -52,9 +40,9 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
     assert.equal(await card.locator('.exit').innerText(), 'exit 0');
     assert.match((await card.getAttribute('aria-label')) ?? '', /^Ran seq 1 30 .*, exit 0$/);
 
-    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
-    await dialog(wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
-    const box = wb.page.locator('.quick-input-widget input');
+    await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
+    const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill('use make clean');
     await box.press('Enter');
@@ -67,15 +55,15 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
     await frame.locator('article.item.assistant', { hasText: 'All done.' }).waitFor({ timeout: 60_000 });
     // The tool cards are in the order the model called them, one each.
     assert.deepEqual(await frame.locator('article.item.tool').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.id)), ['tu_seq', 'tu_rm']);
-    await screenshot(wb.page, 'cards-answered.png');
+    await screenshot(chat.wb.page, 'cards-answered.png');
 
     // "Show full output" opens the whole recorded result in an editor.
     await card.locator('button.show-output').click();
-    await wb.page.locator('.monaco-editor .view-lines', { hasText: 'line-1' }).first().waitFor({ timeout: 30_000 });
-    await wb.page.locator('.monaco-editor .view-lines', { hasText: 'line-20' }).first().waitFor({ timeout: 30_000 });
-    await screenshot(wb.page, 'cards-full-output.png');
+    await chat.wb.page.locator('.monaco-editor .view-lines', { hasText: 'line-1' }).first().waitFor({ timeout: 30_000 });
+    await chat.wb.page.locator('.monaco-editor .view-lines', { hasText: 'line-20' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(chat.wb.page, 'cards-full-output.png');
     // "Open in terminal" reveals the terminal the command ran in.
     await card.locator('button.open-terminal').click();
-    await wb.page.locator('.terminal-tab, .single-terminal-tab, .terminal-wrapper').first().waitFor({ state: 'visible', timeout: 30_000 });
+    await chat.wb.page.locator('.terminal-tab, .single-terminal-tab, .terminal-wrapper').first().waitFor({ state: 'visible', timeout: 30_000 });
   });
 });

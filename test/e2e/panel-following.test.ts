@@ -5,8 +5,8 @@
 // following and the "Latest" pill brings it back.
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
-import { errorReply, type MockReply, MockAnthropicServer, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel as send } from './workbench';
+import { errorReply, type MockReply, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
+import { screenshot, sendFromPanel as send, useChatWorkbench } from './workbench';
 
 
 async function idle(frame: Frame): Promise<void> {
@@ -43,46 +43,34 @@ const paragraphs = (n: number, word: string) => Array.from({ length: n }, (_, i)
 
 describe('e2e: the panel follows the conversation (issue 19, finding 1)', function () {
   this.timeout(600_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    await chatFrame(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
-  beforeEach(() => server.reset());
+  const chat = useChatWorkbench();
+  beforeEach(() => chat.server.reset());
 
   it('a 40-turn session with tool calls stays pinned to the newest reply', async () => {
     for (let turn = 1; turn <= 40; turn++) {
       if (turn % 5 === 0) {
-        server.enqueue(
+        chat.server.enqueue(
           streamReply([{ type: 'text', text: `Turn ${turn}: reading.` }, { type: 'tool_use', id: `tu_${turn}`, name: 'read_file', input: { path: 'src/hello.ts' } }]),
           textReply(`${paragraphs(3, `t${turn}`)}\n\nEnd of turn ${turn}.`),
         );
       } else {
-        server.enqueue(streamReply([{ type: 'text', text: `${paragraphs(2 + (turn % 3), `t${turn}`)}\n\nEnd of turn ${turn}.`, chunks: 20 }]));
+        chat.server.enqueue(streamReply([{ type: 'text', text: `${paragraphs(2 + (turn % 3), `t${turn}`)}\n\nEnd of turn ${turn}.`, chunks: 20 }]));
       }
-      const frame = await send(wb.page, `Prompt ${turn}`);
+      const frame = await send(chat.wb.page, `Prompt ${turn}`);
       await frame.locator('article.item.assistant', { hasText: `End of turn ${turn}.` }).waitFor({ state: 'attached', timeout: 60_000 });
       await idle(frame);
       await waitPinned(frame, `turn ${turn}`);
     }
-    await screenshot(wb.page, 'following-40-turns.png');
+    await screenshot(chat.wb.page, 'following-40-turns.png');
   });
 
   it('a burst of 2,000 deltas plus a tool call ends with the last reply visible', async () => {
     const text = Array.from({ length: 2000 }, (_, i) => `w${i}${i % 40 === 39 ? '\n\n' : ' '}`).join('');
-    server.enqueue(
+    chat.server.enqueue(
       streamReply([{ type: 'text', text, chunks: 2000 }, { type: 'tool_use', id: 'tu_burst', name: 'glob_search', input: { pattern: '**/*.ts' } }]),
       textReply(`${paragraphs(4, 'burst')}\n\nThe burst is done.`),
     );
-    const frame = await send(wb.page, 'Burst please');
+    const frame = await send(chat.wb.page, 'Burst please');
     await frame.locator('article.item.assistant', { hasText: 'The burst is done.' }).waitFor({ state: 'attached', timeout: 60_000 });
     await idle(frame);
     await waitPinned(frame, 'after the burst');
@@ -90,29 +78,29 @@ describe('e2e: the panel follows the conversation (issue 19, finding 1)', functi
   });
 
   it('after a 401 the error and the next reply are in view', async () => {
-    server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
-    const frame = await send(wb.page, 'This one fails');
+    chat.server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
+    const frame = await send(chat.wb.page, 'This one fails');
     // T6: the host asks for a key once; dismissing it ends the turn with the error.
-    const box = wb.page.locator('.quick-input-widget input');
+    const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible', timeout: 30_000 });
-    await wb.page.keyboard.press('Escape');
+    await chat.wb.page.keyboard.press('Escape');
     await frame.locator('article.item.error').last().waitFor({ state: 'visible', timeout: 30_000 });
     await idle(frame);
     await waitPinned(frame, 'after the 401');
-    server.enqueue(textReply(`${paragraphs(3, 'after')}\n\nBack after the error.`));
-    await send(wb.page, 'Try again');
+    chat.server.enqueue(textReply(`${paragraphs(3, 'after')}\n\nBack after the error.`));
+    await send(chat.wb.page, 'Try again');
     await frame.locator('article.item.assistant', { hasText: 'Back after the error.' }).waitFor({ state: 'attached', timeout: 60_000 });
     await idle(frame);
     await waitPinned(frame, 'the reply after the 401');
   });
 
   it("the user's own scrolling stops following; new content does not pull the view; the Latest pill brings it back", async () => {
-    server.enqueue(slow(streamReply([{ type: 'text', text: `${paragraphs(8, 'unseen')}\n\nArrived while reading.`, chunks: 80 }]), 60));
-    const frame = await send(wb.page, 'Write while I read');
+    chat.server.enqueue(slow(streamReply([{ type: 'text', text: `${paragraphs(8, 'unseen')}\n\nArrived while reading.`, chunks: 80 }]), 60));
+    const frame = await send(chat.wb.page, 'Write while I read');
     await frame.locator('article.item.assistant', { hasText: 'unseen paragraph 1' }).waitFor({ state: 'attached', timeout: 60_000 });
     const transcript = frame.locator('section.transcript');
     await transcript.hover();
-    await wb.page.mouse.wheel(0, -1500);
+    await chat.wb.page.mouse.wheel(0, -1500);
     const pill = frame.locator('button.latest');
     await pill.waitFor({ state: 'visible' });
     // Let the wheel's smooth scroll settle before taking the position the stream must leave alone.
@@ -128,7 +116,7 @@ describe('e2e: the panel follows the conversation (issue 19, finding 1)', functi
     await idle(frame);
     assert.equal(await transcript.evaluate((e) => e.scrollTop), before, 'the view stayed where the user left it');
     assert.ok(await pill.isVisible());
-    await screenshot(wb.page, 'following-latest-pill.png');
+    await screenshot(chat.wb.page, 'following-latest-pill.png');
     await pill.click();
     await waitPinned(frame, 'after the Latest pill');
     await pill.waitFor({ state: 'hidden' });

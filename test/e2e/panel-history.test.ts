@@ -7,8 +7,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { MockAnthropicServer, textReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench } from './workbench';
+import { textReply } from '../fixtures/mock-anthropic';
+import { runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const paragraphs = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} paragraph ${i + 1}: ${'words '.repeat(30)}`).join('\n\n');
 
@@ -38,89 +38,76 @@ const rows = (page: Page) => page.locator('.quick-input-widget .monaco-list-row'
 
 describe('e2e: history round-trip (issue 19, finding 5)', function () {
   this.timeout(180_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-  let frame: Frame;
-  const idle = () => frame.locator('button.stop').waitFor({ state: 'hidden', timeout: 60_000 });
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    frame = await chatFrame(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
+  const chat = useChatWorkbench();
+  const idle = () => chat.frame.locator('button.stop').waitFor({ state: 'hidden', timeout: 60_000 });
 
   it('words and attachment apart: title, bubble and chip on resume, opened at the end; current marked; rename; delete with checkpoints', async () => {
     // A first message with an attachment: the selection in src/hello.ts.
-    await runCommand(wb.page, 'Go to File');
-    await wb.page.keyboard.type('hello.ts');
-    await rows(wb.page).filter({ hasText: 'hello.ts' }).first().waitFor();
-    await wb.page.keyboard.press('Enter');
-    await wb.page.locator('.monaco-editor .view-lines').first().click();
-    await wb.page.keyboard.press('Control+A');
-    server.enqueue(textReply(paragraphs(6, 'first')));
-    await runCommand(wb.page, 'Turnstone: Ask Turnstone about Selection');
-    const box = wb.page.locator('.quick-input-widget input');
+    await runCommand(chat.wb.page, 'Go to File');
+    await chat.wb.page.keyboard.type('hello.ts');
+    await rows(chat.wb.page).filter({ hasText: 'hello.ts' }).first().waitFor();
+    await chat.wb.page.keyboard.press('Enter');
+    await chat.wb.page.locator('.monaco-editor .view-lines').first().click();
+    await chat.wb.page.keyboard.press('Control+A');
+    chat.server.enqueue(textReply(paragraphs(6, 'first')));
+    await runCommand(chat.wb.page, 'Turnstone: Ask Turnstone about Selection');
+    const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill('what does the greeting do?');
     await box.press('Enter');
-    await frame.locator('article.item.assistant', { hasText: 'first paragraph 6' }).waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.assistant', { hasText: 'first paragraph 6' }).waitFor({ timeout: 60_000 });
     await idle();
-    assert.match(JSON.stringify(server.bodies[0]), /<attachment kind=/, 'the model got the attachment');
+    assert.match(JSON.stringify(chat.server.bodies[0]), /<attachment kind=/, 'the model got the attachment');
     for (const tag of ['second', 'third']) {
-      server.enqueue(textReply(paragraphs(6, tag)));
-      const input = frame.locator('textarea.input');
+      chat.server.enqueue(textReply(paragraphs(6, tag)));
+      const input = chat.frame.locator('textarea.input');
       await input.fill(`tell me more (${tag})`);
       await input.press('Enter');
-      await frame.locator('article.item.assistant', { hasText: `${tag} paragraph 6` }).waitFor({ timeout: 60_000 });
+      await chat.frame.locator('article.item.assistant', { hasText: `${tag} paragraph 6` }).waitFor({ timeout: 60_000 });
       await idle();
     }
 
     // The list marks the current session, with a relative time.
-    await historyButton(wb.page).click();
-    const current = rows(wb.page).filter({ hasText: 'what does the greeting do?' }).first();
+    await historyButton(chat.wb.page).click();
+    const current = rows(chat.wb.page).filter({ hasText: 'what does the greeting do?' }).first();
     await current.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match(await current.innerText(), /current · (just now|\d+ seconds? ago)/);
     assert.doesNotMatch(await current.innerText(), /<attachment|<context|File:/, 'the title is the user\'s words');
-    await screenshot(wb.page, 'history-list.png');
-    await wb.page.keyboard.press('Escape');
+    await screenshot(chat.wb.page, 'history-list.png');
+    await chat.wb.page.keyboard.press('Escape');
 
     // Resume from a new session: the bubble is the words, the attachment a chip, and the view at the end.
-    await runCommand(wb.page, 'Turnstone: New Session');
-    await frame.locator('article.item.user').first().waitFor({ state: 'detached' });
-    await historyButton(wb.page).click();
-    const row = rows(wb.page).filter({ hasText: 'what does the greeting do?' }).first();
+    await runCommand(chat.wb.page, 'Turnstone: New Session');
+    await chat.frame.locator('article.item.user').first().waitFor({ state: 'detached' });
+    await historyButton(chat.wb.page).click();
+    const row = rows(chat.wb.page).filter({ hasText: 'what does the greeting do?' }).first();
     await row.waitFor({ state: 'visible' });
     assert.doesNotMatch(await row.innerText(), /current/, 'a new session is not the resumed one');
     await row.click();
-    const first = frame.locator('article.item.user').first();
+    const first = chat.frame.locator('article.item.user').first();
     await first.waitFor({ timeout: 30_000 });
     assert.equal((await first.locator('.bubble').textContent())?.trim(), 'what does the greeting do?');
     assert.match((await first.locator('.chip').textContent()) ?? '', /hello\.ts:1-\d+/);
-    assert.equal(await frame.locator('article.item.user', { hasText: 'export const greeting' }).count(), 0, 'the file text is not a bubble');
-    assert.equal(await frame.locator('.header .title').innerText(), 'what does the greeting do?');
-    await waitAtEnd(frame);
-    await screenshot(wb.page, 'history-resumed-at-end.png');
+    assert.equal(await chat.frame.locator('article.item.user', { hasText: 'export const greeting' }).count(), 0, 'the file text is not a bubble');
+    assert.equal(await chat.frame.locator('.header .title').innerText(), 'what does the greeting do?');
+    await waitAtEnd(chat.frame);
+    await screenshot(chat.wb.page, 'history-resumed-at-end.png');
 
     // Rename from the list: the header follows.
-    await historyButton(wb.page).click();
-    const again = rows(wb.page).filter({ hasText: 'what does the greeting do?' }).first();
+    await historyButton(chat.wb.page).click();
+    const again = rows(chat.wb.page).filter({ hasText: 'what does the greeting do?' }).first();
     await again.hover();
     await again.locator('a[aria-label="Rename"], .action-label[aria-label="Rename"]').first().click();
-    const name = wb.page.locator('.quick-input-widget input');
-    await wb.page.locator('.quick-input-widget', { hasText: 'Rename session' }).waitFor();
+    const name = chat.wb.page.locator('.quick-input-widget input');
+    await chat.wb.page.locator('.quick-input-widget', { hasText: 'Rename session' }).waitFor();
     await name.fill('Greeting questions');
     await name.press('Enter');
-    await frame.locator('.header .title', { hasText: 'Greeting questions' }).waitFor({ timeout: 30_000 });
-    const renamed = rows(wb.page).filter({ hasText: 'Greeting questions' }).first();
+    await chat.frame.locator('.header .title', { hasText: 'Greeting questions' }).waitFor({ timeout: 30_000 });
+    const renamed = rows(chat.wb.page).filter({ hasText: 'Greeting questions' }).first();
     await renamed.waitFor({ state: 'visible' });
 
     // Delete: the file and its checkpoints folder go.
-    const [file] = findSessionFiles(wb.server.userDataDir);
+    const [file] = findSessionFiles(chat.wb.server.userDataDir);
     assert.ok(file, 'the session file exists');
     // Checkpoints are kept under the session file's name (src/host/checkpoints.ts).
     const checkpoints = path.join(path.dirname(path.dirname(file)), 'checkpoints', path.basename(file, '.jsonl'));
@@ -128,15 +115,15 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     writeFileSync(path.join(checkpoints, 'cp-1.json'), '{}');
     await renamed.hover();
     await renamed.locator('a[aria-label="Delete"], .action-label[aria-label="Delete"]').first().click();
-    const dialog = wb.page.locator('.monaco-dialog-box');
+    const dialog = chat.wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible' });
     assert.match(await dialog.innerText(), /Delete the session "Greeting questions"\?/);
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
-    await frame.locator('article.item.user').first().waitFor({ state: 'detached', timeout: 30_000 });
+    await chat.frame.locator('article.item.user').first().waitFor({ state: 'detached', timeout: 30_000 });
     const deadline = Date.now() + 15_000;
     while ((existsSync(file) || existsSync(checkpoints)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.equal(existsSync(file), false, 'the session file is gone');
     assert.equal(existsSync(checkpoints), false, 'its checkpoints are gone');
-    await wb.page.keyboard.press('Escape');
+    await chat.wb.page.keyboard.press('Escape');
   });
 });

@@ -3,10 +3,10 @@
 // view, and hostile model output.
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
-import { type MockReply, MockAnthropicServer, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
+import { type MockReply, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
 import { CANARY, XSS_CORPUS } from '../fixtures/xss-corpus';
 import { recordScenario } from '../reliability/report';
-import { chatFrame, chatGone, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel as send } from './workbench';
+import { chatFrame, chatGone, runCommand, screenshot, sendFromPanel as send, useChatWorkbench } from './workbench';
 
 
 /** Waits until the panel shows no running turn (the Stop button is gone). */
@@ -22,28 +22,19 @@ function slow(reply: MockReply, delayMs: number): MockReply {
 
 describe('e2e: the chat panel in the real workbench', function () {
   this.timeout(180_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
   const dialogs: string[] = [];
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    wb.page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    await chatFrame(wb.page);
+  const chat = useChatWorkbench({
+    prepare: (wb) => {
+      wb.page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+    },
   });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
-  beforeEach(() => server.reset());
+  beforeEach(() => chat.server.reset());
 
   it('renders a streamed reply with thinking, two tool cards and a highlighted code block', async () => {
-    server.enqueue(
+    chat.server.enqueue(
       streamReply([
         { type: 'thinking', thinking: 'The user wants to know what hello.ts exports. I will read it and look for tests.', signature: 'sig-1', chunks: 4 },
         { type: 'text', text: 'Let me look at the file and its tests.' },
@@ -52,7 +43,7 @@ describe('e2e: the chat panel in the real workbench', function () {
       ]),
       textReply('`greeting` builds a salutation:\n\n```ts\nexport const greeting = (name: string) => `Hello, ${name}!`;\n```\n\nThere are no tests yet.', { usage: { input_tokens: 900, output_tokens: 60, cache_read_input_tokens: 700 } }),
     );
-    const frame = await send(wb.page, 'What does hello.ts export?');
+    const frame = await send(chat.wb.page, 'What does hello.ts export?');
     await idle(frame);
     await frame.locator('article.item.assistant', { hasText: 'no tests yet' }).waitFor();
     assert.equal(await frame.locator('article.item.thinking').count(), 1);
@@ -64,55 +55,55 @@ describe('e2e: the chat panel in the real workbench', function () {
     const code = frame.locator('article.item.assistant pre code');
     assert.match(await code.innerText(), /export const greeting/);
     // The thinking block went back to the API unchanged, signature included.
-    const second = server.bodies[1] as { messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> }> };
+    const second = chat.server.bodies[1] as { messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> }> };
     assert.ok(second.messages.some((m) => m.content.some((b) => b.type === 'thinking' && b.signature === 'sig-1')));
     // Light only: the offline code-server does not apply its built-in colour themes (the setting and the
     // picker both leave the default); the panel's light/dark/high-contrast looks are shot in test/e2e/panel.
-    await screenshot(wb.page, 'workbench-panel.png');
+    await screenshot(chat.wb.page, 'workbench-panel.png');
   });
 
   it('Stop interrupts a streaming reply and the panel goes idle', async () => {
-    server.enqueue(slow(streamReply([{ type: 'text', text: 'word '.repeat(200), chunks: 100 }]), 150));
-    const frame = await send(wb.page, 'Write a long essay.');
+    chat.server.enqueue(slow(streamReply([{ type: 'text', text: 'word '.repeat(200), chunks: 100 }]), 150));
+    const frame = await send(chat.wb.page, 'Write a long essay.');
     await frame.locator('article.item.assistant', { hasText: 'word' }).last().waitFor({ timeout: 60_000 });
     await frame.locator('button.stop').click();
     await idle(frame);
-    assert.equal(server.requests.length, 1, 'no further request after Stop');
+    assert.equal(chat.server.requests.length, 1, 'no further request after Stop');
   });
 
   it('text sent while a turn runs steers it: it reaches the model in the next request', async () => {
-    server.enqueue(
+    chat.server.enqueue(
       slow(streamReply([{ type: 'text', text: 'Reading the README first, slowly. '.repeat(4), chunks: 20 }, { type: 'tool_use', id: 'tu_s', name: 'read_file', input: { path: 'README.md' } }]), 150),
       textReply('Noted: one sentence it is.'),
     );
-    const frame = await send(wb.page, 'Summarise the README.');
+    const frame = await send(chat.wb.page, 'Summarise the README.');
     await frame.locator('button.stop').waitFor({ state: 'visible' });
     const input = frame.locator('textarea.input');
     await input.fill('keep it to one sentence');
     await input.press('Enter');
     await idle(frame);
-    const second = JSON.stringify(server.bodies[1] ?? {});
+    const second = JSON.stringify(chat.server.bodies[1] ?? {});
     assert.ok(second.includes('keep it to one sentence'), 'the steering text is in the next request');
   });
 
   it('re-showing the view restores the transcript', async () => {
-    const frameBefore = await chatFrame(wb.page);
+    const frameBefore = await chatFrame(chat.wb.page);
     const before = await frameBefore.locator('article.item').count();
     assert.ok(before > 0);
-    await runCommand(wb.page, 'View: Show Explorer');
+    await runCommand(chat.wb.page, 'View: Show Explorer');
     // The view is really hidden (its webview disposed) before it is shown again: otherwise nothing is restored.
-    await chatGone(wb.page);
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    const frame = await chatFrame(wb.page);
+    await chatGone(chat.wb.page);
+    await runCommand(chat.wb.page, 'Turnstone: Focus Chat');
+    const frame = await chatFrame(chat.wb.page);
     await frame.locator('article.item.assistant', { hasText: 'no tests yet' }).waitFor({ timeout: 30_000 });
     assert.ok((await frame.locator('article.item').count()) > 0);
   });
 
   it('hostile model output (the XSS corpus) renders inert', async () => {
-    server.enqueue(textReply(XSS_CORPUS.join('\n\n'), { usage: { output_tokens: 500 } }));
-    const frame = await send(wb.page, 'Show me some HTML.');
+    chat.server.enqueue(textReply(XSS_CORPUS.join('\n\n'), { usage: { output_tokens: 500 } }));
+    const frame = await send(chat.wb.page, 'Show me some HTML.');
     await idle(frame);
-    await wb.page.waitForTimeout(1000);
+    await chat.wb.page.waitForTimeout(1000);
     const report = await frame.evaluate((canary) => {
       const all = [...document.querySelectorAll('*')];
       return {
@@ -123,7 +114,7 @@ describe('e2e: the chat panel in the real workbench', function () {
         href: location.href,
       };
     }, CANARY);
-    const workbenchCanary = await wb.page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY);
+    const workbenchCanary = await chat.wb.page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY);
     recordScenario({
       id: 'A-WEB-XSS-03',
       area: 'webview',
@@ -137,6 +128,6 @@ describe('e2e: the chat panel in the real workbench', function () {
     assert.equal(report.jsLinks, 0);
     assert.equal(report.scripts, 0);
     assert.deepEqual(dialogs, []);
-    assert.ok(await wb.page.evaluate((c) => (window as unknown as Record<string, unknown>)[c] === undefined, CANARY), 'nothing reached the workbench');
+    assert.ok(await chat.wb.page.evaluate((c) => (window as unknown as Record<string, unknown>)[c] === undefined, CANARY), 'nothing reached the workbench');
   });
 });

@@ -5,8 +5,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { chatFrame, openWorkbench, runCommand, screenshot, type Workbench, sendFromPanel } from './workbench';
+import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { chatFrame, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
 
 
 /** The workbench's modal dialog (DOM in the browser build). */
@@ -14,64 +14,52 @@ const dialog = (page: Page) => page.locator('.monaco-dialog-box');
 
 describe('e2e: permission decisions through the real UI', function () {
   this.timeout(180_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    await chatFrame(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
+  const chat = useChatWorkbench();
 
   it('Allow in the modal writes the edit shown in the diff editor, and the panel shows the tool card', async () => {
-    const file = path.join(wb.server.workspace, 'src', 'hello.ts');
+    const file = path.join(chat.wb.server.workspace, 'src', 'hello.ts');
     const before = readFileSync(file, 'utf8');
-    server.enqueue(
+    chat.server.enqueue(
       toolUseReply([{ id: 'tu_read', name: 'read_file', input: { path: 'src/hello.ts' } }]),
       toolUseReply([{ id: 'tu_edit', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Howdy' } }]),
       textReply('Changed the greeting to **Howdy**.'),
     );
-    await sendFromPanel(wb.page, 'make the greeting friendlier');
+    await sendFromPanel(chat.wb.page, 'make the greeting friendlier');
 
-    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
-    assert.match(await dialog(wb.page).innerText(), /wants to edit src\/hello\.ts/);
+    await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match(await dialog(chat.wb.page).innerText(), /wants to edit src\/hello\.ts/);
     // The native diff editor is open behind the modal.
-    await wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).first().waitFor({ state: 'visible' });
-    await screenshot(wb.page, 'permission-diff-and-dialog.png');
+    await chat.wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).first().waitFor({ state: 'visible' });
+    await screenshot(chat.wb.page, 'permission-diff-and-dialog.png');
     assert.equal(readFileSync(file, 'utf8'), before, 'nothing is written before the decision');
 
-    await dialog(wb.page).getByRole('button', { name: 'Allow', exact: true }).click();
-    const frame = await chatFrame(wb.page);
+    await dialog(chat.wb.page).getByRole('button', { name: 'Allow', exact: true }).click();
+    const frame = await chatFrame(chat.wb.page);
     await frame.locator('article.item.assistant', { hasText: 'Howdy' }).waitFor({ timeout: 60_000 });
     assert.equal(readFileSync(file, 'utf8'), before.replace('Hello', 'Howdy'));
     assert.equal(await frame.locator('article.item.tool').count(), 2);
-    await wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).waitFor({ state: 'detached' });
-    await screenshot(wb.page, 'permission-panel-after-allow.png');
+    await chat.wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).waitFor({ state: 'detached' });
+    await screenshot(chat.wb.page, 'permission-panel-after-allow.png');
   });
 
   it('Deny with feedback leaves the file alone and the feedback reaches the model', async () => {
-    writeFileSync(path.join(wb.server.workspace, 'todo.txt'), 'buy milk\n');
-    server.reset();
-    server.enqueue(
+    writeFileSync(path.join(chat.wb.server.workspace, 'todo.txt'), 'buy milk\n');
+    chat.server.reset();
+    chat.server.enqueue(
       toolUseReply([{ id: 'tu_read2', name: 'read_file', input: { path: 'todo.txt' } }]),
       toolUseReply([{ id: 'tu_write2', name: 'write_file', input: { path: 'todo.txt', content: 'buy oat milk\n' } }]),
       textReply('OK, I will leave it.'),
     );
-    await sendFromPanel(wb.page, 'fix the todo');
-    await dialog(wb.page).waitFor({ state: 'visible', timeout: 60_000 });
-    await dialog(wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
-    const box = wb.page.locator('.quick-input-widget input');
+    await sendFromPanel(chat.wb.page, 'fix the todo');
+    await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
+    const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill('keep regular milk');
     await box.press('Enter');
-    const frame = await chatFrame(wb.page);
+    const frame = await chatFrame(chat.wb.page);
     await frame.locator('article.item.assistant', { hasText: 'leave it' }).waitFor({ timeout: 60_000 });
-    assert.equal(readFileSync(path.join(wb.server.workspace, 'todo.txt'), 'utf8'), 'buy milk\n');
-    assert.ok(JSON.stringify(server.bodies[2]).includes('keep regular milk'), 'the feedback is in the next request');
+    assert.equal(readFileSync(path.join(chat.wb.server.workspace, 'todo.txt'), 'utf8'), 'buy milk\n');
+    assert.ok(JSON.stringify(chat.server.bodies[2]).includes('keep regular milk'), 'the feedback is in the next request');
   });
 });

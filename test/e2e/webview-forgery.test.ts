@@ -13,9 +13,9 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { errorReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { recordScenario } from '../reliability/report';
-import { chatFrame, openWorkbench, runCommand, type Workbench } from './workbench';
+import { chatFrame, runCommand, useChatWorkbench } from './workbench';
 
 type PostFn = (channel: string, data: unknown) => void;
 
@@ -74,37 +74,27 @@ const tabTitles = async (page: Page) => (await page.locator('.tabs-container .ta
 
 describe('A-WEB: forged messages from a compromised chat webview (real workbench)', function () {
   this.timeout(240_000);
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-  let frame: Frame;
   let outsideSecret: string;
   const dialogs: string[] = [];
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: server.url } });
-    wb.page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    // Outside the workspace: a secret, reachable from inside through two symlinks.
-    const outside = path.join(path.dirname(wb.server.workspace), 'outside');
-    mkdirSync(outside, { recursive: true });
-    outsideSecret = `OUTSIDE-SECRET-${Date.now().toString(36)}`;
-    writeFileSync(path.join(outside, 'secret.txt'), `${outsideSecret}\n`);
-    symlinkSync(outside, path.join(wb.server.workspace, 'escape'));
-    symlinkSync(path.join(outside, 'secret.txt'), path.join(wb.server.workspace, 'escape-file.txt'));
-    await runCommand(wb.page, 'Turnstone: Focus Chat');
-    frame = await chatFrame(wb.page);
+  const chat = useChatWorkbench({
+    prepare: (wb) => {
+      wb.page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      // Outside the workspace: a secret, reachable from inside through two symlinks.
+      const outside = path.join(path.dirname(wb.server.workspace), 'outside');
+      mkdirSync(outside, { recursive: true });
+      outsideSecret = `OUTSIDE-SECRET-${Date.now().toString(36)}`;
+      writeFileSync(path.join(outside, 'secret.txt'), `${outsideSecret}\n`);
+      symlinkSync(outside, path.join(wb.server.workspace, 'escape'));
+      symlinkSync(path.join(outside, 'secret.txt'), path.join(wb.server.workspace, 'escape-file.txt'));
+    },
   });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
-  beforeEach(() => server.reset());
+  beforeEach(() => chat.server.reset());
 
   it('A-WEB-01: malformed messages are dropped with a warning and the host keeps working', async () => {
-    const before = count(turnstoneLog(wb.server.userDataDir), 'dropped a malformed message from the webview');
+    const before = count(turnstoneLog(chat.wb.server.userDataDir), 'dropped a malformed message from the webview');
     const plain: unknown[] = [
       42,
       null,
@@ -134,67 +124,67 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
       `({ type: 'log', level: 'warn', message: 'y'.repeat(6_000_000) })`,
       `({ type: 'open_file', path: 'z'.repeat(3_000) })`,
     ];
-    for (const m of plain) await forge(frame, m);
-    for (const b of built) await forgeBuilt(frame, b);
+    for (const m of plain) await forge(chat.frame, m);
+    for (const b of built) await forgeBuilt(chat.frame, b);
     // `__proto__` keys the schema strips or that carry valid fields still parse: count those that must be dropped.
     const mustDrop = plain.length + 3; // the three huge messages
-    const seen = (await waitForLog(wb.page, wb.server.userDataDir, 'dropped a malformed message from the webview', before + mustDrop)) - before;
+    const seen = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before + mustDrop)) - before;
     // The host still answers: a real prompt from the real composer gets its reply.
-    server.enqueue(textReply('still here'));
-    const input = frame.locator('textarea.input');
+    chat.server.enqueue(textReply('still here'));
+    const input = chat.frame.locator('textarea.input');
     await input.fill('are you alive?');
     await input.press('Enter');
-    await frame.locator('article.item.assistant', { hasText: 'still here' }).waitFor({ timeout: 60_000 });
-    const prompts = server.bodies.map((b) => JSON.stringify(b.messages));
+    await chat.frame.locator('article.item.assistant', { hasText: 'still here' }).waitFor({ timeout: 60_000 });
+    const prompts = chat.server.bodies.map((b) => JSON.stringify(b.messages));
     const leakedForged = prompts.some((p) => p.includes('polluted') || p.includes('xxxxxxxxxx'));
-    const passed = seen >= mustDrop && !leakedForged && server.requests.length === 1 && dialogs.length === 0;
+    const passed = seen >= mustDrop && !leakedForged && chat.server.requests.length === 1 && dialogs.length === 0;
     recordScenario({
       id: 'A-WEB-01',
       area: 'webview',
       scenario: `${plain.length + built.length} malformed messages from the webview frame (non-objects, unknown type, wrong field types, empty, __proto__ keys, 1 MB/6 MB/3 kB strings)`,
       expected: 'each dropped by the schema with a warning in the Turnstone log; no turn starts; the host keeps working',
-      observed: `${seen} "dropped a malformed message" warnings for ${mustDrop} invalid messages; ${server.requests.length - 1} model requests from forged input; a real prompt afterwards got its reply`,
+      observed: `${seen} "dropped a malformed message" warnings for ${mustDrop} invalid messages; ${chat.server.requests.length - 1} model requests from forged input; a real prompt afterwards got its reply`,
       passed,
     });
     assert.ok(seen >= mustDrop, `only ${seen} of ${mustDrop} malformed messages were logged`);
     assert.equal(leakedForged, false, 'forged text reached the model');
-    assert.equal(server.requests.length, 1, 'only the real prompt reached the model');
+    assert.equal(chat.server.requests.length, 1, 'only the real prompt reached the model');
     assert.deepEqual(dialogs, []);
   });
 
   it('A-WEB-02: forged permission decisions settle nothing; the real pending request waits for a real answer', async () => {
-    const file = path.join(wb.server.workspace, 'perm-target.txt');
+    const file = path.join(chat.wb.server.workspace, 'perm-target.txt');
     writeFileSync(file, 'original\n');
-    server.enqueue(
+    chat.server.enqueue(
       toolUseReply([{ id: 'tu_perm', name: 'write_file', input: { path: 'perm-target.txt', content: 'forged\n' } }]),
       textReply('ok, left it alone'),
     );
-    const logBefore = count(turnstoneLog(wb.server.userDataDir), 'panel answered an unknown or settled permission request');
-    const input = frame.locator('textarea.input');
+    const logBefore = count(turnstoneLog(chat.wb.server.userDataDir), 'panel answered an unknown or settled permission request');
+    const input = chat.frame.locator('textarea.input');
     await input.fill('overwrite perm-target.txt');
     await input.press('Enter');
-    const dialog = wb.page.locator('.monaco-dialog-box');
+    const dialog = chat.wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 60_000 });
 
     // Forgeries while the real request is pending: unknown ids and altered copies of the real one.
     const forgedIds = ['perm:does-not-exist', 'perm:tu_permX', 'perm:tu_per', 'perm:TU_PERM', 'perm: tu_perm', 'perm:perm:tu_perm', 'tu_perm\u0000'];
-    for (const requestId of forgedIds) await forge(frame, { type: 'permission_decision', requestId, decision: 'allow' });
-    const unknownLogged = (await waitForLog(wb.page, wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length)) - logBefore;
-    await wb.page.waitForTimeout(1000);
+    for (const requestId of forgedIds) await forge(chat.frame, { type: 'permission_decision', requestId, decision: 'allow' });
+    const unknownLogged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length)) - logBefore;
+    await chat.wb.page.waitForTimeout(1000);
     const stillPending = await dialog.isVisible();
     const untouched = readFileSync(file, 'utf8') === 'original\n';
-    const requestsWhilePending = server.requests.length;
+    const requestsWhilePending = chat.server.requests.length;
 
     // The real answer: Deny in the native dialog.
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
-    await frame.locator('article.item.assistant', { hasText: 'left it alone' }).waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.assistant', { hasText: 'left it alone' }).waitFor({ timeout: 60_000 });
     // Replays of the settled request change nothing.
-    for (const decision of ['allow', 'allow_session'] as const) await forge(frame, { type: 'permission_decision', requestId: 'perm:tu_perm', decision });
-    const settledLogged = (await waitForLog(wb.page, wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length + 2)) - logBefore - unknownLogged;
-    await wb.page.waitForTimeout(500);
+    for (const decision of ['allow', 'allow_session'] as const) await forge(chat.frame, { type: 'permission_decision', requestId: 'perm:tu_perm', decision });
+    const settledLogged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length + 2)) - logBefore - unknownLogged;
+    await chat.wb.page.waitForTimeout(500);
     const afterReplay = readFileSync(file, 'utf8');
-    const toolResult = JSON.stringify(server.bodies[1]?.messages ?? '');
-    const passed = stillPending && untouched && requestsWhilePending === 1 && unknownLogged >= forgedIds.length && settledLogged >= 2 && afterReplay === 'original\n' && server.requests.length === 2;
+    const toolResult = JSON.stringify(chat.server.bodies[1]?.messages ?? '');
+    const passed = stillPending && untouched && requestsWhilePending === 1 && unknownLogged >= forgedIds.length && settledLogged >= 2 && afterReplay === 'original\n' && chat.server.requests.length === 2;
     recordScenario({
       id: 'A-WEB-02',
       area: 'webview',
@@ -209,19 +199,19 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     assert.ok(unknownLogged >= forgedIds.length);
     assert.ok(settledLogged >= 2);
     assert.equal(afterReplay, 'original\n');
-    assert.equal(server.requests.length, 2);
+    assert.equal(chat.server.requests.length, 2);
   });
 
   it('A-WEB-03: open_file outside the workspace (.., absolute, through symlinks) opens nothing', async () => {
-    const logBefore = count(turnstoneLog(wb.server.userDataDir), 'panel asked to open a path outside the workspace');
+    const logBefore = count(turnstoneLog(chat.wb.server.userDataDir), 'panel asked to open a path outside the workspace');
     const paths = ['../../etc/passwd', '../outside/secret.txt', '/etc/passwd', '/etc/hostname', 'escape/secret.txt', 'escape-file.txt', 'src/../../outside/secret.txt'];
-    for (const p of paths) await forge(frame, { type: 'open_file', path: p, line: 1 });
-    const logged = (await waitForLog(wb.page, wb.server.userDataDir, 'panel asked to open a path outside the workspace', logBefore + paths.length)) - logBefore;
-    await wb.page.waitForTimeout(1500);
-    const opened = (await tabTitles(wb.page)).filter((t) => /passwd|hostname|secret\.txt|escape-file/.test(t));
+    for (const p of paths) await forge(chat.frame, { type: 'open_file', path: p, line: 1 });
+    const logged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to open a path outside the workspace', logBefore + paths.length)) - logBefore;
+    await chat.wb.page.waitForTimeout(1500);
+    const opened = (await tabTitles(chat.wb.page)).filter((t) => /passwd|hostname|secret\.txt|escape-file/.test(t));
     // Control: a path inside the workspace does open.
-    await forge(frame, { type: 'open_file', path: 'src/hello.ts', line: 1 });
-    await wb.page.locator('.tabs-container .tab', { hasText: 'hello.ts' }).first().waitFor({ timeout: 20_000 });
+    await forge(chat.frame, { type: 'open_file', path: 'src/hello.ts', line: 1 });
+    await chat.wb.page.locator('.tabs-container .tab', { hasText: 'hello.ts' }).first().waitFor({ timeout: 20_000 });
     const passed = opened.length === 0 && logged >= paths.length;
     recordScenario({
       id: 'A-WEB-03',
@@ -236,21 +226,21 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
   });
 
   it('A-WEB-04: file attachments outside the workspace (.., absolute, through symlinks) never reach the model', async () => {
-    server.enqueue(textReply('read what you attached'));
+    chat.server.enqueue(textReply('read what you attached'));
     const outsidePaths = ['../outside/secret.txt', '/etc/hostname', 'escape/secret.txt', 'escape-file.txt', 'src/../escape/secret.txt'];
     const hostname = readFileSync('/etc/hostname', 'utf8').trim();
-    const logBefore = count(turnstoneLog(wb.server.userDataDir), 'attachment outside the workspace');
-    await forge(frame, {
+    const logBefore = count(turnstoneLog(chat.wb.server.userDataDir), 'attachment outside the workspace');
+    await forge(chat.frame, {
       type: 'send',
       text: 'summarize the attachments',
       attachments: [...outsidePaths.map((p) => ({ kind: 'file', path: p, label: path.basename(p) })), { kind: 'file', path: 'src/hello.ts', label: 'hello.ts' }],
     });
-    await frame.locator('article.item.assistant', { hasText: 'read what you attached' }).waitFor({ timeout: 60_000 });
-    const prompt = JSON.stringify(server.bodies[0]?.messages ?? '');
+    await chat.frame.locator('article.item.assistant', { hasText: 'read what you attached' }).waitFor({ timeout: 60_000 });
+    const prompt = JSON.stringify(chat.server.bodies[0]?.messages ?? '');
     const leaked = prompt.includes(outsideSecret);
     const leakedHost = hostname.length > 3 && prompt.includes(`File: /etc/hostname`);
     const control = prompt.includes('File: src/hello.ts');
-    const logged = (await waitForLog(wb.page, wb.server.userDataDir, 'attachment outside the workspace', logBefore + outsidePaths.length)) - logBefore;
+    const logged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'attachment outside the workspace', logBefore + outsidePaths.length)) - logBefore;
     const passed = !leaked && !leakedHost && control && logged >= outsidePaths.length;
     recordScenario({
       id: 'A-WEB-04',
@@ -267,8 +257,8 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
   });
 
   it('A-WEB-05: open_link with javascript:, command:, file:, vscode: and data: URIs opens nothing', async () => {
-    const before = count(turnstoneLog(wb.server.userDataDir), 'dropped a malformed message from the webview');
-    const pagesBefore = wb.browser.contexts().flatMap((c) => c.pages()).length;
+    const before = count(turnstoneLog(chat.wb.server.userDataDir), 'dropped a malformed message from the webview');
+    const pagesBefore = chat.wb.browser.contexts().flatMap((c) => c.pages()).length;
     const hrefs = [
       'javascript:alert(document.domain)',
       'JaVaScRiPt:alert(1)',
@@ -280,13 +270,13 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
       'vscode-remote://127.0.0.1/etc/passwd',
       'data:text/html,<script>alert(1)</script>',
     ];
-    for (const href of hrefs) await forge(frame, { type: 'open_link', href });
-    const seen = (await waitForLog(wb.page, wb.server.userDataDir, 'dropped a malformed message from the webview', before + hrefs.length)) - before;
-    await wb.page.waitForTimeout(1500);
-    const pagesAfter = wb.browser.contexts().flatMap((c) => c.pages()).length;
-    const tabs = (await tabTitles(wb.page)).filter((t) => /passwd/.test(t));
-    const terminals = await wb.page.locator('.terminal-wrapper').count();
-    const quickInput = await wb.page.locator('.quick-input-widget').isVisible();
+    for (const href of hrefs) await forge(chat.frame, { type: 'open_link', href });
+    const seen = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before + hrefs.length)) - before;
+    await chat.wb.page.waitForTimeout(1500);
+    const pagesAfter = chat.wb.browser.contexts().flatMap((c) => c.pages()).length;
+    const tabs = (await tabTitles(chat.wb.page)).filter((t) => /passwd/.test(t));
+    const terminals = await chat.wb.page.locator('.terminal-wrapper').count();
+    const quickInput = await chat.wb.page.locator('.quick-input-widget').isVisible();
     const passed = seen >= hrefs.length && pagesAfter === pagesBefore && tabs.length === 0 && terminals === 0 && !quickInput && dialogs.length === 0;
     recordScenario({
       id: 'A-WEB-05',
@@ -305,13 +295,13 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
   });
 
   it('A-WEB-06: select_model with a garbage string does not write it to the settings', async () => {
-    const settingsFile = path.join(wb.server.userDataDir, 'User', 'settings.json');
+    const settingsFile = path.join(chat.wb.server.userDataDir, 'User', 'settings.json');
     const before = readFileSync(settingsFile, 'utf8');
     const garbage = ['claude\n"turnstone.baseUrl": "https://evil.example"', '\u0000\u001b[31m', `${'A'.repeat(1999)}`, '../../../etc/passwd', '<img src=x onerror=alert(1)>'];
-    const logBefore = count(turnstoneLog(wb.server.userDataDir), 'panel asked for an invalid model id');
-    for (const model of garbage) await forge(frame, { type: 'select_model', model });
-    const logged = (await waitForLog(wb.page, wb.server.userDataDir, 'panel asked for an invalid model id', logBefore + garbage.length)) - logBefore;
-    await wb.page.waitForTimeout(1000);
+    const logBefore = count(turnstoneLog(chat.wb.server.userDataDir), 'panel asked for an invalid model id');
+    for (const model of garbage) await forge(chat.frame, { type: 'select_model', model });
+    const logged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked for an invalid model id', logBefore + garbage.length)) - logBefore;
+    await chat.wb.page.waitForTimeout(1000);
     const after = readFileSync(settingsFile, 'utf8');
     const parsed = JSON.parse(after) as Record<string, unknown>;
     const written = typeof parsed['turnstone.model'] === 'string' ? (parsed['turnstone.model'] as string) : undefined;
@@ -339,21 +329,11 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
   this.timeout(240_000);
   const CANARY = `sk-ant-e2ecanary-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-END`;
   const marker = `markerPROMPT${Date.now().toString(36)}`;
-  let server: MockAnthropicServer;
-  let wb: Workbench;
-
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    // No key in the environment: only the one typed below can be used.
-    wb = await openWorkbench({ env: { ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: server.url } });
-  });
-  after(async () => {
-    await wb?.close();
-    await server?.close();
-  });
+  // No key in the environment: only the one typed below can be used.
+  const chat = useChatWorkbench({ workbench: { env: { ANTHROPIC_API_KEY: '' } }, focusChat: false });
 
   it('A-SEC-05: the stored key is sent only as the auth header and is in no browser storage, webview state or file of the run', async () => {
-    const { page } = wb;
+    const { page } = chat.wb;
     await runCommand(page, 'Turnstone: Set API Key');
     const box = page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
@@ -368,16 +348,16 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
       await input.press('Enter');
     };
 
-    server.enqueue(toolUseReply([{ id: 'tu_s5', name: 'read_file', input: { path: 'src/hello.ts' } }]), textReply('first reply'));
+    chat.server.enqueue(toolUseReply([{ id: 'tu_s5', name: 'read_file', input: { path: 'src/hello.ts' } }]), textReply('first reply'));
     await send(`read hello ${marker}`);
     await frame.locator('article.item.assistant', { hasText: 'first reply' }).waitFor({ timeout: 60_000 });
     // A 401: the host asks for a new key; dismiss it.
-    server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
+    chat.server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
     await send(`second ${marker}`);
     await box.waitFor({ state: 'visible', timeout: 60_000 });
     await page.keyboard.press('Escape');
     await frame.locator('article.item.error').first().waitFor({ timeout: 60_000 });
-    server.enqueue(errorReply(500, 'api_error', 'Internal server error'), textReply('third reply'));
+    chat.server.enqueue(errorReply(500, 'api_error', 'Internal server error'), textReply('third reply'));
     await send(`third ${marker}`);
     await frame.locator('article.item.assistant', { hasText: 'third reply' }).waitFor({ timeout: 60_000 });
     // The webview saves its state at most once a second and the workbench flushes storage on its own schedule
@@ -417,7 +397,7 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
     const storageHits = storage.filter((e) => e.includes(CANARY)).map((e) => e.split('\t')[0]);
     const stateHasMarker = webviewState.includes(marker);
 
-    const runDir = path.dirname(wb.server.userDataDir);
+    const runDir = path.dirname(chat.wb.server.userDataDir);
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -429,8 +409,8 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
     walk(runDir);
     const diskHits = files.filter((f) => readFileSync(f).includes(Buffer.from(CANARY))).map((f) => path.relative(runDir, f));
     const sessionFiles = files.filter((f) => f.includes(`${path.sep}sessions${path.sep}`));
-    const auth = server.requests.map((r) => String(r.headers['x-api-key'] ?? r.headers['authorization'] ?? '').replace(/^Bearer /, ''));
-    const bodies = server.requests.filter((r) => r.rawBody.includes(CANARY)).length;
+    const auth = chat.server.requests.map((r) => String(r.headers['x-api-key'] ?? r.headers['authorization'] ?? '').replace(/^Bearer /, ''));
+    const bodies = chat.server.requests.filter((r) => r.rawBody.includes(CANARY)).length;
     const panelHtml = await frame.content();
 
     const passed = storageHits.length === 0 && diskHits.length === 0 && bodies === 0 && !panelHtml.includes(CANARY) && stateHasMarker && auth.length >= 4 && auth.every((k) => k === CANARY) && sessionFiles.length > 0;

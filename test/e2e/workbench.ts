@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { MockAnthropicServer } from '../fixtures/mock-anthropic';
 import { type CodeServer, type CodeServerOptions, launchChromium, REPO_ROOT, startCodeServer, waitForWorkbench } from '../support/code-server';
 
 export const RESULTS_DIR = path.join(REPO_ROOT, 'test-results');
@@ -60,6 +61,46 @@ export async function openWorkbench(options: CodeServerOptions = {}): Promise<Wo
     await server.stop();
     throw error;
   }
+}
+
+/** A mock Anthropic API and a workbench whose extension host talks to it; filled in by the describe's `before`. */
+export interface ChatWorkbench {
+  server: MockAnthropicServer;
+  wb: Workbench;
+  /** The chat webview's frame, found in `before` (not set with `focusChat: false`). */
+  frame: Frame;
+}
+
+export interface ChatWorkbenchOptions {
+  /** More for openWorkbench (userSettings, workspaceTrust…); its `env` is merged over the key and the mock's URL. */
+  workbench?: CodeServerOptions;
+  /** Runs once the workbench is open, before the chat is focused (workspace files, page listeners). */
+  prepare?: (wb: Workbench) => void | Promise<void>;
+  /** Run "Turnstone: Focus Chat" and wait for the chat to render; default true. */
+  focusChat?: boolean;
+}
+
+/**
+ * Registers before/after hooks in the calling describe. Before: starts the mock
+ * API, opens the workbench with a key and the mock's URL in the extension host's
+ * environment, runs `prepare`, then (unless `focusChat: false`) focuses the chat
+ * and waits for it. After: closes the workbench and the mock.
+ */
+export function useChatWorkbench(options: ChatWorkbenchOptions = {}): ChatWorkbench {
+  const chat = {} as ChatWorkbench;
+  before(async () => {
+    chat.server = await MockAnthropicServer.start();
+    chat.wb = await openWorkbench({ ...options.workbench, env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: chat.server.url, ...options.workbench?.env } });
+    await options.prepare?.(chat.wb);
+    if (options.focusChat === false) return;
+    await runCommand(chat.wb.page, 'Turnstone: Focus Chat');
+    chat.frame = await chatFrame(chat.wb.page);
+  });
+  after(async () => {
+    await chat.wb?.close();
+    await chat.server?.close();
+  });
+  return chat;
 }
 
 /**

@@ -1,23 +1,12 @@
 // The input box: send, steer, queue, stop, and the `@` attach picker.
 import assert from 'node:assert/strict';
-import { type Browser } from 'playwright-core';
-import { type Harness, clearPosted, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+import { clearPosted, hostSend, openPanel, posted, settle, usePanelHarness } from './harness';
 
 describe('chat panel: composer', function () {
-  let browser: Browser;
-  let harness: Harness;
-
-  before(async function () {
-    harness = await startHarness();
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   it('Enter sends, Shift+Enter adds a line; while running Enter steers, Alt+Enter and Queue queue, Stop stops', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     const input = page.locator('textarea.input');
     await clearPosted(page);
 
@@ -69,7 +58,7 @@ describe('chat panel: composer', function () {
   });
 
   it('`@` asks the host for candidates, filters them and attaches the chosen one', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     const input = page.locator('textarea.input');
     await clearPosted(page);
     await input.click();

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { type Attachment } from '../../../src/webview/protocol';
-import { type Harness, type Theme, clearPosted, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+import { type Theme, clearPosted, hostSend, openPanel, posted, settle, usePanelHarness } from './harness';
 
 const RESULTS = join(__dirname, '..', '..', '..', 'test-results');
 
@@ -37,20 +37,10 @@ async function activeOption(page: Page): Promise<string | null> {
 }
 
 describe('chat panel: @ mentions, / commands, instruction chip', function () {
-  let browser: Browser;
-  let harness: Harness;
-
-  before(async function () {
-    harness = await startHarness();
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   it('@ opens an ARIA listbox the keyboard drives; the chosen file becomes a chip with its token estimate', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     const input = page.locator('textarea.input');
     await clearPosted(page);
     await input.focus();
@@ -103,7 +93,7 @@ describe('chat panel: @ mentions, / commands, instruction chip', function () {
   });
 
   it('/ lists built-in and custom commands; Tab completes, Enter sends the command text', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     const input = page.locator('textarea.input');
     await input.focus();
     await clearPosted(page);
@@ -136,7 +126,7 @@ describe('chat panel: @ mentions, / commands, instruction chip', function () {
   });
 
   it('the header chip names the instruction files, opens one by keyboard, and says when in Restricted Mode', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page, { type: 'instructions', files: [{ label: 'AGENTS.md', chars: 120, included: 120 }, { label: '.clinerules/style.md', chars: 50_000, included: 32_000 }], notes: ['.clinerules/style.md was cut to its first 32,000 of 50,000 characters (the 32,000-character cap per file).'], restricted: true });
     await settle(page);
     const chip = page.locator('button.instructions');
@@ -160,7 +150,7 @@ describe('chat panel: @ mentions, / commands, instruction chip', function () {
 
   for (const theme of ['light', 'dark'] as Theme[]) {
     it(`screenshots of the @ picker, the / menu and the chip (${theme})`, async function () {
-      const page = await openPanel(browser, harness, { theme, height: 520 });
+      const page = await openPanel(rig.browser, rig.harness, { theme, height: 520 });
       await hostSend(page, { type: 'instructions', files: [{ label: 'AGENTS.md', chars: 120, included: 120 }], notes: [], restricted: false });
       await page.locator('textarea.input').focus();
       await page.keyboard.type('look at @comp');
@@ -182,16 +172,7 @@ describe('chat panel: @ mentions, / commands, instruction chip', function () {
 });
 
 describe('chat panel: syntax highlighting (highlight.js grammars, theme colours)', function () {
-  let browser: Browser;
-  let harness: Harness;
-  before(async function () {
-    harness = await startHarness();
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   const REPLY = [
     'TypeScript, Python, a diff and Haskell (loaded on demand):',
@@ -221,7 +202,7 @@ describe('chat panel: syntax highlighting (highlight.js grammars, theme colours)
 
   for (const theme of ['light', 'dark'] as Theme[]) {
     it(`colours code blocks by language, loads a rare grammar on demand, and keeps code as text (${theme})`, async function () {
-      const page = await openPanel(browser, harness, { theme, height: 760 });
+      const page = await openPanel(rig.browser, rig.harness, { theme, height: 760 });
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await hostSend(page, { type: 'item_add', item: { kind: 'user', id: 'u1', text: 'show me code' } }, { type: 'assistant_delta', id: 'a1', text: REPLY }, { type: 'block_end', id: 'a1' });

@@ -2,24 +2,13 @@
 // full the model's window is, the token counts on hover, updated on every
 // usage message (one per step), in real Chromium with the strict CSP.
 import assert from 'node:assert/strict';
-import { type Browser } from 'playwright-core';
-import { type Harness, hostSend, launchChromium, openPanel, settle, startHarness } from './harness';
+import { hostSend, openPanel, settle, usePanelHarness } from './harness';
 
 describe('chat panel: context indicator', function () {
-  let browser: Browser;
-  let harness: Harness;
-
-  before(async function () {
-    harness = await startHarness();
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   it('shows context used / window as a percentage with a bar, tokens on hover, and follows each step', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));

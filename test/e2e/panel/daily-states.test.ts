@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser } from 'playwright-core';
 import { type HostToWebview } from '../../../src/webview/protocol';
-import { type Harness, type Theme, hostPost, launchChromium, openPanel, settle, startHarness } from './harness';
+import { type Theme, hostPost, openPanel, settle, usePanelHarness } from './harness';
 
 const OUT = join(__dirname, '..', '..', '..', 'test-results');
 
@@ -27,21 +26,14 @@ const TURN: HostToWebview[] = [
 
 describe('chat panel: the states of issue 19 at 300 px', function () {
   this.timeout(120_000);
-  let browser: Browser;
-  let harness: Harness;
-  before(async () => {
+  before(() => {
     mkdirSync(OUT, { recursive: true });
-    harness = await startHarness();
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   for (const theme of ['light', 'dark'] as Theme[]) {
     it(`waiting, answered, output kept and the Latest pill (${theme})`, async () => {
-      const page = await openPanel(browser, harness, { theme, width: 300, height: 700 });
+      const page = await openPanel(rig.browser, rig.harness, { theme, width: 300, height: 700 });
       await hostPost(page, ...TURN);
       await settle(page);
       const waiting = page.locator('.item.tool[data-id="t2"]');

@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser } from 'playwright-core';
 import { type HostToWebview } from '../../../src/webview/protocol';
-import { type Harness, type Theme, hostPost, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+import { type Theme, hostPost, openPanel, posted, settle, usePanelHarness } from './harness';
 
 const OUT = join(__dirname, '..', '..', '..', 'test-results');
 const KEY = 'sk-ant-harness-0123456789';
@@ -36,21 +35,14 @@ const ERRORS: HostToWebview[] = [
 
 describe('chat panel: first run and errors at 300 px (issue 19, finding 8)', function () {
   this.timeout(120_000);
-  let browser: Browser;
-  let harness: Harness;
-  before(async () => {
+  before(() => {
     mkdirSync(OUT, { recursive: true });
-    harness = await startHarness();
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   for (const theme of ['light', 'dark'] as Theme[]) {
     it(`key field, no-key card, countdown, overloaded, resolved, interrupted (${theme})`, async () => {
-      const page = await openPanel(browser, harness, { theme, width: 300, height: 700 });
+      const page = await openPanel(rig.browser, rig.harness, { theme, width: 300, height: 700 });
       await hostPost(page, ...FIRST_RUN);
       await settle(page);
       const card = page.locator('.item.error[data-id="k1"]');

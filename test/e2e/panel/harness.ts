@@ -247,6 +247,26 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** The harness's page server and a Chromium to open panels in; filled in by the describe's `before`. */
+export interface PanelRig {
+  harness: Harness;
+  browser: Browser;
+}
+
+/** Registers before/after hooks in the calling describe: starts the harness, then Chromium; after, closes both. */
+export function usePanelHarness(): PanelRig {
+  const rig = {} as PanelRig;
+  before(async () => {
+    rig.harness = await startHarness();
+    rig.browser = await launchChromium();
+  });
+  after(async () => {
+    await rig.browser?.close();
+    await rig.harness?.close();
+  });
+  return rig;
+}
+
 /** Opens the harness and waits for the panel's `ready`. */
 export async function openPanel(browser: Browser, harness: Harness, opts: { theme?: Theme; csp?: boolean; width?: number; height?: number } = {}): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: opts.width ?? 420, height: opts.height ?? 900 } });

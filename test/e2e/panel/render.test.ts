@@ -2,10 +2,10 @@
 // correctly in real Chromium, in light and dark themes (screenshots saved).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { type HostToWebview } from '../../../src/webview/protocol';
 import { diffStats } from '../../../src/webview/tool-view';
-import { type Harness, type Theme, eventually, hostPost, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+import { type Theme, eventually, hostPost, hostSend, openPanel, posted, settle, usePanelHarness } from './harness';
 
 const REPLY = [
   'The failing test expects `parseRange` to accept an **open end**. ',
@@ -50,22 +50,14 @@ async function streamTurn(page: Page): Promise<void> {
 }
 
 describe('chat panel: streamed reply', function () {
-  let browser: Browser;
-  let harness: Harness;
-
-  before(async function () {
-    harness = await startHarness();
-    browser = await launchChromium();
+  const rig = usePanelHarness();
+  before(() => {
     mkdirSync('test-results', { recursive: true });
-  });
-  after(async function () {
-    await browser?.close();
-    await harness?.close();
   });
 
   for (const theme of ['light', 'dark'] as Theme[]) {
     it(`renders thinking, tool cards, markdown and a highlighted code block (${theme})`, async function () {
-      const page = await openPanel(browser, harness, { theme });
+      const page = await openPanel(rig.browser, rig.harness, { theme });
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -146,7 +138,7 @@ describe('chat panel: streamed reply', function () {
   }
 
   it('shows reconnecting, errors with Retry, compaction, and drops a discarded step', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page,
       { type: 'turn', state: 'running' },
       { type: 'assistant_delta', id: 'a1', text: 'Partial answer that will be retri', stepId: 'step-1' },
@@ -179,7 +171,7 @@ describe('chat panel: streamed reply', function () {
   });
 
   it('drops malformed host messages and logs them to the host', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     await hostPost(page, { type: 'item_add', item: { kind: 'permission', id: 'p1' } }, { type: 'nope' }, 'garbage', null);
     await hostSend(page, { type: 'item_add', item: { kind: 'user', id: 'u1', text: 'still alive' } });
     await settle(page);
@@ -191,7 +183,7 @@ describe('chat panel: streamed reply', function () {
   });
 
   it('notices carry actions; header buttons post commands', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page, {
       type: 'notices',
       notices: [

@@ -1,9 +1,8 @@
 // Reload/restore and inline permission requests.
 import assert from 'node:assert/strict';
-import { type Browser } from 'playwright-core';
 import { type PanelSnapshot, type TranscriptItem } from '../../../src/webview/protocol';
 import { restoreEvents } from '../../../src/webview/transcript';
-import { type Harness, clearPosted, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+import { clearPosted, hostSend, openPanel, posted, settle, usePanelHarness } from './harness';
 
 function longSession(turns: number): PanelSnapshot {
   const items: TranscriptItem[] = [];
@@ -15,20 +14,10 @@ function longSession(turns: number): PanelSnapshot {
 }
 
 describe('chat panel: restore and permissions', function () {
-  let browser: Browser;
-  let harness: Harness;
-
-  before(async function () {
-    harness = await startHarness();
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   it('a restore snapshot re-renders the transcript, newest items first, older ones on scroll-up', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page, { type: 'item_add', item: { kind: 'user', id: 'old', text: 'from before' } });
     // As ChatPanelProvider sends it: the newest 200 items, then older ones in `prepend`s.
     const events = restoreEvents(longSession(1000));
@@ -59,7 +48,7 @@ describe('chat panel: restore and permissions', function () {
   });
 
   it('state survives a reload via getState/setState until the host restores', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page,
       { type: 'session', session: { id: 's1', title: 'Kept across reloads', model: 'm' } },
       { type: 'item_add', item: { kind: 'user', id: 'u1', text: 'hello' } },
@@ -80,7 +69,7 @@ describe('chat panel: restore and permissions', function () {
   });
 
   it('permission cards post decisions; permission_settled disables them', async function () {
-    const page = await openPanel(browser, harness);
+    const page = await openPanel(rig.browser, rig.harness);
     const request = (id: string, extra: Partial<Extract<TranscriptItem, { kind: 'permission' }>> = {}): TranscriptItem => ({
       kind: 'permission', id, toolId: `tool-${id}`, toolName: 'edit_file', title: 'Edit src/app.ts?', subject: 'src/app.ts', canOpenDiff: true, canAllowSession: true, ...extra,
     });

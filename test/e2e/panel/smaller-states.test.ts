@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser } from 'playwright-core';
 import { type HostToWebview } from '../../../src/webview/protocol';
-import { type Harness, type Theme, hostPost, launchChromium, openPanel, settle, startHarness } from './harness';
+import { type Theme, hostPost, openPanel, settle, usePanelHarness } from './harness';
 
 const OUT = join(__dirname, '..', '..', '..', 'test-results');
 const code = Array.from({ length: 40 }, (_, i) => `const value${i + 1} = compute(${i + 1});`).join('\n');
@@ -24,21 +23,14 @@ const TURN: HostToWebview[] = [
 
 describe('chat panel: the smaller findings of issue 19 at 300 px', function () {
   this.timeout(120_000);
-  let browser: Browser;
-  let harness: Harness;
-  before(async () => {
+  before(() => {
     mkdirSync(OUT, { recursive: true });
-    harness = await startHarness();
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   for (const theme of ['light', 'dark'] as Theme[]) {
     it(`capped code, whole words in tables, thinking in words, one set of buttons (${theme})`, async () => {
-      const page = await openPanel(browser, harness, { theme, width: 300, height: 700 });
+      const page = await openPanel(rig.browser, rig.harness, { theme, width: 300, height: 700 });
       await hostPost(page, ...TURN);
       await settle(page);
       assert.equal((await page.locator('.item.thinking summary').textContent())?.trim(), 'Thought for 3 s · 12 words');

@@ -2,10 +2,10 @@
 // execute nothing, navigate nowhere, fetch nothing and fake no controls.
 // Run without the CSP (the sanitiser alone must hold) and with it.
 import assert from 'node:assert/strict';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { CANARY, XSS_CORPUS } from '../../fixtures/xss-corpus';
 import { recordScenario } from '../../reliability/report';
-import { type Harness, hostSend, launchChromium, openPanel, posted, settle, startHarness } from './harness';
+import { hostSend, openPanel, posted, settle, usePanelHarness } from './harness';
 
 const SAFE_HREF = /^(https?:|mailto:)/i;
 
@@ -25,21 +25,13 @@ async function streamCorpus(page: Page): Promise<void> {
 }
 
 describe('chat panel: hostile model output', function () {
-  let browser: Browser;
-  let harness: Harness;
-
-  before(async function () {
+  before(() => {
     assert.ok(XSS_CORPUS.length >= 30);
-    harness = await startHarness();
-    browser = await launchChromium();
   });
-  after(async function () {
-    await browser?.close();
-    await harness?.close();
-  });
+  const rig = usePanelHarness();
 
   it("the product's CSP blocks inline script and handlers in HTML that bypassed the sanitiser", async function () {
-    const page = await openPanel(browser, harness, { csp: true });
+    const page = await openPanel(rig.browser, rig.harness, { csp: true });
     // The policy in force is the one the product rendered (src/webview/panel-html.ts).
     const policy = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? null);
     assert.ok(policy, 'the panel HTML carries no CSP meta tag');
@@ -80,7 +72,7 @@ describe('chat panel: hostile model output', function () {
 
   for (const csp of [false, true]) {
     it(`renders the XSS corpus inert (${csp ? 'with' : 'without'} CSP)`, async function () {
-      const page = await openPanel(browser, harness, { csp });
+      const page = await openPanel(rig.browser, rig.harness, { csp });
       const dialogs: string[] = [];
       const navigations: string[] = [];
       const foreign: string[] = [];
@@ -89,7 +81,7 @@ describe('chat panel: hostile model output', function () {
         void d.dismiss();
       });
       page.on('framenavigated', (f) => navigations.push(f.url()));
-      page.on('request', (r) => !r.url().startsWith(harness.origin) && foreign.push(r.url()));
+      page.on('request', (r) => !r.url().startsWith(rig.harness.origin) && foreign.push(r.url()));
       const startUrl = page.url();
 
       await streamCorpus(page);
