@@ -3,7 +3,8 @@
 // unexplained Cancel; a command's dialog shows the exact rule "Always Allow"
 // would save); after "Review First" the proposal's diff editor has Allow/Deny
 // in its title bar, and Allow there writes the file; with
-// turnstone.approvalDialog = panel no dialog opens and the command palette answers.
+// turnstone.approvalDialog = panel no dialog opens and the command palette answers;
+// with = notification a toast asks and answers instead of a modal.
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -114,5 +115,30 @@ describe('e2e: turnstone.approvalDialog = panel (issue 19, finding 4)', function
     await frame.locator('article.item.tool[data-id="tu_ls"] .perm-state', { hasText: 'Allowed from the command palette' }).waitFor();
     assert.match(await frame.locator('article.item.tool[data-id="tu_ls"] pre.output').innerText(), /approved-from-palette/);
     assert.equal(await dialog(chat.wb.page).count(), 0);
+  });
+});
+
+describe('e2e: turnstone.approvalDialog = notification (issue 19, finding 4)', function () {
+  this.timeout(180_000);
+  const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.approvalDialog': 'notification' } } });
+
+  it('a toast asks instead of a modal, names the command, and Run from it runs it', async () => {
+    chat.server.enqueue(toolUseReply([{ id: 'tu_note', name: 'bash', input: { command: 'echo approved-from-notification' } }]), textReply('Ran it.'));
+    const input = chat.frame.locator('textarea.input');
+    await input.fill('run it');
+    await input.press('Enter');
+    const toast = chat.wb.page.locator('.notification-toast', { hasText: 'Turnstone wants to run a command' });
+    await toast.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match(await toast.innerText(), /echo approved-from-notification/);
+    const labels = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean).sort();
+    assert.deepEqual(labels, ['Always Allow', 'Deny with Feedback…', 'Run'].sort(), `toast buttons: ${labels.join(' | ')}`);
+    assert.equal(await dialog(chat.wb.page).count(), 0, 'no modal with approvalDialog = notification');
+    await chat.frame.locator('article.item.tool[data-id="tu_note"][data-status="waiting"]').waitFor();
+    await screenshot(chat.wb.page, 'approval-notification.png');
+
+    await toast.getByRole('button', { name: 'Run' }).click();
+    await chat.frame.locator('article.item.assistant', { hasText: 'Ran it.' }).waitFor({ timeout: 60_000 });
+    assert.match(await chat.frame.locator('article.item.tool[data-id="tu_note"] pre.output').innerText(), /approved-from-notification/);
+    await toast.waitFor({ state: 'hidden' });
   });
 });
