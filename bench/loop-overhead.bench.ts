@@ -1,7 +1,8 @@
 // Loop overhead: 500 steps against an instant scripted model and a no-op tool,
 // our ConversationRuntime (session persistence on, to a temp dir) against a
 // bare loop doing the least any agent loop must: stream, build the message,
-// run the tool, push the result, append the messages to the same JSONL store.
+// have it on disk before the tool runs (C3), run the tool, push the result,
+// append the messages to the same JSONL store.
 // What is left is the cost of events, permissions, hooks and bookkeeping.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -65,6 +66,8 @@ async function bareLoop(model: InstantModel, store: JsonlSessionStore): Promise<
     messages.push(assistant);
     void store.append({ type: 'message', ts: Date.now(), message: assistant });
     if (uses.length === 0) break;
+    // C3, as the runtime must: the tool uses are on disk before a tool acts (one write round trip per step).
+    await store.flush();
     const results: ToolResultBlock[] = [];
     for (const u of uses) {
       const out = await noopTools.execute(u.name, u.input, { signal });
