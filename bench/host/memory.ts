@@ -10,9 +10,13 @@ import { jsonMessageReply, MockAnthropicServer, textReply, toolUseReply } from '
 
 const TURNS = Number(process.env.TURNSTONE_BENCH_TURNS ?? 10);
 const STEPS_PER_TURN = 100;
-/** Input tokens the mock reports per step; with THRESHOLD this compacts every 20 steps. Each step also carries ~1 kB of reply text. */
-const TOKENS_PER_STEP = 2_000;
-const THRESHOLD = 40_000;
+/**
+ * The mock reports each request's input as its size (chars / 4), as the API would: compaction measures how
+ * full the context is, so the figure must grow with the history. Each step adds ~1.5 kB (reply text, tool use
+ * and result); with THRESHOLD the context compacts about every 25 steps.
+ */
+const THRESHOLD = 11_000;
+const inputTokensOf = (body: Record<string, unknown>) => Math.ceil(JSON.stringify([body.system, body.tools, body.messages]).length / 4);
 /** The baseline run turns compaction off (a threshold the session never reaches). */
 const COMPACT = process.env.TURNSTONE_BENCH_COMPACT !== 'off';
 
@@ -43,10 +47,11 @@ export async function run(): Promise<void> {
         }
         steps++;
         inTurn++;
-        if (inTurn >= STEPS_PER_TURN) return textReply('Done walking.', { usage: { input_tokens: TOKENS_PER_STEP } });
+        const usage = { input_tokens: inputTokensOf(body) };
+        if (inTurn >= STEPS_PER_TURN) return textReply('Done walking.', { usage });
         return toolUseReply([{ id: `tu_${steps}`, name: 'glob_search', input: { pattern: `**/*.nothing${steps}` } }], {
           text: `Step ${steps}: looking around the workspace for the files the user asked about. `.repeat(16),
-          usage: { input_tokens: TOKENS_PER_STEP },
+          usage,
         });
       },
     });
