@@ -1,6 +1,6 @@
 // Memory of the real VS Code extension host over a 1 000-step session (10
 // turns of 100 scripted tool steps against the mock API) with auto-compaction
-// running every 20 steps: heap and RSS after each turn, after a GC. Reported
+// running about every 25 steps: heap and RSS after each turn, after a GC. Reported
 // as a curve at 100 … 1 000 steps. Target: growth sub-linear once compaction
 // runs, judged as the growth over steps 100→1 000 against 9× the growth over
 // the first 100 steps (what linear growth would give). Baseline in the same
