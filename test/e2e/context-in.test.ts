@@ -9,16 +9,6 @@ import type { Frame } from 'playwright-core';
 import { textReply } from '../fixtures/mock-anthropic';
 import { chatFrame, screenshot, useChatWorkbench } from './workbench';
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const activeOption = (frame: Frame) =>
   frame.evaluate(() => {
     const id = document.querySelector('textarea.input')!.getAttribute('aria-activedescendant');
@@ -74,7 +64,7 @@ describe('e2e: instructions, @ and / in the real workbench', function () {
     await chat.wb.page.keyboard.type('please');
     chat.server.enqueue(textReply('Checked.'));
     await chat.wb.page.keyboard.press('Enter');
-    await until('the request', () => chat.server.bodies[0]);
+    await chat.server.waitForRequests(1, 30_000);
     const messages = chat.server.bodies[0]!.messages as { role: string; content: { type: string; text?: string }[] | string }[];
     const last = messages[messages.length - 1]!;
     const text = typeof last.content === 'string' ? last.content : last.content.map((b) => b.text ?? '').join('');
@@ -94,7 +84,7 @@ describe('e2e: instructions, @ and / in the real workbench', function () {
     await chat.wb.page.keyboard.type('README.md');
     chat.server.enqueue(textReply('Three bullets.'));
     await chat.wb.page.keyboard.press('Enter');
-    await until('the request', () => chat.server.bodies[0]);
+    await chat.server.waitForRequests(1, 30_000);
     const body = JSON.stringify(chat.server.bodies[0]!.messages);
     assert.ok(body.includes('Summarise README.md in three bullet points.'), body);
   });

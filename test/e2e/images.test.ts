@@ -14,16 +14,6 @@ import * as path from 'node:path';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { chatFrame, screenshot, useChatWorkbench } from './workbench';
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 type Block = { type: string; text?: string; source?: { type: string; media_type: string; data: string } };
 
 /** Dispatches a paste (on the input) or a drop (on the composer) carrying one file. */
@@ -69,7 +59,8 @@ describe('e2e: images in the panel (real workbench)', function () {
     await chat.wb.page.keyboard.type('what is wrong in this UI?');
     await chat.wb.page.keyboard.press('Enter');
     await frame.locator('article.item.assistant', { hasText: 'I see two images.' }).waitFor({ timeout: 60_000 });
-    const body = await until('the request', () => chat.server.bodies[0] as { messages: Array<{ role: string; content: Block[] }> } | undefined);
+    await chat.server.waitForRequests(1);
+    const body = chat.server.bodies[0] as { messages: Array<{ role: string; content: Block[] }> };
     const content = body.messages[0]!.content;
     assert.equal(content[0]!.type, 'text');
     const images = content.filter((b) => b.type === 'image');
