@@ -24,6 +24,7 @@ import { type HostMcp } from './mcp';
 import { type NativePermissionPrompter } from './permission-prompter';
 import { readGuardedSettings } from './policy-guard';
 import { readSettings, type TurnstoneSettings } from './settings';
+import { TurnGate } from './turn-gate';
 
 const TITLES_KEY = 'turnstone.sessionTitles';
 
@@ -47,6 +48,8 @@ export class SessionController implements vscode.Disposable {
   private store: JsonlSessionStore | undefined;
   private abort: AbortController | undefined;
   private current: Promise<TurnSummary> | undefined;
+  /** Running or finishing (end-of-turn checkpoint included): what waits for "no turn" waits here. */
+  private readonly turns = new TurnGate();
   private userItems = 0;
   private authPrompted = false;
   /** A prompt sent before any key was set, with the card that asks for one. */
@@ -91,7 +94,7 @@ export class SessionController implements vscode.Disposable {
 
   /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
   async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = []): Promise<TurnSummary | undefined> {
-    while (this.current) await this.current.catch(() => undefined);
+    await this.turns.idle();
     this.deps.post({
       type: 'item_add',
       item: {
@@ -158,7 +161,7 @@ export class SessionController implements vscode.Disposable {
 
   /** Starts the next turn on what waits in the runtime's queue (steering that missed the last turn needs no second prompt). */
   private async runQueued(): Promise<void> {
-    while (this.current) await this.current.catch(() => undefined);
+    await this.turns.idle();
     const runtime = this.runtime;
     if (!runtime || runtime.queued.length === 0) return;
     for (const q of runtime.queued) {
@@ -171,6 +174,16 @@ export class SessionController implements vscode.Disposable {
 
   /** `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it. */
   private async run(prompt: string, queuedWords?: string, images: ImageBlock[] = []): Promise<TurnSummary> {
+    const finished = this.turns.begin();
+    try {
+      return await this.runTurn(prompt, queuedWords, images);
+    } finally {
+      finished();
+      if (this.runtime && this.runtime.queued.length > 0) void this.runQueued();
+    }
+  }
+
+  private async runTurn(prompt: string, queuedWords: string | undefined, images: ImageBlock[]): Promise<TurnSummary> {
     await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
     const runtime = await this.ensureRuntime();
     // Re-read per turn: an edited AGENTS.md changes the prefix once, and every step of this turn sends the same bytes.
@@ -197,7 +210,6 @@ export class SessionController implements vscode.Disposable {
       this.current = undefined;
       this.abort = undefined;
       this.deps.onDidChangeState();
-      if (this.runtime && this.runtime.queued.length > 0) void this.runQueued();
     }
   }
 
@@ -219,7 +231,7 @@ export class SessionController implements vscode.Disposable {
   async newSession(): Promise<void> {
     this.stop();
     this.awaitingKey = undefined;
-    await this.current?.catch(() => undefined);
+    await this.turns.idle();
     await this.store?.flush();
     this.runtime = undefined;
     this.store = undefined;
@@ -276,7 +288,7 @@ export class SessionController implements vscode.Disposable {
   async resume(file: string): Promise<void> {
     this.stop();
     this.awaitingKey = undefined;
-    await this.current?.catch(() => undefined);
+    await this.turns.idle();
     const core = loadCore();
     const loaded = await core.loadSession(file);
     for (const w of loaded.warnings) this.deps.log.warn(w);
@@ -344,7 +356,7 @@ export class SessionController implements vscode.Disposable {
    */
   async restoreCheckpoint(checkpoint: Checkpoint, mode: RestoreMode, originals: OriginalContentProvider, confirm: boolean): Promise<{ words?: string } | undefined> {
     this.stop();
-    await this.current?.catch(() => undefined);
+    await this.turns.idle();
     if (mode !== 'conversation' && !(await this.checkpoints.restoreFiles(checkpoint, originals, confirm))) return undefined;
     if (mode === 'files') return {};
     const file = this.store?.path;
