@@ -11,7 +11,7 @@ describe('chat panel: context indicator', function () {
     const page = await openPanel(rig.browser, rig.harness);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('console', (m) => m.type() === 'error' && errors.push(`${m.text()} (${m.location().url || 'no url'})`));
     const usage = (contextTokens: number) => ({ inputTokens: 1_000, outputTokens: 200, cacheReadTokens: 9_000, cacheWriteTokens: 0, costUsd: 0.01, contextTokens, contextWindow: 200_000 });
 
     await hostSend(page, { type: 'usage', usage: usage(86_000) });

@@ -214,6 +214,8 @@ export async function startHarness(): Promise<Harness> {
       res.end(body);
     };
     if (u.pathname === '/harness.html') return send(harnessHtml(origin, u.searchParams.get('theme') === 'dark' ? 'dark' : 'light', u.searchParams.get('csp') !== '0'), 'text/html');
+    // Chromium may ask for a favicon at any moment after load; a 404 would show as a console error.
+    if (u.pathname === '/favicon.ico') return void res.writeHead(204).end();
     if (u.pathname === '/baseline.html') return send(BASELINE_HTML, 'text/html');
     if (u.pathname === '/baseline.js') return send(BASELINE_JS, 'text/javascript');
     if (u.pathname === '/fake-api.js') return send(FAKE_API, 'text/javascript');

@@ -60,7 +60,7 @@ describe('chat panel: streamed reply', function () {
       const page = await openPanel(rig.browser, rig.harness, { theme });
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('console', (m) => m.type() === 'error' && errors.push(`${m.text()} (${m.location().url || 'no url'})`));
       await streamTurn(page);
 
       assert.equal(await page.locator('textarea.input').count(), 1);
