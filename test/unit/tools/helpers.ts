@@ -46,3 +46,13 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A fresh Node tool environment per test (set up around the calling describe), with path and run shortcuts. */
+export function useNodeEnv(): { env: () => NodeToolEnv; file: (name: string) => string; run: (name: string, input: Record<string, unknown>) => ReturnType<NodeToolEnv['executor']['execute']> } {
+  let env: NodeToolEnv;
+  beforeEach(async () => {
+    env = await makeNodeEnv();
+  });
+  afterEach(() => env.cleanup());
+  return { env: () => env, file: (name) => path.join(env.root, name), run: (name, input) => env.executor.execute(name, input, ctx()) };
+}

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { makeGifHeader, makePng } from '../../fixtures/images';
-import { type NodeToolEnv, ctx, makeNodeEnv } from './helpers';
+import { useNodeEnv } from './helpers';
 
 describe('tools: read_file on images', () => {
-  let env: NodeToolEnv;
-  const file = (name: string) => path.join(env.root, name);
-  const run = (name: string, input: Record<string, unknown>) => env.executor.execute(name, input, ctx());
-  beforeEach(async () => {
-    env = await makeNodeEnv();
-  });
-  afterEach(() => env.cleanup());
+  const { file, run } = useNodeEnv();
 
   it('returns a PNG as an image block with its pixel size, and a text line saying so', async () => {
     fs.writeFileSync(file('shot.png'), makePng(64, 48));

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { type NodeToolEnv, ctx, makeNodeEnv } from './helpers';
+import { useNodeEnv } from './helpers';
 
 describe('tools: read_file and write_file limits and safety (Node adapter)', () => {
-  let env: NodeToolEnv;
-  const file = (name: string) => path.join(env.root, name);
-  const run = (name: string, input: Record<string, unknown>) => env.executor.execute(name, input, ctx());
-  beforeEach(async () => {
-    env = await makeNodeEnv();
-  });
-  afterEach(() => env.cleanup());
+  const { env: current, file, run } = useNodeEnv();
 
   it('refuses a 50 MB file with a clear message instead of its bytes', async () => {
     const line = `${'x'.repeat(99)}\n`;
@@ -89,7 +82,7 @@ describe('tools: read_file and write_file limits and safety (Node adapter)', () 
     fs.chmodSync(file('run.sh'), 0o755);
     await run('read_file', { path: 'run.sh' });
     await run('write_file', { path: 'run.sh', content: '#!/bin/sh\necho 2\n' });
-    assert.deepEqual(fs.readdirSync(env.root), ['run.sh']);
+    assert.deepEqual(fs.readdirSync(current().root), ['run.sh']);
     assert.equal(fs.statSync(file('run.sh')).mode & 0o777, 0o755);
   });
 
