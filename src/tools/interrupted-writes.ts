@@ -4,7 +4,7 @@
 // temp file after the writing process lets a later run tell a dead writer's
 // leftover from a write still in progress in another window, and remove it.
 import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type Message } from '../runtime/types';
 
@@ -18,10 +18,25 @@ export function atomicTempPath(target: string): string {
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists, it just is not ours.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+// A writer killed mid-write whose parent died too is reparented; where nothing
+// reaps it (a container whose pid 1 is not an init) it stays a zombie for good.
+// kill(pid, 0) still succeeds on a zombie, but it will never finish its write.
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state …: comm may hold spaces and parentheses, so read after the last ')'.
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }
 

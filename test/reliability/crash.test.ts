@@ -236,7 +236,9 @@ describe('reliability: crashes (F-CRASH, C3, T9)', function () {
       const endsWithPrompt = JSON.stringify(sent[sent.length - 1] ?? {}).includes('continue please');
       if (sentProblem === undefined && endsWithPrompt) stats.resumeValid++;
       else failures.push(`${tag}: resumed request history invalid: ${sentProblem ?? 'the new prompt is not last'}`);
-      stats.tempAfterResume += workspaceState(s.ws).tempFiles.length;
+      const tempAfter = workspaceState(s.ws).tempFiles;
+      stats.tempAfterResume += tempAfter.length;
+      if (tempAfter.length > 0) failures.push(`${tag}: after the resume run, temp files remain: ${tempAfter.map((n) => `${n} (writer ${processState(n)})`).join(', ')}`);
     }
 
     const observed =
@@ -258,6 +260,17 @@ describe('reliability: crashes (F-CRASH, C3, T9)', function () {
     assert.ok(passed, observed);
   });
 });
+
+/** How the process named in a temp file looks now: its /proc state letter, or gone. */
+function processState(tempName: string): string {
+  const pid = /turnstone-(\d+)-/.exec(tempName)?.[1];
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return `pid ${pid} state ${stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)}`;
+  } catch {
+    return `pid ${pid} gone`;
+  }
+}
 
 /** Every process below `pid` (Linux: from /proc/<pid>/stat's parent field), children first. */
 function descendantsOf(pid: number): number[] {

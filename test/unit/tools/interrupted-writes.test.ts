@@ -34,6 +34,21 @@ describe('tools: temp files of interrupted writes', () => {
     }
   });
 
+  it('counts a zombie writer as dead (a killed writer no one reaps never finishes its write)', async function () {
+    if (process.platform !== 'linux') this.skip();
+    // sh starts a child that exits at once, then execs into sleep, which never waits for it: a zombie.
+    const parent = spawn('sh', ['-c', 'true & exec sleep 30']);
+    try {
+      const zombie = await until(() => childrenOf(parent.pid!).find((pid) => stateOf(pid) === 'Z'));
+      const target = path.join(dir, 'z.txt');
+      const leftover = path.join(dir, `.z.txt.turnstone-${zombie}-abcdef.tmp`);
+      fs.writeFileSync(leftover, 'half');
+      assert.deepEqual(await removeInterruptedWrites(target), [leftover]);
+    } finally {
+      parent.kill();
+    }
+  });
+
   it('a later atomic write of the file and a resumed session both clean up', async () => {
     const target = path.join(dir, 'src', 'b.txt');
     fs.mkdirSync(path.dirname(target));
@@ -50,3 +65,33 @@ describe('tools: temp files of interrupted writes', () => {
     assert.deepEqual(removed, [leftover]);
   });
 });
+
+function stateOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2);
+  } catch {
+    return undefined;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function until<T>(probe: () => T | undefined): Promise<T> {
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setImmediate(r));
+  }
+}
