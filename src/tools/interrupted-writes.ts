@@ -4,40 +4,16 @@
 // temp file after the writing process lets a later run tell a dead writer's
 // leftover from a write still in progress in another window, and remove it.
 import { randomBytes } from 'node:crypto';
-import { promises as fsp, readFileSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { type Message } from '../runtime/types';
+import { processRunning } from './process-state';
 
 const TEMP_SUFFIX = /^(\d+)-[0-9a-f]+\.tmp$/;
 
 /** The temp file an atomic write of `target` goes through: same folder, so the rename never crosses file systems. */
 export function atomicTempPath(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.turnstone-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists, it just is not ours.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return !isZombie(pid);
-}
-
-// A writer killed mid-write whose parent died too is reparented; where nothing
-// reaps it (a container whose pid 1 is not an init) it stays a zombie for good.
-// kill(pid, 0) still succeeds on a zombie, but it will never finish its write.
-function isZombie(pid: number): boolean {
-  if (process.platform !== 'linux') return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // pid (comm) state …: comm may hold spaces and parentheses, so read after the last ')'.
-    const state = stat.charAt(stat.lastIndexOf(')') + 2);
-    return state === 'Z' || state === 'X';
-  } catch {
-    return false;
-  }
 }
 
 /** Removes temp files beside `target` whose writer no longer runs; returns what was removed. Best effort. */
@@ -54,7 +30,7 @@ export async function removeInterruptedWrites(target: string): Promise<string[]>
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(TEMP_SUFFIX.exec(name.slice(prefix.length))?.[1] ?? 0);
-    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    if (!pid || pid === process.pid || processRunning(pid)) continue;
     const file = path.join(dir, name);
     if (await fsp.rm(file, { force: true }).then(() => true, () => false)) removed.push(file);
   }

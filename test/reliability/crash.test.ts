@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { historyProblem } from '../../src/runtime/history';
 import { loadSession } from '../../src/runtime/session';
+import { processRunning, processStateLetter } from '../../src/tools/process-state';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { runCli, type CliRun } from '../support/run-cli';
 import { sleep, toolPairProblem } from './fixtures/crash-cli';
@@ -263,13 +264,8 @@ describe('reliability: crashes (F-CRASH, C3, T9)', function () {
 
 /** How the process named in a temp file looks now: its /proc state letter, or gone. */
 function processState(tempName: string): string {
-  const pid = /turnstone-(\d+)-/.exec(tempName)?.[1];
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return `pid ${pid} state ${stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)}`;
-  } catch {
-    return `pid ${pid} gone`;
-  }
+  const pid = Number(/turnstone-(\d+)-/.exec(tempName)?.[1]);
+  return `pid ${pid} ${processStateLetter(pid) ? `state ${processStateLetter(pid)}` : 'gone'}`;
 }
 
 /** Every process below `pid` (Linux: from /proc/<pid>/stat's parent field), children first. */
@@ -301,15 +297,7 @@ function descendantsOf(pid: number): number[] {
 
 /** Waits until none of `pids` runs (a zombie counts as ended); returns those still running at the deadline. */
 async function untilGone(pids: readonly number[], timeoutMs: number): Promise<number[]> {
-  const running = () =>
-    pids.filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-      } catch {
-        return false;
-      }
-    });
+  const running = () => pids.filter(processRunning);
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
     if (running().length === 0) return [];
     await sleep(50);

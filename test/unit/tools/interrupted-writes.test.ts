@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { atomicTempPath, cleanUpInterruptedWrites, removeInterruptedWrites } from '../../../src/tools/interrupted-writes';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
+import { processStateLetter } from '../../../src/tools/process-state';
 
 describe('tools: temp files of interrupted writes', () => {
   let dir: string;
@@ -39,7 +40,7 @@ describe('tools: temp files of interrupted writes', () => {
     // sh starts a child that exits at once, then execs into sleep, which never waits for it: a zombie.
     const parent = spawn('sh', ['-c', 'true & exec sleep 30']);
     try {
-      const zombie = await until(() => childrenOf(parent.pid!).find((pid) => stateOf(pid) === 'Z'));
+      const zombie = await until(() => childrenOf(parent.pid!).find((pid) => processStateLetter(pid) === 'Z'));
       const target = path.join(dir, 'z.txt');
       const leftover = path.join(dir, `.z.txt.turnstone-${zombie}-abcdef.tmp`);
       fs.writeFileSync(leftover, 'half');
@@ -66,14 +67,6 @@ describe('tools: temp files of interrupted writes', () => {
   });
 });
 
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.charAt(stat.lastIndexOf(')') + 2);
-  } catch {
-    return undefined;
-  }
-}
 
 function childrenOf(pid: number): number[] {
   try {
