@@ -7,7 +7,9 @@
 //       through the real DeltaBatcher, as the host posts them;
 //     - flood: one postMessage per delta, back to back (no host batching; a
 //       stress test of the webview's own per-frame coalescing).
-//  3. JS heap after streaming a 2 000-message session (target < 100 MB).
+//  3. Main-thread CPU per second while a turn runs and nothing streams (the
+//     running-turn bar; target < 10 ms/s), against the same panel idle.
+//  4. JS heap after streaming a 2 000-message session (target < 100 MB).
 // Needs a built bundle (`node esbuild.mjs --production`, done by `npm run bench`).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -257,6 +259,26 @@ export async function streamingRuns(browser: Browser, harness: Harness, deltas: 
   return { ours, base };
 }
 
+/** Main-thread CPU per second of an open session, idle and with a turn running, in alternating runs. */
+async function cpuWhileWaiting(browser: Browser, harness: Harness, snapshot: PanelSnapshot): Promise<{ idle: Sampled; running: Sampled }> {
+  const idle: number[] = [];
+  const running: number[] = [];
+  for (let run = 0; run < RUNS * 2 + 2; run++) {
+    const state = run % 2 === 0 ? 'idle' : 'running';
+    const page = await openPanel(browser, harness, { width: 420, height: 900 });
+    await page.evaluate((events) => {
+      for (const m of events) window.postMessage(m, '*');
+    }, restoreEvents(snapshot));
+    await page.evaluate((s) => window.postMessage({ type: 'turn', state: s }, '*'), state);
+    await page.waitForFunction((s) => document.body.classList.contains('turn-running') === (s === 'running'), state);
+    const { busyMs } = await busy(page, () => page.evaluate(() => new Promise((r) => setTimeout(r, 2_000))));
+    await page.close();
+    if (run < 2) continue; // warm-up
+    (state === 'idle' ? idle : running).push(busyMs / 2);
+  }
+  return { idle: median(idle), running: median(running) };
+}
+
 async function heapAfterStreamedSession(browser: Browser, harness: Harness): Promise<{ mb: number; domNodes: number }> {
   const page = await openPanel(browser, harness);
   const rand = rng(11);
@@ -364,6 +386,20 @@ export default async function panelBench(): Promise<BenchResult[]> {
         max: round(gap.max),
       });
     }
+
+    const waiting = await cpuWhileWaiting(browser, harness, sessionSnapshot(40));
+    results.push({
+      name: 'panel: main-thread CPU while a turn runs and nothing streams',
+      measured: 'ThreadTime per second of a 40-message panel with a turn running (the running-turn bar animating; e.g. waiting for an approval or a long command); baseline: the same panel idle',
+      unit: 'ms/s',
+      ours: round(waiting.running.median),
+      baseline: round(waiting.idle.median),
+      ratio: round(waiting.running.median / waiting.idle.median),
+      target: '< 10 ms/s',
+      pass: waiting.running.median < 10,
+      min: round(waiting.running.min),
+      max: round(waiting.running.max),
+    });
 
     const heap = await heapAfterStreamedSession(browser, harness);
     results.push({

@@ -30,6 +30,8 @@ export class TranscriptView {
   private userScrollAt = -Infinity;
   private pointerDown = false;
   private readonly latest = el('button', { type: 'button', class: 'latest', hidden: '', title: 'Scroll to the newest message' }, icon('arrow-down'), el('span', { class: 'label' }, 'Latest'));
+  /** Shown while a turn runs (CSS keys it on body.turn-running). */
+  private readonly progress = el('div', { class: 'progress', 'aria-hidden': 'true' });
   readonly container = el('div', { class: 'transcript-wrap' });
 
   constructor(
@@ -38,7 +40,7 @@ export class TranscriptView {
   ) {
     this.earlier.addEventListener('click', () => this.showEarlier());
     this.root.append(this.earlier, this.list, this.empty);
-    this.container.append(this.root, this.latest);
+    this.container.append(this.progress, this.root, this.latest);
     this.latest.addEventListener('click', () => this.scrollToBottom());
     // Following is the user's choice: only their own scrolling turns it off.
     // Layout alone (items growing, content-visibility placeholders being
