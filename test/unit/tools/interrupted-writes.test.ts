@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { atomicTempPath, cleanUpInterruptedWrites, removeInterruptedWrites } from '../../../src/tools/interrupted-writes';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 import { processStateLetter } from '../../../src/tools/process-state';
+import { waitFor } from '../../fixtures/mcp-servers';
 
 describe('tools: temp files of interrupted writes', () => {
   let dir: string;
@@ -40,7 +41,8 @@ describe('tools: temp files of interrupted writes', () => {
     // sh starts a child that exits at once, then execs into sleep, which never waits for it: a zombie.
     const parent = spawn('sh', ['-c', 'true & exec sleep 30']);
     try {
-      const zombie = await until(() => childrenOf(parent.pid!).find((pid) => processStateLetter(pid) === 'Z'));
+      let zombie: number | undefined;
+      await waitFor(() => (zombie = childrenOf(parent.pid!).find((pid) => processStateLetter(pid) === 'Z')) !== undefined, "the shell's exited child to be a zombie");
       const target = path.join(dir, 'z.txt');
       const leftover = path.join(dir, `.z.txt.turnstone-${zombie}-abcdef.tmp`);
       fs.writeFileSync(leftover, 'half');
@@ -78,13 +80,5 @@ function childrenOf(pid: number): number[] {
       .map(Number);
   } catch {
     return [];
-  }
-}
-
-async function until<T>(probe: () => T | undefined): Promise<T> {
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setImmediate(r));
   }
 }
