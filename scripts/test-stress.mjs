@@ -15,7 +15,8 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130)
 
 function testRun() {
   return new Promise((resolve) => {
-    const child = spawn('node', ['scripts/test-all.mjs'], { stdio: 'inherit' });
+    // The differential bash test runs its full count here; `npm test` runs a sample.
+    const child = spawn('node', ['scripts/test-all.mjs'], { stdio: 'inherit', env: { ...process.env, TURNSTONE_DIFFERENTIAL_FULL: '1' } });
     child.on('close', (code) => resolve(code ?? 1));
   });
 }

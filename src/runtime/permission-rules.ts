@@ -87,12 +87,29 @@ function ruleWords(content: string): RuleWords {
   return r;
 }
 
-/** `foldName`: the command name compares case-insensitively (deny rules: `RM` runs rm on a case-insensitive file system). */
-function wordsMatch(content: string, words: readonly string[], foldName = false): boolean {
+function wordsMatch(content: string, words: readonly string[]): boolean {
   const rule = ruleWords(content);
   if (rule.words.length === 0) return false;
   if (rule.prefix ? words.length < rule.words.length : words.length !== rule.words.length) return false;
-  return rule.words.every((w, i) => w === words[i] || (foldName && i === 0 && w.toLowerCase() === words[0]!.toLowerCase()));
+  return rule.words.every((w, i) => w === words[i]);
+}
+
+/**
+ * Deny semantics for one command: the rule's words must match up to the first computed word; from there the
+ * command may run anything (`git $x` is `git push` when x=push), so a rule that got that far matches.
+ */
+function denyWordsMatch(content: string, cmd: ShellCommand): boolean {
+  const rule = ruleWords(content);
+  if (rule.words.length === 0) return false;
+  const words = [cmd.name, ...cmd.words.slice(1)];
+  for (let i = 0; i < rule.words.length; i++) {
+    if (i > 0 && cmd.literal[i] === false) return true;
+    if (i >= words.length) return false;
+    const w = rule.words[i]!;
+    // The name compares case-insensitively: `RM` runs rm on a case-insensitive file system.
+    if (!(w === words[i] || w === cmd.words[i] || (i === 0 && w.toLowerCase() === words[0]!.toLowerCase()))) return false;
+  }
+  return rule.prefix || words.length === rule.words.length;
 }
 
 /** Matches a non-shell rule's content against a plain subject (a path, a pattern, a URL). */
@@ -121,8 +138,6 @@ export function ruleSubject(tool: string, subject: string, shell?: CommandAnalys
   return { tool, subject, shell: shell ?? analyseCommand(subject) };
 }
 
-/** The same command with its name's folder dropped: `/bin/rm -f x` is `rm -f x` to a deny rule. */
-const plainWords = (cmd: ShellCommand) => [cmd.name, ...cmd.words.slice(1)];
 
 /**
  * Deny (and ask) semantics: the rule matches if it matches ANY simple command
@@ -135,7 +150,7 @@ export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
   if (!s.shell) return matchContent(rule.content, s.subject);
   if (s.shell.unresolved.length > 0) return true;
   const content = rule.content;
-  return s.shell.commands.some((c) => matchCommand(content, c) || wordsMatch(content, plainWords(c), true));
+  return [...s.shell.commands, ...s.shell.candidates].some((c) => denyWordsMatch(content, c));
 }
 
 /**

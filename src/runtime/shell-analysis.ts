@@ -16,11 +16,18 @@ export interface ShellCommand {
   text: string;
   /** The command name without its folder (`/bin/rm` → `rm`): what deny rules also see. */
   name: string;
+  /**
+   * Which words are literal. A computed word (`$x`, `$(…)`, a glob) may become any number of words when it
+   * runs: a deny rule counts it as matching whatever the rule says from there on.
+   */
+  literal: boolean[];
 }
 
 export interface CommandAnalysis {
-  /** Every simple command found, at any depth, plus what wrappers may run: deny rules check each. */
+  /** Every simple command found, at any depth: allow rules must cover each, deny rules check each. */
   commands: ShellCommand[];
+  /** What wrappers and runners may run (`sudo rm x` → `rm x`, `npx jest -t 'a b'` → `jest …`, `a b`): deny rules only. */
+  candidates: ShellCommand[];
   /** Why no allow rule can vouch for the command, naming each construct (deduplicated). Empty: a plain list of literal simple commands. */
   unprovable: string[];
   /** Why some command name cannot be known before it runs (deduplicated). Non-empty: every deny rule of the tool matches. */
@@ -74,7 +81,12 @@ class SyntaxNode {
 /** Named nodes that are lexer tokens in tree-sitter-bash, so never have children: no need to ask. */
 const LEAF_TOKENS = new Set(['word', 'raw_string', 'string_content', 'heredoc_content', 'heredoc_start', 'heredoc_end', 'variable_name', 'file_descriptor', 'comment', 'ansi_c_string']);
 
-function copyTree(tree: Tree, source: string): SyntaxNode {
+/**
+ * The tree, plus the source spans of its leaves in source order. Text between leaves must be blanks or line
+ * continuations: anything else is text the parser skipped (`\\ ` at a word's start, `$$` after a quoted
+ * string), which bash still reads.
+ */
+function copyTree(tree: Tree, source: string): { root: SyntaxNode; leaves: number[] } {
   const cursor = tree.walk();
   // Every cursor read marshals the cursor into WebAssembly memory, and the language's name tables are
   // rebuilt on each read of cursor.nodeType: read the tables once and derive what the type id tells.
@@ -86,22 +98,25 @@ function copyTree(tree: Tree, source: string): SyntaxNode {
     if (n === undefined) named.set(id, (n = language.nodeTypeIsNamed(id)));
     return n;
   };
+  const leaves: number[] = [];
   try {
     const make = () => {
       const id = cursor.nodeTypeId;
-      // Anonymous nodes (operators, quotes) are judged by their type alone: their offsets are not read.
-      if (!isNamed(id)) return new SyntaxNode(source, types[id] ?? 'ERROR', false, 0, 0);
-      return new SyntaxNode(source, types[id] ?? 'ERROR', true, cursor.startIndex, cursor.endIndex);
+      return new SyntaxNode(source, types[id] ?? 'ERROR', isNamed(id), cursor.startIndex, cursor.endIndex);
     };
     const root = make();
     const stack: SyntaxNode[] = [root];
     for (;;) {
-      if (!LEAF_TOKENS.has(stack[stack.length - 1]!.type) && cursor.gotoFirstChild()) {
+      const top = stack[stack.length - 1]!;
+      // The text of a string or here-document body is content between its expansions, not skipped text.
+      if (CONTENT_NODES.has(top.type)) leaves.push(top.startIndex, top.endIndex);
+      if (!LEAF_TOKENS.has(top.type) && cursor.gotoFirstChild()) {
         const node = make();
-        stack[stack.length - 1]!.add(node);
+        top.add(node);
         stack.push(node);
         continue;
       }
+      leaves.push(top.startIndex, top.endIndex);
       for (;;) {
         if (cursor.gotoNextSibling()) {
           stack.pop();
@@ -110,13 +125,34 @@ function copyTree(tree: Tree, source: string): SyntaxNode {
           stack.push(node);
           break;
         }
-        if (!cursor.gotoParent()) return root;
+        if (!cursor.gotoParent()) return { root, leaves };
         stack.pop();
       }
     }
   } finally {
     cursor.delete();
   }
+}
+
+const CONTENT_NODES = new Set(['string', 'heredoc_body', 'translated_string']);
+
+/** Whether the text outside the leaves is only what bash also skips: blanks, newlines and backslash-newlines. */
+function onlyBlanksBetween(source: string, leaves: readonly number[]): boolean {
+  let at = 0;
+  for (let i = 0; i <= leaves.length; i += 2) {
+    const until = i < leaves.length ? leaves[i]! : source.length;
+    for (let j = at; j < until; j++) {
+      const c = source[j];
+      if (c === ' ' || c === '\t' || c === '\n') continue;
+      if (c === '\\' && source[j + 1] === '\n') {
+        j++;
+        continue;
+      }
+      return false;
+    }
+    if (i < leaves.length) at = Math.max(at, leaves[i + 1]!);
+  }
+  return true;
 }
 
 const MAX_DEPTH = 6;
@@ -129,14 +165,38 @@ const WRAPPERS = new Set([
   'busybox', 'toybox', 'stdbuf', 'setsid', 'chroot', 'strace', 'ltrace', 'watch', 'flock', 'taskset', 'unbuffer', 'script',
   'parallel', 'chrt', 'prlimit', 'unshare', 'nsenter', 'firejail', 'bwrap', 'fakeroot', 'dbus-run-session',
   'caffeinate', 'systemd-run', 'catchsegv', 'valgrind', 'trap',
+  'setpriv', 'sg', 'newgrp', 'pkexec', 'setarch', 'linux32', 'linux64', 'numactl', 'cgexec', 'chpst', 'eatmydata', 'faketime',
+  'nocache', 'rlwrap', 'xvfb-run', 'dbus-launch', 'sshpass', 'torsocks', 'proxychains', 'proxychains4', 'entr', 'sem', 'ssh',
+  'gdb', 'start-stop-daemon', 'daemonize', 'tsp', 'ld.so',
 ]);
+/**
+ * Package and environment managers that run a command named in their arguments (`npx rm x`, `npm exec rm x`,
+ * `uv run rm x`): deny rules see every candidate; an allow rule naming the runner and its command still vouches
+ * for it (`bash(uv run pytest:*)`), since the user named both. `*`: every argument is a candidate.
+ */
+const RUNNER_SUBCOMMANDS: Record<string, readonly string[]> = {
+  npx: ['*'], bunx: ['*'], uvx: ['*'], pnpx: ['*'], 'cross-env': ['*'], 'env-cmd': ['*'], dotenv: ['*'], dotenvx: ['*'],
+  npm: ['exec', 'x'], pnpm: ['exec', 'dlx', 'x', 'run'], yarn: ['exec', 'dlx', 'run'], bun: ['x', 'run', 'exec'], uv: ['run', 'tool'],
+  pipx: ['run'], poetry: ['run'], pdm: ['run'], hatch: ['run'], rye: ['run'], pixi: ['run', 'exec'], conda: ['run'], mamba: ['run'],
+  mise: ['exec', 'x'], asdf: ['exec'], direnv: ['exec'], bundle: ['exec'], nix: ['develop', 'shell', 'run'], 'nix-shell': ['--run', '--command'],
+  dotnet: ['tool'], opam: ['exec'], rbenv: ['exec'], pyenv: ['exec'], nvm: ['exec', 'run'], volta: ['run'], fnm: ['exec'],
+};
+/** The dynamic loader runs the program named in its arguments (`/lib64/ld-linux-x86-64.so.2 /bin/rm x`). */
+const LOADER = /^ld(-linux[\w.-]*|-musl[\w.-]*|-[\d.]+)?\.so(\.[\d.]+)?$/;
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'csh', 'tcsh', 'rbash']);
+/** Single-letter options bash, sh, dash, zsh and ksh share (`-o`/`-O` take a value); others make the script unknown. */
+const SHELL_FLAGS = [...'abcefhikmnprstuvxBCEHPTlsDoO'];
+/** Long options: `flag`, or `startup` (runs a file named by the next word: unknown code). */
+const SHELL_LONG_OPTIONS = new Map<string, 'flag' | 'startup'>([
+  ['--norc', 'flag'], ['--noprofile', 'flag'], ['--posix', 'flag'], ['--restricted', 'flag'], ['--verbose', 'flag'], ['--noediting', 'flag'],
+  ['--login', 'flag'], ['--rcfile', 'startup'], ['--init-file', 'startup'],
+]);
 /** Builtins that run text as commands, or change what a command name means for the rest of the command. */
 const CODE_FROM_TEXT = new Set(['eval', 'source', '.', 'alias', 'unalias', 'enable', 'hash', 'shopt', 'set', 'fc', 'mapfile', 'readarray', 'coproc']);
 /** Variables a `NAME=value` may set while an allow rule still covers the command: they change no program's code path. */
 const SAFE_VARIABLES = new Set(['CI', 'NODE_ENV', 'FORCE_COLOR', 'NO_COLOR', 'TZ', 'LANG', 'LC_ALL', 'TERM', 'COLUMNS', 'DEBUG', 'RUST_BACKTRACE']);
 /** Variables that change which program a name runs, or run code themselves: a deny rule cannot be checked past them. */
-const NAME_CHANGING_VARIABLES = /^(PATH|BASH_ENV|ENV|IFS|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|BASH_FUNC_.*|DYLD_.*)$/;
+const NAME_CHANGING_VARIABLES = /^(PATH|BASH_ENV|ENV|IFS|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|BASH_FUNC_.*|DYLD_.*|HOME|ZDOTDIR|BASH_LOADABLES_PATH|GLOBIGNORE|EXECIGNORE)$/;
 
 /** Nodes an allowed command may contain. */
 const STRUCTURE = new Set(['program', 'list', 'pipeline', 'redirected_statement', 'comment']);
@@ -183,7 +243,7 @@ const ODD_BLANK = /[\u000b\u000c\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 class Analyser {
-  readonly out: CommandAnalysis = { commands: [], unprovable: [], unresolved: [], writes: [], paths: [] };
+  readonly out: CommandAnalysis = { commands: [], candidates: [], unprovable: [], unresolved: [], writes: [], paths: [] };
 
   constructor(private readonly depth: number) {}
 
@@ -201,6 +261,7 @@ class Analyser {
     if (this.depth >= MAX_DEPTH) return this.unresolved('commands nested too deeply to check');
     const inner = analyseCommand(source, this.depth + 1);
     this.out.commands.push(...inner.commands);
+    this.out.candidates.push(...inner.candidates);
     this.out.writes.push(...inner.writes);
     inner.unresolved.forEach((r) => this.unresolved(r));
   }
@@ -217,10 +278,15 @@ class Analyser {
     } else if (type === 'ERROR') this.unresolved('a parse error');
     else if (CONSTRUCTS[type]) {
       this.unprovable(this.constructName(node));
+      // Inside backquotes bash removes a level of backslashes before it parses the command: the parser does not.
+      if (type === 'command_substitution' && node.text.startsWith('`') && node.text.includes('\\')) {
+        this.unresolved('a backslash inside backquotes, which bash reads twice');
+      }
       const evaluates = evaluatesText(node);
       if (evaluates) this.unresolved(`${this.constructName(node)} ${evaluates}`);
     }
-    else if (!NEUTRAL.has(type)) this.unprovable(`the construct ${type.replace(/_/g, ' ')}`);
+    // A node this analysis does not know may run something it cannot see: fail closed for deny rules too.
+    else if (!NEUTRAL.has(type)) this.unresolved(`the construct ${type.replace(/_/g, ' ')}`);
     this.words(node);
   }
 
@@ -247,6 +313,11 @@ class Analyser {
    * literal (the construct is recorded and its contents searched for commands).
    */
   value(node: SyntaxNode, role: 'name' | 'arg' = 'arg'): string | undefined {
+    // bash expands `~` after the `=` or a `:` of an argument that looks like an assignment (`a=~/x`, `P=a:~/b`).
+    if ((node.type === 'word' || node.type === 'concatenation') && /^[A-Za-z_][A-Za-z0-9_]*=(.*:)?~/.test(node.text)) {
+      this.unprovable('tilde expansion in an assignment-like word');
+      return undefined;
+    }
     switch (node.type) {
       case 'word':
         return this.bareWord(node.text, role, true);
@@ -256,6 +327,11 @@ class Analyser {
         return node.text.slice(1, -1);
       case 'string': {
         const parts = node.namedChildren.filter((c) => c !== null && c.type !== 'string_content');
+        if (node.children.some((c) => !c.isNamed && c.type !== '"')) {
+          this.unprovable('a $ expansion');
+          parts.forEach((part) => this.visit(part));
+          return undefined;
+        }
         if (parts.length > 0) {
           parts.forEach((part) => this.visit(part!));
           return undefined;
@@ -270,8 +346,15 @@ class Analyser {
       case 'concatenation': {
         // `find … {} \;`: a lone pair of braces is literal to bash.
         if (node.text === '{}') return '{}';
+        // `~""x`: a quoted character in the tilde prefix turns the expansion off; a plain word is clearer.
+        if (node.text.startsWith('~')) {
+          this.unprovable('tilde expansion next to quotes');
+          return undefined;
+        }
         let v = '';
-        let literal = true;
+        // An operator token inside a word (`''$$`: the parser's `$`) is an expansion bash performs.
+        let literal = !node.children.some((c) => !c.isNamed);
+        if (!literal) this.unprovable('a $ expansion');
         for (const part of node.namedChildren) {
           if (!part) continue;
           const p = part.type === 'word' ? this.bareWord(part.text, role, false) : this.value(part, role);
@@ -290,6 +373,11 @@ class Analyser {
   private bareWord(raw: string, role: 'name' | 'arg', whole: boolean): string | undefined {
     // `[ -f x ]`: a bracket standing alone is the test command or its closing word, not a glob.
     if (whole && (raw === '[' || raw === ']')) return raw;
+    // An unescaped line break ends a word for bash; the parser sometimes runs on into the next line.
+    if (/(^|[^\\])\n/.test(raw)) {
+      this.unresolved('a line break inside a word');
+      return undefined;
+    }
     let v = '';
     let literal = true;
     for (let i = 0; i < raw.length; i++) {
@@ -327,6 +415,8 @@ class Analyser {
   private assignment(node: SyntaxNode, prefixOf: string | undefined): void {
     // `name=value`: the name is the first named child, the value (if any) the one after `=`.
     const name = node.namedChildren[0]?.text ?? '';
+    // `--x=1` is no assignment to bash (not a name): it is a command the parser did not see.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?$/.test(name)) return this.unresolved(`${truncate(node.text)}, which bash runs as a command`);
     const valueNode = node.namedChildren[1] ?? null;
     const value = valueNode ? this.value(valueNode) : '';
     if (value === undefined) this.unprovable('an assignment with a non-literal value');
@@ -339,12 +429,16 @@ class Analyser {
     const op = node.children.find((c) => c && !c.isNamed)?.type ?? '>';
     // `2> file`: the descriptor is a file_descriptor child, the destination the last named child.
     const named = node.namedChildren.filter((c) => c.type !== 'file_descriptor');
-    const dest = named[named.length - 1] ?? null;
+    // bash takes one word as the target and the rest as arguments: the parser reads them as more targets.
+    if (named.length > 1) return this.unresolved('a redirection with more than one target word');
+    const dest = named[0] ?? null;
     if (!dest) return this.unresolved('a redirection without a target');
     const target = this.value(dest);
     if (target === undefined) return this.unprovable('a redirection to a computed target');
     const writes = op.includes('>');
     if (op.includes('&') && /^(\d+|-)$/.test(target)) return; // fd duplication or closing
+    // `>& -b`, `<& 1x`: bash reads a target starting like a descriptor its own way.
+    if (op.includes('&') && /^[\d-]/.test(target)) return this.unresolved(`the redirection ${op} ${truncate(target)}, which bash reads differently`);
     if (HARMLESS_TARGETS.has(target)) return;
     if (writes) this.out.writes.push(target);
     else this.out.paths.push(target);
@@ -377,15 +471,27 @@ class Analyser {
 
   private command(node: SyntaxNode): void {
     const nameNode = node.childOfType('command_name');
-    const words: { value: string | undefined; raw: string }[] = [];
+    // A command's parts are all named nodes; a bare token among them (`-n$` before a string) is text the parser misread.
+    if (node.children.some((c) => !c.isNamed)) this.unresolved('a token the parser could not place in the command');
+    const words: { value: string | undefined; raw: string; start: number; end: number }[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === 'variable_assignment') continue; // judged below, once the command name is known
       if (child.type.endsWith('_redirect')) this.redirect(child);
-      else if (child.type === 'command_name') {
-        const inner = child.namedChildren[0];
-        words.push({ value: inner ? this.value(inner, 'name') : undefined, raw: child.text });
-      } else words.push({ value: this.value(child), raw: child.text });
+      else {
+        const inner = child.type === 'command_name' ? child.namedChildren[0] : child;
+        const value = inner ? this.value(inner, child.type === 'command_name' ? 'name' : 'arg') : undefined;
+        const previous = words[words.length - 1];
+        // Two nodes with nothing between them are one word to bash (`x<(cmd)0`, `''\`cmd\`-n`): its value is computed.
+        if (previous && previous.end === child.startIndex) {
+          previous.value = undefined;
+          previous.end = child.endIndex;
+          previous.raw += child.text;
+          this.unprovable('a word the parser split in two');
+          continue;
+        }
+        words.push({ value, raw: child.text, start: child.startIndex, end: child.endIndex });
+      }
     }
     const shownName = nameNode?.text ?? '';
     for (const child of node.namedChildren) if (child?.type === 'variable_assignment') this.assignment(child, shownName || undefined);
@@ -398,7 +504,7 @@ class Analyser {
   /** Records one simple command (and, for wrappers and shells, what they may run). */
   simple(words: string[], literal: boolean[]): void {
     const name = words[0]!.split('/').pop()!;
-    const cmd: ShellCommand = { words, text: words.join(' '), name };
+    const cmd: ShellCommand = { words, text: words.join(' '), name, literal };
     this.out.commands.push(cmd);
     // Unusual blanks are caught once on the whole source (analyseCommand), nested scripts included.
     for (let i = 1; i < words.length; i++) {
@@ -410,7 +516,11 @@ class Analyser {
       if (!opt && /^-[A-Za-z]./.test(w) && w.includes('/')) this.out.paths.push(w.slice(2));
     }
     if (NAME_TAKING_BUILTINS.has(name) && words.slice(1).some((w) => w.includes('['))) this.unresolved(`${name} ${EVALUATE_REASON}`);
+    if (/^\/proc\//.test(words[0]!)) return this.unresolved(`${truncate(words[0]!)} runs a program through /proc, whose name the rules cannot know`);
     if (SHELLS.has(name)) return this.shell(name, words, literal);
+    if (LOADER.test(name)) return this.wrapper(name, words, literal, 1);
+    const runner = RUNNER_SUBCOMMANDS[name];
+    if (runner) return this.runner(name, words, literal, runner);
     if (CODE_FROM_TEXT.has(name)) {
       if (name === 'eval' && literal.every(Boolean)) {
         this.unprovable('eval');
@@ -422,6 +532,25 @@ class Analyser {
     if (name === 'find') return this.find(words, literal);
   }
 
+  /**
+   * `npm exec …`, `npx -c '…'`, `uv run …`: a script given to `-c`/`--call` (or `--run`/`--command`) is analysed as one;
+   * the other words are candidates for the command run, as for any wrapper.
+   */
+  private runner(name: string, words: string[], literal: boolean[], subcommands: readonly string[]): void {
+    const sub = words.findIndex((w, i) => i > 0 && !w.startsWith('-'));
+    const scriptOption = words.findIndex((w, i) => i > 0 && /^(-c|--call|--run|--command)(=|$)/.test(w));
+    if (scriptOption > 0) {
+      this.unprovable(`${name} runs a script`);
+      const w = words[scriptOption]!;
+      const eq = w.indexOf('=');
+      const at = eq >= 0 ? scriptOption : scriptOption + 1;
+      if (at >= words.length || !literal[at]) return this.unresolved(`${name} runs a computed script`);
+      this.nested(eq >= 0 ? w.slice(eq + 1) : words[at]!);
+    }
+    const from = subcommands.includes('*') ? 1 : sub > 0 && subcommands.includes(words[sub]!) ? sub + 1 : -1;
+    if (from > 0) this.candidates(name, words, literal, from);
+  }
+
   private find(words: string[], literal: boolean[]): void {
     for (let i = 1; i < words.length; i++) {
       if (FIND_WRITES.has(words[i]!)) this.unprovable(`find ${words[i]} writes or deletes files`);
@@ -429,13 +558,42 @@ class Analyser {
     }
   }
 
-  /** `sh -c 'script'`: the script is analysed; a shell reading a file or its input hides what it runs. */
+  /**
+   * `sh -c 'script'`: the script is analysed; a shell reading a file, its input or its startup files hides
+   * what it runs. The script is the first operand after ALL options (`bash -c -- 'x'`, `bash -c -O extglob 'x'`),
+   * so options are read the way bash reads them; an option it might read differently makes the name unknown.
+   */
   private shell(name: string, words: string[], literal: boolean[]): void {
     this.unprovable(`${name} runs another shell`);
-    const c = words.findIndex((w, i) => i > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(w));
-    if (c < 0 || c + 1 >= words.length) return this.unresolved(`${name} runs a script the rules cannot see`);
-    if (!literal[c + 1]) return this.unresolved(`${name} -c runs a computed script`);
-    this.nested(words[c + 1]!);
+    let command = false;
+    let i = 1;
+    for (; i < words.length; i++) {
+      if (!literal[i]) return this.unresolved(`${name} has a computed option or script`);
+      const w = words[i]!;
+      if (w === '--' || w === '-') {
+        i++;
+        break;
+      }
+      if (w.startsWith('--')) {
+        const option = SHELL_LONG_OPTIONS.get(w);
+        if (option === undefined) return this.unresolved(`${name} ${w}: an option the rules cannot read`);
+        if (option === 'startup') return this.unresolved(`${name} ${w} runs startup files the rules cannot see`);
+        continue;
+      }
+      if (!/^[-+]/.test(w)) break;
+      const flags = w.slice(1);
+      if (!/^[A-Za-z]+$/.test(flags) || [...flags].some((f) => !SHELL_FLAGS.includes(f))) return this.unresolved(`${name} ${w}: an option the rules cannot read`);
+      // -l/-i read the user's own startup files (HOME is judged where it is set); -s reads the script from stdin.
+      if (flags.includes('s')) return this.unresolved(`${name} ${w} reads its script from its input`);
+      if (flags.includes('c')) {
+        if (w.startsWith('+')) return this.unresolved(`${name} ${w}: an option the rules cannot read`);
+        command = true;
+      }
+      // -o/-O (and +o/+O) take the next word, wherever they sit in a cluster (`-eo pipefail`).
+      i += [...flags].filter((f) => f === 'o' || f === 'O').length;
+    }
+    if (!command || i >= words.length) return this.unresolved(`${name} runs a script the rules cannot see`);
+    this.nested(words[i]!);
   }
 
   /**
@@ -451,6 +609,11 @@ class Analyser {
     if (name === 'env' && onlyOptions && !words.some((w) => /^(-[A-Za-z0-9]*S|--split-string)/.test(w))) return;
     this.unprovable(`${name} runs another command`);
     if (name === 'env' && words.some((w) => /^(-[A-Za-z0-9]*S|--split-string)/.test(w))) return this.unresolved('env -S splits a string into a new command line');
+    this.candidates(name, words, literal, from);
+  }
+
+  /** Every argument from `from` that could start the command a wrapper or runner runs, recorded for deny rules. */
+  private candidates(name: string, words: string[], literal: boolean[], from: number): void {
     if (words.length > MAX_WRAPPER_WORDS) this.unresolved(`${name} has too many arguments to find the command it runs`);
     if (this.depth >= MAX_DEPTH) return this.unresolved('commands nested too deeply to check');
     const end = Math.min(words.length, MAX_WRAPPER_WORDS);
@@ -462,10 +625,11 @@ class Analyser {
         continue;
       }
       // A word with blanks or operators may be a script of its own (`su -c 'rm -rf x'`, `trap 'rm x' EXIT`).
-      if (/\s/.test(w) || (w.length > 1 && /[;&|`$()<>]/.test(w))) this.nested(w);
       const inner = new Analyser(this.depth + 1);
+      if (/\s/.test(w) || (w.length > 1 && /[;&|`$()<>]/.test(w))) inner.nested(w);
       inner.simple(words.slice(i), literal.slice(i));
-      this.out.commands.push(...inner.out.commands);
+      this.out.candidates.push(...inner.out.commands, ...inner.out.candidates);
+      this.out.writes.push(...inner.out.writes);
       inner.out.unresolved.forEach((r) => this.unresolved(r));
     }
   }
@@ -515,6 +679,8 @@ function hasDescendant(node: SyntaxNode, test: (n: SyntaxNode) => boolean): bool
 export function analyseCommand(command: string, depth = 0): CommandAnalysis {
   const a = new Analyser(depth);
   if (ODD_BLANK.test(command)) a.unresolved('an unusual blank character (U+00A0, \\v, \\f…) that bash does not treat as a space');
+  // bash reads a carriage return as an ordinary character; the parser as a line break or a blank.
+  if (command.includes('\r')) a.unresolved('a carriage return, which bash and the parser read differently');
   // bash joins `r\<newline>m` into `rm`; the parser splits it into two words. Between words (after a blank) it is harmless.
   if (/(^|[^ \t\n])\\\r?\n/.test(command)) a.unresolved('a backslash-newline inside a word');
   const tree = parseShell(command);
@@ -522,12 +688,32 @@ export function analyseCommand(command: string, depth = 0): CommandAnalysis {
   try {
     // hasError covers ERROR and MISSING nodes anywhere in the tree.
     if (tree.rootNode.hasError) a.unresolved('a parse error');
-    root = copyTree(tree, command);
+    const copy = copyTree(tree, command);
+    root = copy.root;
+    if (!onlyBlanksBetween(command, copy.leaves)) a.unresolved('text the parser skipped, which bash would still read');
   } finally {
     tree.delete();
   }
+  if (hasDescendant(root, (n) => n.type === 'comment' && !bashStartsComment(command, n.startIndex))) {
+    a.unresolved('a # that bash reads as part of a word, not as the start of a comment');
+  }
+  if (hasDescendant(root, (n) => WORD_NODES.has(n.type) && command[n.startIndex] === '#' && bashStartsComment(command, n.startIndex))) {
+    a.unresolved('a # that starts a comment for bash but a word for the parser');
+  }
   a.visit(root);
   return a.out;
+}
+
+/** Characters after which an unescaped `#` starts a comment in bash: blanks and the metacharacters that end a word. */
+const WORD_ENDERS = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>']);
+
+/** Whether bash starts a comment at `#` here: at the start, or after a word ender that is not itself escaped (`a\ #x` is one word). */
+function bashStartsComment(source: string, at: number): boolean {
+  if (at === 0) return true;
+  if (!WORD_ENDERS.has(source[at - 1]!)) return false;
+  let backslashes = 0;
+  for (let i = at - 2; i >= 0 && source[i] === '\\'; i--) backslashes++;
+  return backslashes % 2 === 0;
 }
 
 /** Loads the parser on first use, then analyses. */
