@@ -19,6 +19,7 @@ import { buildSystemPrompt } from './runtime/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor } from './tools/registry';
+import { userCacheDir } from './tools/private-dir';
 import { CommandSandbox } from './tools/sandbox';
 import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
 import { findOnPath } from './cli/which';
@@ -144,13 +145,14 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     return 2;
   }
   const session = config.session ? await openSession(config.session, config.cwd, model) : undefined;
-  const sandbox = new CommandSandbox(() => ({ mode: config.sandbox, network: 'allow', roots: [config.cwd] }), {
+  const sandbox = new CommandSandbox(() => ({ mode: config.sandbox, network: 'allow', roots: [config.cwd], hideSecrets: true }), {
     onUnavailable: (reason) => sink.stderr(`turnstone: no command sandbox: ${reason}; commands run with permission rules only\n`),
   });
   const builtIn = createToolExecutor(
     { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell({ sandbox }) },
     // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
-    { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(os.tmpdir(), 'turnstone-output') },
+    // Full output of long commands goes to the user's cache folder, which no sandboxed command can write.
+    { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(userCacheDir(), 'output') },
   );
   // Servers start with the turn's first step, and stop in the finally below whatever happens.
   let mcp;

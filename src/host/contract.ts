@@ -54,6 +54,7 @@ export const SETTINGS = [
   'checkpoints.keepSessions',
   'sandbox',
   'sandbox.network',
+  'sandbox.hideSecrets',
   'mcpServers',
   'mcp.callTimeoutMs',
   'mcp.startTimeoutMs',

@@ -8,13 +8,13 @@
 import * as vscode from 'vscode';
 import { readSettings, type TurnstoneSettings } from './settings';
 
-export type PolicySettings = Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork'>;
+export type PolicySettings = Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets'>;
 
 const MODE_RANK = { plan: 0, ask: 1, acceptEdits: 2, bypassPermissions: 3 } as const;
-const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network'];
+const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets'];
 
 export function policyOf(s: TurnstoneSettings): PolicySettings {
-  return { permissionMode: s.permissionMode, allow: s.allow, deny: s.deny, ask: s.ask, sensitiveFiles: s.sensitiveFiles, hooks: s.hooks, sandbox: s.sandbox, sandboxNetwork: s.sandboxNetwork };
+  return { permissionMode: s.permissionMode, allow: s.allow, deny: s.deny, ask: s.ask, sensitiveFiles: s.sensitiveFiles, hooks: s.hooks, sandbox: s.sandbox, sandboxNetwork: s.sandboxNetwork, sandboxHideSecrets: s.sandboxHideSecrets };
 }
 
 const added = (from: readonly string[], to: readonly string[]) => to.filter((r) => !from.includes(r));
@@ -31,6 +31,7 @@ export function loosenings(accepted: PolicySettings, next: PolicySettings): stri
   if (JSON.stringify(next.hooks) !== JSON.stringify(accepted.hooks)) more.push('hooks changed');
   if (accepted.sandbox !== 'off' && next.sandbox === 'off') more.push('command sandbox off');
   if (accepted.sandboxNetwork === 'deny' && next.sandboxNetwork !== 'deny') more.push('network allowed in the sandbox');
+  if (accepted.sandboxHideSecrets && !next.sandboxHideSecrets) more.push('secret files readable in the sandbox');
   return more;
 }
 

@@ -32,6 +32,8 @@ export interface TurnstoneSettings {
   bashTimeoutMs: number;
   sandbox: 'auto' | 'off';
   sandboxNetwork: 'allow' | 'deny';
+  /** turnstone.sandbox.hideSecrets: the workspace's secret files unreadable to sandboxed commands (only an explicit false turns it off). */
+  sandboxHideSecrets: boolean;
   mcpCallTimeoutMs: number;
   mcpStartTimeoutMs: number;
   /** How a permission request asks: a modal (default), a notification, or only the panel and the diff editor. */
@@ -85,19 +87,21 @@ function explicitlySet(c: vscode.WorkspaceConfiguration, key: string): boolean {
  * here scope by scope (folder, workspace, user), in both shapes; anything but an
  * explicit 'off' / 'deny' keeps the safer choice.
  */
-function readSandboxSettings(c: vscode.WorkspaceConfiguration): Pick<TurnstoneSettings, 'sandbox' | 'sandboxNetwork'> {
+function readSandboxSettings(c: vscode.WorkspaceConfiguration): Pick<TurnstoneSettings, 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets'> {
   const leaf = c.inspect<unknown>('sandbox');
-  const child = c.inspect<unknown>('sandbox.network');
+  const children = { network: c.inspect<unknown>('sandbox.network'), hideSecrets: c.inspect<unknown>('sandbox.hideSecrets') };
   const scopes = ['workspaceFolderValue', 'workspaceValue', 'globalValue'] as const;
   let mode: unknown;
   let network: unknown;
+  let hideSecrets: unknown;
   for (const scope of scopes) {
     const value = leaf?.[scope];
-    const nested = value && typeof value === 'object' ? (value as { network?: unknown }).network : undefined;
+    const nested = value && typeof value === 'object' ? (value as { network?: unknown; hideSecrets?: unknown }) : {};
     if (mode === undefined && typeof value === 'string') mode = value;
-    network ??= child?.[scope] ?? nested;
+    network ??= children.network?.[scope] ?? nested.network;
+    hideSecrets ??= children.hideSecrets?.[scope] ?? nested.hideSecrets;
   }
-  return { sandbox: mode === 'off' ? 'off' : 'auto', sandboxNetwork: network === 'deny' ? 'deny' : 'allow' };
+  return { sandbox: mode === 'off' ? 'off' : 'auto', sandboxNetwork: network === 'deny' ? 'deny' : 'allow', sandboxHideSecrets: hideSecrets !== false };
 }
 
 /**

@@ -7,10 +7,10 @@
 // reported failure).
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BoundedOutput, CREDENTIAL_ENV_VARS, NodeShell, spillBufferChars } from '../tools/node-adapter';
+import { createExclusive, privateSubdir, processPrivateDir } from '../tools/private-dir';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../tools/ports';
 import { type CommandSandbox } from '../tools/sandbox';
 
@@ -79,6 +79,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
   /** How the last command ran, for the log and for tests. */
   lastMode: 'shell-integration' | 'pseudoterminal' | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Where the plumbing of the next command waits for the terminal's `turnstone` function (see runnerEnv). */
+  private readonly runFile = path.join(processPrivateDir(), `terminal-${randomBytes(6).toString('hex')}.run`);
 
   constructor(options: TerminalShellOptions = {}) {
     this.name = options.name ?? 'Turnstone';
@@ -140,7 +142,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
         // The tool is `bash`: the user's default shell (zsh, fish, pwsh) would parse commands differently.
         shellPath: 'bash',
         cwd: options.cwd,
-        env: { ...TERMINAL_ENV, ...options.env },
+        env: { ...TERMINAL_ENV, ...options.env, ...runnerEnv(this.runFile) },
         isTransient: true,
       });
       terminal.show(true);
@@ -176,16 +178,10 @@ export class TerminalShell implements Shell, vscode.Disposable {
   ): Promise<ShellResult> {
     const sameDir = integration.cwd?.fsPath === options.cwd;
     const files = await this.captureFiles();
-    // The sandbox is part of the line typed into the terminal: what the user sees is what runs.
-    const sandboxPrefix = await this.child.sandboxPrefix(options);
-    // - A child bash keeps `exit 3` or `cd` from ending or moving the terminal's own shell (a
-    //   `( … )` subshell would too, but VS Code then never sees the command end).
-    // - stdin from /dev/null: a command that reads input must not wait on the user's keyboard.
-    // - Output is tee'd to a file and the status written to another: VS Code sometimes misses
-    //   a command's end or its output (vscode#254447, seen here on a fresh terminal's first
-    //   command), and capture must never depend on that. The user still watches it live.
-    // - tee reads from a process substitution, not a pipe: see integratedCommandLine.
-    const commandLine = integratedCommandLine(command, sameDir ? undefined : options.cwd, files, sandboxPrefix);
+    // The sandbox is set up now; its plumbing goes to the run file, and the line typed is the command itself.
+    const sandbox = await this.child.enterSandbox(options);
+    await writeRunFile(this.runFile, { cwd: sameDir ? undefined : options.cwd, files, prefix: sandbox?.prefix, note: sandboxNote(sandbox, options) });
+    const commandLine = integratedCommandLine(command);
     let timedOut = false;
     let interrupted = false;
     let completed = false;
@@ -291,7 +287,9 @@ export class TerminalShell implements Shell, vscode.Disposable {
       void fs.promises.rm(files.output, { force: true });
       void fs.promises.rm(files.status, { force: true });
       void fs.promises.rm(files.done, { force: true });
+      void fs.promises.rm(this.runFile, { force: true });
     }
+    const notes = sandbox ? await sandbox.finish() : [];
     const captured = fileSeen ? fromFile : fromStream;
     const output = fileSeen ? captured.toString() : withoutShellMarkers(captured.toString());
     if (!fileSeen) options.onOutput?.(output);
@@ -304,14 +302,14 @@ export class TerminalShell implements Shell, vscode.Disposable {
       interrupted,
       ...(captured.truncated ? { totalChars: captured.totalChars } : {}),
       ...(savedTo && captured === fromFile ? { savedTo } : {}),
-      ...(sandboxPrefix ? { sandboxed: true } : {}),
+      ...(sandbox ? { sandboxed: true } : {}),
+      ...(notes.length > 0 ? { sandboxNotes: notes } : {}),
     };
   }
 
+  /** In this process's private folder: a command cannot plant a link where the capture will be written. */
   private async captureFiles(): Promise<CaptureFiles> {
-    const dir = path.join(os.tmpdir(), 'turnstone-terminal');
-    await fs.promises.mkdir(dir, { recursive: true });
-    const base = path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+    const base = path.join(await privateSubdir('capture-'), 'command');
     return { output: `${base}.out`, status: `${base}.status`, done: `${base}.done` };
   }
 
@@ -345,9 +343,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
     await Promise.race([session.opened, sleep(2000)]);
     const toTerminal = (s: string) => session.write.fire(s.replace(/\r?\n/g, '\r\n'));
     toTerminal(`\x1b[1m$ ${command}\x1b[0m\n`);
-    const sandboxPrefix = await this.child.sandboxPrefix(options);
-    // The real command line, dimmed: the sandbox it runs in is not hidden from the user.
-    if (sandboxPrefix) toTerminal(`\x1b[2m(in the OS sandbox: ${[...sandboxPrefix, 'bash', '-c'].map(shellQuote).join(' ')} …)\x1b[0m\n`);
+    const note = sandboxNote(options.sandbox !== false && (await this.child.sandbox?.active()), options);
+    if (note) toTerminal(`\x1b[2m${note}\x1b[0m\n`);
     const local = new AbortController();
     session.interrupt = () => local.abort();
     const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal;
@@ -378,19 +375,75 @@ export interface CaptureFiles {
   done: string;
 }
 
+/** The function the terminal's bash imports from its environment (bash's own `BASH_FUNC_name%%` form). */
+export const RUNNER_FUNCTION = 'turnstone';
+
 /**
- * The line typed into the integrated terminal. tee reads the command's output
- * through a process substitution rather than a pipe, so the status is written
- * as soon as the command exits: with `| tee`, a daemon it started (`npm run dev &`,
- * `sleep 300 &`) holds the pipe open and neither tee nor the status line would
- * finish until the daemon did, so bash hung until its timeout (F-TOOL-19).
+ * The line typed into the integrated terminal: the command as the model wrote it, handed to the
+ * terminal's `turnstone` function (runnerEnv), which reads the plumbing from the run file.
  */
-export function integratedCommandLine(command: string, cd: string | undefined, files: CaptureFiles, sandboxPrefix?: readonly string[]): string {
-  const sandbox = sandboxPrefix ? `${sandboxPrefix.map(shellQuote).join(' ')} ` : '';
-  return (
-    `${cd === undefined ? '' : `cd ${shellQuote(cd)} && `}${sandbox}bash -c ${shellQuote(command)} < /dev/null > >(tee ${shellQuote(files.output)}; : > ${shellQuote(files.done)}) 2>&1; ` +
-    `echo $? > ${shellQuote(files.status)}`
-  );
+export function integratedCommandLine(command: string): string {
+  return `${RUNNER_FUNCTION} ${shellQuote(command)}`;
+}
+
+/**
+ * The terminal's `turnstone` function: takes the plumbing the host wrote for this command (folder, capture
+ * files, sandbox prefix, a one-line note) from the run file, removes it (a line recalled from history finds
+ * nothing to run), prints the note dimmed, and runs the command.
+ * - A child bash keeps `exit 3` or `cd` from ending or moving the terminal's own shell (a `( … )` subshell
+ *   would too, but VS Code then never sees the command end).
+ * - stdin from /dev/null: a command that reads input must not wait on the user's keyboard.
+ * - Output is tee'd to a file and the status written to another: VS Code sometimes misses a command's end
+ *   or its output (vscode#254447, seen here on a fresh terminal's first command), and capture must never
+ *   depend on that. The user still watches it live.
+ * - tee reads the output through a process substitution rather than a pipe, so the status is written as
+ *   soon as the command exits: with `| tee`, a daemon it started (`npm run dev &`, `sleep 300 &`) holds the
+ *   pipe open and neither tee nor the status line would finish until the daemon did, so bash hung until
+ *   its timeout (F-TOOL-19).
+ */
+const RUNNER_BODY = [
+  '() {',
+  'local __ts_run="${TURNSTONE_RUN_FILE:-}" __ts_cwd= __ts_out= __ts_status= __ts_done= __ts_note=; local -a __ts_prefix=();',
+  'if [ -z "$__ts_run" ] || [ ! -f "$__ts_run" ]; then printf "turnstone: no command waiting (Turnstone types its commands here itself)\\n" >&2; return 2; fi;',
+  '. "$__ts_run"; rm -f "$__ts_run";',
+  'if [ -n "$__ts_note" ]; then printf "\\033[2m%s\\033[0m\\n" "$__ts_note"; fi;',
+  'if [ -n "$__ts_cwd" ]; then cd "$__ts_cwd" || return; fi;',
+  '"${__ts_prefix[@]}" bash -c "$1" < /dev/null > >(tee "$__ts_out"; : > "$__ts_done") 2>&1;',
+  'echo $? > "$__ts_status";',
+  '}',
+].join(' ');
+
+/** The terminal's environment additions that give its bash the `turnstone` function and its run file. */
+export function runnerEnv(runFile: string): Record<string, string> {
+  return { [`BASH_FUNC_${RUNNER_FUNCTION}%%`]: RUNNER_BODY, TURNSTONE_RUN_FILE: runFile };
+}
+
+/** Writes the plumbing of the next command where the `turnstone` function reads it (exclusive, never through a link). */
+export async function writeRunFile(
+  runFile: string,
+  run: { cwd: string | undefined; files: CaptureFiles; prefix: readonly string[] | undefined; note: string | undefined },
+): Promise<void> {
+  const lines = [
+    `__ts_cwd=${run.cwd === undefined ? "''" : shellQuote(run.cwd)}`,
+    `__ts_out=${shellQuote(run.files.output)}`,
+    `__ts_status=${shellQuote(run.files.status)}`,
+    `__ts_done=${shellQuote(run.files.done)}`,
+    `__ts_note=${shellQuote(run.note ?? '')}`,
+    `__ts_prefix=(${(run.prefix ?? []).map(shellQuote).join(' ')})`,
+  ];
+  await fs.promises.rm(runFile, { force: true });
+  const handle = await createExclusive(runFile);
+  try {
+    await handle.writeFile(`${lines.join('\n')}\n`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The one short line the terminal shows about where the command runs. */
+function sandboxNote(sandboxed: unknown, options: ShellRunOptions): string | undefined {
+  if (options.sandbox === false) return '(outside the OS sandbox, as approved)';
+  return sandboxed ? '(sandboxed: writes only in the workspace, secrets hidden)' : undefined;
 }
 
 /** The live stream carries VS Code's shell-integration sequences (OSC 633); they are not the command's output. */

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { analyseShell } from '../runtime/shell-analysis';
 import { type ToolUseAssessment } from '../runtime/types';
 import { ToolError } from './errors';
+import { createExclusive } from './private-dir';
 import { sandboxFailureHint } from './sandbox';
 import { formatBytes } from './text';
 import { sensitiveReason } from './paths';
@@ -141,6 +142,7 @@ export const bashTool = defineTool({
     if (result.exitCode !== null) status.push(`Exit code: ${result.exitCode}`);
     const hint = result.sandboxed && !result.timedOut && !result.interrupted && result.exitCode !== 0 ? sandboxFailureHint(output) : undefined;
     if (hint) status.push(hint);
+    status.push(...(result.sandboxNotes ?? []));
     const isError = result.timedOut || result.interrupted || result.exitCode !== 0;
     return { content: `${body || '(no output)'}\n\n${status.join('\n')}`, isError };
   },
@@ -157,8 +159,14 @@ function outputFileName(dir: string): string {
 }
 
 async function saveFullOutput(dir: string, output: string): Promise<string> {
-  await fsp.mkdir(dir, { recursive: true });
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   const file = outputFileName(dir);
-  await fsp.writeFile(file, output, 'utf8');
+  // A new file, never through a link or over something already there.
+  const handle = await createExclusive(file);
+  try {
+    await handle.writeFile(output, 'utf8');
+  } finally {
+    await handle.close();
+  }
   return file;
 }

@@ -19,7 +19,7 @@ import {
   type WorkspaceErrorKind,
 } from './ports';
 import { atomicTempPath, removeInterruptedWrites } from './interrupted-writes';
-import { type CommandSandbox } from './sandbox';
+import { type CommandSandbox, type SandboxedRun } from './sandbox';
 
 const ERRNO_KINDS: Record<string, WorkspaceErrorKind> = {
   ENOENT: 'not_found',
@@ -295,16 +295,24 @@ export class NodeShell implements Shell {
     this.sandbox = options.sandbox;
   }
 
-  /** The bwrap prefix this run gets, or undefined when it runs unsandboxed. */
-  sandboxPrefix(options: Pick<ShellRunOptions, 'sandbox'>): Promise<string[] | undefined> {
-    return options.sandbox === false || !this.sandbox ? Promise.resolve(undefined) : this.sandbox.prefix();
+  /** The sandbox this run gets, or undefined when it runs unsandboxed. */
+  enterSandbox(options: Pick<ShellRunOptions, 'sandbox'>): Promise<SandboxedRun | undefined> {
+    return options.sandbox === false || !this.sandbox ? Promise.resolve(undefined) : this.sandbox.enter();
+  }
+
+  async readableSecrets(root: string): Promise<{ secrets: string[]; incomplete: boolean } | undefined> {
+    if (!this.sandbox) return undefined;
+    if (await this.sandbox.hidesSecrets()) return { secrets: [], incomplete: false };
+    return this.sandbox.secretsIn(root);
   }
 
   async run(command: string, options: ShellRunOptions): Promise<ShellResult> {
-    const prefix = await this.sandboxPrefix(options);
-    const argv = [...(prefix ?? []), 'bash', '-c', command];
-    const result = await this.spawnRun(argv, options);
-    return prefix ? { ...result, sandboxed: true } : result;
+    const sandbox = await this.enterSandbox(options);
+    if (!sandbox) return this.spawnRun(['bash', '-c', command], options);
+    // spawnRun settles with a result for every failure (it never rejects), so finish() always runs.
+    const result = await this.spawnRun([...sandbox.prefix, 'bash', '-c', command], options);
+    const notes = await sandbox.finish();
+    return { ...result, sandboxed: true, ...(notes.length > 0 ? { sandboxNotes: notes } : {}) };
   }
 
   private spawnRun(argv: string[], options: ShellRunOptions): Promise<ShellResult> {

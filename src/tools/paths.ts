@@ -4,6 +4,7 @@
 // touched (a symlink cannot redirect a write after the check).
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { canonicalName, controlReason } from './control-files';
 import { ToolError } from './errors';
 import { type Workspace, WorkspaceError } from './ports';
 
@@ -143,36 +144,8 @@ export function sensitiveReason(resolved: ResolvedPath): string | undefined {
   if (!resolved.root) return undefined;
   const rel = path.relative(resolved.root, resolved.real);
   if (rel === '') return undefined;
-  // Compare names the way the most lenient file system would: on macOS and
-  // Windows `.GIT`, `.git.`, `.git ` and `.\u200cgit` (HFS+ ignores some code
-  // points) all open `.git`, so every spelling of it must ask like `.git` does.
-  const parts = rel.split(path.sep).map(canonicalName);
-  const base = parts[parts.length - 1]!;
-  if (parts.includes('.git') || parts.includes('git~1')) return '.git/ holds repository internals and hooks that run code';
-  if (parts.includes('.turnstone')) return '.turnstone/ holds Turnstone settings and hooks';
-  if (parts[0] === '.vscode' && parts.length === 2 && base.endsWith('.json')) {
-    return '.vscode/*.json can change editor settings and define tasks that run commands';
-  }
-  if (base.endsWith('.code-workspace')) return 'workspace files can change editor settings and tasks';
-  // An MCP server entry is a command Turnstone starts on the next turn: writing one is running code.
-  if (parts.length === 1 && base === '.mcp.json') return '.mcp.json defines MCP servers, commands Turnstone starts on the next turn';
-  if (base.startsWith('.env')) return '.env files usually hold secrets';
-  if (parts[0] === '.husky' || parts[0] === '.githooks') return 'git hook scripts run on every commit';
-  if (base === '.pre-commit-config.yaml' || base === 'lefthook.yml' || base === '.lefthook.yml') {
-    return 'git hook configuration runs commands on commit';
-  }
+  const control = controlReason(rel);
+  if (control) return control;
+  if (canonicalName(path.basename(rel)).startsWith('.env')) return '.env files usually hold secrets';
   return undefined;
-}
-
-/** Unicode code points HFS+ ignores in names (git's is_hfs_dotgit list) plus zero-width space and BOM. */
-const IGNORABLE = /[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
-
-/** A path component as a case-insensitive, Windows-trimming file system sees it. */
-function canonicalName(name: string): string {
-  return name
-    .normalize('NFC')
-    .replace(IGNORABLE, '')
-    .toLowerCase()
-    .replace(/:.*$/, '') // NTFS alternate data streams: `.git::$INDEX_ALLOCATION`
-    .replace(/[. ]+$/, (m) => (m.length === name.length ? m : '')); // Windows drops trailing dots and spaces (but `.`/`..` stay)
 }

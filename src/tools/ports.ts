@@ -87,6 +87,8 @@ export interface ShellResult {
   savedTo?: string;
   /** True when the command ran inside the OS sandbox. */
   sandboxed?: boolean;
+  /** What the sandbox undid after the command (a control file it created), for the model. */
+  sandboxNotes?: string[];
 }
 
 export interface ExecResult {
@@ -98,6 +100,11 @@ export interface ExecResult {
 export interface Shell {
   /** Runs a command line through bash; on timeout or abort the whole process tree dies. */
   run(command: string, options: ShellRunOptions): Promise<ShellResult>;
+  /**
+   * Where a sandboxed command would find the workspace's secret files hidden: the secrets under a folder it
+   * could still read (none when the sandbox hides them all). Undefined: this shell has no such sandbox.
+   */
+  readableSecrets?(root: string): Promise<{ secrets: string[]; incomplete: boolean } | undefined>;
   /**
    * Runs a program directly (no shell), for helpers such as ripgrep. Optional:
    * a host that cannot spawn processes leaves it out and tools fall back to JS.

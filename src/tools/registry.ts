@@ -20,6 +20,7 @@ import { grepSearchTool } from './grep-search';
 import { PathResolver } from './paths';
 import { type Shell, type Workspace, WorkspaceError } from './ports';
 import { readFileTool } from './read-file';
+import { userCacheDir } from './private-dir';
 import { sensitiveFileMatcher } from './sensitive-files';
 import { type Tool, type ToolEnv, type ToolLimits } from './tool';
 import { writeFileTool } from './write-file';
@@ -33,7 +34,7 @@ export interface ToolAdapters {
 export interface ToolExecutorOptions {
   /** ripgrep binary for grep_search; without it (or if it fails to start) a JS engine gives the same output. */
   ripgrepPath?: string;
-  /** Where bash saves full output that was truncated (default: <tmpdir>/turnstone-output). */
+  /** Where bash saves full output that was truncated (default: the user's cache folder, see userCacheDir). */
   outputDir?: string;
   /** What `~` expands to (default: os.homedir()). */
   homeDir?: string;
@@ -84,7 +85,7 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     paths: new PathResolver(adapters.workspace, options.homeDir ?? os.homedir()),
     reads: new ReadRecords(),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    outputDir: options.outputDir ?? path.join(os.tmpdir(), 'turnstone-output'),
+    outputDir: options.outputDir ?? path.join(userCacheDir(), 'output'),
     ripgrepPath: options.ripgrepPath,
     sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
   };

@@ -6,39 +6,66 @@
 // domain allow-list proxy, while we keep the network on unless the user says
 // `deny`, which bwrap does with one flag (--unshare-net).
 //
-// What the sandbox gives a command:
-// - the whole filesystem read-only, except the workspace folders and the temp folder;
-// - ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gcloud, ~/.docker, ~/.kube hidden behind empty tmpfs;
+// What the sandbox gives a command (the boundary; rules only decide when to ask):
+// - the whole file system read-only, except the workspace folders and a temp folder of its own
+//   (mounted at /tmp, TMPDIR; made for this command and removed after it), so nothing a command
+//   leaves in a shared temp folder can wait for Turnstone or the next command;
+// - inside the workspace, the files that make something run outside the sandbox later are
+//   read-only: .mcp.json, .vscode/, .turnstone/, .claude/, .gitmodules, .envrc, and git's config
+//   and hooks (nested repositories, worktrees, submodules and a core.hooksPath folder included);
+//   such a folder that is missing is mounted as an empty read-only folder for the command, and such
+//   a file that is missing and that the command creates is removed after it (and the model told);
+// - the workspace's secret files (the sensitive-file list) unreadable, unless
+//   turnstone.sandbox.hideSecrets is false;
+// - ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gcloud, ~/.docker, ~/.kube, ~/.azure, ~/.config/gh,
+//   ~/.netrc, ~/.git-credentials, ~/.npmrc, ~/.pypirc, ~/.password-store and the user's runtime
+//   folder (agent and IPC sockets) hidden;
 // - its own PID namespace with its own /proc: other processes' environments
 //   (the extension host's, the CLI's) are not there to read;
 // - no capabilities (CI runs as root: without --cap-drop root could remount / writable);
-// - a new session: it cannot push keystrokes into the terminal it was typed in (TIOCSTI).
+// - a new session: it cannot push keystrokes into the terminal it was typed in (TIOCSTI);
 // - the long-lived sockets that would let it act outside the sandbox covered with /dev/null:
 //   Docker's (root on the host), and the ssh-agent's, VS Code's IPC and git sockets named in
 //   our environment (their variables unset inside).
-// What it does not: other unix sockets (another window's VS Code IPC socket found by listing
-// /tmp) and abstract sockets stay reachable, the rest of the home folder stays readable, and
-// background processes end with the command (its PID namespace ends).
+// What it does not: the rest of the home folder stays readable, abstract unix sockets stay
+// reachable, and background processes end with the command (its PID namespace ends).
 import { spawn } from 'node:child_process';
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
+import { lstat, rm, rmdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { rootControlPaths } from './control-files';
+import { processPrivateDir, privateSubdir } from './private-dir';
 import { findProgram } from './program-path';
+import { type ProtectedLayout, scanProtected } from './protected-layout';
+import { type SensitiveMatcher, sensitiveFileMatcher } from './sensitive-files';
 
 export const SANDBOX_MODES = ['auto', 'off'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 export const SANDBOX_NETWORKS = ['allow', 'deny'] as const;
 export type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
 
-/** Home-relative folders a command never reads inside the sandbox. */
-export const HIDDEN_HOME_PATHS: readonly string[] = ['.ssh', '.aws', '.gnupg', '.config/gcloud', '.docker', '.kube'];
+/** Home-relative folders and files a command never reads inside the sandbox: credentials and keys. */
+export const HIDDEN_HOME_PATHS: readonly string[] = [
+  '.ssh', '.aws', '.gnupg', '.config/gcloud', '.docker', '.kube', '.azure', '.config/gh', '.netrc', '.git-credentials',
+  '.npmrc', '.pypirc', '.password-store', '.config/hub', '.terraform.d', '.config/op', '.local/share/keyrings', '.vault-token',
+];
 
 export interface SandboxPolicy {
-  /** Folders the command may write (the workspace folders); the temp folder is always added. */
+  /** Folders the command may write (the workspace folders). */
   writable: readonly string[];
   network: SandboxNetwork;
   home?: string;
-  tmpdir?: string;
+  /** The command's own temp folder, mounted at /tmp (and named by TMPDIR). */
+  privateTmp?: string;
+  /** Existing paths inside the writable folders to mount read-only (control files). */
+  readOnly?: readonly string[];
+  /** Missing control folders to show as empty read-only folders: the command cannot create them. */
+  emptyDirs?: readonly string[];
+  /** Files to make unreadable (secrets), and the unreadable file mounted over them. */
+  masked?: { files: readonly string[]; with: string };
+  /** The user's runtime folder (XDG_RUNTIME_DIR: agent and IPC sockets), hidden. */
+  runtimeDir?: string;
 }
 
 export type SandboxStatus = { available: true; program: string } | { available: false; reason: string };
@@ -54,19 +81,30 @@ function realOrResolved(p: string): string {
   }
 }
 
-/** bwrap's arguments up to (not including) the program to run. */
+/** bwrap's arguments up to (not including) the program to run. Mount order matters: later mounts cover earlier ones. */
 export function bwrapArgs(policy: SandboxPolicy): string[] {
   const args = [...BASE_ARGS];
   if (policy.network === 'deny') args.push('--unshare-net');
+  // The real /tmp is hidden behind the command's own, so what one command leaves there cannot wait for the next.
+  if (policy.privateTmp) args.push('--bind', policy.privateTmp, '/tmp', '--setenv', 'TMPDIR', '/tmp');
+  if (policy.runtimeDir && statSync(policy.runtimeDir, { throwIfNoEntry: false })?.isDirectory()) args.push('--tmpfs', policy.runtimeDir);
   const writable = new Set<string>();
-  for (const dir of [policy.tmpdir ?? os.tmpdir(), ...policy.writable]) {
+  for (const dir of policy.writable) {
     // Bound at both spellings: a workspace under a symlinked /tmp is written through either.
     for (const p of new Set([path.resolve(dir), realOrResolved(dir)])) {
       if (statSync(p, { throwIfNoEntry: false })?.isDirectory()) writable.add(p);
     }
   }
-  // Parents first, so a workspace inside the temp folder is bound after (over) it.
+  // Parents first, so a workspace inside another writable folder is bound after (over) it.
   for (const p of [...writable].sort((a, b) => a.length - b.length)) args.push('--bind', p, p);
+  // After the writable folders, which they sit in. Each is checked again now: a path gone since the scan would
+  // make bwrap create it (in the user's workspace) or fail.
+  for (const p of policy.readOnly ?? []) if (lstatSync(p, { throwIfNoEntry: false })) args.push('--ro-bind', p, p);
+  for (const p of policy.emptyDirs ?? []) args.push('--ro-bind', EMPTY_DIR(), p);
+  for (const file of policy.masked?.files ?? []) {
+    const target = maskTarget(file);
+    if (target) args.push('--ro-bind', policy.masked!.with, target);
+  }
   // Hidden last: a workspace that is the home folder must not bring ~/.ssh back.
   const home = policy.home ?? os.homedir();
   const hidden = new Set<string>();
@@ -81,9 +119,46 @@ export function bwrapArgs(policy: SandboxPolicy): string[] {
       else args.push('--ro-bind', '/dev/null', target);
     }
   }
-  for (const socket of escapeSockets()) args.push('--ro-bind', '/dev/null', socket);
+  const tmp = [realOrResolved(os.tmpdir()), '/tmp'];
+  for (const socket of escapeSockets()) {
+    // A socket in the hidden /tmp or runtime folder is out of reach already (and may vanish before bwrap mounts).
+    if (policy.privateTmp && tmp.some((t) => isInside(socket, t))) continue;
+    if (policy.runtimeDir && isInside(socket, realOrResolved(policy.runtimeDir))) continue;
+    args.push('--ro-bind', '/dev/null', socket);
+  }
   for (const name of ESCAPE_SOCKET_VARS) args.push('--unsetenv', name);
   return args;
+}
+
+const isInside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
+
+/** Where to mount a mask for a secret: the file itself, or what a link named like a secret leads to (if it exists). */
+function maskTarget(file: string): string | undefined {
+  const st = lstatSync(file, { throwIfNoEntry: false });
+  if (!st) return undefined;
+  if (!st.isSymbolicLink()) return st.isDirectory() ? undefined : file;
+  const real = realOrResolved(file);
+  return statSync(real, { throwIfNoEntry: false })?.isFile() ? real : undefined;
+}
+
+let emptyDir: string | undefined;
+/** A read-only empty folder, mounted where a control folder is missing. */
+function EMPTY_DIR(): string {
+  if (!emptyDir) {
+    emptyDir = path.join(processPrivateDir(), 'empty');
+    mkdirSync(emptyDir, { recursive: true, mode: 0o500 });
+  }
+  return emptyDir;
+}
+
+let unreadable: string | undefined;
+/** A file nobody can read (mode 000; the sandbox drops root's override), mounted over secrets. */
+function unreadableFile(): string {
+  if (!unreadable) {
+    unreadable = path.join(processPrivateDir(), 'hidden-secret');
+    closeSync(openSync(unreadable, 'w', 0o000));
+  }
+  return unreadable;
 }
 
 /** Variables that name a socket leading outside the sandbox; unset inside it as well. */
@@ -148,18 +223,34 @@ export interface SandboxSettings {
   network: SandboxNetwork;
   /** The workspace folders, read at each command (folders can be added while a session runs). */
   roots: readonly string[];
+  /** turnstone.sandbox.hideSecrets (default true): the workspace's secret files are unreadable inside. */
+  hideSecrets?: boolean;
+  /** Which files are secrets (the default list plus turnstone.permissions.sensitiveFiles). */
+  sensitive?: SensitiveMatcher;
 }
 
 export interface CommandSandboxOptions {
   /** Told once, the first time a command runs without the sandbox it should have had. */
   onUnavailable?: (reason: string) => void;
   home?: string;
-  tmpdir?: string;
+  /** How long a scan of the workspace for control and secret files is reused (it is refreshed after that). */
+  layoutTtlMs?: number;
+}
+
+/** One command's sandbox: the bwrap prefix to run it with, and the clean-up once it ended. */
+export interface SandboxedRun {
+  readonly prefix: string[];
+  /**
+   * Removes the command's temp folder and the empty folders mounted for it, and undoes any control file it
+   * created (the model is told which, in the returned notes).
+   */
+  finish(): Promise<string[]>;
 }
 
 /** Wraps `bash -c` commands for the Shell adapters; settings are read per command so changes apply live. */
 export class CommandSandbox {
   private told = false;
+  private readonly layouts = new Map<string, { at: number; layout: Promise<ProtectedLayout> }>();
 
   constructor(
     private readonly settings: () => SandboxSettings,
@@ -170,8 +261,23 @@ export class CommandSandbox {
     return sandboxStatus({ excludeRoots: this.settings().roots });
   }
 
-  /** The argv prefix (bwrap and its arguments) to run a command with, or undefined to run it as is (`off`, or no sandbox here). */
-  async prefix(): Promise<string[] | undefined> {
+  /** Whether a command started now would run sandboxed (not `off`, and a sandbox is available here). */
+  async active(): Promise<boolean> {
+    return this.settings().mode !== 'off' && (await this.status()).available;
+  }
+
+  /** Whether a sandboxed command started now would find the workspace's secret files hidden. */
+  async hidesSecrets(): Promise<boolean> {
+    return this.settings().hideSecrets !== false && (await this.active());
+  }
+
+  /** The secret files of a workspace folder, as the sandbox would hide them (a scan reused for a few seconds). */
+  async secretsIn(root: string): Promise<ProtectedLayout> {
+    return this.layout(root, this.settings().sensitive ?? sensitiveFileMatcher());
+  }
+
+  /** Sets up one command's sandbox; undefined runs it as is (`off`, or no sandbox here). */
+  async enter(): Promise<SandboxedRun | undefined> {
     const settings = this.settings();
     if (settings.mode === 'off') return undefined;
     const status = await this.status();
@@ -182,16 +288,84 @@ export class CommandSandbox {
       }
       return undefined;
     }
-    return [
-      status.program,
-      ...bwrapArgs({
-        writable: settings.roots,
-        network: settings.network,
-        ...(this.options.home ? { home: this.options.home } : {}),
-        ...(this.options.tmpdir ? { tmpdir: this.options.tmpdir } : {}),
-      }),
-    ];
+    const sensitive = settings.sensitive ?? sensitiveFileMatcher();
+    const roots = settings.roots.map(realOrResolved);
+    const layouts = await Promise.all(roots.map((r) => this.layout(r, sensitive)));
+    const readOnly = new Set(layouts.flatMap((l) => l.control));
+    const emptyDirs: string[] = [];
+    const missingFiles: string[] = [];
+    for (const root of roots) {
+      // The folder's own control paths are checked now, not from the scan: they matter most.
+      const hasGit = lstatSync(path.join(root, '.git'), { throwIfNoEntry: false })?.isDirectory() === true;
+      for (const { relative, kind } of rootControlPaths(hasGit)) {
+        const p = path.join(root, relative);
+        if (lstatSync(p, { throwIfNoEntry: false })) readOnly.add(p);
+        else if (kind === 'dir' && (await makePlaceholder(p))) emptyDirs.push(p);
+        else if (kind === 'file') missingFiles.push(p);
+      }
+    }
+    const privateTmp = await privateSubdir('tmp-');
+    const hide = settings.hideSecrets !== false;
+    let prefix: string[];
+    try {
+      prefix = [
+        status.program,
+        ...bwrapArgs({
+          writable: settings.roots,
+          network: settings.network,
+          privateTmp,
+          readOnly: [...readOnly],
+          emptyDirs,
+          ...(hide ? { masked: { files: layouts.flatMap((l) => l.secrets), with: unreadableFile() } } : {}),
+          ...(this.options.home ? { home: this.options.home } : {}),
+          ...(process.env.XDG_RUNTIME_DIR ? { runtimeDir: process.env.XDG_RUNTIME_DIR } : {}),
+        }),
+      ];
+    } catch (error) {
+      await cleanUp(privateTmp, emptyDirs);
+      throw error;
+    }
+    return {
+      prefix,
+      finish: async () => {
+        await cleanUp(privateTmp, emptyDirs);
+        const notes: string[] = [];
+        for (const p of missingFiles) {
+          if (!(await lstat(p).then(() => true, () => false))) continue;
+          await rm(p, { recursive: true, force: true });
+          notes.push(`The command created ${p}, a file that makes something run outside the sandbox later (MCP servers, git submodules, direnv); the sandbox does not allow that, so Turnstone removed it. If the user wants it, they can create it, or approve running the command with sandbox: false.`);
+        }
+        return notes;
+      },
+    };
   }
+
+  /** The scan of a folder, reused for `layoutTtlMs` (default 5 s): a large tree is not walked before every command. */
+  private layout(root: string, sensitive: SensitiveMatcher): Promise<ProtectedLayout> {
+    const ttl = this.options.layoutTtlMs ?? 5000;
+    const cached = this.layouts.get(root);
+    if (cached && Date.now() - cached.at < ttl) return cached.layout;
+    const layout = scanProtected(root, { sensitive });
+    this.layouts.set(root, { at: Date.now(), layout });
+    layout.catch(() => this.layouts.delete(root));
+    return layout;
+  }
+}
+
+/** Makes an empty folder where a control folder is missing, so a read-only one can be mounted there; false if something is there now. */
+async function makePlaceholder(p: string): Promise<boolean> {
+  try {
+    mkdirSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function cleanUp(privateTmp: string, emptyDirs: readonly string[]): Promise<void> {
+  // rmdir, not rm: a folder someone put something in since is theirs now.
+  await Promise.all(emptyDirs.map((d) => rmdir(d).catch(() => undefined)));
+  await rm(privateTmp, { recursive: true, force: true }).catch(() => undefined);
 }
 
 const SANDBOX_FAILURE = /read-only file system|EROFS|permission denied|EACCES|operation not permitted|EPERM|network is unreachable|could not resolve host|temporary failure in name resolution|^bwrap: /im;
@@ -200,7 +374,8 @@ const SANDBOX_FAILURE = /read-only file system|EROFS|permission denied|EACCES|op
 export function sandboxFailureHint(output: string): string | undefined {
   if (!SANDBOX_FAILURE.test(output)) return undefined;
   return (
-    'This command ran in the OS sandbox: it can write only in the workspace and the temp folder, cannot read ~/.ssh, ~/.aws and similar, ' +
-    'and cannot see other processes. If it failed because of that, you may run it again with `sandbox: false` (the user is asked to approve that).'
+    'This command ran in the OS sandbox: it can write only in the workspace and its own temp folder, cannot change .git/config, git hooks, .vscode/, .mcp.json and similar files, ' +
+    'cannot read secret files (.env, keys), ~/.ssh, ~/.aws and similar, and cannot see other processes. ' +
+    'If it failed because of that, you may run it again with `sandbox: false` (the user is asked to approve that).'
   );
 }

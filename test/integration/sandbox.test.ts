@@ -22,14 +22,14 @@ type Mode = 'integrated' | 'pseudoterminal';
 
 describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)', function () {
   this.timeout(240_000);
-  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-vscode-sandbox-')));
+  // Not under the temp folder, which the sandbox hides behind each command's own: "outside" must really be outside.
+  const base = fs.realpathSync(fs.mkdtempSync('/var/tmp/turnstone-vscode-sandbox-'));
   const root = path.join(base, 'ws');
   const home = path.join(base, 'home');
-  const tmp = path.join(base, 'tmp');
   const outside = path.join(base, 'outside');
-  for (const d of [root, tmp, outside, path.join(home, '.ssh')]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [root, outside, path.join(home, '.ssh')]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'PLANTED PRIVATE KEY\n');
-  const sandbox = new CommandSandbox(() => ({ mode: 'auto', network: 'allow', roots: [root] }), { home, tmpdir: tmp });
+  const sandbox = new CommandSandbox(() => ({ mode: 'auto', network: 'allow', roots: [root] }), { home });
   const shells: Record<Mode, TerminalShell> = {
     integrated: new TerminalShell({ name: 'Turnstone sandbox', shellIntegrationTimeoutMs: 10_000, sandbox }),
     pseudoterminal: new TerminalShell({ name: 'Turnstone sandbox pty', shellIntegrationTimeoutMs: 1, sandbox }),

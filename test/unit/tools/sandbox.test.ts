@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
 import { createToolExecutor } from '../../../src/tools/registry';
 import { CommandSandbox, type SandboxNetwork, sandboxStatus } from '../../../src/tools/sandbox';
-import { ctx, tempDir } from './helpers';
+import { ctx } from './helpers';
 
 interface Fixture {
   base: string;
@@ -25,14 +25,15 @@ interface Fixture {
 }
 
 function fixture(network: SandboxNetwork = 'allow'): Fixture {
-  const base = tempDir('turnstone-sandbox-');
+  // Not under the temp folder, which the sandbox hides behind the command's own: "outside" must really be outside.
+  const base = fs.realpathSync(fs.mkdtempSync('/var/tmp/turnstone-sandbox-'));
   const ws = path.join(base, 'ws');
   const home = path.join(base, 'home');
   const tmp = path.join(base, 'tmp');
   const outside = path.join(base, 'outside');
   for (const d of [ws, home, tmp, outside, path.join(home, '.ssh')]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), '-----BEGIN OPENSSH PRIVATE KEY----- planted\n');
-  const sandbox = new CommandSandbox(() => ({ mode: 'auto', network, roots: [ws] }), { home, tmpdir: tmp });
+  const sandbox = new CommandSandbox(() => ({ mode: 'auto', network, roots: [ws] }), { home });
   const shell = new NodeShell({ sandbox });
   return {
     base,
@@ -65,14 +66,19 @@ describe('tools: the command sandbox (bubblewrap)', function () {
     fs.rmSync(f.base, { recursive: true, force: true });
   });
 
-  it('writes inside the workspace and the temp folder; a write anywhere else fails', async () => {
-    const r = await f.run(`echo a > in-ws.txt && echo b > ${f.tmp}/in-tmp.txt && echo c > ${f.outside}/escaped.txt`);
+  it('writes inside the workspace and its own temp folder (/tmp, TMPDIR); a write anywhere else fails', async () => {
+    const name = `turnstone-sbx-${process.pid}-${Date.now()}.txt`;
+    const r = await f.run(`echo a > in-ws.txt && echo b > /tmp/${name} && echo "tmp:$(cat $TMPDIR/${name})" && echo c > ${f.outside}/escaped.txt`);
     assert.equal(r.sandboxed, true);
     assert.notEqual(r.exitCode, 0);
+    assert.match(r.output, /tmp:b/);
     assert.match(r.output, /Read-only file system/);
     assert.equal(fs.readFileSync(path.join(f.ws, 'in-ws.txt'), 'utf8'), 'a\n');
-    assert.equal(fs.readFileSync(path.join(f.tmp, 'in-tmp.txt'), 'utf8'), 'b\n');
+    assert.equal(fs.existsSync(path.join('/tmp', name)), false, "the command's /tmp is its own, not the machine's");
     assert.equal(fs.existsSync(path.join(f.outside, 'escaped.txt')), false);
+    // The next command gets a fresh one: nothing one command leaves there waits for the next.
+    const next = await f.run(`cat /tmp/${name}`);
+    assert.notEqual(next.exitCode, 0);
   });
 
   it('~/.ssh/id_rsa planted in the home folder cannot be read (and can without the sandbox)', async () => {

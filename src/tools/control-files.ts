@@ -1,0 +1,59 @@
+// Files that make something run later, outside the command or tool that wrote
+// them, or that loosen Turnstone's own policy: editor and agent settings, MCP
+// server definitions, git's configuration and hooks, direnv files. Writing one
+// is running code, so a write asks even under auto-approved edits, and inside
+// the OS sandbox they are read-only (sandbox-layout.ts). One list for both.
+import * as path from 'node:path';
+
+/** Folders whose whole content is control (at any depth: nested repositories and workspace folders count too). */
+export const CONTROL_DIRS: readonly string[] = ['.vscode', '.turnstone', '.claude'];
+/** Single files that are control wherever they are. */
+export const CONTROL_FILES: readonly string[] = ['.mcp.json', '.gitmodules', '.envrc'];
+/** Inside a `.git` folder: what git runs (hooks) or what tells it what to run (config). */
+export const GIT_CONTROL: readonly string[] = ['config', 'config.worktree', 'hooks'];
+
+/** Unicode code points HFS+ ignores in names (git's is_hfs_dotgit list) plus zero-width space and BOM. */
+const IGNORABLE = /[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** A path component as a case-insensitive, Windows-trimming file system sees it. */
+export function canonicalName(name: string): string {
+  return name
+    .normalize('NFC')
+    .replace(IGNORABLE, '')
+    .toLowerCase()
+    .replace(/:.*$/, '') // NTFS alternate data streams: `.git::$INDEX_ALLOCATION`
+    .replace(/[. ]+$/, (m) => (m.length === name.length ? m : '')); // Windows drops trailing dots and spaces (but `.`/`..` stay)
+}
+
+/**
+ * Why a path (relative to its workspace folder) is a control file, in words for the question; undefined when
+ * it is not one. Names are compared the way the most lenient file system would (`.GIT`, `.git.`, `.\u200cgit`).
+ */
+export function controlReason(relative: string): string | undefined {
+  if (relative === '' || relative === '.') return undefined;
+  const parts = relative.split(/[\\/]/).filter((p) => p !== '').map(canonicalName);
+  const base = parts[parts.length - 1]!;
+  if (parts.includes('.git') || parts.includes('git~1')) return '.git/ holds repository internals, configuration and hooks that run code';
+  if (parts.includes('.turnstone')) return '.turnstone/ holds Turnstone settings, commands and hooks';
+  if (parts.includes('.claude')) return '.claude/ holds agent settings, commands and hooks';
+  // The editor reads settings, tasks, launch configurations, MCP servers and snippets from these; notes beside them are plain files.
+  const vscodeAt = parts.indexOf('.vscode');
+  if (vscodeAt >= 0 && (vscodeAt === parts.length - 1 || /\.(json|jsonc|code-snippets)$/.test(base))) return '.vscode/ holds editor settings and tasks that run commands';
+  if (base.endsWith('.code-workspace')) return 'workspace files can change editor settings and tasks';
+  // An MCP server entry is a command Turnstone starts on the next turn: writing one is running code.
+  if (base === '.mcp.json') return '.mcp.json defines MCP servers, commands Turnstone starts on the next turn';
+  if (base === '.gitmodules') return '.gitmodules tells git which repositories to fetch and how';
+  if (base === '.envrc') return '.envrc runs in your shell when you enter the folder (direnv)';
+  if (parts[0] === '.husky' || parts[0] === '.githooks') return 'git hook scripts run on every commit';
+  if (base === '.pre-commit-config.yaml' || base === 'lefthook.yml' || base === '.lefthook.yml') return 'git hook configuration runs commands on commit';
+  return undefined;
+}
+
+/** The control paths of one folder that should exist as named (for the sandbox to protect), relative. */
+export function rootControlPaths(hasGit: boolean): { relative: string; kind: 'dir' | 'file' }[] {
+  return [
+    ...CONTROL_DIRS.map((d) => ({ relative: d, kind: 'dir' as const })),
+    ...CONTROL_FILES.map((f) => ({ relative: f, kind: 'file' as const })),
+    ...(hasGit ? [{ relative: path.join('.git', 'config'), kind: 'file' as const }, { relative: path.join('.git', 'hooks'), kind: 'dir' as const }] : []),
+  ];
+}
