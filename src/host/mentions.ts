@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { FILTER_DRIVERS_QUERY, filterOverrides, NO_REPOSITORY_PROGRAMS } from '../tools/safe-git';
 import { type Attachment as PanelAttachment } from '../webview/protocol';
 import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
 import { selectionAttachment } from './commands';
@@ -138,13 +139,14 @@ export async function gitDiff(): Promise<string> {
   if (!root || root.scheme !== 'file') return 'Git: no local workspace folder.';
   // A repository's config can name programs (external diff, textconv, fsmonitor): not in an untrusted folder.
   if (!vscode.workspace.isTrusted) return 'Git: not read in Restricted Mode (trust the folder to attach the diff).';
-  const args = ['-c', 'core.fsmonitor=false', '-c', 'diff.external=', 'diff', '--no-ext-diff', '--no-textconv', '--no-color', 'HEAD'];
   const run = (a: string[]) =>
     new Promise<{ out: string; err: string; code: number }>((resolve) => {
-      execFile('git', a, { cwd: root.fsPath, maxBuffer: 16 * 1024 * 1024, timeout: 10_000, env: { ...process.env, GIT_PAGER: 'cat', GIT_OPTIONAL_LOCKS: '0' } }, (error, stdout, stderr) =>
+      execFile('git', ['--no-optional-locks', ...NO_REPOSITORY_PROGRAMS, ...a], { cwd: root.fsPath, maxBuffer: 16 * 1024 * 1024, timeout: 10_000, env: { ...process.env, GIT_PAGER: 'cat', GIT_OPTIONAL_LOCKS: '0' } }, (error, stdout, stderr) =>
         resolve({ out: String(stdout), err: String(stderr), code: error ? (typeof error.code === 'number' ? error.code : 1) : 0 }),
       );
     });
+  // A diff of the work tree cleans changed files through their filter drivers: emptied by name, with every other program the config names.
+  const args = [...filterOverrides((await run([...FILTER_DRIVERS_QUERY])).out), 'diff', '--no-ext-diff', '--no-textconv', '--no-color', 'HEAD'];
   let r = await run(args);
   // A repository without commits has no HEAD: diff the work tree against the index instead.
   if (r.code !== 0 && /HEAD|unknown revision/.test(r.err)) r = await run(args.slice(0, -1));

@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
+import { FILTER_DRIVERS_QUERY, filterOverrides, GIT_ENV_REMOVED, NO_REPOSITORY_PROGRAMS } from '../../tools/safe-git';
 
 /** One file's state in a scan: known content (git blob id), absent, or known only to have changed. */
 export type FileState =
@@ -62,25 +63,33 @@ export interface GitRunner {
 
 /**
  * Runs git in `root` through an absolute program path (never a relative PATH entry or one inside the
- * workspace), with optional locks off so a scan never rewrites the user's index.
+ * workspace), with optional locks off so a scan never rewrites the user's index, and with every program the
+ * repository's configuration could name switched off (safe-git.ts): looking at the work tree runs nothing.
  */
 export function gitRunner(root: string, gitPath: string): GitRunner {
-  return (args, options = {}) =>
+  const run: GitRunner = (args, options = {}) =>
     new Promise((resolve, reject) => {
       const child = execFile(
         gitPath,
-        ['-C', root, '--no-optional-locks', '-c', 'core.quotepath=off', ...args],
+        ['-C', root, '--no-optional-locks', '-c', 'core.quotepath=off', ...NO_REPOSITORY_PROGRAMS, ...args],
         { encoding: 'buffer', maxBuffer: options.maxBuffer ?? 512 * 1024 * 1024, env: gitEnv() },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       );
       if (options.input !== undefined) child.stdin?.end(options.input);
     });
+  return async (args, options) => {
+    // Of the commands used here only status reads file content (to compare a racily-clean file), so only it can
+    // run a clean filter; the repository's drivers are read first and emptied by name.
+    if (args[0] !== 'status') return run(args, options);
+    const drivers = await run([...FILTER_DRIVERS_QUERY]).catch(() => Buffer.alloc(0));
+    return run([...filterOverrides(drivers.toString('utf8')), ...args], options);
+  };
 }
 
-/** The environment without variables that would point git at another repository or work tree. */
+/** The environment without variables that would point git at another repository, work tree or program. */
 function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
-  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_CEILING_DIRECTORIES']) delete env[name];
+  for (const name of GIT_ENV_REMOVED) delete env[name];
   return env;
 }
 
@@ -146,7 +155,7 @@ const CAPTURE_BATCH = 16;
 export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, options: ScanOptions): Promise<Scan> {
   // One process: the HEAD commit, then every path whose index or work-tree state differs from it, with the
   // index's blob id. Only work-tree changes and untracked files are read and copied.
-  const out = (await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames'])).toString('utf8');
+  const out = (await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'])).toString('utf8');
   let head = '';
   const overlay: Record<string, FileState> = {};
   const toCapture: string[] = [];

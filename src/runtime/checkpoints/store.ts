@@ -5,7 +5,7 @@
 // differs, atomically per file and byte for byte (so encodings and line endings
 // come back as they were). Hand edits made between the agent's turns are
 // conflicts the caller resolves; nothing of the user's is overwritten silently.
-import { appendFile, copyFile, link, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, link, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Workspace } from '../../tools/ports';
 import { RuntimeError } from '../errors';
@@ -226,6 +226,7 @@ export class CheckpointStore implements ObjectSink {
       }
       const absolute = path.join(this.options.root, entry.path);
       try {
+        await assertNoLinkOnTheWay(this.options.root, entry.path);
         if (entry.target.kind === 'absent') await workspace.delete(absolute);
         else if (entry.target.kind === 'blob') {
           await workspace.mkdir(path.dirname(absolute));
@@ -401,5 +402,23 @@ export class CheckpointStore implements ObjectSink {
       }
     }
     return endState !== undefined && !sameState(endState, now);
+  }
+}
+
+/**
+ * A restore writes (or deletes) `rel` only through real folders: a folder on the way replaced by a link since
+ * the checkpoint (by a command, or by hand) would take the write wherever the link points, outside the
+ * workspace or into `.git`. Such an entry fails with the reason; the rest of the restore goes on.
+ */
+async function assertNoLinkOnTheWay(root: string, rel: string): Promise<void> {
+  const parts = rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) throw new RuntimeError('invalid_request', `${rel} leads outside the workspace`);
+  let at = root;
+  for (const part of parts.slice(0, -1)) {
+    at = path.join(at, part);
+    const st = await lstat(at).catch(() => undefined);
+    if (!st) return; // the rest is created as real folders
+    if (st.isSymbolicLink()) throw new RuntimeError('invalid_request', `${path.relative(root, at)} is a link now; restoring through it could write outside the workspace, so ${rel} was not restored`);
+    if (!st.isDirectory()) throw new RuntimeError('invalid_request', `${path.relative(root, at)} is not a folder now, so ${rel} was not restored`);
   }
 }
