@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FILTER_DRIVERS_QUERY, filterOverrides, NO_REPOSITORY_PROGRAMS } from '../tools/safe-git';
+import { FILTER_DRIVERS_QUERY, filterOverrides, NO_REPOSITORY_PROGRAMS } from '../runtime/safe-git';
 import { type Attachment as PanelAttachment } from '../webview/protocol';
 import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
 import { selectionAttachment } from './commands';

@@ -8,7 +8,7 @@ import { type Workspace } from '../tools/ports';
 import { findProgram } from '../tools/program-path';
 import { createToolExecutor } from '../tools/registry';
 import { CommandSandbox } from '../tools/sandbox';
-import { type SensitiveMatcher, sensitiveFileMatcher } from '../tools/sensitive-files';
+import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/sensitive-files';
 import { readGuardedSettings } from './policy-guard';
 import { type TurnstoneSettings } from './settings';
 import { TerminalShell } from './terminal-shell';

@@ -4,6 +4,7 @@
 // prompt. Reading goes through a small port so the editor reads through
 // vscode.workspace.fs and the CLI through node:fs; what is read, in which
 // order, how it is capped and how a symlink is judged is decided once, here.
+import { type SensitiveMatcher, sensitiveFileMatcher } from './sensitive-files';
 
 /** What a reader can say about a path (absolute, in the reader's own path syntax). */
 export interface InstructionEntry {
@@ -27,6 +28,18 @@ export interface InstructionSources {
   workspaceRoot: string;
   /** The user's home folder; its `.turnstone/AGENTS.md` applies to every project. Absent: skipped. */
   homeDir?: string;
+  /** Which files hold secrets (default: the built-in list): a file that is, or leads to, one is never read. */
+  sensitive?: SensitiveMatcher;
+}
+
+/**
+ * Why a file found under `label` must not be read into the prompt: its real path names a secret file (an
+ * `AGENTS.md` that is a link to `.env` would otherwise put the secret into every request, in plan mode too).
+ */
+export function secretBehind(sensitive: SensitiveMatcher, label: string, realPath: string, realRoot?: string): string | undefined {
+  const within = realRoot !== undefined && realPath.startsWith(realRoot) ? realPath.slice(realRoot.length).replace(/^[\\/]+/, '') : undefined;
+  const pattern = sensitive(label) ?? (within !== undefined ? sensitive(within) : undefined) ?? sensitive(realPath);
+  return pattern && `${label} was not read: it leads to ${within ?? realPath}, a file that may hold secrets (matches ${pattern}).`;
 }
 
 export interface InstructionLimits {
@@ -94,13 +107,19 @@ export async function loadProjectInstructions(
   const found: { label: string; path: string; scope: InstructionFile['scope'] }[] = [];
   const rootEntry = await reader.stat(sources.workspaceRoot).catch(() => undefined);
   const realRoot = rootEntry?.realPath ?? sources.workspaceRoot;
+  const sensitive = sources.sensitive ?? sensitiveFileMatcher();
 
-  /** A workspace path is used only if, after symlinks, it is still inside the workspace. */
+  /** A workspace path is used only if, after symlinks, it is still inside the workspace and no secret file. */
   const inside = async (abs: string, label: string): Promise<InstructionEntry | undefined> => {
     const entry = await reader.stat(abs).catch(() => undefined);
     if (!entry) return undefined;
     if (!reader.isWithin(realRoot, entry.realPath)) {
       notes.push(`${label} was not read: it is a link to a place outside the workspace.`);
+      return undefined;
+    }
+    const secret = entry.type === 'file' ? secretBehind(sensitive, label, entry.realPath, realRoot) : undefined;
+    if (secret) {
+      notes.push(secret);
       return undefined;
     }
     return entry;
@@ -129,7 +148,9 @@ export async function loadProjectInstructions(
     const abs = reader.join(sources.homeDir, ...USER_FILE);
     // The user's own file: a link there is the user's choice, so it is followed.
     const entry = await reader.stat(abs).catch(() => undefined);
-    if (entry?.type === 'file') found.push({ label: USER_LABEL, path: abs, scope: 'user' });
+    const secret = entry?.type === 'file' ? secretBehind(sensitive, USER_LABEL, entry.realPath) : undefined;
+    if (secret) notes.push(secret);
+    else if (entry?.type === 'file') found.push({ label: USER_LABEL, path: abs, scope: 'user' });
   }
 
   const files: InstructionFile[] = [];

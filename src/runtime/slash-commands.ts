@@ -3,7 +3,8 @@
 // (and, for people coming from Claude Code, `.claude/commands/<name>.md`),
 // whose text replaces the input with `$ARGUMENTS` filled in. Parsing and
 // expansion live here so the editor and the CLI (-p) agree on them.
-import { type InstructionReader } from './instructions';
+import { type InstructionReader, secretBehind } from './instructions';
+import { type SensitiveMatcher, sensitiveFileMatcher } from './sensitive-files';
 
 export const BUILTIN_SLASH_COMMANDS = [
   { name: 'compact', description: 'Summarise older messages now to free context' },
@@ -79,7 +80,7 @@ export function expandTemplate(template: string, args: string): string {
  * of the workspace is refused (like instruction files); a built-in's name
  * cannot be taken over.
  */
-export async function loadCustomSlashCommands(reader: InstructionReader, workspaceRoot: string): Promise<SlashCommandSet> {
+export async function loadCustomSlashCommands(reader: InstructionReader, workspaceRoot: string, sensitive: SensitiveMatcher = sensitiveFileMatcher()): Promise<SlashCommandSet> {
   const notes: string[] = [];
   const byName = new Map<string, CustomSlashCommand>();
   const rootEntry = await reader.stat(workspaceRoot).catch(() => undefined);
@@ -111,6 +112,11 @@ export async function loadCustomSlashCommands(reader: InstructionReader, workspa
       if (!child || child.type !== 'file') continue;
       if (!reader.isWithin(rootEntry.realPath, child.realPath)) {
         notes.push(`${file} was not read: it is a link to a place outside the workspace.`);
+        continue;
+      }
+      const secret = secretBehind(sensitive, file, child.realPath, rootEntry.realPath);
+      if (secret) {
+        notes.push(secret);
         continue;
       }
       let text: string;

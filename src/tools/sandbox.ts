@@ -38,7 +38,7 @@ import { rootControlPaths } from './control-files';
 import { processPrivateDir, privateSubdir } from './private-dir';
 import { findProgram } from './program-path';
 import { type ProtectedLayout, scanProtected } from './protected-layout';
-import { type SensitiveMatcher, sensitiveFileMatcher } from './sensitive-files';
+import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/sensitive-files';
 
 export const SANDBOX_MODES = ['auto', 'off'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];

@@ -19,7 +19,7 @@ import { ReadRecords } from '../../src/tools/file-state';
 import { NodeShell, NodeWorkspace } from '../../src/tools/node-adapter';
 import { PathResolver } from '../../src/tools/paths';
 import { readFileTool } from '../../src/tools/read-file';
-import { sensitiveFileMatcher } from '../../src/tools/sensitive-files';
+import { sensitiveFileMatcher } from '../../src/runtime/sensitive-files';
 import { DEFAULT_LIMITS, createToolExecutor } from '../../src/tools/registry';
 import { type Tool, type ToolEnv } from '../../src/tools/tool';
 import { writeFileTool } from '../../src/tools/write-file';

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { ConversationRuntime } from '../../../src/runtime/conversation';
 import { loadProjectInstructions } from '../../../src/runtime/instructions';
 import { nodeInstructionReader } from '../../../src/runtime/instructions-node';
+import { loadCustomSlashCommands } from '../../../src/runtime/slash-commands';
 import { buildSystemPrompt } from '../../../src/runtime/system-prompt';
 import { baseConfig, deferred, memoryTools, ScriptedModel, step } from './fakes';
 
@@ -158,5 +159,27 @@ describe('runtime: project instructions', () => {
     gate.resolve();
     assert.equal((await turn).outcome, 'completed');
     assert.equal(model.requests[0]!.system, baseConfig.systemPrompt);
+  });
+
+  it('24.6: an instruction or command file that is a link to a secret is skipped with a note, in plan mode too (no tool use needed)', async () => {
+    put('.env', 'TOKEN=secret-in-env');
+    put('config/prod.pem', 'secret-in-pem');
+    symlinkSync('.env', path.join(ws, 'AGENTS.md'));
+    mkdirSync(path.join(ws, '.clinerules'));
+    symlinkSync('../config/prod.pem', path.join(ws, '.clinerules', 'x.md'));
+    put('CLAUDE.md', 'ordinary rule');
+    mkdirSync(path.join(home, '.turnstone'), { recursive: true });
+    put('.ssh/id_rsa', 'secret-in-home-key', home);
+    symlinkSync(path.join(home, '.ssh', 'id_rsa'), path.join(home, '.turnstone', 'AGENTS.md'));
+    const found = await load();
+    assert.doesNotMatch(found.text, /secret-in/);
+    assert.match(found.text, /ordinary rule/);
+    assert.equal(found.notes.filter((n) => /may hold secrets/.test(n)).length, 3, found.notes.join('\n'));
+    mkdirSync(path.join(ws, '.claude', 'commands'), { recursive: true });
+    symlinkSync('../../.env', path.join(ws, '.claude', 'commands', 'leak.md'));
+    put('.turnstone/commands/review.md', 'review $ARGUMENTS');
+    const commands = await loadCustomSlashCommands(nodeInstructionReader, ws);
+    assert.deepEqual(commands.custom.map((c) => c.name), ['review']);
+    assert.match(commands.notes.join('\n'), /leak\.md was not read: it leads to \.env/);
   });
 });
