@@ -111,6 +111,10 @@ export class TerminalShell implements Shell, vscode.Disposable {
     return this.child.exec(file, args, options);
   }
 
+  hidesSecrets(): Promise<boolean> {
+    return this.child.hidesSecrets();
+  }
+
   dispose(): void {
     for (const d of this.disposables.splice(0)) d.dispose();
     this.integrated?.dispose();

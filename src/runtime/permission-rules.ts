@@ -122,7 +122,32 @@ export function matchContent(content: string | undefined, subject: string): bool
 
 /** Matches a shell rule's content against one simple command (its literal words). */
 export function matchCommand(content: string | undefined, cmd: ShellCommand): boolean {
-  return content === undefined || wordsMatch(content, cmd.words);
+  if (content === undefined) return true;
+  if (!wordsMatch(content, cmd.words)) return false;
+  // A prefix rule vouches for the words it names, not for options after them that make the program run code.
+  const rule = ruleWords(content);
+  return !rule.prefix || !cmd.words.slice(rule.words.length).some((w) => riskyOption(cmd.name, w));
+}
+
+/**
+ * Options that make a program run code given on the command line or from a file of the caller's choosing
+ * (`npm test --node-options=--import=data:…`, `make test --eval=…`, `git log --ext-diff`, `rg --pre ./x`):
+ * a prefix rule such as `bash(npm test:*)` does not cover them, they ask.
+ */
+const RISKY_ANYWHERE = /^--?(exec|eval|pre|pre-glob|node-options|require|import|loader|experimental-loader|config|config-env|rcfile|init-file|upload-pack|receive-pack|ext-diff|textconv|script-shell|shell|call|setup-files|setupFiles|setupFilesAfterEnv|globalSetup|toolexec|plugins?|userconfig|globalconfig|inspect(-brk)?|prof-process|env-file)(=|$)/;
+const RISKY_BY_PROGRAM: Record<string, RegExp> = {
+  npm: /^-c$/, pnpm: /^-c$/, yarn: /^-c$/, npx: /^-c$/, bun: /^-c$/,
+  // make: another makefile, an evaluated line, another folder's makefile, or a variable that recipes run (SHELL=…).
+  make: /^(-[fECI].*|--(file|makefile|directory|include-dir)(=.*)?|[A-Za-z_][A-Za-z0-9_]*=.*)$/,
+  gmake: /^(-[fECI].*|--(file|makefile|directory|include-dir)(=.*)?|[A-Za-z_][A-Za-z0-9_]*=.*)$/,
+  pytest: /^(-[cp].*|--confcutdir.*|--rootdir.*)$/,
+  git: /^(-x.*|-c)$/,
+  go: /^-(exec|toolexec|overlay)(=|$)/,
+  cargo: /^(-Z.*|--config.*)$/,
+};
+
+function riskyOption(program: string, word: string): boolean {
+  return RISKY_ANYWHERE.test(word) || (RISKY_BY_PROGRAM[program]?.test(word) ?? false);
 }
 
 export interface RuleSubject {
@@ -181,7 +206,6 @@ const PREFIX_SAFE: readonly (readonly string[])[] = [
   ['git', 'status'], ['git', 'diff'], ['git', 'log'], ['git', 'show'], ['git', 'blame'], ['git', 'ls-files'], ['git', 'rev-parse'],
 ];
 
-const RISKY_FLAG = /^(--output|--ext-diff|--textconv|--exec|--pre|-c$|--config)/;
 
 /**
  * The rule a "remember" choice would store: precise. The exact command by
@@ -195,7 +219,7 @@ export function suggestRule(tool: string, subject: string, shell?: CommandAnalys
   if (a.commands.length === 1 && a.unprovable.length === 0 && a.writes.length === 0 && only) {
     const safe = PREFIX_SAFE.find((p) => p.length <= only.words.length && p.every((w, i) => w === only.words[i]));
     // A use that writes (`git diff --output=…`) or runs a driver gets its exact rule even on the list.
-    if (safe && !only.words.some((w) => RISKY_FLAG.test(w))) return `${tool}(${safe.join(' ')}:*)`;
+    if (safe && !only.words.some((w) => /^--output/.test(w) || riskyOption(only.name, w))) return `${tool}(${safe.join(' ')}:*)`;
   }
   return `${tool}(${subject.trim()})`;
 }

@@ -23,6 +23,8 @@ const NOT_SENSITIVE = ['.env.example', '.env.sample', '.env.template'];
 
 export interface SensitiveMatcher {
   (file: string): string | undefined;
+  /** Every pattern, built in and the user's. */
+  readonly patterns: readonly string[];
   /** The patterns that match a file name wherever it is (no `/`): searches over a folder skip such files. */
   readonly namePatterns: readonly string[];
   /**
@@ -51,5 +53,5 @@ export function sensitiveFileMatcher(extra: readonly string[] = []): SensitiveMa
     if (anyName.test(name)) return exempt(name) ? undefined : nameRes.find((n) => n.re.test(name))?.pattern;
     return hasPathPatterns ? match(relative()) : undefined;
   };
-  return Object.assign(match, { namePatterns, inWalk });
+  return Object.assign(match, { patterns, namePatterns, inWalk });
 }

@@ -34,8 +34,8 @@ export interface CommandAnalysis {
   unresolved: string[];
   /** Literal redirection targets that are written (not /dev/null, not a file descriptor). */
   writes: string[];
-  /** Literal words that name paths the command may touch: arguments (and `--opt=value` values) and input redirections. */
-  paths: string[];
+  /** Literal targets of input redirections (`< file`): read. Arguments are judged per command (their words). */
+  reads: string[];
 }
 
 /**
@@ -243,7 +243,7 @@ const ODD_BLANK = /[\u000b\u000c\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 class Analyser {
-  readonly out: CommandAnalysis = { commands: [], candidates: [], unprovable: [], unresolved: [], writes: [], paths: [] };
+  readonly out: CommandAnalysis = { commands: [], candidates: [], unprovable: [], unresolved: [], writes: [], reads: [] };
 
   constructor(private readonly depth: number) {}
 
@@ -263,6 +263,7 @@ class Analyser {
     this.out.commands.push(...inner.commands);
     this.out.candidates.push(...inner.candidates);
     this.out.writes.push(...inner.writes);
+    this.out.reads.push(...inner.reads);
     inner.unresolved.forEach((r) => this.unresolved(r));
   }
 
@@ -441,7 +442,7 @@ class Analyser {
     if (op.includes('&') && /^[\d-]/.test(target)) return this.unresolved(`the redirection ${op} ${truncate(target)}, which bash reads differently`);
     if (HARMLESS_TARGETS.has(target)) return;
     if (writes) this.out.writes.push(target);
-    else this.out.paths.push(target);
+    else this.out.reads.push(target);
   }
 
   /**
@@ -506,15 +507,6 @@ class Analyser {
     const name = words[0]!.split('/').pop()!;
     const cmd: ShellCommand = { words, text: words.join(' '), name, literal };
     this.out.commands.push(cmd);
-    // Unusual blanks are caught once on the whole source (analyseCommand), nested scripts included.
-    for (let i = 1; i < words.length; i++) {
-      if (!literal[i]) continue;
-      const w = words[i]!;
-      const opt = /^--?[A-Za-z0-9-]+=(.*)$/s.exec(w);
-      this.out.paths.push(opt ? opt[1]! : w);
-      // A short option glued to its value (`-o/etc/x`, `-o.git/hooks/x`): the value may be a path too.
-      if (!opt && /^-[A-Za-z]./.test(w) && w.includes('/')) this.out.paths.push(w.slice(2));
-    }
     if (NAME_TAKING_BUILTINS.has(name) && words.slice(1).some((w) => w.includes('['))) this.unresolved(`${name} ${EVALUATE_REASON}`);
     if (/^\/proc\//.test(words[0]!)) return this.unresolved(`${truncate(words[0]!)} runs a program through /proc, whose name the rules cannot know`);
     if (SHELLS.has(name)) return this.shell(name, words, literal);
@@ -630,6 +622,7 @@ class Analyser {
       inner.simple(words.slice(i), literal.slice(i));
       this.out.candidates.push(...inner.out.commands, ...inner.out.candidates);
       this.out.writes.push(...inner.out.writes);
+      this.out.reads.push(...inner.out.reads);
       inner.out.unresolved.forEach((r) => this.unresolved(r));
     }
   }

@@ -8,7 +8,10 @@ import { ToolError } from './errors';
 import { createExclusive } from './private-dir';
 import { sandboxFailureHint } from './sandbox';
 import { formatBytes } from './text';
+import { commandReach, type WordRole } from './command-reach';
+import { gitHeldSecrets } from './git-secrets';
 import { sensitiveReason } from './paths';
+import { cachedScan } from './protected-layout';
 import { defineTool, type ToolEnv } from './tool';
 
 const MAX_TIMEOUT_MS = 600_000;
@@ -20,51 +23,120 @@ const schema = z.object({
   sandbox: z.boolean().optional().describe('Set to false to run outside the OS sandbox (only when the sandbox blocks what the command truly needs); needs the user\'s approval.'),
 });
 
-/** Literal words worth resolving as paths: ones that can lead outside the workspace or name a file at all. */
-const PATH_LIKE = /^(\/|~(\/|$))|(^|\/)\.\.(\/|$)|\//;
 const HARMLESS_PATHS = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty']);
 /** A very long command is still judged; past this many path words the rest are not resolved and it asks. */
 const MAX_PATHS = 256;
 
 /**
- * The command's syntax tree (for the policy) plus what its literal paths
- * resolve to: an argument or redirection leaving the workspace, a write into a
- * sensitive folder or a read of a secret file makes it ask even under an allow rule.
+ * The command's syntax tree (for the policy) plus what its words lead to on the file system. Every literal
+ * word (and `--opt=value` value) is resolved through links, not judged by its spelling: a plain `notes` that
+ * is a link to `../secrets` or to `.env` is what it leads to. A path outside the workspace, a secret, a write
+ * to a control file (.git, .vscode, .mcp.json…), a recursive read of a tree holding secrets the sandbox does
+ * not hide, or a read of the repository's history when it holds a secret makes it ask, even under an allow rule.
  */
 async function assessCommand(input: { command: string; sandbox?: boolean | undefined }, env: ToolEnv): Promise<ToolUseAssessment> {
   const shell = await analyseShell(input.command);
   const assessment: ToolUseAssessment = { need: 'command', subject: input.command, shell };
   if (input.sandbox === false) assessment.unsandboxed = true;
-  const outside = new Set<string>();
-  const reasons: string[] = [];
-  const words = [...shell.writes.map((w) => ({ w, write: true })), ...shell.paths.map((w) => ({ w, write: false }))];
-  let resolvedCount = 0;
-  for (const { w, write } of words) {
-    if (HARMLESS_PATHS.has(w) || (!write && w.startsWith('-'))) continue;
-    const secret = env.sensitiveFile(w);
-    if (secret) reasons.push(`${w} may hold secrets (matches ${secret})`);
-    if (!write && !PATH_LIKE.test(w)) continue;
-    if (++resolvedCount > MAX_PATHS) {
-      reasons.push(`more than ${MAX_PATHS} paths to check`);
-      break;
+  const judge = new PathJudge(env);
+  for (const w of shell.writes) await judge.check(w, 'write');
+  for (const w of shell.reads) await judge.check(w, 'read');
+  for (const cmd of [...shell.commands, ...shell.candidates]) {
+    const reach = commandReach(cmd);
+    for (let i = 1; i < cmd.words.length; i++) {
+      if (cmd.literal[i] === false) continue;
+      for (const value of pathValues(cmd.words[i]!)) await judge.check(value, reach.roles[i] ?? 'unknown');
     }
-    const resolved = await env.paths.resolve(w);
-    if (!resolved.root) outside.add(resolved.real);
-    else if (write) {
-      const why = sensitiveReason(resolved);
-      if (why) reasons.push(`writes ${resolved.display}: ${why}`);
-    } else {
-      const secret = env.sensitiveFile(resolved.display);
-      if (secret) reasons.push(`${resolved.display} may hold secrets (matches ${secret})`);
-      // An argument may be written to (`git diff --output=…`, `sort -o …`): naming .git/ or hook files asks like a write.
-      const why = sensitiveReason(resolved);
-      if (why) reasons.push(`names ${resolved.display}: ${why}`);
-    }
+    if (reach.recursive) await judge.recursive(cmd.name, reach.recursive, input.sandbox !== false);
+    if (reach.revisions) await judge.revisions(reach.revisions);
   }
-  if (outside.size > 0) assessment.outsideWorkspace = [...outside];
-  if (reasons.length > 0) assessment.sensitive = [...new Set(reasons)].join('; ');
+  if (judge.outside.size > 0) assessment.outsideWorkspace = [...judge.outside];
+  if (judge.reasons.size > 0) assessment.sensitive = [...judge.reasons].join('; ');
   return assessment;
 }
+
+/** The paths one word may name: itself, the value of `--opt=value`, a value glued to a short option (`-o/x`), and a `REV:path` path. */
+function pathValues(word: string): string[] {
+  const values = [word];
+  const opt = /^--?[A-Za-z0-9-]+=(.*)$/s.exec(word);
+  if (opt) values.push(opt[1]!);
+  else if (/^-[A-Za-z]./.test(word) && word.includes('/')) values.push(word.slice(2));
+  const rev = /^[^:/\s]*:(.+)$/.exec(word);
+  if (rev && !word.includes('://')) values.push(rev[1]!);
+  return values;
+}
+
+/** Collects what a command's words lead to, resolving each at most once. */
+class PathJudge {
+  readonly outside = new Set<string>();
+  readonly reasons = new Set<string>();
+  private resolved = 0;
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly env: ToolEnv) {}
+
+  async check(word: string, role: WordRole): Promise<void> {
+    if (HARMLESS_PATHS.has(word) || word === '' || (role !== 'write' && word.startsWith('-'))) return;
+    const key = `${role}\0${word}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    const named = this.env.sensitiveFile(word);
+    if (named) this.reasons.add(`${word} may hold secrets (matches ${named})`);
+    if (++this.resolved > MAX_PATHS) {
+      this.reasons.add(`more than ${MAX_PATHS} paths to check`);
+      return;
+    }
+    const resolved = await this.env.paths.resolve(word);
+    if (!resolved.root) {
+      this.outside.add(resolved.real);
+      return;
+    }
+    const secret = this.env.sensitiveFile(resolved.display);
+    if (secret) this.reasons.add(`${word === resolved.display ? word : `${word} (${resolved.display})`} may hold secrets (matches ${secret})`);
+    // A write, or a word of a program that may write it (`cp x .mcp.json`, `git log --output=cfg`), naming a control file asks.
+    if (role === 'read') return;
+    const why = sensitiveReason(resolved);
+    if (why) this.reasons.add(`${role === 'write' ? 'writes' : 'names'} ${resolved.display}: ${why}`);
+  }
+
+  /** A recursive reader reads every file under its folders: the secrets there, unless the sandbox hides them. */
+  async recursive(program: string, words: readonly string[], sandboxed: boolean): Promise<void> {
+    if (sandboxed && (await this.env.shell?.hidesSecrets?.())) return;
+    const dirs: string[] = [];
+    let files = 0;
+    for (const w of words) {
+      const resolved = await this.env.paths.resolve(w);
+      const st = await this.env.workspace.stat(resolved.real);
+      if (st?.type === 'directory') dirs.push(resolved.real);
+      else if (st) files++;
+    }
+    // A search of named files only is no recursive read; naming no existing path searches the working folder.
+    if (dirs.length === 0 && files > 0) return;
+    const roots = dirs.length > 0 ? dirs : [this.env.paths.firstRoot];
+    const held = new Set<string>();
+    const workspaceRoots = await this.env.paths.roots();
+    for (const root of workspaceRoots) {
+      const scan = await cachedScan(root, this.env.sensitiveFile);
+      for (const secret of scan.secrets) if (roots.some((r) => within(r, secret) || within(secret, r))) held.add(path.relative(this.env.paths.firstRoot, secret) || secret);
+      if (scan.incomplete) this.reasons.add(`${program} reads a folder tree too large to check for secret files`);
+    }
+    if (held.size > 0) {
+      const list = [...held].slice(0, 5).join(', ') + (held.size > 5 ? ` and ${held.size - 5} more` : '');
+      this.reasons.add(`${program} reads every file under ${roots.map((r) => this.env.paths.display(r, workspaceRoots)).join(', ')}, which holds ${list}${sandboxed ? ' (the sandbox does not hide them here)' : ''}`);
+    }
+  }
+
+  /** A read of the repository's history or index: the sandbox cannot hide what git keeps, so a secret git holds asks. */
+  async revisions(what: string): Promise<void> {
+    const held = await gitHeldSecrets(this.env.paths.firstRoot, this.env.sensitiveFile);
+    if (held.length > 0) this.reasons.add(`${what} prints content from the repository's history, which holds ${held.slice(0, 3).join(', ')}${held.length > 3 ? ` and ${held.length - 3} more` : ''}`);
+  }
+}
+
+const within = (dir: string, p: string) => {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
 
 // Colour codes, cursor movement and OSC titles (shell integration adds these) are noise to the model.
 // eslint-disable-next-line no-control-regex

@@ -300,10 +300,8 @@ export class NodeShell implements Shell {
     return options.sandbox === false || !this.sandbox ? Promise.resolve(undefined) : this.sandbox.enter();
   }
 
-  async readableSecrets(root: string): Promise<{ secrets: string[]; incomplete: boolean } | undefined> {
-    if (!this.sandbox) return undefined;
-    if (await this.sandbox.hidesSecrets()) return { secrets: [], incomplete: false };
-    return this.sandbox.secretsIn(root);
+  hidesSecrets(): Promise<boolean> {
+    return this.sandbox ? this.sandbox.hidesSecrets() : Promise.resolve(false);
   }
 
   async run(command: string, options: ShellRunOptions): Promise<ShellResult> {

@@ -100,11 +100,8 @@ export interface ExecResult {
 export interface Shell {
   /** Runs a command line through bash; on timeout or abort the whole process tree dies. */
   run(command: string, options: ShellRunOptions): Promise<ShellResult>;
-  /**
-   * Where a sandboxed command would find the workspace's secret files hidden: the secrets under a folder it
-   * could still read (none when the sandbox hides them all). Undefined: this shell has no such sandbox.
-   */
-  readableSecrets?(root: string): Promise<{ secrets: string[]; incomplete: boolean } | undefined>;
+  /** Whether a command run now (not with `sandbox: false`) would find the workspace's secret files hidden by the OS sandbox. */
+  hidesSecrets?(): Promise<boolean>;
   /**
    * Runs a program directly (no shell), for helpers such as ripgrep. Optional:
    * a host that cannot spawn processes leaves it out and tools fall back to JS.

@@ -68,6 +68,22 @@ export async function scanProtected(root: string, options: ScanOptions): Promise
   return out;
 }
 
+const scans = new Map<string, { at: number; sensitive: SensitiveMatcher; layout: Promise<ProtectedLayout> }>();
+
+/**
+ * The scan of `root`, reused for `ttlMs`: the sandbox (before each command) and the bash tool's assessment
+ * (recursive reads) share it, and a large tree is not walked before every command.
+ */
+export function cachedScan(root: string, sensitive: SensitiveMatcher, ttlMs = 5000): Promise<ProtectedLayout> {
+  const cached = scans.get(root);
+  if (cached && cached.sensitive === sensitive && Date.now() - cached.at < ttlMs) return cached.layout;
+  const layout = scanProtected(root, { sensitive });
+  scans.set(root, { at: Date.now(), sensitive, layout });
+  if (scans.size > 32) scans.delete(scans.keys().next().value!);
+  layout.catch(() => scans.delete(root));
+  return layout;
+}
+
 /** A `.git` file (worktree, submodule) names its git folder: `gitdir: <path>`. */
 async function gitdirOf(file: string): Promise<string | undefined> {
   try {

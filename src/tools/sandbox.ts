@@ -37,7 +37,7 @@ import * as path from 'node:path';
 import { rootControlPaths } from './control-files';
 import { processPrivateDir, privateSubdir } from './private-dir';
 import { findProgram } from './program-path';
-import { type ProtectedLayout, scanProtected } from './protected-layout';
+import { cachedScan } from './protected-layout';
 import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/sensitive-files';
 
 export const SANDBOX_MODES = ['auto', 'off'] as const;
@@ -250,7 +250,6 @@ export interface SandboxedRun {
 /** Wraps `bash -c` commands for the Shell adapters; settings are read per command so changes apply live. */
 export class CommandSandbox {
   private told = false;
-  private readonly layouts = new Map<string, { at: number; layout: Promise<ProtectedLayout> }>();
 
   constructor(
     private readonly settings: () => SandboxSettings,
@@ -271,11 +270,6 @@ export class CommandSandbox {
     return this.settings().hideSecrets !== false && (await this.active());
   }
 
-  /** The secret files of a workspace folder, as the sandbox would hide them (a scan reused for a few seconds). */
-  async secretsIn(root: string): Promise<ProtectedLayout> {
-    return this.layout(root, this.settings().sensitive ?? sensitiveFileMatcher());
-  }
-
   /** Sets up one command's sandbox; undefined runs it as is (`off`, or no sandbox here). */
   async enter(): Promise<SandboxedRun | undefined> {
     const settings = this.settings();
@@ -290,7 +284,7 @@ export class CommandSandbox {
     }
     const sensitive = settings.sensitive ?? sensitiveFileMatcher();
     const roots = settings.roots.map(realOrResolved);
-    const layouts = await Promise.all(roots.map((r) => this.layout(r, sensitive)));
+    const layouts = await Promise.all(roots.map((r) => cachedScan(r, sensitive, this.options.layoutTtlMs)));
     const readOnly = new Set(layouts.flatMap((l) => l.control));
     const emptyDirs: string[] = [];
     const missingFiles: string[] = [];
@@ -338,17 +332,6 @@ export class CommandSandbox {
         return notes;
       },
     };
-  }
-
-  /** The scan of a folder, reused for `layoutTtlMs` (default 5 s): a large tree is not walked before every command. */
-  private layout(root: string, sensitive: SensitiveMatcher): Promise<ProtectedLayout> {
-    const ttl = this.options.layoutTtlMs ?? 5000;
-    const cached = this.layouts.get(root);
-    if (cached && Date.now() - cached.at < ttl) return cached.layout;
-    const layout = scanProtected(root, { sensitive });
-    this.layouts.set(root, { at: Date.now(), layout });
-    layout.catch(() => this.layouts.delete(root));
-    return layout;
   }
 }
 

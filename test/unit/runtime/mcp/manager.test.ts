@@ -123,14 +123,15 @@ describe('MCP: manager and tool source against real servers', function () {
 
   it('a server that never answers fails after the start timeout with its stderr tail; its process is gone; the others start', async () => {
     const hang = { command: process.execPath, args: ['-e', "console.error('still booting, please wait'); setInterval(() => {}, 1000)"] };
-    const m = make({ hang, everything }, { startTimeoutMs: 1500 });
+    // One limit for all servers: long enough for the real `everything` server to start on a busy machine.
+    const m = make({ hang, everything }, { startTimeoutMs: 10_000 });
     const tools = toolsOf(m);
     const started = Date.now();
     await tools.prepareStep!(signal());
-    assert.ok(Date.now() - started < 15_000);
+    assert.ok(Date.now() - started < 40_000);
     const hangInfo = m.status().find((s) => s.name === 'hang')!;
     assert.equal(hangInfo.status, 'failed');
-    assert.match(hangInfo.lastError!, /did not start within 1500 ms; its last output:\nstill booting, please wait/);
+    assert.match(hangInfo.lastError!, /did not start within 10000 ms; its last output:\nstill booting, please wait/);
     assert.equal(m.status().find((s) => s.name === 'everything')!.status, 'running');
     const hangPid = m.pidOf('hang');
     if (hangPid) await waitFor(() => !isAlive(hangPid), 'the hung server to be stopped');
