@@ -24,9 +24,12 @@ const common = {
 const builds = [
   {
     ...common,
-    // Two bundles: the thin host compiled at activation, and the agent core
+    // Three bundles: the thin host compiled at activation; what only an open
+    // panel needs (message schemas, the @ picker's index), required when it
+    // first shows (src/host/load-panel-support.ts); and the agent core
     // (runtime, SDKs, tools) that src/host/load-core.ts requires on first use.
-    entryPoints: { extension: 'src/extension.ts', core: 'src/host/core.ts' },
+    // test/unit/activation-bundle.test.ts keeps the lazy parts out of the first.
+    entryPoints: { extension: 'src/extension.ts', 'panel-support': 'src/host/panel-support.ts', core: 'src/host/core.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',

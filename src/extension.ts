@@ -1,5 +1,6 @@
-// Activation is wiring only. The runtime, SDKs and tools load on the first turn
-// (the model client imports its SDK lazily), so opening VS Code stays cheap.
+// Activation is wiring only. The panel's message schemas load when it first
+// shows, the runtime, SDKs and tools on the first turn (the model client imports
+// its SDK lazily), so opening VS Code stays cheap (bench/activation.bench.ts).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { permissionItemId } from './host/permission-ids';
@@ -11,7 +12,7 @@ import { watchInstructionFiles } from './host/instructions-watch';
 import { TerminalRecorder } from './host/mentions';
 import { registerApprovalCommands } from './host/approval-commands';
 import { handlePanelMessage } from './host/panel-messages';
-import { WorkspaceIndex } from './host/workspace-index';
+import { LazyWorkspaceIndex, loadPanelSupport } from './host/load-panel-support';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/proposal-documents';
@@ -92,13 +93,17 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       statusBar.update({ model: controller.model, running: controller.isRunning, ...(u ? { usage: u.usage, costUsd: u.costUsd } : {}) });
     },
   });
-  const mentions = { index: new WorkspaceIndex(log), terminals: new TerminalRecorder(), log };
-  const panel = new ChatPanelProvider(context.extensionUri, {
-    onMessage: (message) =>
-      void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
-    onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
-    onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
-  });
+  const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
+  const panel = new ChatPanelProvider(
+    context.extensionUri,
+    {
+      onMessage: (message) =>
+        void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
+      onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
+      onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
+    },
+    loadPanelSupport,
+  );
 
   // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
   context.subscriptions.push(
