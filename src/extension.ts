@@ -93,12 +93,19 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       statusBar.update({ model: controller.model, running: controller.isRunning, ...(u ? { usage: u.usage, costUsd: u.costUsd } : {}) });
     },
   });
+  // The sandbox probe starts a process: it runs once the panel, the only place its notice shows, has opened.
+  let panelShown = false;
   const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(
     context.extensionUri,
     {
-      onMessage: (message) =>
-        void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
+      onMessage: (message) => {
+        if (message.type === 'ready' && !panelShown) {
+          panelShown = true;
+          void refreshNotices();
+        }
+        void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`));
+      },
       onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
       onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
     },
@@ -130,7 +137,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       // The notice carries the panel's own key field; ANTHROPIC_API_KEY in the environment also works.
       notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'Add your Anthropic API key to start.', actions: [] });
     }
-    const sandbox = await sandboxNotice();
+    const sandbox = panelShown ? await sandboxNotice() : undefined;
     if (sandbox) notices.push(sandbox);
     notices.push(...mcp.notices());
     post({ type: 'notices', notices: notices.slice(0, 20) });
