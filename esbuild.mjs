@@ -3,7 +3,7 @@
 // Usage: node esbuild.mjs [--watch] [--production] [--webview]
 // (--webview: only the webview bundle and CSS, for the panel's browser tests.)
 import * as esbuild from 'esbuild';
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -20,6 +20,21 @@ const common = {
   define: { 'process.env.NODE_ENV': production ? '"production"' : '"development"' },
 };
 
+/**
+ * Writes a build's metafile beside the bundles (not packaged: .vscodeignore lists
+ * what is): test/unit/activation-bundle.test.ts reads from it what each holds.
+ * @param {string} file
+ * @returns {esbuild.Plugin}
+ */
+const writeMetafile = (file) => ({
+  name: 'write-metafile',
+  setup(build) {
+    build.onEnd((result) => {
+      if (result.metafile) writeFileSync(file, JSON.stringify(result.metafile));
+    });
+  },
+});
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   {
@@ -35,6 +50,8 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    metafile: true,
+    plugins: [writeMetafile('dist/extension.meta.json')],
   },
   {
     ...common,
