@@ -34,6 +34,7 @@ interface Activation {
   providers: string[];
   subscriptions: number;
   misses: string[];
+  processes: string[];
   loadedFromDist: string[];
 }
 
@@ -130,6 +131,7 @@ export default async function (): Promise<BenchResult[]> {
           commands: last.commands,
           registrations: last.providers.join(' '),
           standInMisses: last.misses.join(' ') || 'none',
+          processesStarted: last.processes.join(' ') || 'none',
         },
       },
       {

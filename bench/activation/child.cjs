@@ -28,6 +28,16 @@ const bundle = path.join(extensionRoot, 'dist', 'extension.js');
 for (const m of new Set([...readFileSync(bundle, 'utf8').matchAll(/require\("([\w:/]+)"\)/g)].map((x) => x[1]))) {
   if (Module.isBuiltin(m)) require(m);
 }
+// Processes activation starts (a probe, a git call): recorded by name; none is expected.
+const started = [];
+const childProcess = require('node:child_process');
+for (const name of ['spawn', 'execFile', 'exec', 'fork', 'spawnSync', 'execFileSync', 'execSync']) {
+  const original = childProcess[name];
+  childProcess[name] = function (file, ...rest) {
+    started.push(path.basename(String(file)).split(' ')[0]);
+    return original.call(this, file, ...rest);
+  };
+}
 performance.now();
 
 /** Work started by activation and still running: I/O and child processes (timers are left out: a debounce is not work). */
@@ -76,6 +86,7 @@ async function main() {
       providers: record.providers,
       subscriptions: context.subscriptions.length,
       misses: [...record.misses].sort(),
+      processes: started,
       loadedFromDist: Object.keys(require.cache).filter((f) => f.startsWith(path.join(extensionRoot, 'dist'))).map((f) => path.relative(extensionRoot, f)),
     })}\n`,
   );
