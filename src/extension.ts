@@ -102,7 +102,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       onMessage: (message) => {
         if (message.type === 'ready' && !panelShown) {
           panelShown = true;
-          void refreshNotices();
+          // Refreshed only when the probe has something to say: every notices event re-renders the panel's chrome.
+          void sandboxNotice().then((notice) => (notice ? refreshNotices() : undefined));
         }
         void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`));
       },
