@@ -3,7 +3,7 @@
 // Usage: node esbuild.mjs [--watch] [--production] [--webview]
 // (--webview: only the webview bundle and CSS, for the panel's browser tests.)
 import * as esbuild from 'esbuild';
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -20,18 +20,38 @@ const common = {
   define: { 'process.env.NODE_ENV': production ? '"production"' : '"development"' },
 };
 
+/**
+ * Writes a build's metafile beside the bundles (not packaged: .vscodeignore lists
+ * what is): test/unit/activation-bundle.test.ts reads from it what each holds.
+ * @param {string} file
+ * @returns {esbuild.Plugin}
+ */
+const writeMetafile = (file) => ({
+  name: 'write-metafile',
+  setup(build) {
+    build.onEnd((result) => {
+      if (result.metafile) writeFileSync(file, JSON.stringify(result.metafile));
+    });
+  },
+});
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   {
     ...common,
-    // Two bundles: the thin host compiled at activation, and the agent core
+    // Three bundles: the thin host compiled at activation; what only an open
+    // panel needs (message schemas, the @ picker's index), required when it
+    // first shows (src/host/load-panel-support.ts); and the agent core
     // (runtime, SDKs, tools) that src/host/load-core.ts requires on first use.
-    entryPoints: { extension: 'src/extension.ts', core: 'src/host/core.ts' },
+    // test/unit/activation-bundle.test.ts keeps the lazy parts out of the first.
+    entryPoints: { extension: 'src/extension.ts', 'panel-support': 'src/host/panel-support.ts', core: 'src/host/core.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    metafile: true,
+    plugins: [writeMetafile('dist/extension.meta.json')],
   },
   {
     ...common,

@@ -1,5 +1,6 @@
-// Activation is wiring only. The runtime, SDKs and tools load on the first turn
-// (the model client imports its SDK lazily), so opening VS Code stays cheap.
+// Activation is wiring only. The panel's message schemas load when it first
+// shows, the runtime, SDKs and tools on the first turn (the model client imports
+// its SDK lazily), so opening VS Code stays cheap (bench/activation.bench.ts).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { permissionItemId } from './host/permission-ids';
@@ -11,7 +12,7 @@ import { watchInstructionFiles } from './host/instructions-watch';
 import { TerminalRecorder } from './host/mentions';
 import { registerApprovalCommands } from './host/approval-commands';
 import { handlePanelMessage } from './host/panel-messages';
-import { WorkspaceIndex } from './host/workspace-index';
+import { LazyWorkspaceIndex, loadPanelSupport } from './host/load-panel-support';
 import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/proposal-documents';
@@ -92,13 +93,25 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       statusBar.update({ model: controller.model, running: controller.isRunning, ...(u ? { usage: u.usage, costUsd: u.costUsd } : {}) });
     },
   });
-  const mentions = { index: new WorkspaceIndex(log), terminals: new TerminalRecorder(), log };
-  const panel = new ChatPanelProvider(context.extensionUri, {
-    onMessage: (message) =>
-      void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`)),
-    onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
-    onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
-  });
+  // The sandbox probe starts a process: it runs once the panel, the only place its notice shows, has opened.
+  let panelShown = false;
+  const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
+  const panel = new ChatPanelProvider(
+    context.extensionUri,
+    {
+      onMessage: (message) => {
+        if (message.type === 'ready' && !panelShown) {
+          panelShown = true;
+          // Refreshed only when the probe has something to say: every notices event re-renders the panel's chrome.
+          void sandboxNotice().then((notice) => (notice ? refreshNotices() : undefined));
+        }
+        void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`));
+      },
+      onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
+      onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
+    },
+    loadPanelSupport,
+  );
 
   // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
   context.subscriptions.push(
@@ -125,7 +138,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       // The notice carries the panel's own key field; ANTHROPIC_API_KEY in the environment also works.
       notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'Add your Anthropic API key to start.', actions: [] });
     }
-    const sandbox = await sandboxNotice();
+    const sandbox = panelShown ? await sandboxNotice() : undefined;
     if (sandbox) notices.push(sandbox);
     notices.push(...mcp.notices());
     post({ type: 'notices', notices: notices.slice(0, 20) });

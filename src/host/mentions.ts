@@ -14,7 +14,7 @@ import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
 import { selectionAttachment } from './commands';
 import { PathRanker } from './fuzzy';
 import { insideWorkspace, realInsideWorkspace } from './panel-messages';
-import { type WorkspaceIndex } from './workspace-index';
+import { type PathIndex } from './workspace-index';
 
 const MAX_FILE_BYTES = 200_000;
 const MAX_LISTING = 1_000;
@@ -31,7 +31,7 @@ const SPECIALS: { kind: 'problems' | 'terminal' | 'git'; label: string; path: st
 const ranker = new PathRanker();
 
 /** The picker's list for `@query`: specials and the selection first when they match, then ranked workspace paths. */
-export async function mentionCandidates(query: string, index: WorkspaceIndex): Promise<PanelAttachment[]> {
+export async function mentionCandidates(query: string, index: PathIndex): Promise<PanelAttachment[]> {
   const q = query.trim().toLowerCase();
   const out: PanelAttachment[] = [];
   for (const s of SPECIALS) if (!q || s.label.startsWith(q)) out.push({ kind: s.kind, label: s.label, path: s.path });
@@ -50,7 +50,7 @@ export async function mentionCandidates(query: string, index: WorkspaceIndex): P
 }
 
 export interface MentionDeps {
-  index: WorkspaceIndex;
+  index: PathIndex;
   terminals: TerminalRecorder;
   log?: vscode.LogOutputChannel;
 }
@@ -106,7 +106,7 @@ export async function measureAttachment(a: PanelAttachment, deps: MentionDeps): 
   return block ? estimateTokens(block.text) : 0;
 }
 
-async function folderListing(rel: string, index: WorkspaceIndex): Promise<string> {
+async function folderListing(rel: string, index: PathIndex): Promise<string> {
   const prefix = rel === '.' || rel === '' ? '' : `${rel.replace(/\/$/, '')}/`;
   const under = (await index.list()).filter((e) => e.path.startsWith(prefix) && e.path !== prefix);
   const lines = under.slice(0, MAX_LISTING).map((e) => (e.kind === 'folder' ? `${e.path}/` : e.path));

@@ -14,7 +14,13 @@ import { type IndexedPath } from './fuzzy';
 
 const MAX_FILES = 200_000;
 
-export class WorkspaceIndex implements vscode.Disposable {
+/** What the picker asks of the index (the extension holds it as a LazyWorkspaceIndex until the panel opens). */
+export interface PathIndex {
+  list(): Promise<readonly IndexedPath[]>;
+  warm(): void;
+}
+
+export class WorkspaceIndex implements PathIndex, vscode.Disposable {
   private entries: IndexedPath[] = [];
   private building: Promise<IndexedPath[]> | undefined;
   private stale = true;

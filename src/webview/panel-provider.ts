@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { DeltaBatcher } from './batcher';
 import { panelHtml } from './panel-html';
-import { type HostEvent, HostToWebview, WebviewToHost } from './protocol';
+import type { HostEvent, HostToWebview, WebviewToHost } from './protocol';
 import { Transcript, restoreEvents } from './transcript';
 
 export interface PanelHandlers {
@@ -12,6 +12,15 @@ export interface PanelHandlers {
   /** The host tried to post something that fails the protocol; it was dropped (a bug in the mapping). */
   onInvalidPost?(message: unknown, error: string): void;
 }
+
+/**
+ * The schemas the provider checks messages with, given as a loader: they are
+ * loaded when the panel first shows (or its state is read), not at activation.
+ */
+export type PanelSchemas = () => { HostToWebview: typeof HostToWebview; WebviewToHost: typeof WebviewToHost };
+
+/** Messages held unchecked before the schemas are loaded; past this many they are loaded (a turn running with the panel never opened). */
+const MAX_UNCHECKED = 256;
 
 /**
  * Hosts the chat webview in the Turnstone sidebar (turnstone.chat).
@@ -26,7 +35,7 @@ export interface PanelHandlers {
  *     onMessage: (m) => { switch (m.type) { case 'send': … case 'permission_decision': … } },
  *     onInvalidMessage: (raw, err) => log.warn(err),
  *     onInvalidPost: (msg, err) => log.error(err),
- *   });
+ *   }, () => loadPanelSupport());                    // the schemas, loaded when first needed
  *   panel.post({ type: 'assistant_delta', id: blockId, text, stepId });   // as often as you like
  *   panel.flush();                                                        // before a modal dialog
  * The panel never echoes input: answer `send`/`steer` with an `item_add` of
@@ -38,10 +47,14 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
   private ready = false;
   private readonly mirror = new Transcript();
   private readonly batcher = new DeltaBatcher((message) => this.deliver(message));
+  private schemas: ReturnType<PanelSchemas> | undefined;
+  /** Posted before the schemas were loaded (activation posts the mode and the session before any panel exists). */
+  private unchecked: HostToWebview[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly handlers: PanelHandlers,
+    private readonly loadSchemas: PanelSchemas,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -50,6 +63,8 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     view.webview.html = renderHtml(view.webview, dist);
+    // The schemas load while the webview starts in its own process; its first message is checked with them.
+    setTimeout(() => this.checked(), 0);
     view.onDidDispose(() => {
       this.view = undefined;
       this.ready = false;
@@ -63,7 +78,7 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
       }
     });
     view.webview.onDidReceiveMessage((raw: unknown) => {
-      const parsed = WebviewToHost.safeParse(raw);
+      const parsed = this.checked().WebviewToHost.safeParse(raw);
       if (!parsed.success) {
         this.handlers.onInvalidMessage(raw, parsed.error.message);
         return;
@@ -84,15 +99,42 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
 
   /** What the panel currently shows (e.g. to persist or to test the mapping). */
   get snapshot() {
+    this.checked();
     return this.mirror.snapshot;
   }
 
   /**
    * Validates an event, applies it to the mirror and queues it for the
-   * webview. Returns false when the event was invalid and dropped.
+   * webview. Returns false when the event was invalid and dropped. Before the
+   * schemas are loaded it is held and checked when they are (an invalid one
+   * is then reported through onInvalidPost and dropped).
    */
   post(message: HostToWebview): boolean {
-    const parsed = HostToWebview.safeParse(message);
+    if (!this.schemas) {
+      this.unchecked.push(message);
+      if (this.unchecked.length >= MAX_UNCHECKED) this.checked();
+      return true;
+    }
+    return this.apply(this.schemas, message);
+  }
+
+  /** Sends anything the batcher holds now (call before awaiting user input, e.g. a modal dialog). */
+  flush(): void {
+    this.batcher.flush();
+  }
+
+  /** The schemas, loaded on first use; what was posted before is checked and applied then, in order. */
+  private checked(): ReturnType<PanelSchemas> {
+    if (this.schemas) return this.schemas;
+    const schemas = (this.schemas = this.loadSchemas());
+    const held = this.unchecked;
+    this.unchecked = [];
+    for (const message of held) this.apply(schemas, message);
+    return schemas;
+  }
+
+  private apply(schemas: ReturnType<PanelSchemas>, message: HostToWebview): boolean {
+    const parsed = schemas.HostToWebview.safeParse(message);
     if (!parsed.success) {
       this.handlers.onInvalidPost?.(message, parsed.error.message);
       return false;
@@ -105,11 +147,6 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
       for (const out of event.type === 'restore' ? restoreEvents(event.snapshot) : [event]) this.batcher.push(out);
     }
     return true;
-  }
-
-  /** Sends anything the batcher holds now (call before awaiting user input, e.g. a modal dialog). */
-  flush(): void {
-    this.batcher.flush();
   }
 
   private deliver(message: HostToWebview): void {

@@ -276,8 +276,6 @@ export const PanelSnapshot = z.object({
 });
 export type PanelSnapshot = z.infer<typeof PanelSnapshot>;
 
-export const emptySnapshot = (): PanelSnapshot => ({ items: [], turn: 'idle', notices: [], queued: [] });
-
 // ---------------------------------------------------------------------------
 // Host → webview
 

@@ -1,7 +1,7 @@
 // The panel's state and how each HostEvent changes it. Pure data, no DOM, so
 // the same code keeps the host's mirror (to answer `ready` with `restore`)
 // and drives the webview, and the two cannot drift apart.
-import { type HostEvent, type PanelSnapshot, type TranscriptItem, emptySnapshot } from './protocol';
+import { type HostEvent, type PanelSnapshot, type TranscriptItem } from './protocol';
 
 /** Items sent in the first `restore` message; older ones follow in `prepend` messages. */
 export const RESTORE_FIRST_ITEMS = 200;
@@ -19,6 +19,9 @@ export function restoreEvents(snapshot: PanelSnapshot, first = RESTORE_FIRST_ITE
   }
   return events;
 }
+
+/** A panel with nothing in it. Here rather than in protocol.ts: the host's mirror needs it without loading the schemas. */
+export const emptySnapshot = (): PanelSnapshot => ({ items: [], turn: 'idle', notices: [], queued: [] });
 
 /** Live output kept per bash card: a tail is all the card shows, and it bounds memory in long sessions. */
 export const OUTPUT_TAIL_CHARS = 16_000;

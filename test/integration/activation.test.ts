@@ -1,8 +1,15 @@
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/host/contract';
 
 const EXTENSION_ID = 'turnstone.turnstone';
+
+/** Which of Turnstone's bundles this extension host has loaded (its require cache). */
+function loadedBundles(): string[] {
+  const dist = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist');
+  return ['extension.js', 'panel-support.js', 'core.js'].filter((file) => require.cache[path.join(dist, file)] !== undefined);
+}
 
 describe('activation in the real extension host', () => {
   it('activates and exposes its API', async () => {
@@ -11,6 +18,8 @@ describe('activation in the real extension host', () => {
     const api = await ext.activate();
     assert.equal(ext.isActive, true);
     assert.equal(api.chatViewId, 'turnstone.chat');
+    // Nothing has shown the panel or run a turn yet: activation loaded the thin bundle only.
+    assert.deepEqual(loadedBundles(), ['extension.js'], 'activation loads neither the panel\'s schemas nor the core');
   });
 
   it('registers every command of the contract', async () => {
@@ -30,6 +39,9 @@ describe('activation in the real extension host', () => {
       if (!visible) await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal(visible, true, 'the turnstone.chat webview view became visible');
+    // The panel's schemas come with the panel (loaded on the tick after it resolves); the core waits for a turn.
+    while (Date.now() < deadline && !loadedBundles().includes('panel-support.js')) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(loadedBundles(), ['extension.js', 'panel-support.js']);
   });
 
   it('runs in the VS Code version we target', () => {

@@ -115,7 +115,7 @@ describe('manifest and contract consistency', () => {
       .filter(Boolean);
     const allowed = [/^(LICENSE|README\.md|package\.json)$/, /^dist\/[\w.-]+\.(js|css|wasm)$/, /^dist\/codicons\/codicon\.(css|ttf)$/, /^docs\/[\w.-]+\.md$/, /^media\/[\w.-]+\.svg$/];
     for (const file of listed) assert.ok(allowed.some((re) => re.test(file)), `${file} should not be in the VSIX`);
-    for (const needed of [manifest.main.replace(/^\.\//, ''), 'dist/core.js', 'dist/webview.js', 'dist/webview.css', 'media/turnstone.svg']) {
+    for (const needed of [manifest.main.replace(/^\.\//, ''), 'dist/core.js', 'dist/panel-support.js', 'dist/webview.js', 'dist/webview.css', 'media/turnstone.svg']) {
       assert.ok(listed.includes(needed), `${needed} is missing from the VSIX`);
     }
   });

@@ -1,0 +1,44 @@
+// Loads dist/panel-support.js on first use, as load-core.ts loads the core: a
+// computed path keeps esbuild from inlining it into dist/extension.js.
+import * as path from 'node:path';
+import type * as vscode from 'vscode';
+import type * as PanelSupportModule from './panel-support';
+import { type PathIndex, type WorkspaceIndex } from './workspace-index';
+
+export type PanelSupport = typeof PanelSupportModule;
+
+let support: PanelSupport | undefined;
+
+export function loadPanelSupport(): PanelSupport {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a synchronous, deliberately late load
+  support ??= require(path.join(__dirname, 'panel-support.js')) as PanelSupport;
+  return support;
+}
+
+/**
+ * The `@` picker's workspace index, made on first use (the panel opened or `@`
+ * was typed): until then there is no listing to keep current, so no file
+ * watcher either.
+ */
+export class LazyWorkspaceIndex implements PathIndex, vscode.Disposable {
+  private index: WorkspaceIndex | undefined;
+
+  constructor(private readonly log?: vscode.LogOutputChannel) {}
+
+  list(): ReturnType<PathIndex['list']> {
+    return this.get().list();
+  }
+
+  warm(): void {
+    this.get().warm();
+  }
+
+  dispose(): void {
+    this.index?.dispose();
+  }
+
+  private get(): WorkspaceIndex {
+    this.index ??= new (loadPanelSupport().WorkspaceIndex)(this.log);
+    return this.index;
+  }
+}
