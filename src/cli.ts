@@ -13,6 +13,7 @@ import { type ImageBlock } from './runtime/types';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
 import { loadProjectInstructions } from './runtime/instructions';
+import { sensitiveFileMatcher } from './runtime/sensitive-files';
 import { nodeInstructionReader } from './runtime/instructions-node';
 import { loadCustomSlashCommands, resolveSlash } from './runtime/slash-commands';
 import { buildSystemPrompt } from './runtime/system-prompt';
@@ -129,7 +130,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   // contracts.md "Slash commands": `-p "/review src/a.ts"` sends .turnstone/commands/review.md with $ARGUMENTS filled in.
   let prompt = config.prompt;
   if (prompt.trimStart().startsWith('/')) {
-    const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd);
+    const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd, sensitiveFileMatcher());
     for (const note of commands.notes) sink.stderr(`turnstone: ${note}\n`);
     const slash = resolveSlash(prompt, commands.custom);
     if (slash.kind === 'builtin') {
@@ -165,7 +166,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   }
   const tools = mcp ? withMcpTools(builtIn, mcp) : builtIn;
   // Same files and caps as the editor (contracts.md "Project instructions").
-  const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir() });
+  const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir(), sensitive: sensitiveFileMatcher() });
   for (const note of instructions.notes) sink.stderr(`turnstone: ${note}\n`);
   const runtime = new ConversationRuntime(
     { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },

@@ -21,7 +21,7 @@ import { SessionController } from './host/session-controller';
 import { confirmLoosening, installPolicyGuard, ownSettingsChange, PolicyGuard, policyOf } from './host/policy-guard';
 import { addAllowRule, readSettings } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
-import { sandboxStatus } from './tools/sandbox';
+import { sandboxStatus } from './tools/sandbox-probe';
 import { ChatPanelProvider } from './webview/panel-provider';
 import { type HostEvent, type Notice, type PanelSnapshot } from './webview/protocol';
 

@@ -3,6 +3,8 @@
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import type * as PanelSupportModule from './panel-support';
+import { type SensitiveMatcher } from '../runtime/sensitive-files';
+import { readSensitiveGlobs } from './settings';
 import { type PathIndex, type WorkspaceIndex } from './workspace-index';
 
 export type PanelSupport = typeof PanelSupportModule;
@@ -13,6 +15,17 @@ export function loadPanelSupport(): PanelSupport {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a synchronous, deliberately late load
   support ??= require(path.join(__dirname, 'panel-support.js')) as PanelSupport;
   return support;
+}
+
+/**
+ * The sensitive-file matcher for the current `turnstone.permissions.sensitiveFiles`, rebuilt only when they
+ * change. It lives in the panel-support bundle: its glob engine is not compiled at activation.
+ */
+let sensitive: { key: string; matcher: SensitiveMatcher } | undefined;
+export function hostSensitiveMatcher(globs: readonly string[] = readSensitiveGlobs()): SensitiveMatcher {
+  const key = JSON.stringify(globs);
+  if (sensitive?.key !== key) sensitive = { key, matcher: loadPanelSupport().sensitiveFileMatcher(globs) };
+  return sensitive.matcher;
 }
 
 /**

@@ -5,3 +5,4 @@
 // time) and the `@` picker's workspace index (with its .gitignore parser).
 export { HostToWebview, WebviewToHost } from '../webview/protocol';
 export { WorkspaceIndex } from './workspace-index';
+export { sensitiveFileMatcher } from '../runtime/sensitive-files';

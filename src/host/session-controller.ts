@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { hostSensitiveMatcher } from './load-panel-support';
 import { type TurnSummary } from '../runtime/events';
 import { type ConversationRuntime } from '../runtime/conversation';
 import { type QueuedInput } from '../runtime/steering';
@@ -499,7 +500,7 @@ export class SessionController implements vscode.Disposable {
   async refreshInstructions(): Promise<ProjectInstructions> {
     const root = this.root();
     const found = root
-      ? await loadProjectInstructions(workspaceInstructionReader(root), { workspaceRoot: readerRootPath(root), ...(root.scheme === 'file' ? { homeDir: os.homedir() } : {}) })
+      ? await loadProjectInstructions(workspaceInstructionReader(root), { workspaceRoot: readerRootPath(root), sensitive: hostSensitiveMatcher(), ...(root.scheme === 'file' ? { homeDir: os.homedir() } : {}) })
       : { files: [], notes: [], text: '' };
     this.instructions = found;
     const key = JSON.stringify([found.files.map((f) => [f.label, f.chars, f.included]), found.notes, vscode.workspace.isTrusted]);

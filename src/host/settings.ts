@@ -74,6 +74,11 @@ export function readSettings(): TurnstoneSettings {
   };
 }
 
+/** Only the globs of `turnstone.permissions.sensitiveFiles` (read where the whole settings object is not needed). */
+export function readSensitiveGlobs(): string[] {
+  return strings(vscode.workspace.getConfiguration('turnstone').get('permissions.sensitiveFiles'));
+}
+
 function explicitlySet(c: vscode.WorkspaceConfiguration, key: string): boolean {
   const i = c.inspect(key);
   return i !== undefined && (i.globalValue !== undefined || i.workspaceValue !== undefined || i.workspaceFolderValue !== undefined);

@@ -3,6 +3,7 @@
 // the prompt that is sent. Parsing and expansion are the runtime's
 // (src/runtime/slash-commands.ts), shared with the CLI.
 import * as vscode from 'vscode';
+import { hostSensitiveMatcher } from './load-panel-support';
 import { BUILTIN_SLASH_COMMANDS, loadCustomSlashCommands, resolveSlash, type BuiltinSlashName, type SlashCommandSet } from '../runtime/slash-commands';
 import { type SlashCommandInfo } from '../webview/protocol';
 import { readerRootPath, workspaceInstructionReader } from './instruction-reader';
@@ -23,7 +24,7 @@ const BUILTIN_COMMAND_IDS: Record<BuiltinSlashName, string> = {
 export async function loadWorkspaceSlashCommands(): Promise<SlashCommandSet> {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!root) return { custom: [], notes: [] };
-  return loadCustomSlashCommands(workspaceInstructionReader(root), readerRootPath(root));
+  return loadCustomSlashCommands(workspaceInstructionReader(root), readerRootPath(root), hostSensitiveMatcher());
 }
 
 /** What the composer's `/` menu lists. */

@@ -8,19 +8,11 @@ import { type Workspace } from '../tools/ports';
 import { findProgram } from '../tools/program-path';
 import { createToolExecutor } from '../tools/registry';
 import { CommandSandbox } from '../tools/sandbox';
-import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/sensitive-files';
+import { hostSensitiveMatcher } from './load-panel-support';
 import { readGuardedSettings } from './policy-guard';
 import { type TurnstoneSettings } from './settings';
 import { TerminalShell } from './terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
-
-/** The matcher for the current globs, rebuilt only when they change (read at every command). */
-let sensitiveCache: { key: string; matcher: SensitiveMatcher } | undefined;
-function sensitiveMatcherFor(globs: readonly string[]): SensitiveMatcher {
-  const key = JSON.stringify(globs);
-  if (sensitiveCache?.key !== key) sensitiveCache = { key, matcher: sensitiveFileMatcher(globs) };
-  return sensitiveCache.matcher;
-}
 
 /** One terminal for the whole window, whichever session runs. */
 let terminal: TerminalShell | undefined;
@@ -30,7 +22,7 @@ function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => vo
     // Settings and folders are read at each command, so a change applies to the next one.
     const sandbox = new CommandSandbox(() => {
       const s = readGuardedSettings();
-      return { mode: s.sandbox, network: s.sandboxNetwork, roots: workspaceFolderPaths(), hideSecrets: s.sandboxHideSecrets, sensitive: sensitiveMatcherFor(s.sensitiveFiles) };
+      return { mode: s.sandbox, network: s.sandboxNetwork, roots: workspaceFolderPaths(), hideSecrets: s.sandboxHideSecrets, sensitive: hostSensitiveMatcher(s.sensitiveFiles) };
     });
     terminal = new TerminalShell({ log, sandbox });
     const created = terminal;

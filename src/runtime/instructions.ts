@@ -4,7 +4,7 @@
 // prompt. Reading goes through a small port so the editor reads through
 // vscode.workspace.fs and the CLI through node:fs; what is read, in which
 // order, how it is capped and how a symlink is judged is decided once, here.
-import { type SensitiveMatcher, sensitiveFileMatcher } from './sensitive-files';
+import { type SensitiveMatcher } from './sensitive-files';
 
 /** What a reader can say about a path (absolute, in the reader's own path syntax). */
 export interface InstructionEntry {
@@ -28,8 +28,8 @@ export interface InstructionSources {
   workspaceRoot: string;
   /** The user's home folder; its `.turnstone/AGENTS.md` applies to every project. Absent: skipped. */
   homeDir?: string;
-  /** Which files hold secrets (default: the built-in list): a file that is, or leads to, one is never read. */
-  sensitive?: SensitiveMatcher;
+  /** Which files hold secrets (the built-in list plus the user's globs): a file that is, or leads to, one is never read. */
+  sensitive: SensitiveMatcher;
 }
 
 /**
@@ -107,7 +107,7 @@ export async function loadProjectInstructions(
   const found: { label: string; path: string; scope: InstructionFile['scope'] }[] = [];
   const rootEntry = await reader.stat(sources.workspaceRoot).catch(() => undefined);
   const realRoot = rootEntry?.realPath ?? sources.workspaceRoot;
-  const sensitive = sources.sensitive ?? sensitiveFileMatcher();
+  const { sensitive } = sources;
 
   /** A workspace path is used only if, after symlinks, it is still inside the workspace and no secret file. */
   const inside = async (abs: string, label: string): Promise<InstructionEntry | undefined> => {

@@ -4,7 +4,7 @@
 // whose text replaces the input with `$ARGUMENTS` filled in. Parsing and
 // expansion live here so the editor and the CLI (-p) agree on them.
 import { type InstructionReader, secretBehind } from './instructions';
-import { type SensitiveMatcher, sensitiveFileMatcher } from './sensitive-files';
+import { type SensitiveMatcher } from './sensitive-files';
 
 export const BUILTIN_SLASH_COMMANDS = [
   { name: 'compact', description: 'Summarise older messages now to free context' },
@@ -80,7 +80,7 @@ export function expandTemplate(template: string, args: string): string {
  * of the workspace is refused (like instruction files); a built-in's name
  * cannot be taken over.
  */
-export async function loadCustomSlashCommands(reader: InstructionReader, workspaceRoot: string, sensitive: SensitiveMatcher = sensitiveFileMatcher()): Promise<SlashCommandSet> {
+export async function loadCustomSlashCommands(reader: InstructionReader, workspaceRoot: string, sensitive: SensitiveMatcher): Promise<SlashCommandSet> {
   const notes: string[] = [];
   const byName = new Map<string, CustomSlashCommand>();
   const rootEntry = await reader.stat(workspaceRoot).catch(() => undefined);

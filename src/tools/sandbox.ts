@@ -29,21 +29,17 @@
 //   our environment (their variables unset inside).
 // What it does not: the rest of the home folder stays readable, abstract unix sockets stay
 // reachable, and background processes end with the command (its PID namespace ends).
-import { spawn } from 'node:child_process';
 import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
 import { lstat, rm, rmdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { rootControlPaths } from './control-files';
 import { processPrivateDir, privateSubdir } from './private-dir';
-import { findProgram } from './program-path';
 import { cachedScan } from './protected-layout';
-import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/sensitive-files';
+import { BASE_ARGS, type SandboxMode, type SandboxNetwork, type SandboxStatus, sandboxStatus } from './sandbox-probe';
 
-export const SANDBOX_MODES = ['auto', 'off'] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
-export const SANDBOX_NETWORKS = ['allow', 'deny'] as const;
-export type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
+export { probeBwrap, SANDBOX_MODES, SANDBOX_NETWORKS, type SandboxMode, type SandboxNetwork, type SandboxStatus, sandboxStatus } from './sandbox-probe';
+import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/sensitive-files';
 
 /** Home-relative folders and files a command never reads inside the sandbox: credentials and keys. */
 export const HIDDEN_HOME_PATHS: readonly string[] = [
@@ -67,11 +63,6 @@ export interface SandboxPolicy {
   /** The user's runtime folder (XDG_RUNTIME_DIR: agent and IPC sockets), hidden. */
   runtimeDir?: string;
 }
-
-export type SandboxStatus = { available: true; program: string } | { available: false; reason: string };
-
-/** What every sandboxed command gets, whatever the policy. Also what the probe runs. */
-const BASE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/dev/shm', '--proc', '/proc', '--unshare-pid', '--new-session', '--die-with-parent', '--cap-drop', 'ALL'];
 
 function realOrResolved(p: string): string {
   try {
@@ -182,40 +173,6 @@ export function escapeSockets(env: NodeJS.ProcessEnv = process.env): string[] {
   const real = new Set<string>();
   for (const p of candidates) if (lstatSync(p, { throwIfNoEntry: false })?.isSocket() || statSync(p, { throwIfNoEntry: false })?.isSocket()) real.add(realOrResolved(p));
   return [...real].sort();
-}
-
-/** Runs `bwrap <base> true`: bwrap present but unusable (no user namespaces, AppArmor) fails here, not on the model's command. */
-export function probeBwrap(program: string, timeoutMs = 5000): Promise<SandboxStatus> {
-  return new Promise((resolve) => {
-    let stderr = '';
-    const child = spawn(program, [...BASE_ARGS, 'true'], { stdio: ['ignore', 'ignore', 'pipe'], cwd: os.tmpdir() });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ available: false, reason: `${program} could not start (${error.message})` });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve({ available: true, program });
-      else resolve({ available: false, reason: `${program} cannot create a sandbox here (${stderr.trim().split('\n')[0] || `exit ${code}`}); unprivileged user namespaces may be disabled` });
-    });
-  });
-}
-
-let probed: Promise<SandboxStatus> | undefined;
-
-/** Whether this machine can sandbox commands; probed once per process. */
-export function sandboxStatus(options: { excludeRoots?: readonly string[] } = {}): Promise<SandboxStatus> {
-  if (process.platform !== 'linux') {
-    return Promise.resolve({ available: false, reason: `Turnstone's command sandbox needs Linux with bubblewrap; there is none on ${process.platform} yet` });
-  }
-  probed ??= (async () => {
-    const program = findProgram('bwrap', options);
-    if (!program) return { available: false, reason: 'bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)' } as const;
-    return probeBwrap(program);
-  })();
-  return probed;
 }
 
 export interface SandboxSettings {

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { ConversationRuntime } from '../../../src/runtime/conversation';
 import { loadProjectInstructions } from '../../../src/runtime/instructions';
 import { nodeInstructionReader } from '../../../src/runtime/instructions-node';
+import { sensitiveFileMatcher } from '../../../src/runtime/sensitive-files';
 import { loadCustomSlashCommands } from '../../../src/runtime/slash-commands';
 import { buildSystemPrompt } from '../../../src/runtime/system-prompt';
 import { baseConfig, deferred, memoryTools, ScriptedModel, step } from './fakes';
@@ -17,7 +18,7 @@ describe('runtime: project instructions', () => {
     mkdirSync(path.dirname(path.join(base, rel)), { recursive: true });
     writeFileSync(path.join(base, rel), text);
   };
-  const load = (limits?: { perFile: number; total: number }) => loadProjectInstructions(nodeInstructionReader, { workspaceRoot: ws, homeDir: home }, limits);
+  const load = (limits?: { perFile: number; total: number }) => loadProjectInstructions(nodeInstructionReader, { workspaceRoot: ws, homeDir: home, sensitive: sensitiveFileMatcher() }, limits);
 
   beforeEach(() => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'turnstone-instr-'));
@@ -178,7 +179,7 @@ describe('runtime: project instructions', () => {
     mkdirSync(path.join(ws, '.claude', 'commands'), { recursive: true });
     symlinkSync('../../.env', path.join(ws, '.claude', 'commands', 'leak.md'));
     put('.turnstone/commands/review.md', 'review $ARGUMENTS');
-    const commands = await loadCustomSlashCommands(nodeInstructionReader, ws);
+    const commands = await loadCustomSlashCommands(nodeInstructionReader, ws, sensitiveFileMatcher());
     assert.deepEqual(commands.custom.map((c) => c.name), ['review']);
     assert.match(commands.notes.join('\n'), /leak\.md was not read: it leads to \.env/);
   });

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { nodeInstructionReader } from '../../../src/runtime/instructions-node';
 import { expandTemplate, loadCustomSlashCommands, parseFrontMatter, parseSlash, resolveSlash } from '../../../src/runtime/slash-commands';
+import { sensitiveFileMatcher } from '../../../src/runtime/sensitive-files';
 
 describe('runtime: slash commands', () => {
   let tmp: string;
@@ -44,7 +45,7 @@ describe('runtime: slash commands', () => {
     put('.claude/commands/compact.md', 'not allowed');
     put('.claude/commands/notes.txt', 'not a command');
     put('.turnstone/commands/bad name.md', 'x');
-    const set = await loadCustomSlashCommands(nodeInstructionReader, ws);
+    const set = await loadCustomSlashCommands(nodeInstructionReader, ws, sensitiveFileMatcher());
     assert.deepEqual(set.custom.map((c) => [c.name, c.file, c.description]), [
       ['review', '.turnstone/commands/review.md', 'Review a file'],
       ['test-all', '.claude/commands/test-all.md', 'Run every test'],
@@ -67,7 +68,7 @@ describe('runtime: slash commands', () => {
     symlinkSync(path.join(tmp, 'evil.md'), path.join(ws, '.turnstone/commands/leak.md'));
     mkdirSync(path.join(ws, '.claude'));
     symlinkSync(path.join(tmp, 'cmds'), path.join(ws, '.claude/commands'));
-    const set = await loadCustomSlashCommands(nodeInstructionReader, ws);
+    const set = await loadCustomSlashCommands(nodeInstructionReader, ws, sensitiveFileMatcher());
     assert.deepEqual(set.custom, []);
     assert.equal(set.notes.length, 2);
     assert.ok(set.notes.every((n) => /outside the workspace/.test(n)));
