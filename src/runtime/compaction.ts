@@ -4,6 +4,7 @@
 // the summary when it can; a deterministic local summary is the fallback.
 import { errorMessage } from './errors';
 import { toolUsesOf } from './history';
+import { cutHead } from './text-cut';
 import { type Message, type ModelClient, type Usage, type UserContentBlock } from './types';
 
 export const DEFAULT_KEEP_RECENT = 4;
@@ -63,7 +64,7 @@ export function applySummary(summary: string, kept: readonly Message[]): Message
 }
 
 export function transcript(messages: readonly Message[], limitPerBlock = 2000): string {
-  const cut = (s: string) => (s.length > limitPerBlock ? `${s.slice(0, limitPerBlock)}…` : s);
+  const cut = (s: string) => (s.length > limitPerBlock ? `${cutHead(s, limitPerBlock)}…` : s);
   const lines: string[] = [];
   for (const m of messages) {
     for (const b of m.content) {
@@ -84,12 +85,12 @@ export function localSummary(removed: readonly Message[], previous?: string): st
   let lastAssistant = '';
   for (const m of removed) {
     for (const b of m.content) {
-      if (m.role === 'user' && b.type === 'text') prompts.push(b.text.replace(/\s+/g, ' ').slice(0, 200));
+      if (m.role === 'user' && b.type === 'text') prompts.push(cutHead(b.text.replace(/\s+/g, ' '), 200));
       if (b.type === 'tool_use') {
         tools.set(b.name, (tools.get(b.name) ?? 0) + 1);
         if (typeof b.input.path === 'string') files.add(b.input.path);
       }
-      if (m.role === 'assistant' && b.type === 'text') lastAssistant = b.text.replace(/\s+/g, ' ').slice(0, 400);
+      if (m.role === 'assistant' && b.type === 'text') lastAssistant = cutHead(b.text.replace(/\s+/g, ' '), 400);
     }
   }
   const parts = [];

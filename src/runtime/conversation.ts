@@ -17,6 +17,7 @@ import { buildRequest } from './request';
 import { type SessionRecord, type SessionStore } from './session';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
+import { repairLoneSurrogates } from './text-cut';
 import { TurnDiff } from './turn-diff';
 import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
 import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
@@ -634,6 +635,8 @@ export class ConversationRuntime {
   }
 
   private appendMessage(message: AssistantMessage): void {
+    // A lone surrogate (from a server's JSON escapes) would make the API refuse every later request.
+    message = repairLoneSurrogates(message).value;
     this.history.push(message);
     this.historySize += messageChars(message);
     const usage = this.usageToSave ? { usage: this.usage.cumulative } : {};
@@ -643,6 +646,8 @@ export class ConversationRuntime {
 
   private appendUser(blocks: UserContentBlock[]): void {
     if (blocks.length === 0) return;
+    // Tool output, hook output and typed text alike: nothing with a lone surrogate enters the history.
+    blocks = repairLoneSurrogates(blocks).value;
     appendUserContent(this.history, blocks);
     this.historySize += messageChars({ role: 'user', content: blocks });
     this.persist({ type: 'message', ts: this.clock.now(), message: { role: 'user', content: blocks } });

@@ -4,6 +4,7 @@
 // results are shrunk in place: head and tail kept, with a note saying what was
 // cut and how to read the rest. History stays valid: no block is removed.
 import { estimateTextTokens, historyChars } from './context-window';
+import { cutMiddle } from './text-cut';
 import { type Message, type ToolResultBlock, type UserContentBlock } from './types';
 
 /** Results at or under this many characters are never shrunk: they are not the problem. */
@@ -22,11 +23,8 @@ export function shrunkNote(removed: number, total: number): string {
 
 /** Keeps the head and tail of `text` so it is at most about `keep` characters plus the note. */
 export function shrinkText(text: string, keep: number): string {
-  if (text.length <= keep) return text;
-  const head = Math.ceil(keep * 0.6);
-  const tail = keep - head;
-  const removed = text.length - head - tail;
-  return text.slice(0, head) + shrunkNote(removed, text.length) + (tail > 0 ? text.slice(text.length - tail) : '');
+  const { head, tail, omitted } = cutMiddle(text, keep, { headShare: 0.6 });
+  return omitted === 0 ? text : head + shrunkNote(omitted, text.length) + tail;
 }
 
 /**

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { errorMessage } from './errors';
 import { normaliseHistory } from './history';
 import { externaliseImages, imagesDirFor, resolveImages } from './session-images';
+import { cutHead, repairLoneSurrogates } from './text-cut';
 import { IMAGE_MEDIA_TYPES, type Message, type Usage } from './types';
 import { splitAttachments } from './user-text';
 
@@ -271,6 +272,15 @@ export function parseSession(path: string, text: string): LoadedSession {
       warnings.push(`${basename(path)}: ${where} is not valid JSON (${errorMessage(error)}); skipped`);
       return;
     }
+    // JSON writes a lone surrogate as a \udXXX escape. Sent back, the API refuses it on every request,
+    // so a session that holds one (cut by an older version mid-emoji) is repaired as it loads.
+    if (/\\u[dD][89a-fA-F]/.test(line)) {
+      const fixed = repairLoneSurrogates(json);
+      if (fixed.repaired > 0) {
+        json = fixed.value;
+        warnings.push(`${basename(path)}: ${where} held ${fixed.repaired} text${fixed.repaired === 1 ? '' : 's'} with a broken character (a lone UTF-16 surrogate); replaced by \uFFFD`);
+      }
+    }
     const parsed = SessionRecordSchema.safeParse(json);
     if (!parsed.success) {
       warnings.push(`${basename(path)}: ${where} is not a session record (${parsed.error.issues[0]?.message ?? 'bad shape'}); skipped`);
@@ -317,7 +327,7 @@ export async function listSessions(dir: string): Promise<SessionInfo[]> {
         const text = first?.content.find((b) => b.type === 'text');
         // The user's words, never the attached files' text.
         const words = text && 'text' in text ? splitAttachments(text.text).words.replace(/\s+/g, ' ').trim() : '';
-        const title = words ? words.slice(0, 80) : text ? '(attachments only)' : '(empty session)';
+        const title = words ? cutHead(words, 80) : text ? '(attachments only)' : '(empty session)';
         return {
           id: loaded.meta?.id ?? name.replace(/\.jsonl$/, ''),
           path,

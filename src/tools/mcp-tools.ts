@@ -7,7 +7,7 @@ import { type McpManager } from '../runtime/mcp/manager';
 import { isMcpToolName } from '../runtime/mcp/names';
 import { resultText } from '../runtime/mcp/result';
 import { type ToolContext, type ToolDefinition, type ToolExecutor, ToolInputError, type ToolOutput, type ToolUseAssessment } from '../runtime/types';
-import { truncateMiddle } from './bash';
+import { cutMiddle } from '../runtime/text-cut';
 import { DEFAULT_LIMITS } from './registry';
 
 export interface McpToolOptions {
@@ -66,7 +66,7 @@ export function withMcpTools(base: ToolExecutor, mcp: McpManager, options: McpTo
 }
 
 function truncate(text: string, maxChars: number): string {
-  const { head, tail, omitted } = truncateMiddle(text, maxChars);
+  const { head, tail, omitted } = cutMiddle(text, maxChars, { headShare: 0.4 });
   if (!omitted) return head;
   return `${head}\n\n[… ${omitted} characters of the MCP tool's output omitted …]\n\n${tail}`;
 }

@@ -9,6 +9,7 @@ import { appendFile, copyFile, link, mkdir, readdir, readFile, rename, stat, wri
 import * as path from 'node:path';
 import { type Workspace } from '../../tools/ports';
 import { RuntimeError } from '../errors';
+import { cutHead } from '../text-cut';
 import { captureFile, commitListing, type FileState, type FileWalker, type GitRunner, type ObjectSink, parsePlainListing, type Scan, scanGit, scanPlain } from './scan';
 
 export type CheckpointKind = 'turn-start' | 'turn-end' | 'before-restore';
@@ -165,7 +166,7 @@ export class CheckpointStore implements ObjectSink {
   }
 
   private async record(state: Scan & { kind: CheckpointKind; turn: number; messageIndex: number; prompt: string }): Promise<Checkpoint> {
-    const checkpoint: Checkpoint = { ...state, prompt: state.prompt.slice(0, 200), id: `${Date.now().toString(36)}-${this.checkpoints.length}`, at: Date.now() };
+    const checkpoint: Checkpoint = { ...state, prompt: cutHead(state.prompt, 200), id: `${Date.now().toString(36)}-${this.checkpoints.length}`, at: Date.now() };
     await this.appendCheckpoint(checkpoint, this.checkpoints.at(-1));
     this.checkpoints.push(checkpoint);
     return checkpoint;

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { cutTail } from '../text-cut';
 import { type ToolDefinition } from '../types';
 import { type McpServerConfig, redact, secretsOf } from './config';
 import { MAX_TOOL_NAME, mcpToolName } from './names';
@@ -135,7 +136,7 @@ export class ServerConnection {
       // The SDK adds its safe default environment (PATH, HOME…) under these variables.
       const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, ...(c.cwd ? { cwd: c.cwd } : {}), stderr: 'pipe' });
       t.stderr?.on('data', (chunk: Buffer) => {
-        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+        this.stderrTail = cutTail(this.stderrTail + chunk.toString('utf8'), STDERR_TAIL_CHARS);
       });
       const start = t.start.bind(t);
       t.start = async () => {

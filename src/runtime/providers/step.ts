@@ -4,6 +4,7 @@
 // and retry failed attempts with backoff, telling the consumer to discard a partial
 // step (S6). Provider specifics live behind StepSource.
 import { type AssistantEvent, ModelError } from '../types';
+import { cutHead } from '../text-cut';
 import { abortedError, backoffDelay, classifyError, type ResolvedRetry, sleep } from './retry';
 
 export interface StepNormaliser<Raw> {
@@ -128,7 +129,7 @@ class Watchdog {
  */
 export function retryNotice(failure: ModelError): string {
   const first = failure.message.split(/\r?\n/, 1)[0]!.trim();
-  const short = first.length > 120 ? `${first.slice(0, 119)}…` : first;
+  const short = first.length > 120 ? `${cutHead(first, 119)}…` : first;
   const status = failure.details.status !== undefined ? `HTTP ${failure.details.status}, ` : '';
   const id = failure.details.requestId ? `, request ${failure.details.requestId}` : '';
   return `${short} (${status}${failure.kind}${id})`;
