@@ -18,6 +18,7 @@ import { type SessionRecord, type SessionStore } from './session';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { repairLoneSurrogates } from './text-cut';
+import { ToolUseIds } from './tool-use-ids';
 import { TurnDiff } from './turn-diff';
 import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
 import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
@@ -130,6 +131,8 @@ export class ConversationRuntime {
   private turnCounter = 0;
   private sessionWarned = false;
   private lastDiff: TurnDiff | undefined;
+  /** T9: tool use ids stay unique in the session, whatever the server sends. */
+  private readonly toolUseIds: ToolUseIds;
   private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
   private readonly nowFn = () => this.clock.now();
 
@@ -139,6 +142,7 @@ export class ConversationRuntime {
     resume: ConversationHistory = {},
   ) {
     this.history = [...(resume.messages ?? [])];
+    this.toolUseIds = new ToolUseIds(this.history);
     this.historySize = historyChars(this.history);
     this.policy = new PermissionPolicy(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
     for (const rule of resume.sessionRules ?? []) this.policy.remember(rule);
@@ -353,7 +357,7 @@ export class ConversationRuntime {
       this.checkBudget(turn);
       const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.ports.tools.definitions());
       const charsAtRequest = this.historySize;
-      const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations);
+      const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
       try {
         const step = await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
         this.recordUsage(turn, step, charsAtRequest);

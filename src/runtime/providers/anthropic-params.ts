@@ -23,7 +23,9 @@ function toBlockParam(block: ContentBlock): BlockParam | undefined {
       // The API rejects empty text blocks.
       return block.text === '' ? undefined : { type: 'text', text: block.text };
     case 'thinking':
-      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+      // Reasoning from an OpenAI-compatible server has no signature; the API refuses an unsigned thinking
+      // block, so a session resumed here from such a server leaves it out.
+      return block.signature === '' ? undefined : { type: 'thinking', thinking: block.thinking, signature: block.signature };
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
     case 'tool_use':
@@ -76,6 +78,8 @@ export function toAnthropicParams(request: ModelRequest): Params {
       const param = toBlockParam(block);
       if (param) content.push(param);
     }
+    // A reply that held only unsigned reasoning would be empty, which the API refuses.
+    if (content.length === 0 && m.role === 'assistant') content.push({ type: 'text', text: '(no reply text)' });
     return { role: m.role, content };
   });
 
