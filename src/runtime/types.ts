@@ -190,6 +190,8 @@ export interface ToolUseAssessment {
   unsandboxed?: boolean;
   /** For a shell command: what it runs, analysed once by the tool so the policy and the path checks read the same tree. */
   shell?: CommandAnalysis;
+  /** For an MCP tool: its server, named as in tool names (`mcp__<server>__…`), for server-wide rules. */
+  mcpServer?: string;
 }
 
 /** The before/after of one file a tool use changed (C5 turn diff). `null` means the file did not exist. */
