@@ -2,7 +2,7 @@
 // messages, never split a tool_use/tool_result pair, and never nest summaries:
 // a re-compaction folds the earlier summary into the new one. The model writes
 // the summary when it can; a deterministic local summary is the fallback.
-import { errorMessage } from './errors';
+import { errorMessage, RuntimeError } from './errors';
 import { toolUsesOf } from './history';
 import { cutHead } from './text-cut';
 import { type Message, type ModelClient, type Usage, type UserContentBlock } from './types';
@@ -144,7 +144,8 @@ export async function compactHistory(
       if (!summary) fallbackReason = 'the model returned an empty summary';
     } catch (error) {
       if (options.signal.aborted) throw error;
-      fallbackReason = errorMessage(error);
+      // A spend cap that leaves no room for the summary request: the local summary costs nothing.
+      fallbackReason = error instanceof RuntimeError && error.kind === 'budget' ? 'a model summary could pass the spend cap' : errorMessage(error);
     }
   }
   const source = summary ? 'model' : 'local';

@@ -4,7 +4,7 @@
 // errors (context overflow, expired credentials) are branches of the loop, not
 // exits (T6); an interrupt at any await leaves a valid history (T8).
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
-import { budgetExceeded, estimateNextRequestUsd } from './budget';
+import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from './budget';
 import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT } from './compaction';
 import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
@@ -13,15 +13,16 @@ import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from 
 import { dropOldImages, largestUserMessageTokens, shrinkToolResults } from './overflow';
 import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
-import { buildRequest } from './request';
+import { buildRequest, maxTokensOf } from './request';
 import { type SessionRecord, type SessionStore } from './session';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { repairLoneSurrogates } from './text-cut';
 import { ToolUseIds } from './tool-use-ids';
 import { TurnDiff } from './turn-diff';
-import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
-import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
+import { spendGated } from './spend-gate';
+import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from './types';
+import { costUsd, promptTokens, subtractUsage, UsageTracker, type PriceTable, type SavedCost } from './usage';
 
 /** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
 export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous reply was cut off at the output token limit. Continue exactly where you stopped, without repeating anything.';
@@ -78,6 +79,8 @@ export interface ConversationPorts {
 export interface ConversationHistory {
   messages?: Message[];
   usage?: Usage;
+  /** What the session cost as saved (C4: costs are facts, never re-priced at the current model). */
+  cost?: SavedCost;
   /** "Allow for this session" answers of the runtime this one replaces (a settings rebuild keeps them). */
   sessionRules?: readonly string[];
   /** T7: input waiting for the next turn, handed over by the runtime this one replaces. */
@@ -122,7 +125,6 @@ export class ConversationRuntime {
   private readonly meter: ContextMeter;
   /** historyChars(this.history), kept as messages are appended: the context estimate must not rescan history every step. */
   private historySize: number;
-  private lastOutputTokens = 0;
   /** The step just charged is saved with its assistant message. */
   private usageToSave = false;
   private probePending: boolean;
@@ -133,6 +135,10 @@ export class ConversationRuntime {
   private lastDiff: TurnDiff | undefined;
   /** T9: tool use ids stay unique in the session, whatever the server sends. */
   private readonly toolUseIds: ToolUseIds;
+  /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
+  private readonly model: ModelClient;
+  /** Models the "cap cannot be enforced" warning was given for (once a session). */
+  private readonly unpricedWarned = new Set<string>();
   private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
   private readonly nowFn = () => this.clock.now();
 
@@ -146,7 +152,8 @@ export class ConversationRuntime {
     this.historySize = historyChars(this.history);
     this.policy = new PermissionPolicy(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
     for (const rule of resume.sessionRules ?? []) this.policy.remember(rule);
-    this.usage = new UsageTracker(config.model, config.prices, resume.usage);
+    this.usage = new UsageTracker(config.model, config.prices, resume.usage, resume.cost);
+    this.model = hasCap(this.caps) ? spendGated(ports.model, this.authorizeSpend) : ports.model;
     this.hooks = ports.hooks ?? noHooks;
     this.clock = ports.clock ?? systemClock;
     this.absoluteCompactTokens = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
@@ -176,6 +183,14 @@ export class ConversationRuntime {
   }
   get costUsd(): number {
     return this.usage.costUsd;
+  }
+  /** Requests of the session whose model had no price (their cost is unknown). */
+  get unpricedRequests(): number {
+    return this.usage.unpricedRequests;
+  }
+  /** The session's cost as a fact to hand to a rebuilt runtime. */
+  get savedCost(): SavedCost {
+    return { usd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests, usage: this.usage.cumulative };
   }
   get permissionMode(): PermissionMode {
     return this.policy.mode;
@@ -354,12 +369,11 @@ export class ConversationRuntime {
       if (this.probePending) await this.healthProbe(signal);
       if (this.ports.tools.prepareStep) await abortable(this.ports.tools.prepareStep(signal), signal);
       if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', signal)) ?? turn.autoCompaction;
-      this.checkBudget(turn);
       const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.ports.tools.definitions());
       const charsAtRequest = this.historySize;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
       try {
-        const step = await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
+        const step = await consumeStep(this.model.stream(request, signal), builder, turn.scope);
         this.recordUsage(turn, step, charsAtRequest);
         this.emit({ type: 'step_finished', step: turn.iterations, stopReason: step.stopReason });
         return step;
@@ -404,14 +418,42 @@ export class ConversationRuntime {
     return event;
   }
 
-  private checkBudget(turn: TurnState): void {
-    const caps = { perTurnUsd: this.config.maxCostPerTurnUsd, perSessionUsd: this.config.maxCostPerSessionUsd };
-    if (!caps.perTurnUsd && !caps.perSessionUsd) return;
-    const tokens = this.contextTokens();
-    const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
-    const nextUsd = estimateNextRequestUsd(this.usage.price, cached, tokens - cached, this.lastOutputTokens);
-    const message = budgetExceeded(caps, { turnUsd: this.usage.costUsd - turn.costAtStart, sessionUsd: this.usage.costUsd, nextUsd });
+  private get caps(): SpendCaps {
+    return { perTurnUsd: this.config.maxCostPerTurnUsd, perSessionUsd: this.config.maxCostPerSessionUsd };
+  }
+
+  /**
+   * The one gate of every request (issue 26): steps, retries (with what their failed attempts were billed),
+   * continuations and compaction summaries. The request is costed at its worst, its whole reply limit at
+   * its model's output price; the per-session cap counts it too. A model without a price cannot be held
+   * to a cap: that is said once, and the request goes.
+   */
+  private readonly authorizeSpend = (request: ModelRequest, billed?: Usage): void => {
+    const caps = this.caps;
+    const price = this.usage.priceOf(request.model);
+    if (!price) {
+      if (!this.unpricedWarned.has(request.model)) {
+        this.unpricedWarned.add(request.model);
+        this.emit({ type: 'warning', kind: 'budget_unpriced', message: unpricedCapWarning(request.model, caps) });
+      }
+      return;
+    }
+    const estimate = this.estimateRequest(request);
+    const turnUsd = this.active ? this.usage.costUsd - this.active.costAtStart : 0;
+    const nextUsd = worstCaseUsd(price, estimate) + (billed ? costUsd(billed, price) : 0);
+    const message = budgetExceeded(caps, { turnUsd, sessionUsd: this.usage.costUsd, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
     if (message) throw new RuntimeError('budget', message);
+  };
+
+  /** A step carries the live history (measured by the API last time); anything else (a summary) is estimated whole. */
+  private estimateRequest(request: ModelRequest): SpendEstimate {
+    const maxOutputTokens = maxTokensOf(request);
+    if (request.messages === this.history) {
+      const tokens = this.contextTokens();
+      const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
+      return { model: request.model, cachedTokens: cached, newTokens: tokens - cached, maxOutputTokens };
+    }
+    return { model: request.model, cachedTokens: 0, newTokens: estimateTextTokens(requestChars(request.system, request.tools, request.messages)), maxOutputTokens };
   }
 
   /** T2-style stop_reason handling: a reply cut at the output limit is continued once, then the user is told. */
@@ -516,7 +558,6 @@ export class ConversationRuntime {
     // The discarded attempts of a retried step were billed too; the context is what the last one sent.
     const last = step.attemptUsage ?? step.usage;
     this.meter.measured(promptTokens(last), charsAtRequest);
-    this.lastOutputTokens = last.output_tokens;
     // Persisted with the step's assistant message (one record a step), not as a record of its own.
     this.charge(step.usage, promptTokens(last) + last.output_tokens, false);
     this.usageToSave = true;
@@ -525,10 +566,12 @@ export class ConversationRuntime {
   /** C4: every request is charged (steps, retried attempts, summaries) and persisted at once, so a crash loses none. */
   private charge(usage: Usage | undefined, contextTokens?: number, persist = true): void {
     if (!usage || promptTokens(usage) + usage.output_tokens === 0) return;
-    const record = this.usage.record(usage);
-    if (persist) this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, costUsd: record.costUsd });
+    // Priced once, here, at the model that served it: the saved figure is what a resume sums (C4).
+    const record = this.usage.record(usage, this.config.model);
+    const cost = { stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, unpricedRequests: record.unpricedRequests };
+    if (persist) this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, model: this.config.model, ...cost });
     const context = this.meter.info(contextTokens ?? this.contextTokens());
-    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, context });
+    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, ...cost, context });
   }
 
   /**
@@ -548,7 +591,7 @@ export class ConversationRuntime {
     const outcome = enough
       ? undefined
       : await abortable(
-          compactHistory(start, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
+          compactHistory(start, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.model, model: this.config.model, signal }),
           signal,
         );
     const shrunk = shrinkToolResults(outcome?.messages ?? start, target, fixed);
@@ -599,7 +642,7 @@ export class ConversationRuntime {
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, ...(error ? { error } : {}) });
+    this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
     if (error) this.emit({ type: 'turn_failed', turnId: turn.id, kind: error.kind, message: error.message, ...(error.requestId ? { requestId: error.requestId } : {}), summary });
     else this.emit({ type: 'turn_ended', summary });
     return summary;
@@ -613,7 +656,7 @@ export class ConversationRuntime {
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, 'aborted');
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd });
+    this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.costRecord() });
     this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
     return summary;
   }
@@ -629,6 +672,7 @@ export class ConversationRuntime {
       iterations: turn.iterations,
       usage: this.usage.cumulative,
       costUsd: this.usage.costUsd,
+      unpricedRequests: this.usage.unpricedRequests,
       turnUsage: subtractUsage(this.usage.cumulative, turn.usageAtStart),
       autoCompaction: turn.autoCompaction,
       context: this.context,
@@ -643,7 +687,7 @@ export class ConversationRuntime {
     message = repairLoneSurrogates(message).value;
     this.history.push(message);
     this.historySize += messageChars(message);
-    const usage = this.usageToSave ? { usage: this.usage.cumulative } : {};
+    const usage = this.usageToSave ? { usage: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests } : {};
     this.usageToSave = false;
     this.persist({ type: 'message', ts: this.clock.now(), message, ...usage });
   }
@@ -655,6 +699,11 @@ export class ConversationRuntime {
     appendUserContent(this.history, blocks);
     this.historySize += messageChars({ role: 'user', content: blocks });
     this.persist({ type: 'message', ts: this.clock.now(), message: { role: 'user', content: blocks } });
+  }
+
+  /** The session's cumulative usage and cost, as saved records carry them. */
+  private costRecord(): { cumulative: Usage; costUsd: number; unpricedRequests: number } {
+    return { cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests };
   }
 
   private persistEvent(name: string, data: Record<string, unknown>): void {

@@ -164,11 +164,16 @@ export interface ModelResponse {
   stopReason: StopReason | null;
 }
 
+export interface CompleteOptions {
+  /** Called before each retry of the request; throwing stops it (spend caps). */
+  beforeRetry?: () => void;
+}
+
 export interface ModelClient {
   /** Streams one step. Throws ModelError for failures it could not recover from itself. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent>;
   /** One non-streaming request (S5 fallback, compaction summaries). */
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+  complete(request: ModelRequest, signal: AbortSignal, options?: CompleteOptions): Promise<ModelResponse>;
 }
 
 // ---------------------------------------------------------------------------

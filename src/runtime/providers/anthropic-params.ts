@@ -1,7 +1,10 @@
 // Our request → Messages API params, including the S7 prompt-cache breakpoints.
 // Type-only SDK imports: this module must not load the SDK (index.ts loads it lazily).
 import type { ContentBlockParam, ImageBlockParam, MessageCreateParamsBase, MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { maxTokensOf, thinkingBudgetOf } from '../request';
 import { type ContentBlock, type ImageBlock, type Message, type ModelRequest } from '../types';
+
+export { MIN_THINKING_BUDGET } from '../request';
 
 export type AnthropicParams = Omit<MessageCreateParamsBase, 'stream'>;
 type Params = AnthropicParams;
@@ -11,9 +14,6 @@ const EPHEMERAL = { type: 'ephemeral' } as const;
 
 /** The API allows at most 4 cache_control breakpoints per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
-
-/** Smallest thinking budget the API accepts. */
-export const MIN_THINKING_BUDGET = 1024;
 
 // Explicit field lists: history blocks may carry runtime-only fields, and thinking
 // must go back exactly as received (the API checks its signature).
@@ -94,17 +94,12 @@ export function toAnthropicParams(request: ModelRequest): Params {
     description: t.description,
     input_schema: t.input_schema as Tool.InputSchema,
   }));
-  const params: Params = { model: request.model, max_tokens: request.maxTokens, messages };
+  const params: Params = { model: request.model, max_tokens: maxTokensOf(request), messages };
   if (request.system) params.system = [{ type: 'text', text: request.system, cache_control: EPHEMERAL }];
   else if (tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: EPHEMERAL };
   if (tools.length > 0) params.tools = tools;
 
-  const budget = request.thinkingBudgetTokens ?? 0;
-  if (budget > 0) {
-    const budgetTokens = Math.max(MIN_THINKING_BUDGET, Math.floor(budget));
-    params.thinking = { type: 'enabled', budget_tokens: budgetTokens };
-    // The API requires max_tokens > budget_tokens; keep the caller's room for the answer on top.
-    if (params.max_tokens <= budgetTokens) params.max_tokens = budgetTokens + request.maxTokens;
-  }
+  const budgetTokens = thinkingBudgetOf(request);
+  if (budgetTokens > 0) params.thinking = { type: 'enabled', budget_tokens: budgetTokens };
   return params;
 }

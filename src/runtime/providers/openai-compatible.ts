@@ -15,6 +15,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import {
   type AssistantContentBlock,
   type AssistantEvent,
+  type CompleteOptions,
   emptyUsage,
   type ImageBlock,
   type Message,
@@ -334,9 +335,9 @@ export class OpenAICompatibleModelClient implements ModelClient {
     return runStep(this.source(request), request.afterToolResults, signal, this.timing);
   }
 
-  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+  async complete(request: ModelRequest, signal: AbortSignal, options: CompleteOptions = {}): Promise<ModelResponse> {
     const params = toOpenAIParams(request);
-    return completionToResponse(await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(params, s)));
+    return completionToResponse(await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(params, s), options.beforeRetry));
   }
 
   private createNonStreaming(params: Params, signal: AbortSignal): Promise<ChatCompletion> {

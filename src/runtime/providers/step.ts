@@ -229,8 +229,8 @@ export async function* runStep<Raw>(
   }
 }
 
-/** Retries a one-shot request (non-streaming `complete`) under the same policy, silently. */
-export async function withRetries<T>(provider: string, signal: AbortSignal, policy: ResolvedRetry, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** Retries a one-shot request (non-streaming `complete`) under the same policy, silently; `beforeRetry` may stop a retry by throwing. */
+export async function withRetries<T>(provider: string, signal: AbortSignal, policy: ResolvedRetry, run: (signal: AbortSignal) => Promise<T>, beforeRetry?: () => void): Promise<T> {
   for (let retries = 0; ; retries++) {
     if (signal.aborted) throw abortedError();
     try {
@@ -241,6 +241,7 @@ export async function withRetries<T>(provider: string, signal: AbortSignal, poli
       if (failure.kind !== 'retryable' || retries >= policy.maxRetries) throw failure;
       const asked = failure.details.retryAfterMs;
       if (asked !== undefined && asked > policy.maxRetryAfterMs) throw failure;
+      beforeRetry?.();
       await sleep(asked ?? backoffDelay(retries + 1, policy), signal);
     }
   }

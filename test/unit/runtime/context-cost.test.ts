@@ -90,7 +90,8 @@ describe('runtime: context, cost and steering (issue 14)', () => {
 
   it('spend caps: the turn stops before a request would pass the per-turn or per-session cap, kind budget, history valid', async () => {
     const model = new ScriptedModel([step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(20_000, 100)), step('never')]);
-    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, model: 'claude-sonnet-4-5', maxCostPerTurnUsd: 0.05 });
+    // A 1000-token reply limit: each request reserves $0.015 of output (issue 26: the whole limit counts).
+    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, model: 'claude-sonnet-4-5', maxTokens: 1000, maxCostPerTurnUsd: 0.05 });
     const events = recordEvents(rt);
     const s = await rt.runTurn('go');
     assert.equal(s.outcome, 'failed');
@@ -100,7 +101,7 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     assert.equal(historyProblem(rt.messages), undefined);
     assert.ok(events.some((e) => e.type === 'turn_failed' && e.kind === 'budget'));
 
-    const capped = new ConversationRuntime({ model: new ScriptedModel([step('x')]), tools: memoryTools() }, { ...baseConfig, model: 'claude-sonnet-4-5', maxCostPerSessionUsd: 0.1 }, { usage: usage(40_000, 0) });
+    const capped = new ConversationRuntime({ model: new ScriptedModel([step('x')]), tools: memoryTools() }, { ...baseConfig, model: 'claude-sonnet-4-5', maxTokens: 1000, maxCostPerSessionUsd: 0.1 }, { usage: usage(40_000, 0) });
     const t = await capped.runTurn('more');
     assert.equal(t.error?.kind, 'budget');
     assert.match(t.error!.message, /this session has cost \$0\.12/);
