@@ -9,7 +9,7 @@ import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSumma
 import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
-import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from './history';
+import { abortedResult, appendUserContent, historyProblem, normaliseHistory, TURN_ABORTED_NOTE, unansweredToolUses } from './history';
 import { dropOldImages, largestUserMessageTokens, shrinkToolResults } from './overflow';
 import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
@@ -23,6 +23,8 @@ import { TurnDiff } from './turn-diff';
 import { spendGated } from './spend-gate';
 import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from './types';
 import { costUsd, promptTokens, subtractUsage, UsageTracker, type PriceTable, type SavedCost } from './usage';
+
+const textOf = (message: AssistantMessage): string => message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
 /** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
 export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous reply was cut off at the output token limit. Continue exactly where you stopped, without repeating anything.';
@@ -107,6 +109,10 @@ interface TurnState {
   /** Set once the loop made its last check for steered text: later steering waits for the next turn (T7). */
   closing: boolean;
   continuedAfterMaxTokens: boolean;
+  /** The text of replies cut at the output limit and continued: the final reply starts with it (json `result`). */
+  replyPrefix: string;
+  /** The final reply's whole text, once the loop has it. */
+  finalText: string | undefined;
   autoCompaction: CompactionEvent | undefined;
   stopBlocks: number;
   diff: TurnDiff;
@@ -272,6 +278,8 @@ export class ConversationRuntime {
       costAtStart: this.usage.costUsd,
       closing: false,
       continuedAfterMaxTokens: false,
+      replyPrefix: '',
+      finalText: undefined,
       autoCompaction: undefined,
       stopBlocks: 0,
       diff: new TurnDiff(),
@@ -279,12 +287,13 @@ export class ConversationRuntime {
     };
     this.active = turn;
     this.sessionWarned = false;
-    const texts = [...this.steering.takeNext().map((q) => q.text), input].filter((t) => t.trim() !== '');
+    const queued = this.steering.takeNext();
+    const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
     this.emit({ type: 'turn_started', turnId: turn.id, input: texts.join('\n\n') });
     this.persistEvent('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await this.submitInput(texts, turn.scope, options.images ?? []);
+      await this.submitInput(queued, input, turn.scope, options.images ?? []);
       await this.loop(turn, signal, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
@@ -331,15 +340,23 @@ export class ConversationRuntime {
       this.appendMessage(step.message);
       turn.assistantMessages.push(step.message);
 
+      const text = textOf(step.message);
       if (step.toolUses.length === 0) {
-        if (this.continueAfterMaxTokens(turn, step)) continue;
+        if (this.continueAfterMaxTokens(turn, step)) {
+          turn.replyPrefix += text;
+          continue;
+        }
+        // The reply is the reply: what was cut at the output limit and its continuation, together.
+        turn.finalText = turn.replyPrefix + text;
+        turn.replyPrefix = '';
         if (await this.stopHookBlocks(turn, step.message, signal)) continue;
-        if (this.steering.hasCurrent && (await this.applyInterjections([], turn))) continue;
+        if (this.steering.hasCurrent && (await this.applyInterjections(turn))) continue;
         // The last check, after the last await: input steered from here on starts the next turn (T7).
         turn.closing = true;
         return;
       }
 
+      turn.replyPrefix = '';
       // C3: the tool uses are on disk before any of them acts, so a crash mid-tool leaves a session that
       // names what was running (and a resume can clean up after an interrupted write).
       await this.ports.session?.flush().catch(() => undefined);
@@ -348,12 +365,11 @@ export class ConversationRuntime {
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
         ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}) }),
       );
-      if (turn.scope.aborted) {
-        this.appendUser(blocks);
-        throw abortedError();
-      }
-      if (this.steering.hasCurrent) await this.applyInterjections(blocks, turn);
-      else this.appendUser(blocks);
+      // The results go into the history before anything else can wait (a steered text's hook): a Stop from
+      // here on keeps them, and never leaves a tool use without its result.
+      this.appendUser(blocks);
+      if (turn.scope.aborted) throw abortedError();
+      if (this.steering.hasCurrent) await this.applyInterjections(turn);
     }
   }
 
@@ -484,17 +500,39 @@ export class ConversationRuntime {
     return limits;
   }
 
-  private async submitInput(texts: string[], scope: AbortScope, images: ImageBlock[]): Promise<void> {
-    if (texts.length === 0 && images.length > 0) texts = ['(see the attached image' + (images.length > 1 ? 's)' : ')')];
+  /**
+   * The turn's input: inputs queued for it, then the typed text. Each passes the UserPromptSubmit hook on
+   * its own, as steered text does: a blocked one is left out with a warning and the others still go (the
+   * turn fails only when nothing is left). A Stop while a hook runs puts the queued inputs back in the queue.
+   */
+  private async submitInput(queued: readonly QueuedInput[], input: string, scope: AbortScope, images: ImageBlock[]): Promise<void> {
+    const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
+    if (texts.length === 0 && images.length > 0) texts.push('(see the attached image' + (images.length > 1 ? 's)' : ')'));
     if (texts.length === 0) {
       if (this.history[this.history.length - 1]?.role !== 'user') throw new RuntimeError('invalid_request', 'nothing to send: the input is empty');
       return;
     }
-    const blocks: UserContentBlock[] = texts.map((text) => ({ type: 'text', text }));
-    const hook = await this.promptHook(texts.join('\n\n'), scope);
-    if (hook.outcome === 'denied') throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}`);
-    blocks.push(...images, ...hook.feedback);
-    this.appendUser(blocks);
+    const blocks: UserContentBlock[] = [];
+    const feedback: UserContentBlock[] = [];
+    const blocked: string[] = [];
+    try {
+      for (const text of texts) {
+        const hook = await this.promptHook(text, scope);
+        if (hook.outcome === 'denied') {
+          blocked.push(hook.messages.join('\n'));
+          continue;
+        }
+        blocks.push({ type: 'text', text });
+        feedback.push(...hook.feedback);
+      }
+    } catch (error) {
+      this.steering.returnNext(queued);
+      throw error;
+    }
+    const why = (messages: string) => (messages ? `: ${messages}` : '');
+    if (blocks.length === 0) throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${why(blocked.join('\n'))}`);
+    for (const messages of blocked) this.emit({ type: 'warning', kind: 'prompt_blocked', message: `a UserPromptSubmit hook blocked one of the inputs of this turn; the others were sent${why(messages)}` });
+    this.appendUser([...blocks, ...images, ...feedback]);
   }
 
   /** T10: a Stop hook may send the model back to work, a bounded number of times. */
@@ -520,12 +558,21 @@ export class ConversationRuntime {
    * tool_use/tool_result pair). It passes the UserPromptSubmit hook like a typed
    * prompt: a blocked text is dropped with a warning, the rest still goes.
    */
-  private async applyInterjections(blocks: UserContentBlock[], turn: TurnState): Promise<boolean> {
+  private async applyInterjections(turn: TurnState): Promise<boolean> {
     const applied: string[] = [];
     const extra: UserContentBlock[] = [];
     while (this.steering.hasCurrent) {
-      for (const text of this.steering.takeCurrent()) {
-        const hook = await this.promptHook(text, turn.scope);
+      const texts = this.steering.takeCurrent();
+      for (let i = 0; i < texts.length; i++) {
+        const text = texts[i]!;
+        let hook: Awaited<ReturnType<ConversationRuntime['promptHook']>>;
+        try {
+          hook = await this.promptHook(text, turn.scope);
+        } catch (error) {
+          // Stopped while a hook judged it: this text and those after it were never sent; the next turn gets them.
+          this.steering.returnCurrent(texts.slice(i));
+          throw error;
+        }
         if (hook.outcome === 'denied') {
           this.emit({ type: 'warning', kind: 'prompt_blocked', message: `a UserPromptSubmit hook blocked the steered text${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}` });
           continue;
@@ -534,7 +581,8 @@ export class ConversationRuntime {
         extra.push({ type: 'text', text }, ...hook.feedback);
       }
     }
-    this.appendUser([...blocks, ...extra]);
+    // Joins the pending tool results (already in the history) in the same user message.
+    this.appendUser(extra);
     for (const text of applied) this.emit({ type: 'interjection_applied', text });
     return applied.length > 0;
   }
@@ -651,8 +699,9 @@ export class ConversationRuntime {
   /** T8: answer every unanswered tool use with "aborted" and leave a note, so history stays valid. */
   private finishAborted(turn: TurnState): TurnSummary {
     this.steering.carryOver();
-    const pending = toolUsesOf(this.history[this.history.length - 1]);
+    const pending = unansweredToolUses(this.history);
     this.appendUser([...pending.map((u) => abortedResult(u.id)), { type: 'text', text: TURN_ABORTED_NOTE }]);
+    this.repairTail();
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, 'aborted');
@@ -676,10 +725,20 @@ export class ConversationRuntime {
       turnUsage: subtractUsage(this.usage.cumulative, turn.usageAtStart),
       autoCompaction: turn.autoCompaction,
       context: this.context,
-      finalText: last ? last.content.map((b) => (b.type === 'text' ? b.text : '')).join('') : '',
+      finalText: turn.finalText ?? (last ? textOf(last) : ''),
       fileChanges: turn.diff.changes(),
       ...(error ? { error } : {}),
     };
+  }
+
+  /** T9 whatever the path to here: the last tool uses answered once each, in call order (only the tail can be off). */
+  private repairTail(): void {
+    const from = this.history.findLastIndex((m) => m.role === 'assistant');
+    if (from < 0) return;
+    const tail = this.history.slice(from);
+    if (historyProblem(tail) === undefined) return;
+    this.history = [...this.history.slice(0, from), ...normaliseHistory(tail)];
+    this.historySize = historyChars(this.history);
   }
 
   private appendMessage(message: AssistantMessage): void {
