@@ -3,6 +3,7 @@
 // a re-compaction folds the earlier summary into the new one. The model writes
 // the summary when it can; a deterministic local summary is the fallback.
 import { errorMessage, RuntimeError } from './errors';
+import { estimateTextTokens, historyChars } from './context-window';
 import { toolUsesOf } from './history';
 import { cutHead } from './text-cut';
 import { type Message, type ModelClient, type Usage, type UserContentBlock } from './types';
@@ -42,10 +43,15 @@ export function extractSummary(messages: readonly Message[]): { summary: string 
   return { summary, rest: remaining.length > 0 ? [{ role: 'user', content: remaining }, ...messages.slice(1)] : messages.slice(1) };
 }
 
-/** Undefined when there is nothing worth removing. */
-export function planCompaction(messages: readonly Message[], keepRecent = DEFAULT_KEEP_RECENT): CompactionPlan | undefined {
+/**
+ * Undefined when there is nothing worth removing. `protectFrom` (an index of
+ * `messages`): that message and those after it are always kept (what the model
+ * has not seen yet).
+ */
+export function planCompaction(messages: readonly Message[], keepRecent = DEFAULT_KEEP_RECENT, protectFrom = messages.length): CompactionPlan | undefined {
   const { summary, rest } = extractSummary(messages);
-  let split = Math.max(0, rest.length - keepRecent);
+  const shift = messages.length - rest.length;
+  let split = Math.min(Math.max(0, rest.length - keepRecent), Math.max(0, protectFrom - shift));
   // Never start the kept part with tool results whose tool uses would be summarised away.
   while (split > 0 && rest[split]?.role === 'user' && rest[split]!.content.some((b) => b.type === 'tool_result')) split--;
   if (split > 0 && toolUsesOf(rest[split - 1]).length > 0) split--;
@@ -116,12 +122,25 @@ export interface CompactionOutcome {
   usage?: Usage;
 }
 
+/** The most a summary may be (its request's max_tokens): removing less than this cannot free anything. */
+export const SUMMARY_MAX_TOKENS = 2048;
+
 export async function compactHistory(
   messages: readonly Message[],
-  options: { keepRecent?: number; client?: ModelClient; model: string; signal: AbortSignal },
+  options: {
+    keepRecent?: number;
+    client?: ModelClient;
+    model: string;
+    signal: AbortSignal;
+    /** Messages from this index on are kept whatever keepRecent says (see planCompaction). */
+    protectFrom?: number;
+    /** Summarise only when what goes is larger than this many (estimated) tokens: a summary must cost less than it removes. */
+    minRemovedTokens?: number;
+  },
 ): Promise<CompactionOutcome | undefined> {
-  const plan = planCompaction(messages, options.keepRecent);
+  const plan = planCompaction(messages, options.keepRecent, options.protectFrom);
   if (!plan) return undefined;
+  if (options.minRemovedTokens !== undefined && estimateTextTokens(historyChars(plan.removed)) <= options.minRemovedTokens) return undefined;
   let summary: string | undefined;
   let fallbackReason: string | undefined;
   let usage: Usage | undefined;
@@ -134,7 +153,7 @@ export async function compactHistory(
           system: SUMMARY_SYSTEM,
           messages: [{ role: 'user', content: [{ type: 'text', text: `${previous}Conversation to summarise:\n${transcript(plan.removed)}` }] }],
           tools: [],
-          maxTokens: 2048,
+          maxTokens: SUMMARY_MAX_TOKENS,
           afterToolResults: false,
         },
         options.signal,

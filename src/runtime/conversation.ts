@@ -5,12 +5,12 @@
 // exits (T6); an interrupt at any await leaves a valid history (T8).
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
 import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from './budget';
-import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT } from './compaction';
+import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT, SUMMARY_MAX_TOKENS } from './compaction';
 import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
 import { abortedResult, appendUserContent, historyProblem, normaliseHistory, TURN_ABORTED_NOTE, unansweredToolUses } from './history';
-import { dropOldImages, largestUserMessageTokens, shrinkToolResults } from './overflow';
+import { dropOldImages, largestUserMessageTokens, shrinkToolResults, unseenFrom } from './overflow';
 import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
 import { buildRequest, maxTokensOf } from './request';
@@ -631,18 +631,31 @@ export class ConversationRuntime {
     const tools = this.ports.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
     const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
-    // Old images go first; when that alone makes room, an automatic compaction keeps every word.
-    const images = dropOldImages(this.history, target, fixed);
+    // What the model has not seen yet (the newest tool results, the new prompt) is given up last: old images
+    // go first, oldest first; when that alone makes room, an automatic compaction keeps every word.
+    const images = dropOldImages(this.history, target, fixed, unseenFrom(this.history));
     const start = images?.messages ?? this.history;
     const enough = images !== undefined && trigger !== 'manual' && fixed + estimateTextTokens(historyChars(start)) <= target;
+    // A summary is asked for only when what it removes is larger than the summary can be.
     // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
     const outcome = enough
       ? undefined
       : await abortable(
-          compactHistory(start, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.model, model: this.config.model, signal }),
+          compactHistory(start, {
+            keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT,
+            client: this.model,
+            model: this.config.model,
+            signal,
+            protectFrom: unseenFrom(start),
+            minRemovedTokens: SUMMARY_MAX_TOKENS,
+          }),
           signal,
         );
-    const shrunk = shrinkToolResults(outcome?.messages ?? start, target, fixed);
+    const summarised = outcome?.messages ?? start;
+    // Old tool results shrink first; the unseen ones only if the request still cannot fit (T6).
+    const old = shrinkToolResults(summarised, target, fixed, unseenFrom(summarised));
+    const unseen = shrinkToolResults(old?.messages ?? summarised, target, fixed);
+    const shrunk = old || unseen ? { messages: (unseen ?? old)!.messages, shrunk: (old?.shrunk ?? 0) + (unseen?.shrunk ?? 0) } : undefined;
     if (!outcome && !shrunk && !images) return undefined;
     this.history = shrunk?.messages ?? outcome?.messages ?? start;
     this.historySize = historyChars(this.history);
