@@ -133,7 +133,9 @@ describe('CLI: context, cost and retries (node dist/cli.js against the mock API)
       jsonMessageReply([{ type: 'text', text: 'Summary: three globs found nothing.' }], { usage: { input_tokens: 3_000, output_tokens: 200 } }),
       textReply('Nothing there.', { usage: { input_tokens: 500, output_tokens: 10 } }),
     );
-    const run = await runCli(['-p', 'search', '--cwd', ws, '--output-format', 'json'], { env: { ...env, TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '5000' } });
+    // A prompt of ~3 000 tokens: what the compaction removes must be larger than a summary can be (issue 26).
+    const prompt = `search ${'lorem ipsum dolor '.repeat(670)}`;
+    const run = await runCli(['-p', prompt, '--cwd', ws, '--output-format', 'json'], { env: { ...env, TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '5000' } });
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout);
     assert.equal(server.requests.length, 5);

@@ -29,26 +29,29 @@ describe('CLI: spend caps and costs (issue 26, node dist/cli.js against the mock
     it('26.2: a compaction summary inside a capped turn is gated and charged, and the turn never ends above the cap', async () => {
       // claude-3-5-haiku: $1 in, $5 out, an 8192-token reply limit ($0.041 reserved per step).
       const page = `${'x'.repeat(99)}\n`.repeat(800);
-      writeFileSync(path.join(ws, 'a.txt'), page);
-      writeFileSync(path.join(ws, 'b.txt'), page);
+      for (const f of ['a', 'b', 'c']) writeFileSync(path.join(ws, `${f}.txt`), page);
+      const read = (f: string, input: number) => toolUseReply([{ id: `tu_${f}`, name: 'read_file', input: { path: `${f}.txt` } }], { usage: { input_tokens: input, output_tokens: 50 } });
       api.enqueue(
-        toolUseReply([{ id: 'tu_a', name: 'read_file', input: { path: 'a.txt' } }], { usage: { input_tokens: 2_000, output_tokens: 50 } }),
-        toolUseReply([{ id: 'tu_b', name: 'read_file', input: { path: 'b.txt' } }], { usage: { input_tokens: 24_000, output_tokens: 50 } }),
-        // The summary (the 3rd request would carry ~46k tokens, over the 35k threshold).
+        read('a', 2_000),
+        read('b', 24_000),
+        read('c', 46_000),
+        // The summary (the 4th request would carry ~68k tokens, over the 60k threshold) removes the first read.
         jsonMessageReply([{ type: 'text', text: 'Read a.txt: 800 lines of x.' }], { usage: { input_tokens: 600, output_tokens: 300 } }),
         textReply('never sent', { usage: { input_tokens: 30_000, output_tokens: 8_000 } }),
       );
-      const cap = 0.09;
-      const run = await runCli(['-p', 'read a and b', '--cwd', ws, '--model', 'claude-3-5-haiku-latest', '--max-cost-usd', String(cap), '--output-format', 'json'], {
-        env: { ...env, TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '35000' },
+      // After the summary about $0.075 is spent; the 4th step's worst case (~45k tokens in, the 8192-token reply)
+      // is over $0.09 more: it may not go. Reckoning its reply as long as the last one ($0.0003), it would have.
+      const cap = 0.15;
+      const run = await runCli(['-p', 'read a, b and c', '--cwd', ws, '--model', 'claude-3-5-haiku-latest', '--max-cost-usd', String(cap), '--output-format', 'json'], {
+        env: { ...env, TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '60000' },
       });
       assert.equal(run.code, 1, run.stderr);
       const result = JSON.parse(run.stdout);
       assert.equal(result.is_error, true);
-      assert.match(result.result, /counting its 8192-token reply limit\) could pass the per-turn cap of \$0\.09/);
-      assert.equal(api.requests.length, 3, 'two steps and the summary; the third step was not sent');
-      assert.equal((api.bodies[2] as { stream?: boolean }).stream ?? false, false, 'the third request was the summary');
-      assert.equal(result.usage.input_tokens, 2_000 + 24_000 + 600, 'the summary is charged');
+      assert.match(result.result, /counting its 8192-token reply limit\) could pass the per-turn cap of \$0\.15/);
+      assert.equal(api.requests.length, 4, 'three steps and the summary; the fourth step was not sent');
+      assert.equal((api.bodies[3] as { stream?: boolean }).stream ?? false, false, 'the fourth request was the summary');
+      assert.equal(result.usage.input_tokens, 2_000 + 24_000 + 46_000 + 600, 'the summary is charged');
       assert.ok(result.cost_usd <= cap, `the turn cost ${result.cost_usd}, over the $${cap} cap`);
     });
 
