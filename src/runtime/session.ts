@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from './errors';
 import { normaliseHistory } from './history';
-import { externaliseImages, imagesDirFor, resolveImages } from './session-images';
+import { externaliseImages, imageFileIntact, imagesDirFor, resolveImages } from './session-images';
 import { cutHead, repairLoneSurrogates } from './text-cut';
 import { IMAGE_MEDIA_TYPES, type Message, type Usage } from './types';
 import { type SavedCost } from './usage';
@@ -206,7 +206,8 @@ export class JsonlSessionStore implements SessionStore {
     for (const [name, bytes] of images) {
       if (this.storedImages.has(name)) continue;
       const target = join(dir, name);
-      const exists = await stat(target).then((s) => s.size === bytes.length, () => false);
+      // "Already stored" means stored whole: a file a crash left short under this name is written again.
+      const exists = await readFile(target).then((b) => imageFileIntact(name, b), () => false);
       if (!exists) {
         const temp = `${target}.${process.pid}.tmp`;
         await writeFile(temp, bytes);

@@ -29,6 +29,7 @@ const NOT_CUTS: Record<string, string> = {
   'src/runtime/providers/sse.ts: line.slice(0, colon)': PARSE,
   'src/runtime/session.ts: id.slice(0, 8)': ID,
   'src/runtime/session.ts: loaded.messages.slice(0, upTo)': ARRAY,
+  "src/runtime/session-images.ts: name.slice(0, name.indexOf('.'))": PARSE,
   'src/runtime/user-text.ts: message.slice(0, tail.index)': PARSE,
   'src/runtime/user-text.ts: message .slice(0, end)': PARSE,
   'src/tools/edit-diff.ts: lines.slice(0, maxDiffLines + 2)': ARRAY,
