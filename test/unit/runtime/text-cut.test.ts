@@ -3,19 +3,8 @@
 // jamo, CJK and ASCII, cut at every length in every unit; and the long
 // clusters a window could misjudge.
 import assert from 'node:assert/strict';
+import { seededRandom as rng } from '../../reliability/report';
 import { boundaryAtOrAfter, boundaryAtOrBefore, cutHead, cutMiddle, cutTail, measure, repairLoneSurrogates, wellFormed, type CutUnit } from '../../../src/runtime/text-cut';
-
-/** mulberry32: deterministic, so a failure names a seed that reproduces it. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   'a', 'Z', ' ', '.', '\n', '\r\n', '7',
