@@ -10,6 +10,8 @@ import { ConversationRuntime } from './runtime/conversation';
 import { errorMessage } from './runtime/errors';
 import { ImageError, imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from './runtime/images';
 import { type ImageBlock } from './runtime/types';
+import { parseModelPrices } from './runtime/model-prices';
+import { type PriceTable } from './runtime/usage';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session';
 import { loadProjectInstructions } from './runtime/instructions';
@@ -116,10 +118,30 @@ function readImages(files: string[]): { images: ImageBlock[] } | { error: string
   return { images };
 }
 
+/** `--model-prices <file>`: the prices, or the one line that says what is wrong with the file (exit 2). */
+function readPrices(file: string | undefined): { prices: PriceTable } | { error: string } {
+  if (file === undefined) return { prices: {} };
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { error: `--model-prices ${file} ${code ? `cannot be read (${code})` : `is not valid JSON (${errorMessage(error)})`}` };
+  }
+  const parsed = parseModelPrices(json, `--model-prices ${file}`);
+  if (parsed.problems.length > 0) return { error: parsed.problems.join('; ') };
+  return { prices: parsed.prices };
+}
+
 async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const attached = readImages(config.images);
   if ('error' in attached) {
     sink.stderr(`turnstone: ${attached.error}\n`);
+    return 2;
+  }
+  const priced = readPrices(config.modelPrices);
+  if ('error' in priced) {
+    sink.stderr(`turnstone: ${priced.error}\n`);
     return 2;
   }
   const options = modelOptions(env);
@@ -183,8 +205,11 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
       permissionRules: { allow: config.allow, deny: config.deny },
       ...(config.maxIterations ? { maxIterations: config.maxIterations } : {}),
       ...(config.maxCostUsd ? { maxCostPerTurnUsd: config.maxCostUsd } : {}),
+      prices: priced.prices,
     },
-    session?.loaded ? { messages: session.loaded.messages, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}) } : {},
+    session?.loaded
+      ? { messages: session.loaded.messages, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}), ...(session.loaded.cost ? { cost: session.loaded.cost } : {}) }
+      : {},
   );
 
   const renderer = createRenderer(config.outputFormat, sink);

@@ -25,6 +25,8 @@ export interface CliConfig {
   mcpConfigs: string[];
   /** `--max-cost-usd`: per-turn spend cap in US dollars. */
   maxCostUsd: number | undefined;
+  /** `--model-prices`: a JSON file of prices (turnstone.modelPrices' shape), resolved against the directory the CLI was started in. */
+  modelPrices: string | undefined;
   /** `--image` files, resolved against the directory the CLI was started in; read and checked by the CLI before the turn. */
   images: string[];
 }
@@ -55,7 +57,11 @@ Options:
   --mcp-config <file>           add MCP servers from a JSON file ({"mcpServers": …} or
                                 {"servers": …}); repeatable. The workspace's .vscode/mcp.json
                                 and .mcp.json are read too. Tools are named mcp__<server>__<tool>
-  --max-cost-usd <n>            stop the turn before a request would take its cost past $n
+  --max-cost-usd <n>            stop the turn before a request could take its cost past $n (each
+                                request counts its whole reply limit at the model's output price)
+  --model-prices <file>         prices for models the built-in table lacks (or overrides), as JSON:
+                                {"gpt-4o": {"input": 2.5, "output": 10, "cacheRead": 1.25}} in US
+                                dollars per million tokens
   --image <file>                attach a PNG, JPEG, GIF or WebP image (at most 5 MB) to the
                                 prompt; repeatable (up to 20), e.g. --image screenshot.png
   -h, --help                    show this help
@@ -106,6 +112,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         sandbox: { type: 'string' },
         'mcp-config': { type: 'string', multiple: true },
         'max-cost-usd': { type: 'string' },
+        'model-prices': { type: 'string' },
         image: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -173,6 +180,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       sandbox,
       mcpConfigs: (v['mcp-config'] ?? []).map((f) => path.resolve(cwd, f)),
       maxCostUsd,
+      modelPrices: v['model-prices'] === undefined ? undefined : path.resolve(cwd, v['model-prices']),
       images: (v.image ?? []).map((f) => path.resolve(cwd, f)),
     },
   };

@@ -15,7 +15,8 @@ export interface CliResult {
     cache_read_input_tokens: number;
     cache_creation_input_tokens: number;
   };
-  cost_usd: number;
+  /** The session's cost; null when a request's model had no price (local models without turnstone.modelPrices). */
+  cost_usd: number | null;
   tool_results: { tool_use_id: string; name: string; is_error: boolean; content: string }[];
   session_file: string | null;
   /** How full the model's context window is after the turn (contracts.md "Context and spend"). */
@@ -37,7 +38,7 @@ export function toCliResult(summary: TurnSummary, sessionFile: string | undefine
       cache_read_input_tokens: summary.usage.cache_read_input_tokens,
       cache_creation_input_tokens: summary.usage.cache_creation_input_tokens,
     },
-    cost_usd: Math.round(summary.costUsd * 1e6) / 1e6,
+    cost_usd: summary.unpricedRequests > 0 ? null : Math.round(summary.costUsd * 1e6) / 1e6,
     tool_results: summary.toolResults.map((r) => ({ tool_use_id: r.toolUseId, name: r.name, is_error: r.isError, content: r.content })),
     session_file: sessionFile ?? null,
     context: { tokens: summary.context.tokens, window: summary.context.window, percent: summary.context.percent },

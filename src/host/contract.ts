@@ -47,6 +47,7 @@ export const SETTINGS = [
   'maxOutputTokens',
   'maxCostPerTurnUsd',
   'maxCostPerSessionUsd',
+  'modelPrices',
   'thinkingBudgetTokens',
   'hooks',
   'bash.timeoutMs',

@@ -9,6 +9,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FILTER_DRIVERS_QUERY, filterOverrides, NO_REPOSITORY_PROGRAMS } from '../runtime/safe-git';
+import { cutHead, cutTail } from '../runtime/text-cut';
 import { type Attachment as PanelAttachment } from '../webview/protocol';
 import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
 import { selectionAttachment } from './commands';
@@ -153,7 +154,7 @@ export async function gitDiff(): Promise<string> {
   if (r.code !== 0) return `Git: the diff could not be read (${r.err.trim().split('\n')[0] || `exit ${r.code}`}).`;
   if (!r.out.trim()) return 'Git: no changes in the working tree.';
   const cut = r.out.length > MAX_DIFF_CHARS ? `\n[diff cut: first ${MAX_DIFF_CHARS} of ${r.out.length} characters]` : '';
-  return `Working-tree diff (git diff HEAD):\n${r.out.slice(0, MAX_DIFF_CHARS)}${cut}`;
+  return `Working-tree diff (git diff HEAD):\n${cutHead(r.out, MAX_DIFF_CHARS)}${cut}`;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -181,7 +182,7 @@ export class TerminalRecorder implements vscode.Disposable {
         void (async () => {
           try {
             for await (const chunk of e.execution.read()) {
-              record.output = (record.output + chunk).slice(-MAX_TERMINAL_CHARS * 2);
+              record.output = cutTail(record.output + chunk, MAX_TERMINAL_CHARS * 2);
             }
           } catch {
             /* the terminal went away */
@@ -204,14 +205,14 @@ export class TerminalRecorder implements vscode.Disposable {
     if (!terminal) return 'Terminal: no terminal is open.';
     // The clipboard can stall (a browser asking for permission): never hold the prompt up for it.
     const selection = await Promise.race([terminalSelection(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
-    if (selection) return `Selected text in terminal "${terminal.name}":\n${selection.slice(-MAX_TERMINAL_CHARS)}`;
+    if (selection) return `Selected text in terminal "${terminal.name}":\n${cutTail(selection, MAX_TERMINAL_CHARS)}`;
     const last = this.last.get(terminal);
     if (!last) return `Terminal "${terminal.name}": nothing selected, and no command seen through shell integration yet.`;
     const output = last.output.replace(ANSI, '').replace(/\r(?!\n)/g, '\n');
     const cut = output.length > MAX_TERMINAL_CHARS ? `[first ${output.length - MAX_TERMINAL_CHARS} characters cut]\n` : '';
     const status = last.exitCode === undefined ? 'still running' : `exit code ${last.exitCode}`;
     // Output arrives only from when VS Code tells extensions the command started; a fast command's can be missed.
-    const body = output.trim() ? `${cut}${output.slice(-MAX_TERMINAL_CHARS)}` : '(no output was captured through shell integration)';
+    const body = output.trim() ? `${cut}${cutTail(output, MAX_TERMINAL_CHARS)}` : '(no output was captured through shell integration)';
     return `Last command in terminal "${terminal.name}" (${status}):\n$ ${last.command}\n${body}`;
   }
 

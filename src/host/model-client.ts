@@ -24,8 +24,8 @@ export function createSettingsAwareModelClient(read: () => Promise<ClientSetting
     async *stream(request, signal) {
       yield* (await current()).stream(request, signal);
     },
-    async complete(request, signal) {
-      return (await current()).complete(request, signal);
+    async complete(request, signal, options) {
+      return (await current()).complete(request, signal, options);
     },
   };
 }

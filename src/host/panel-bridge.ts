@@ -113,7 +113,8 @@ export class PanelBridge {
             outputTokens: event.cumulative.output_tokens,
             cacheReadTokens: event.cumulative.cache_read_input_tokens,
             cacheWriteTokens: event.cumulative.cache_creation_input_tokens,
-            costUsd: event.costUsd,
+            // Unknown when a request's model had no price: no figure rather than a wrong one.
+            ...(event.unpricedRequests === 0 ? { costUsd: event.costUsd } : {}),
             contextTokens: event.context.tokens,
             contextWindow: event.context.window,
           },

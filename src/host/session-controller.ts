@@ -11,6 +11,7 @@ import { type ConversationRuntime } from '../runtime/conversation';
 import { type QueuedInput } from '../runtime/steering';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type ImageBlock, type Message, type Usage } from '../runtime/types';
+import { type SavedCost } from '../runtime/usage';
 import { type Checkpoint } from '../runtime/checkpoints';
 import { type OriginalContentProvider } from './proposal-documents';
 import { type RestoreMode, SessionCheckpoints } from './checkpoints';
@@ -75,7 +76,7 @@ export class SessionController implements vscode.Disposable {
     return this.current !== undefined;
   }
   get usage() {
-    return this.runtime ? { usage: this.runtime.cumulativeUsage, costUsd: this.runtime.costUsd } : undefined;
+    return this.runtime ? { usage: this.runtime.cumulativeUsage, ...(this.runtime.unpricedRequests === 0 ? { costUsd: this.runtime.costUsd } : {}) } : undefined;
   }
   get model(): string {
     return readSettings().model;
@@ -300,7 +301,7 @@ export class SessionController implements vscode.Disposable {
     }
     this.store = core.JsonlSessionStore.open(file);
     this.checkpoints.forget();
-    this.runtime = this.createRuntime(loaded.messages, loaded.usage);
+    this.runtime = this.createRuntime(loaded.messages, { usage: loaded.usage, cost: loaded.cost });
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
     const words = firstUser && firstUser.type === 'text' ? core.splitAttachments(firstUser.text).words.replace(/\s+/g, ' ').trim() : '';
     this.title = this.titles().get(loaded.meta?.id ?? '') ?? (words ? words.slice(0, 60) : path.basename(file));
@@ -326,7 +327,7 @@ export class SessionController implements vscode.Disposable {
                 outputTokens: u.output_tokens,
                 cacheReadTokens: u.cache_read_input_tokens,
                 cacheWriteTokens: u.cache_creation_input_tokens,
-                costUsd: this.runtime.costUsd,
+                ...(this.runtime.unpricedRequests === 0 ? { costUsd: this.runtime.costUsd } : {}),
                 contextTokens: this.runtime.context.tokens,
                 contextWindow: this.runtime.context.window,
               },
@@ -407,7 +408,7 @@ export class SessionController implements vscode.Disposable {
   private async ensureRuntime(): Promise<ConversationRuntime> {
     if (this.runtime && this.stale) {
       // The queue moves to the new runtime: text steered just before a settings change is not lost.
-      this.runtime = this.createRuntime([...this.runtime.messages], this.runtime.cumulativeUsage, this.runtime.sessionRules, this.runtime.queued);
+      this.runtime = this.createRuntime([...this.runtime.messages], { usage: this.runtime.cumulativeUsage, cost: this.runtime.savedCost }, this.runtime.sessionRules, this.runtime.queued);
     }
     if (this.runtime) return this.runtime;
     const s = readSettings();
@@ -420,14 +421,16 @@ export class SessionController implements vscode.Disposable {
       this.deps.log.warn(message);
       this.deps.post({ type: 'item_add', item: { kind: 'error', id: `session-save-${Date.now()}`, message, errorKind: 'session_write', retryable: false } });
     }
-    this.runtime = this.createRuntime([], undefined);
+    this.runtime = this.createRuntime([], {});
     return this.runtime;
   }
 
-  private createRuntime(messages: Message[], usage: Usage | undefined, sessionRules: readonly string[] = [], queued: readonly QueuedInput[] = []): ConversationRuntime {
+  /** `spent`: the usage and cost the session already has (a resume, a settings rebuild), carried as saved. */
+  private createRuntime(messages: Message[], spent: { usage?: Usage | undefined; cost?: SavedCost | undefined }, sessionRules: readonly string[] = [], queued: readonly QueuedInput[] = []): ConversationRuntime {
     this.stale = false;
     const core = loadCore();
     const s = readGuardedSettings();
+    for (const problem of s.modelPriceProblems) this.deps.log.warn(problem);
     const root = this.root();
     const tools = core.afterCheckpoint(
       core.withMcpTools(
@@ -476,8 +479,9 @@ export class SessionController implements vscode.Disposable {
         maxTokens: s.maxOutputTokens,
         maxCostPerTurnUsd: s.maxCostPerTurnUsd,
         maxCostPerSessionUsd: s.maxCostPerSessionUsd,
+        prices: s.modelPrices,
       },
-      { messages, sessionRules, queued, ...(usage ? { usage } : {}) },
+      { messages, sessionRules, queued, ...(spent.usage ? { usage: spent.usage } : {}), ...(spent.cost ? { cost: spent.cost } : {}) },
     );
     runtime.subscribe((event) => {
       bridge.handle(event);

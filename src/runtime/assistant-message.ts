@@ -4,6 +4,7 @@
 // step_reset (S6 retry) discards everything the step produced so far.
 import { abortedError, type AbortScope } from './errors';
 import { type RuntimeEvent } from './events';
+import { type ToolUseIds } from './tool-use-ids';
 import { addUsage } from './usage';
 import { ModelError, type AssistantContentBlock, type AssistantEvent, type AssistantMessage, type StopReason, type Usage } from './types';
 
@@ -39,6 +40,15 @@ export function parseToolInput(inputJson: string): { input: Record<string, unkno
   return { input: {}, error: `tool input must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
 }
 
+/** A reply that hit the output limit inside a tool call's input: say so, rather than only "invalid JSON". */
+function cutInput(use: ParsedToolUse): ParsedToolUse {
+  if (!use.inputError) return use;
+  return {
+    ...use,
+    inputError: `the reply reached the output token limit (max_tokens) inside this tool call's input, so the input is incomplete and the tool was not run (${use.inputError}). Make the call again with a smaller input, e.g. write a large file in several parts.`,
+  };
+}
+
 export class AssistantMessageBuilder {
   private blocks: AssistantContentBlock[] = [];
   private text = '';
@@ -55,6 +65,8 @@ export class AssistantMessageBuilder {
     private readonly emit: (event: RuntimeEvent) => void,
     private readonly now: () => number,
     private readonly step: number,
+    /** Keeps tool use ids unique in the session (T9); absent, ids are kept as the provider sent them. */
+    private readonly ids?: ToolUseIds,
   ) {}
 
   push(event: AssistantEvent): void {
@@ -78,14 +90,15 @@ export class AssistantMessageBuilder {
         this.blocks.push({ type: 'redacted_thinking', data: event.data });
         return;
       case 'tool_use_start':
-        this.emit({ type: 'tool_use_started', id: event.id, name: event.name });
+        this.emit({ type: 'tool_use_started', id: this.idOf(event.id), name: event.name });
         return;
       case 'tool_use': {
         this.flushText();
+        const id = this.idOf(event.id);
         const { input, error } = parseToolInput(event.inputJson);
-        this.blocks.push({ type: 'tool_use', id: event.id, name: event.name, input });
-        this.toolUses.push({ id: event.id, name: event.name, input, ...(error ? { inputError: error } : {}) });
-        this.emit({ type: 'tool_use_ready', id: event.id, name: event.name, input });
+        this.blocks.push({ type: 'tool_use', id, name: event.name, input });
+        this.toolUses.push({ id, name: event.name, input, ...(error ? { inputError: error } : {}) });
+        this.emit({ type: 'tool_use_ready', id, name: event.name, input });
         return;
       }
       case 'usage':
@@ -106,6 +119,7 @@ export class AssistantMessageBuilder {
         this.usage = undefined;
         this.promptCache = [];
         this.thinkingStartedAt = undefined;
+        this.ids?.discardStep();
         this.emit({ type: 'step_discarded', step: this.step });
         return;
       case 'message_stop':
@@ -119,9 +133,10 @@ export class AssistantMessageBuilder {
     this.flushText();
     if (!this.stopped) throw new ModelError('protocol', 'assistant stream ended without a message stop event');
     if (this.blocks.length === 0) throw new ModelError('protocol', 'assistant stream produced no content');
+    this.ids?.commitStep();
     return {
       message: { role: 'assistant', content: this.blocks },
-      toolUses: this.toolUses,
+      toolUses: this.stopReason === 'max_tokens' ? this.toolUses.map(cutInput) : this.toolUses,
       usage: this.billedUsage(),
       ...(this.discarded && this.usage ? { attemptUsage: this.usage } : {}),
       promptCache: this.promptCache,
@@ -133,6 +148,10 @@ export class AssistantMessageBuilder {
   billedUsage(): Usage | undefined {
     if (!this.discarded) return this.usage;
     return this.usage ? addUsage(this.discarded, this.usage) : this.discarded;
+  }
+
+  private idOf(id: string): string {
+    return this.ids ? this.ids.idFor(id) : id;
   }
 
   private flushText(): void {

@@ -1,6 +1,9 @@
-// Spend caps (contracts.md "Context and spend"): before each request the loop
-// asks whether sending it could pass the turn's or the session's cap; if so the
-// turn ends cleanly (history valid) with kind `budget` and the figures.
+// Spend caps (contracts.md "Context and spend", issue 26): before every request
+// the engine makes, the loop asks whether sending it could take the turn or the
+// session past its cap. "Could": the request is costed at its worst, the whole
+// reply limit (max_tokens) at the model's output price, so no reply can carry
+// the spend past a cap. If it could, the turn ends cleanly (history valid) with
+// kind `budget` and the figures.
 import { type ModelPrice } from './usage';
 
 export interface SpendCaps {
@@ -10,36 +13,54 @@ export interface SpendCaps {
   perSessionUsd?: number | undefined;
 }
 
+export const hasCap = (caps: SpendCaps) => (caps.perTurnUsd ?? 0) > 0 || (caps.perSessionUsd ?? 0) > 0;
+
+/** What a request will carry: its input, split by whether the prompt cache already holds it, and its reply limit. */
+export interface SpendEstimate {
+  model: string;
+  /** Input the last request already sent: read from the prompt cache. */
+  cachedTokens: number;
+  /** Input not yet cached: written to the cache (the dearer rate, to err high). */
+  newTokens: number;
+  /** The request's max_tokens: reserved in full. */
+  maxOutputTokens: number;
+}
+
 export interface SpendSoFar {
   turnUsd: number;
   sessionUsd: number;
-  /** What the next request is expected to cost. */
+  /** The worst case of the request about to go (plus what its failed attempts were billed, for a retry). */
   nextUsd: number;
+  /** The reply limit that worst case counts, for the message. */
+  maxOutputTokens: number;
 }
 
-/**
- * The expected cost of the next request: the part of the context the last
- * request already sent is read from the prompt cache, the rest is written to
- * it, and the reply is assumed as long as the last one.
- */
-export function estimateNextRequestUsd(price: ModelPrice | undefined, cachedTokens: number, newTokens: number, outputTokens: number): number {
-  if (!price) return 0;
+/** The most a request can cost: its input at the cache prices and its whole reply limit at the output price. */
+export function worstCaseUsd(price: ModelPrice, estimate: SpendEstimate): number {
   const write = price.cacheWritePerMTok ?? price.inputPerMTok * 1.25;
   const read = price.cacheReadPerMTok ?? price.inputPerMTok * 0.1;
-  return (cachedTokens * read + newTokens * write + outputTokens * price.outputPerMTok) / 1_000_000;
+  return (estimate.cachedTokens * read + estimate.newTokens * write + estimate.maxOutputTokens * price.outputPerMTok) / 1_000_000;
 }
 
 const usd = (n: number) => `$${n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
 
 /** A message naming the cap and the figures, or undefined when the request may go. */
 export function budgetExceeded(caps: SpendCaps, spent: SpendSoFar): string | undefined {
+  const next = `the next request (up to about ${usd(spent.nextUsd)}, counting its ${spent.maxOutputTokens}-token reply limit)`;
+  const lower = 'a lower turnstone.maxOutputTokens makes each request\'s reserve smaller';
   const turnCap = caps.perTurnUsd;
   if (turnCap !== undefined && turnCap > 0 && spent.turnUsd + spent.nextUsd > turnCap) {
-    return `Stopped: this turn has cost ${usd(spent.turnUsd)} and the next request (about ${usd(spent.nextUsd)}) would pass the per-turn cap of ${usd(turnCap)}. Raise the cap (turnstone.maxCostPerTurnUsd or --max-cost-usd) or continue with a new prompt.`;
+    return `Stopped: this turn has cost ${usd(spent.turnUsd)} and ${next} could pass the per-turn cap of ${usd(turnCap)}. Raise the cap (turnstone.maxCostPerTurnUsd or --max-cost-usd) or continue with a new prompt; ${lower}.`;
   }
   const sessionCap = caps.perSessionUsd;
   if (sessionCap !== undefined && sessionCap > 0 && spent.sessionUsd + spent.nextUsd > sessionCap) {
-    return `Stopped: this session has cost ${usd(spent.sessionUsd)} and the next request (about ${usd(spent.nextUsd)}) would pass the per-session cap of ${usd(sessionCap)}. Raise turnstone.maxCostPerSessionUsd or start a new session.`;
+    return `Stopped: this session has cost ${usd(spent.sessionUsd)} and ${next} could pass the per-session cap of ${usd(sessionCap)}. Raise turnstone.maxCostPerSessionUsd or start a new session; ${lower}.`;
   }
   return undefined;
+}
+
+/** Said once per session when a cap is set but the model has no price. */
+export function unpricedCapWarning(model: string, caps: SpendCaps): string {
+  const which = [caps.perTurnUsd ? `${usd(caps.perTurnUsd)} per turn` : '', caps.perSessionUsd ? `${usd(caps.perSessionUsd)} per session` : ''].filter(Boolean).join(', ');
+  return `No price is known for the model ${model}, so the spend cap (${which}) cannot be enforced and its cost is reported as unknown. Give its price in turnstone.modelPrices (CLI: --model-prices <file>), e.g. {"${model}": {"input": 2.5, "output": 10}} in US dollars per million tokens.`;
 }

@@ -2,8 +2,10 @@
 // messages, never split a tool_use/tool_result pair, and never nest summaries:
 // a re-compaction folds the earlier summary into the new one. The model writes
 // the summary when it can; a deterministic local summary is the fallback.
-import { errorMessage } from './errors';
+import { errorMessage, RuntimeError } from './errors';
+import { estimateTextTokens, historyChars } from './context-window';
 import { toolUsesOf } from './history';
+import { cutHead } from './text-cut';
 import { type Message, type ModelClient, type Usage, type UserContentBlock } from './types';
 
 export const DEFAULT_KEEP_RECENT = 4;
@@ -41,10 +43,15 @@ export function extractSummary(messages: readonly Message[]): { summary: string 
   return { summary, rest: remaining.length > 0 ? [{ role: 'user', content: remaining }, ...messages.slice(1)] : messages.slice(1) };
 }
 
-/** Undefined when there is nothing worth removing. */
-export function planCompaction(messages: readonly Message[], keepRecent = DEFAULT_KEEP_RECENT): CompactionPlan | undefined {
+/**
+ * Undefined when there is nothing worth removing. `protectFrom` (an index of
+ * `messages`): that message and those after it are always kept (what the model
+ * has not seen yet).
+ */
+export function planCompaction(messages: readonly Message[], keepRecent = DEFAULT_KEEP_RECENT, protectFrom = messages.length): CompactionPlan | undefined {
   const { summary, rest } = extractSummary(messages);
-  let split = Math.max(0, rest.length - keepRecent);
+  const shift = messages.length - rest.length;
+  let split = Math.min(Math.max(0, rest.length - keepRecent), Math.max(0, protectFrom - shift));
   // Never start the kept part with tool results whose tool uses would be summarised away.
   while (split > 0 && rest[split]?.role === 'user' && rest[split]!.content.some((b) => b.type === 'tool_result')) split--;
   if (split > 0 && toolUsesOf(rest[split - 1]).length > 0) split--;
@@ -63,7 +70,7 @@ export function applySummary(summary: string, kept: readonly Message[]): Message
 }
 
 export function transcript(messages: readonly Message[], limitPerBlock = 2000): string {
-  const cut = (s: string) => (s.length > limitPerBlock ? `${s.slice(0, limitPerBlock)}…` : s);
+  const cut = (s: string) => (s.length > limitPerBlock ? `${cutHead(s, limitPerBlock)}…` : s);
   const lines: string[] = [];
   for (const m of messages) {
     for (const b of m.content) {
@@ -84,12 +91,12 @@ export function localSummary(removed: readonly Message[], previous?: string): st
   let lastAssistant = '';
   for (const m of removed) {
     for (const b of m.content) {
-      if (m.role === 'user' && b.type === 'text') prompts.push(b.text.replace(/\s+/g, ' ').slice(0, 200));
+      if (m.role === 'user' && b.type === 'text') prompts.push(cutHead(b.text.replace(/\s+/g, ' '), 200));
       if (b.type === 'tool_use') {
         tools.set(b.name, (tools.get(b.name) ?? 0) + 1);
         if (typeof b.input.path === 'string') files.add(b.input.path);
       }
-      if (m.role === 'assistant' && b.type === 'text') lastAssistant = b.text.replace(/\s+/g, ' ').slice(0, 400);
+      if (m.role === 'assistant' && b.type === 'text') lastAssistant = cutHead(b.text.replace(/\s+/g, ' '), 400);
     }
   }
   const parts = [];
@@ -115,12 +122,25 @@ export interface CompactionOutcome {
   usage?: Usage;
 }
 
+/** The most a summary may be (its request's max_tokens): removing less than this cannot free anything. */
+export const SUMMARY_MAX_TOKENS = 2048;
+
 export async function compactHistory(
   messages: readonly Message[],
-  options: { keepRecent?: number; client?: ModelClient; model: string; signal: AbortSignal },
+  options: {
+    keepRecent?: number;
+    client?: ModelClient;
+    model: string;
+    signal: AbortSignal;
+    /** Messages from this index on are kept whatever keepRecent says (see planCompaction). */
+    protectFrom?: number;
+    /** Summarise only when what goes is larger than this many (estimated) tokens: a summary must cost less than it removes. */
+    minRemovedTokens?: number;
+  },
 ): Promise<CompactionOutcome | undefined> {
-  const plan = planCompaction(messages, options.keepRecent);
+  const plan = planCompaction(messages, options.keepRecent, options.protectFrom);
   if (!plan) return undefined;
+  if (options.minRemovedTokens !== undefined && estimateTextTokens(historyChars(plan.removed)) <= options.minRemovedTokens) return undefined;
   let summary: string | undefined;
   let fallbackReason: string | undefined;
   let usage: Usage | undefined;
@@ -133,7 +153,7 @@ export async function compactHistory(
           system: SUMMARY_SYSTEM,
           messages: [{ role: 'user', content: [{ type: 'text', text: `${previous}Conversation to summarise:\n${transcript(plan.removed)}` }] }],
           tools: [],
-          maxTokens: 2048,
+          maxTokens: SUMMARY_MAX_TOKENS,
           afterToolResults: false,
         },
         options.signal,
@@ -143,7 +163,8 @@ export async function compactHistory(
       if (!summary) fallbackReason = 'the model returned an empty summary';
     } catch (error) {
       if (options.signal.aborted) throw error;
-      fallbackReason = errorMessage(error);
+      // A spend cap that leaves no room for the summary request: the local summary costs nothing.
+      fallbackReason = error instanceof RuntimeError && error.kind === 'budget' ? 'a model summary could pass the spend cap' : errorMessage(error);
     }
   }
   const source = summary ? 'model' : 'local';

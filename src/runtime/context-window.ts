@@ -23,7 +23,8 @@ const MODEL_TABLE: ReadonlyArray<readonly [RegExp, ModelLimits]> = [
   [/claude-3-haiku/, { contextWindow: 200_000, maxOutputTokens: 4_096 }],
   [/claude-3-5-(sonnet|haiku)/, { contextWindow: 200_000, maxOutputTokens: 8_192 }],
   [/claude-3-7-sonnet/, { contextWindow: 200_000, maxOutputTokens: 64_000 }],
-  [/claude-(opus-4(-[01])?\b|opus-4-1)/, { contextWindow: 200_000, maxOutputTokens: 32_000 }],
+  // Opus 4 and 4.1 (with or without a date), not 4.5 and later: `-5` is a version, `-20250514` a date.
+  [/claude-opus-4(?!-[2-9](?!\d)|\.[2-9])/, { contextWindow: 200_000, maxOutputTokens: 32_000 }],
   [/claude-(opus|sonnet|haiku)/, { contextWindow: 200_000, maxOutputTokens: 64_000 }],
   [/gpt-4\.1/, { contextWindow: 1_047_576, maxOutputTokens: 32_768 }],
   [/gpt-4o/, { contextWindow: 128_000, maxOutputTokens: 16_384 }],

@@ -4,22 +4,27 @@
 // errors (context overflow, expired credentials) are branches of the loop, not
 // exits (T6); an interrupt at any await leaves a valid history (T8).
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
-import { budgetExceeded, estimateNextRequestUsd } from './budget';
-import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT } from './compaction';
+import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from './budget';
+import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT, SUMMARY_MAX_TOKENS } from './compaction';
 import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
 import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
-import { abortedResult, appendUserContent, toolUsesOf, TURN_ABORTED_NOTE } from './history';
-import { dropOldImages, largestUserMessageTokens, shrinkToolResults } from './overflow';
+import { abortedResult, appendUserContent, historyProblem, normaliseHistory, TURN_ABORTED_NOTE, unansweredToolUses } from './history';
+import { dropOldImages, largestUserMessageTokens, shrinkToolResults, unseenFrom } from './overflow';
 import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
-import { buildRequest } from './request';
+import { buildRequest, maxTokensOf } from './request';
 import { type SessionRecord, type SessionStore } from './session';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
+import { repairLoneSurrogates } from './text-cut';
+import { ToolUseIds } from './tool-use-ids';
 import { TurnDiff } from './turn-diff';
-import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from './types';
-import { promptTokens, subtractUsage, UsageTracker, type PriceTable } from './usage';
+import { spendGated } from './spend-gate';
+import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from './types';
+import { costUsd, promptTokens, subtractUsage, UsageTracker, type PriceTable, type SavedCost } from './usage';
+
+const textOf = (message: AssistantMessage): string => message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
 /** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
 export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous reply was cut off at the output token limit. Continue exactly where you stopped, without repeating anything.';
@@ -76,6 +81,8 @@ export interface ConversationPorts {
 export interface ConversationHistory {
   messages?: Message[];
   usage?: Usage;
+  /** What the session cost as saved (C4: costs are facts, never re-priced at the current model). */
+  cost?: SavedCost;
   /** "Allow for this session" answers of the runtime this one replaces (a settings rebuild keeps them). */
   sessionRules?: readonly string[];
   /** T7: input waiting for the next turn, handed over by the runtime this one replaces. */
@@ -102,6 +109,10 @@ interface TurnState {
   /** Set once the loop made its last check for steered text: later steering waits for the next turn (T7). */
   closing: boolean;
   continuedAfterMaxTokens: boolean;
+  /** The text of replies cut at the output limit and continued: the final reply starts with it (json `result`). */
+  replyPrefix: string;
+  /** The final reply's whole text, once the loop has it. */
+  finalText: string | undefined;
   autoCompaction: CompactionEvent | undefined;
   stopBlocks: number;
   diff: TurnDiff;
@@ -120,7 +131,6 @@ export class ConversationRuntime {
   private readonly meter: ContextMeter;
   /** historyChars(this.history), kept as messages are appended: the context estimate must not rescan history every step. */
   private historySize: number;
-  private lastOutputTokens = 0;
   /** The step just charged is saved with its assistant message. */
   private usageToSave = false;
   private probePending: boolean;
@@ -129,6 +139,12 @@ export class ConversationRuntime {
   private turnCounter = 0;
   private sessionWarned = false;
   private lastDiff: TurnDiff | undefined;
+  /** T9: tool use ids stay unique in the session, whatever the server sends. */
+  private readonly toolUseIds: ToolUseIds;
+  /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
+  private readonly model: ModelClient;
+  /** Models the "cap cannot be enforced" warning was given for (once a session). */
+  private readonly unpricedWarned = new Set<string>();
   private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
   private readonly nowFn = () => this.clock.now();
 
@@ -138,10 +154,12 @@ export class ConversationRuntime {
     resume: ConversationHistory = {},
   ) {
     this.history = [...(resume.messages ?? [])];
+    this.toolUseIds = new ToolUseIds(this.history);
     this.historySize = historyChars(this.history);
     this.policy = new PermissionPolicy(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
     for (const rule of resume.sessionRules ?? []) this.policy.remember(rule);
-    this.usage = new UsageTracker(config.model, config.prices, resume.usage);
+    this.usage = new UsageTracker(config.model, config.prices, resume.usage, resume.cost);
+    this.model = hasCap(this.caps) ? spendGated(ports.model, this.authorizeSpend) : ports.model;
     this.hooks = ports.hooks ?? noHooks;
     this.clock = ports.clock ?? systemClock;
     this.absoluteCompactTokens = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
@@ -171,6 +189,14 @@ export class ConversationRuntime {
   }
   get costUsd(): number {
     return this.usage.costUsd;
+  }
+  /** Requests of the session whose model had no price (their cost is unknown). */
+  get unpricedRequests(): number {
+    return this.usage.unpricedRequests;
+  }
+  /** The session's cost as a fact to hand to a rebuilt runtime. */
+  get savedCost(): SavedCost {
+    return { usd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests, usage: this.usage.cumulative };
   }
   get permissionMode(): PermissionMode {
     return this.policy.mode;
@@ -252,6 +278,8 @@ export class ConversationRuntime {
       costAtStart: this.usage.costUsd,
       closing: false,
       continuedAfterMaxTokens: false,
+      replyPrefix: '',
+      finalText: undefined,
       autoCompaction: undefined,
       stopBlocks: 0,
       diff: new TurnDiff(),
@@ -259,12 +287,13 @@ export class ConversationRuntime {
     };
     this.active = turn;
     this.sessionWarned = false;
-    const texts = [...this.steering.takeNext().map((q) => q.text), input].filter((t) => t.trim() !== '');
+    const queued = this.steering.takeNext();
+    const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
     this.emit({ type: 'turn_started', turnId: turn.id, input: texts.join('\n\n') });
     this.persistEvent('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await this.submitInput(texts, turn.scope, options.images ?? []);
+      await this.submitInput(queued, input, turn.scope, options.images ?? []);
       await this.loop(turn, signal, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
@@ -311,15 +340,23 @@ export class ConversationRuntime {
       this.appendMessage(step.message);
       turn.assistantMessages.push(step.message);
 
+      const text = textOf(step.message);
       if (step.toolUses.length === 0) {
-        if (this.continueAfterMaxTokens(turn, step)) continue;
+        if (this.continueAfterMaxTokens(turn, step)) {
+          turn.replyPrefix += text;
+          continue;
+        }
+        // The reply is the reply: what was cut at the output limit and its continuation, together.
+        turn.finalText = turn.replyPrefix + text;
+        turn.replyPrefix = '';
         if (await this.stopHookBlocks(turn, step.message, signal)) continue;
-        if (this.steering.hasCurrent && (await this.applyInterjections([], turn))) continue;
+        if (this.steering.hasCurrent && (await this.applyInterjections(turn))) continue;
         // The last check, after the last await: input steered from here on starts the next turn (T7).
         turn.closing = true;
         return;
       }
 
+      turn.replyPrefix = '';
       // C3: the tool uses are on disk before any of them acts, so a crash mid-tool leaves a session that
       // names what was running (and a resume can clean up after an interrupted write).
       await this.ports.session?.flush().catch(() => undefined);
@@ -328,12 +365,11 @@ export class ConversationRuntime {
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
         ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}) }),
       );
-      if (turn.scope.aborted) {
-        this.appendUser(blocks);
-        throw abortedError();
-      }
-      if (this.steering.hasCurrent) await this.applyInterjections(blocks, turn);
-      else this.appendUser(blocks);
+      // The results go into the history before anything else can wait (a steered text's hook): a Stop from
+      // here on keeps them, and never leaves a tool use without its result.
+      this.appendUser(blocks);
+      if (turn.scope.aborted) throw abortedError();
+      if (this.steering.hasCurrent) await this.applyInterjections(turn);
     }
   }
 
@@ -349,12 +385,11 @@ export class ConversationRuntime {
       if (this.probePending) await this.healthProbe(signal);
       if (this.ports.tools.prepareStep) await abortable(this.ports.tools.prepareStep(signal), signal);
       if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', signal)) ?? turn.autoCompaction;
-      this.checkBudget(turn);
       const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.ports.tools.definitions());
       const charsAtRequest = this.historySize;
-      const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations);
+      const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
       try {
-        const step = await consumeStep(this.ports.model.stream(request, signal), builder, turn.scope);
+        const step = await consumeStep(this.model.stream(request, signal), builder, turn.scope);
         this.recordUsage(turn, step, charsAtRequest);
         this.emit({ type: 'step_finished', step: turn.iterations, stopReason: step.stopReason });
         return step;
@@ -399,14 +434,42 @@ export class ConversationRuntime {
     return event;
   }
 
-  private checkBudget(turn: TurnState): void {
-    const caps = { perTurnUsd: this.config.maxCostPerTurnUsd, perSessionUsd: this.config.maxCostPerSessionUsd };
-    if (!caps.perTurnUsd && !caps.perSessionUsd) return;
-    const tokens = this.contextTokens();
-    const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
-    const nextUsd = estimateNextRequestUsd(this.usage.price, cached, tokens - cached, this.lastOutputTokens);
-    const message = budgetExceeded(caps, { turnUsd: this.usage.costUsd - turn.costAtStart, sessionUsd: this.usage.costUsd, nextUsd });
+  private get caps(): SpendCaps {
+    return { perTurnUsd: this.config.maxCostPerTurnUsd, perSessionUsd: this.config.maxCostPerSessionUsd };
+  }
+
+  /**
+   * The one gate of every request (issue 26): steps, retries (with what their failed attempts were billed),
+   * continuations and compaction summaries. The request is costed at its worst, its whole reply limit at
+   * its model's output price; the per-session cap counts it too. A model without a price cannot be held
+   * to a cap: that is said once, and the request goes.
+   */
+  private readonly authorizeSpend = (request: ModelRequest, billed?: Usage): void => {
+    const caps = this.caps;
+    const price = this.usage.priceOf(request.model);
+    if (!price) {
+      if (!this.unpricedWarned.has(request.model)) {
+        this.unpricedWarned.add(request.model);
+        this.emit({ type: 'warning', kind: 'budget_unpriced', message: unpricedCapWarning(request.model, caps) });
+      }
+      return;
+    }
+    const estimate = this.estimateRequest(request);
+    const turnUsd = this.active ? this.usage.costUsd - this.active.costAtStart : 0;
+    const nextUsd = worstCaseUsd(price, estimate) + (billed ? costUsd(billed, price) : 0);
+    const message = budgetExceeded(caps, { turnUsd, sessionUsd: this.usage.costUsd, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
     if (message) throw new RuntimeError('budget', message);
+  };
+
+  /** A step carries the live history (measured by the API last time); anything else (a summary) is estimated whole. */
+  private estimateRequest(request: ModelRequest): SpendEstimate {
+    const maxOutputTokens = maxTokensOf(request);
+    if (request.messages === this.history) {
+      const tokens = this.contextTokens();
+      const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
+      return { model: request.model, cachedTokens: cached, newTokens: tokens - cached, maxOutputTokens };
+    }
+    return { model: request.model, cachedTokens: 0, newTokens: estimateTextTokens(requestChars(request.system, request.tools, request.messages)), maxOutputTokens };
   }
 
   /** T2-style stop_reason handling: a reply cut at the output limit is continued once, then the user is told. */
@@ -437,17 +500,39 @@ export class ConversationRuntime {
     return limits;
   }
 
-  private async submitInput(texts: string[], scope: AbortScope, images: ImageBlock[]): Promise<void> {
-    if (texts.length === 0 && images.length > 0) texts = ['(see the attached image' + (images.length > 1 ? 's)' : ')')];
+  /**
+   * The turn's input: inputs queued for it, then the typed text. Each passes the UserPromptSubmit hook on
+   * its own, as steered text does: a blocked one is left out with a warning and the others still go (the
+   * turn fails only when nothing is left). A Stop while a hook runs puts the queued inputs back in the queue.
+   */
+  private async submitInput(queued: readonly QueuedInput[], input: string, scope: AbortScope, images: ImageBlock[]): Promise<void> {
+    const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
+    if (texts.length === 0 && images.length > 0) texts.push('(see the attached image' + (images.length > 1 ? 's)' : ')'));
     if (texts.length === 0) {
       if (this.history[this.history.length - 1]?.role !== 'user') throw new RuntimeError('invalid_request', 'nothing to send: the input is empty');
       return;
     }
-    const blocks: UserContentBlock[] = texts.map((text) => ({ type: 'text', text }));
-    const hook = await this.promptHook(texts.join('\n\n'), scope);
-    if (hook.outcome === 'denied') throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}`);
-    blocks.push(...images, ...hook.feedback);
-    this.appendUser(blocks);
+    const blocks: UserContentBlock[] = [];
+    const feedback: UserContentBlock[] = [];
+    const blocked: string[] = [];
+    try {
+      for (const text of texts) {
+        const hook = await this.promptHook(text, scope);
+        if (hook.outcome === 'denied') {
+          blocked.push(hook.messages.join('\n'));
+          continue;
+        }
+        blocks.push({ type: 'text', text });
+        feedback.push(...hook.feedback);
+      }
+    } catch (error) {
+      this.steering.returnNext(queued);
+      throw error;
+    }
+    const why = (messages: string) => (messages ? `: ${messages}` : '');
+    if (blocks.length === 0) throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${why(blocked.join('\n'))}`);
+    for (const messages of blocked) this.emit({ type: 'warning', kind: 'prompt_blocked', message: `a UserPromptSubmit hook blocked one of the inputs of this turn; the others were sent${why(messages)}` });
+    this.appendUser([...blocks, ...images, ...feedback]);
   }
 
   /** T10: a Stop hook may send the model back to work, a bounded number of times. */
@@ -473,12 +558,21 @@ export class ConversationRuntime {
    * tool_use/tool_result pair). It passes the UserPromptSubmit hook like a typed
    * prompt: a blocked text is dropped with a warning, the rest still goes.
    */
-  private async applyInterjections(blocks: UserContentBlock[], turn: TurnState): Promise<boolean> {
+  private async applyInterjections(turn: TurnState): Promise<boolean> {
     const applied: string[] = [];
     const extra: UserContentBlock[] = [];
     while (this.steering.hasCurrent) {
-      for (const text of this.steering.takeCurrent()) {
-        const hook = await this.promptHook(text, turn.scope);
+      const texts = this.steering.takeCurrent();
+      for (let i = 0; i < texts.length; i++) {
+        const text = texts[i]!;
+        let hook: Awaited<ReturnType<ConversationRuntime['promptHook']>>;
+        try {
+          hook = await this.promptHook(text, turn.scope);
+        } catch (error) {
+          // Stopped while a hook judged it: this text and those after it were never sent; the next turn gets them.
+          this.steering.returnCurrent(texts.slice(i));
+          throw error;
+        }
         if (hook.outcome === 'denied') {
           this.emit({ type: 'warning', kind: 'prompt_blocked', message: `a UserPromptSubmit hook blocked the steered text${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}` });
           continue;
@@ -487,7 +581,8 @@ export class ConversationRuntime {
         extra.push({ type: 'text', text }, ...hook.feedback);
       }
     }
-    this.appendUser([...blocks, ...extra]);
+    // Joins the pending tool results (already in the history) in the same user message.
+    this.appendUser(extra);
     for (const text of applied) this.emit({ type: 'interjection_applied', text });
     return applied.length > 0;
   }
@@ -511,7 +606,6 @@ export class ConversationRuntime {
     // The discarded attempts of a retried step were billed too; the context is what the last one sent.
     const last = step.attemptUsage ?? step.usage;
     this.meter.measured(promptTokens(last), charsAtRequest);
-    this.lastOutputTokens = last.output_tokens;
     // Persisted with the step's assistant message (one record a step), not as a record of its own.
     this.charge(step.usage, promptTokens(last) + last.output_tokens, false);
     this.usageToSave = true;
@@ -520,10 +614,12 @@ export class ConversationRuntime {
   /** C4: every request is charged (steps, retried attempts, summaries) and persisted at once, so a crash loses none. */
   private charge(usage: Usage | undefined, contextTokens?: number, persist = true): void {
     if (!usage || promptTokens(usage) + usage.output_tokens === 0) return;
-    const record = this.usage.record(usage);
-    if (persist) this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, costUsd: record.costUsd });
+    // Priced once, here, at the model that served it: the saved figure is what a resume sums (C4).
+    const record = this.usage.record(usage, this.config.model);
+    const cost = { stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, unpricedRequests: record.unpricedRequests };
+    if (persist) this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, model: this.config.model, ...cost });
     const context = this.meter.info(contextTokens ?? this.contextTokens());
-    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, context });
+    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, ...cost, context });
   }
 
   /**
@@ -535,18 +631,31 @@ export class ConversationRuntime {
     const tools = this.ports.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
     const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
-    // Old images go first; when that alone makes room, an automatic compaction keeps every word.
-    const images = dropOldImages(this.history, target, fixed);
+    // What the model has not seen yet (the newest tool results, the new prompt) is given up last: old images
+    // go first, oldest first; when that alone makes room, an automatic compaction keeps every word.
+    const images = dropOldImages(this.history, target, fixed, unseenFrom(this.history));
     const start = images?.messages ?? this.history;
     const enough = images !== undefined && trigger !== 'manual' && fixed + estimateTextTokens(historyChars(start)) <= target;
+    // A summary is asked for only when what it removes is larger than the summary can be.
     // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
     const outcome = enough
       ? undefined
       : await abortable(
-          compactHistory(start, { keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT, client: this.ports.model, model: this.config.model, signal }),
+          compactHistory(start, {
+            keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT,
+            client: this.model,
+            model: this.config.model,
+            signal,
+            protectFrom: unseenFrom(start),
+            minRemovedTokens: SUMMARY_MAX_TOKENS,
+          }),
           signal,
         );
-    const shrunk = shrinkToolResults(outcome?.messages ?? start, target, fixed);
+    const summarised = outcome?.messages ?? start;
+    // Old tool results shrink first; the unseen ones only if the request still cannot fit (T6).
+    const old = shrinkToolResults(summarised, target, fixed, unseenFrom(summarised));
+    const unseen = shrinkToolResults(old?.messages ?? summarised, target, fixed);
+    const shrunk = old || unseen ? { messages: (unseen ?? old)!.messages, shrunk: (old?.shrunk ?? 0) + (unseen?.shrunk ?? 0) } : undefined;
     if (!outcome && !shrunk && !images) return undefined;
     this.history = shrunk?.messages ?? outcome?.messages ?? start;
     this.historySize = historyChars(this.history);
@@ -594,7 +703,7 @@ export class ConversationRuntime {
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, ...(error ? { error } : {}) });
+    this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
     if (error) this.emit({ type: 'turn_failed', turnId: turn.id, kind: error.kind, message: error.message, ...(error.requestId ? { requestId: error.requestId } : {}), summary });
     else this.emit({ type: 'turn_ended', summary });
     return summary;
@@ -603,12 +712,13 @@ export class ConversationRuntime {
   /** T8: answer every unanswered tool use with "aborted" and leave a note, so history stays valid. */
   private finishAborted(turn: TurnState): TurnSummary {
     this.steering.carryOver();
-    const pending = toolUsesOf(this.history[this.history.length - 1]);
+    const pending = unansweredToolUses(this.history);
     this.appendUser([...pending.map((u) => abortedResult(u.id)), { type: 'text', text: TURN_ABORTED_NOTE }]);
+    this.repairTail();
     this.active = undefined;
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, 'aborted');
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd });
+    this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.costRecord() });
     this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
     return summary;
   }
@@ -624,28 +734,48 @@ export class ConversationRuntime {
       iterations: turn.iterations,
       usage: this.usage.cumulative,
       costUsd: this.usage.costUsd,
+      unpricedRequests: this.usage.unpricedRequests,
       turnUsage: subtractUsage(this.usage.cumulative, turn.usageAtStart),
       autoCompaction: turn.autoCompaction,
       context: this.context,
-      finalText: last ? last.content.map((b) => (b.type === 'text' ? b.text : '')).join('') : '',
+      finalText: turn.finalText ?? (last ? textOf(last) : ''),
       fileChanges: turn.diff.changes(),
       ...(error ? { error } : {}),
     };
   }
 
+  /** T9 whatever the path to here: the last tool uses answered once each, in call order (only the tail can be off). */
+  private repairTail(): void {
+    const from = this.history.findLastIndex((m) => m.role === 'assistant');
+    if (from < 0) return;
+    const tail = this.history.slice(from);
+    if (historyProblem(tail) === undefined) return;
+    this.history = [...this.history.slice(0, from), ...normaliseHistory(tail)];
+    this.historySize = historyChars(this.history);
+  }
+
   private appendMessage(message: AssistantMessage): void {
+    // A lone surrogate (from a server's JSON escapes) would make the API refuse every later request.
+    message = repairLoneSurrogates(message).value;
     this.history.push(message);
     this.historySize += messageChars(message);
-    const usage = this.usageToSave ? { usage: this.usage.cumulative } : {};
+    const usage = this.usageToSave ? { usage: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests } : {};
     this.usageToSave = false;
     this.persist({ type: 'message', ts: this.clock.now(), message, ...usage });
   }
 
   private appendUser(blocks: UserContentBlock[]): void {
     if (blocks.length === 0) return;
+    // Tool output, hook output and typed text alike: nothing with a lone surrogate enters the history.
+    blocks = repairLoneSurrogates(blocks).value;
     appendUserContent(this.history, blocks);
     this.historySize += messageChars({ role: 'user', content: blocks });
     this.persist({ type: 'message', ts: this.clock.now(), message: { role: 'user', content: blocks } });
+  }
+
+  /** The session's cumulative usage and cost, as saved records carry them. */
+  private costRecord(): { cumulative: Usage; costUsd: number; unpricedRequests: number } {
+    return { cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests };
   }
 
   private persistEvent(name: string, data: Record<string, unknown>): void {

@@ -35,8 +35,10 @@ export interface TurnSummary {
   iterations: number;
   /** Cumulative for the session. */
   usage: Usage;
-  /** Cumulative for the session. */
+  /** Cumulative for the session: the sum of what each priced request cost (C4). */
   costUsd: number;
+  /** Requests of the session whose model had no price: while any, the session's cost is unknown (json cost_usd null). */
+  unpricedRequests: number;
   /** The turn's own usage. */
   turnUsage: Usage;
   autoCompaction: CompactionEvent | undefined;
@@ -50,7 +52,7 @@ export interface TurnSummary {
   error?: { kind: RuntimeErrorKind; message: string; requestId?: string };
 }
 
-export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook' | 'prompt_blocked' | 'max_tokens';
+export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook' | 'prompt_blocked' | 'max_tokens' | 'budget_unpriced';
 
 export type RuntimeEvent =
   | { type: 'turn_started'; turnId: string; input: string }
@@ -64,7 +66,8 @@ export type RuntimeEvent =
   | { type: 'permission_decided'; toolUseId: string; toolName: string; decision: PermissionDecision['kind']; reason: string; scope?: 'once' | 'session' }
   | { type: 'tool_progress'; id: string; chunk: string }
   | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[] }
-  | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number; costUsd: number; context: ContextInfo }
+  /** `stepCostUsd` is null when the request's model has no price; `costUsd` then leaves it out (`unpricedRequests` counts them). */
+  | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number | null; costUsd: number; unpricedRequests: number; context: ContextInfo }
   | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }
   | ({ type: 'compaction'; context: ContextInfo } & CompactionEvent)
   /** `reason` is one line (status, kind, request id); `detail` is the provider's full message, for logs only. */

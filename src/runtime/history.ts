@@ -14,6 +14,16 @@ export function toolUsesOf(message: Message | undefined): ToolUseBlock[] {
   return message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 }
 
+/** The last assistant message's tool uses that the message after it (if any) does not answer. */
+export function unansweredToolUses(messages: readonly Message[]): ToolUseBlock[] {
+  const i = messages.findLastIndex((m) => m.role === 'assistant');
+  const uses = toolUsesOf(messages[i]);
+  if (uses.length === 0) return [];
+  const next = messages[i + 1];
+  const answered = new Set(next?.role === 'user' ? next.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])) : []);
+  return uses.filter((u) => !answered.has(u.id));
+}
+
 export function abortedResult(toolUseId: string): ToolResultBlock {
   return { type: 'tool_result', tool_use_id: toolUseId, content: ABORTED_RESULT, is_error: true };
 }

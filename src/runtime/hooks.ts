@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { errorMessage } from './errors';
+import { cutHead } from './text-cut';
 import { isShellTool, matchesAnyPart, matchesEveryPart, parseRule, ruleSubject, type PermissionRule } from './permission-rules';
 import { analyseShell, type CommandAnalysis } from './shell-analysis';
 
@@ -216,4 +217,4 @@ function interpretSuccess(label: string, stdout: string): HookResult {
   return { outcome: 'ok', messages, ...(mapped ? { decision: mapped } : {}), ...(updatedInput ? { updatedInput } : {}) };
 }
 
-const snippet = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);
+const snippet = (s: string) => (s.length > 200 ? `${cutHead(s, 200)}…` : s);

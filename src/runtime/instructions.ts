@@ -6,6 +6,8 @@
 // order, how it is capped and how a symlink is judged is decided once, here.
 import { type SensitiveMatcher } from './sensitive-files';
 
+import { cutHead } from './text-cut';
+
 /** What a reader can say about a path (absolute, in the reader's own path syntax). */
 export interface InstructionEntry {
   type: 'file' | 'dir' | 'other';
@@ -170,10 +172,11 @@ export async function loadProjectInstructions(
       notes.push(`${f.label} was left out: the instruction files already fill the ${limits.total.toLocaleString('en-US')}-character total.`);
       continue;
     }
-    const keep = Math.min(content.length, limits.perFile, budget);
-    let body = content.slice(0, keep);
+    const room = Math.min(limits.perFile, budget);
+    let body = cutHead(content, room);
+    const keep = body.length;
     if (keep < content.length) {
-      const why = keep === limits.perFile ? `the ${limits.perFile.toLocaleString('en-US')}-character cap per file` : `the ${limits.total.toLocaleString('en-US')}-character total for all instruction files`;
+      const why = room === limits.perFile ? `the ${limits.perFile.toLocaleString('en-US')}-character cap per file` : `the ${limits.total.toLocaleString('en-US')}-character total for all instruction files`;
       const note = `${f.label} was cut to its first ${keep.toLocaleString('en-US')} of ${content.length.toLocaleString('en-US')} characters (${why}).`;
       notes.push(note);
       body += `\n[Turnstone: ${note}]`;

@@ -4,6 +4,7 @@
 // results are shrunk in place: head and tail kept, with a note saying what was
 // cut and how to read the rest. History stays valid: no block is removed.
 import { estimateTextTokens, historyChars } from './context-window';
+import { cutMiddle } from './text-cut';
 import { type Message, type ToolResultBlock, type UserContentBlock } from './types';
 
 /** Results at or under this many characters are never shrunk: they are not the problem. */
@@ -22,11 +23,8 @@ export function shrunkNote(removed: number, total: number): string {
 
 /** Keeps the head and tail of `text` so it is at most about `keep` characters plus the note. */
 export function shrinkText(text: string, keep: number): string {
-  if (text.length <= keep) return text;
-  const head = Math.ceil(keep * 0.6);
-  const tail = keep - head;
-  const removed = text.length - head - tail;
-  return text.slice(0, head) + shrunkNote(removed, text.length) + (tail > 0 ? text.slice(text.length - tail) : '');
+  const { head, tail, omitted } = cutMiddle(text, keep, { headShare: 0.6 });
+  return omitted === 0 ? text : head + shrunkNote(omitted, text.length) + tail;
 }
 
 /**
@@ -34,11 +32,11 @@ export function shrinkText(text: string, keep: number): string {
  * most `targetTokens` (or nothing is left to shrink). Returns undefined when no
  * result was large enough to shrink.
  */
-export function shrinkToolResults(messages: readonly Message[], targetTokens: number, fixedTokens = 0): ShrinkOutcome | undefined {
+export function shrinkToolResults(messages: readonly Message[], targetTokens: number, fixedTokens = 0, protectFrom = messages.length): ShrinkOutcome | undefined {
   const copy: Message[] = messages.map((m) => ({ ...m, content: [...m.content] }) as Message);
   const results: Array<{ message: number; block: number; length: number }> = [];
   copy.forEach((m, mi) => {
-    if (m.role !== 'user') return;
+    if (m.role !== 'user' || mi >= protectFrom) return;
     m.content.forEach((b, bi) => {
       if (b.type === 'tool_result' && b.content.length > MIN_KEEP_CHARS) results.push({ message: mi, block: bi, length: b.content.length });
     });
@@ -91,12 +89,21 @@ export function droppedImageNote(width: number, height: number): string {
 }
 
 /**
+ * Where the messages the model has not seen yet begin: after its last reply (the pending tool results, the
+ * new prompt). Compaction gives those up last: the model asked for them and has not read them.
+ */
+export function unseenFrom(messages: readonly Message[]): number {
+  return messages.findLastIndex((m) => m.role === 'assistant') + 1;
+}
+
+/**
  * Images are the cheapest context to give up (the model has already looked at
  * them) and the most expensive to keep: they go first, oldest first, each
  * replaced by a note. The newest user message keeps its images (it is what the
- * user is asking about). Undefined when no image was removed.
+ * user is asking about), and so does everything from `protectFrom` on (what the
+ * model has not seen: a screenshot a tool just returned). Undefined when no image was removed.
  */
-export function dropOldImages(messages: readonly Message[], targetTokens: number, fixedTokens = 0): { messages: Message[]; dropped: number } | undefined {
+export function dropOldImages(messages: readonly Message[], targetTokens: number, fixedTokens = 0, protectFrom = messages.length): { messages: Message[]; dropped: number } | undefined {
   let lastUser = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i]!.role === 'user' && messages[i]!.content.some((b) => b.type !== 'tool_result')) {
@@ -111,7 +118,7 @@ export function dropOldImages(messages: readonly Message[], targetTokens: number
   let dropped = 0;
   for (let i = 0; i < copy.length && over(); i++) {
     const m = copy[i]!;
-    if (m.role !== 'user' || i === lastUser) continue;
+    if (m.role !== 'user' || i === lastUser || i >= protectFrom) continue;
     if (!m.content.some((b) => b.type === 'image' || (b.type === 'tool_result' && b.images?.length))) continue;
     const before = historyChars([m]);
     const content = m.content.map((b): UserContentBlock => {

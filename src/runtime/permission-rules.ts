@@ -42,13 +42,20 @@ export const isShellTool = (tool: string) => tool === 'bash';
 /**
  * Whether a rule's tool part names a tool. Exact, plus MCP's server-wide forms
  * (contracts.md): `mcp__srv__*` and `mcp__srv` cover every tool of server srv.
+ * Which server a tool belongs to is the server's fact (`mcpServer`, as tool
+ * names spell it), never read off the name: `mcp__docs__admin__wipe` may be
+ * tool `admin__wipe` of server `docs` or tool `wipe` of server `docs__admin`,
+ * and `mcp__docs` must cover only the first; `mcp__docs__admin` covers the
+ * second. Without that fact (a tool no live server lists, so it cannot run)
+ * the name is read as `mcp__<server without __>__<tool>`.
  */
-export function ruleNamesTool(ruleTool: string, tool: string): boolean {
+export function ruleNamesTool(ruleTool: string, tool: string, mcpServer?: string): boolean {
   if (ruleTool === tool) return true;
   if (!ruleTool.startsWith('mcp__') || !tool.startsWith('mcp__')) return false;
-  const server = ruleTool.endsWith('__*') ? ruleTool.slice(0, -1) : `${ruleTool}__`;
-  const name = server.slice('mcp__'.length, -2);
-  return name.length > 0 && !name.includes('__') && tool.startsWith(server);
+  const server = ruleTool.endsWith('__*') ? ruleTool.slice('mcp__'.length, -'__*'.length) : ruleTool.slice('mcp__'.length);
+  if (server === '') return false;
+  if (mcpServer !== undefined) return server === mcpServer;
+  return !server.includes('__') && tool.startsWith(`mcp__${server}__`);
 }
 
 const GLOB_CHARS = /[*?[\]{}]/;
@@ -155,6 +162,8 @@ export interface RuleSubject {
   subject: string;
   /** Present for shell tools: what the command runs. */
   shell?: CommandAnalysis;
+  /** For an MCP tool: its server's name as tool names spell it (server-wide rules match on it). */
+  mcpServer?: string;
 }
 
 /** The parser must be loaded for a shell tool without a ready analysis (loadShellParser). */
@@ -170,7 +179,7 @@ export function ruleSubject(tool: string, subject: string, shell?: CommandAnalys
  * matching every rule of the tool: fail closed).
  */
 export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
-  if (!ruleNamesTool(rule.tool, s.tool)) return false;
+  if (!ruleNamesTool(rule.tool, s.tool, s.mcpServer)) return false;
   if (rule.content === undefined) return true;
   if (!s.shell) return matchContent(rule.content, s.subject);
   if (s.shell.unresolved.length > 0) return true;
@@ -185,7 +194,7 @@ export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
  * the workspace, sensitive files) are the assessment's and ask before this.
  */
 export function matchesEveryPart(rules: readonly PermissionRule[], s: RuleSubject): boolean {
-  const mine = rules.filter((r) => ruleNamesTool(r.tool, s.tool));
+  const mine = rules.filter((r) => ruleNamesTool(r.tool, s.tool, s.mcpServer));
   if (mine.length === 0) return false;
   if (mine.some((r) => r.content === undefined)) return true;
   if (!s.shell) return mine.some((r) => matchContent(r.content, s.subject));

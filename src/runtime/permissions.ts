@@ -93,7 +93,7 @@ export class PermissionPolicy {
   decide({ toolName, readOnly, assessment, hookOverride, hookReason }: PolicyInput): PolicyOutcome {
     const { need, subject } = assessment;
     // A shell command is analysed by its tool's assess(); without that (tests, other hosts) it is analysed here (the parser must be loaded).
-    const s = ruleSubject(toolName, subject, assessment.shell);
+    const s: RuleSubject = { ...ruleSubject(toolName, subject, assessment.shell), ...(assessment.mcpServer !== undefined ? { mcpServer: assessment.mcpServer } : {}) };
 
     if (this.deniedTools.includes(toolName)) return { kind: 'deny', reason: `the tool ${toolName} is disabled` };
     const denied = this.denyRuleMatch(s);

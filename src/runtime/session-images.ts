@@ -28,6 +28,12 @@ export function imageFileName(image: Pick<ImageBlock, 'mediaType' | 'data'>): st
   return `${hash}.${EXTENSIONS[image.mediaType]}`;
 }
 
+/** Whether `bytes` are what the content-addressed `name` says: a file a crash or a hand left short is not trusted. */
+export function imageFileIntact(name: string, bytes: Uint8Array): boolean {
+  const hash = name.slice(0, name.indexOf('.'));
+  return createHash('sha256').update(bytes).digest('hex') === hash;
+}
+
 /**
  * Replaces every image's bytes by a reference; `store` is called once per image
  * with its file name and bytes (the caller writes it unless it exists).
@@ -62,8 +68,13 @@ export async function resolveImages(messages: Message[], imagesDir: string, warn
     let p = cache.get(ref);
     if (!p) {
       // basename: a ref is a file name; a crafted "../x" must not read outside the folder.
-      p = readFile(join(imagesDir, basename(ref))).then(
-        (bytes) => bytes.toString('base64'),
+      const name = basename(ref);
+      p = readFile(join(imagesDir, name)).then(
+        (bytes) => {
+          if (imageFileIntact(name, bytes)) return bytes.toString('base64');
+          warnings.push(`image ${ref} in ${basename(imagesDir)} is damaged (its bytes do not match its name); replaced by a note`);
+          return undefined;
+        },
         () => {
           warnings.push(`image ${ref} is missing from ${basename(imagesDir)}; replaced by a note`);
           return undefined;

@@ -8,8 +8,10 @@ import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from './errors';
 import { normaliseHistory } from './history';
-import { externaliseImages, imagesDirFor, resolveImages } from './session-images';
+import { externaliseImages, imageFileIntact, imagesDirFor, resolveImages } from './session-images';
+import { cutHead, repairLoneSurrogates } from './text-cut';
 import { IMAGE_MEDIA_TYPES, type Message, type Usage } from './types';
+import { type SavedCost } from './usage';
 import { splitAttachments } from './user-text';
 
 const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
@@ -71,8 +73,18 @@ export const SessionRecordSchema = z.discriminatedUnion('type', [
     model: z.string().optional(),
     forkedFrom: z.string().optional(),
   }),
-  /** `usage`: the session's cumulative usage once the step that produced this assistant message was charged (C4: a crash loses none). */
-  z.object({ type: z.literal('message'), ts: z.number(), message: MessageSchema, usage: UsageSchema.optional() }),
+  /**
+   * `usage`: the session's cumulative usage once the step that produced this assistant message was charged (C4: a crash loses none);
+   * `costUsd` / `unpricedRequests`: the session's cost at that point, each request priced at its own model when it was made.
+   */
+  z.object({
+    type: z.literal('message'),
+    ts: z.number(),
+    message: MessageSchema,
+    usage: UsageSchema.optional(),
+    costUsd: z.number().optional(),
+    unpricedRequests: z.number().optional(),
+  }),
   /** Replaces the whole history: written by compaction and at the top of a fork. */
   z.object({ type: z.literal('snapshot'), ts: z.number(), reason: z.enum(['compaction', 'fork']), messages: z.array(MessageSchema) }),
   /** Turn markers (turn_ended carries cumulative usage): for listing and resuming counters, never replayed into history. */
@@ -194,7 +206,8 @@ export class JsonlSessionStore implements SessionStore {
     for (const [name, bytes] of images) {
       if (this.storedImages.has(name)) continue;
       const target = join(dir, name);
-      const exists = await stat(target).then((s) => s.size === bytes.length, () => false);
+      // "Already stored" means stored whole: a file a crash left short under this name is written again.
+      const exists = await readFile(target).then((b) => imageFileIntact(name, b), () => false);
       if (!exists) {
         const temp = `${target}.${process.pid}.tmp`;
         await writeFile(temp, bytes);
@@ -244,6 +257,8 @@ export interface LoadedSession {
   messages: Message[];
   /** Cumulative usage as last recorded, to resume counters and cost. */
   usage: Usage | undefined;
+  /** The session's cost as last saved, and the usage it belongs to (C4: summed as saved, never re-priced). */
+  cost: SavedCost | undefined;
   warnings: string[];
 }
 
@@ -260,6 +275,10 @@ export function parseSession(path: string, text: string): LoadedSession {
   let meta: SessionMeta | undefined;
   let messages: Message[] = [];
   let usage: Usage | undefined;
+  let cost: SavedCost | undefined;
+  const saveCost = (at: Usage, usd: unknown, unpriced: unknown) => {
+    if (typeof usd === 'number' && Number.isFinite(usd)) cost = { usd, unpricedRequests: typeof unpriced === 'number' ? unpriced : 0, usage: at };
+  };
   const lines = text.split('\n');
   lines.forEach((line, index) => {
     if (!line.trim()) return;
@@ -271,6 +290,15 @@ export function parseSession(path: string, text: string): LoadedSession {
       warnings.push(`${basename(path)}: ${where} is not valid JSON (${errorMessage(error)}); skipped`);
       return;
     }
+    // JSON writes a lone surrogate as a \udXXX escape. Sent back, the API refuses it on every request,
+    // so a session that holds one (cut by an older version mid-emoji) is repaired as it loads.
+    if (/\\u[dD][89a-fA-F]/.test(line)) {
+      const fixed = repairLoneSurrogates(json);
+      if (fixed.repaired > 0) {
+        json = fixed.value;
+        warnings.push(`${basename(path)}: ${where} held ${fixed.repaired} text${fixed.repaired === 1 ? '' : 's'} with a broken character (a lone UTF-16 surrogate); replaced by \uFFFD`);
+      }
+    }
     const parsed = SessionRecordSchema.safeParse(json);
     if (!parsed.success) {
       warnings.push(`${basename(path)}: ${where} is not a session record (${parsed.error.issues[0]?.message ?? 'bad shape'}); skipped`);
@@ -280,15 +308,20 @@ export function parseSession(path: string, text: string): LoadedSession {
     if (record.type === 'meta') meta ??= record;
     else if (record.type === 'message') {
       messages.push(record.message as Message);
-      if (record.usage) usage = record.usage;
-    }
-    else if (record.type === 'snapshot') messages = [...(record.messages as Message[])];
+      if (record.usage) {
+        usage = record.usage;
+        saveCost(record.usage, record.costUsd, record.unpricedRequests);
+      }
+    } else if (record.type === 'snapshot') messages = [...(record.messages as Message[])];
     else if (record.name === 'usage' || record.name === 'turn_ended') {
       const u = UsageSchema.safeParse(record.data?.cumulative);
-      if (u.success) usage = u.data;
+      if (u.success) {
+        usage = u.data;
+        saveCost(u.data, record.data?.costUsd, record.data?.unpricedRequests);
+      }
     }
   });
-  return { path, meta, messages: normaliseHistory(messages), usage, warnings };
+  return { path, meta, messages: normaliseHistory(messages), usage, cost, warnings };
 }
 
 export interface SessionInfo {
@@ -317,7 +350,7 @@ export async function listSessions(dir: string): Promise<SessionInfo[]> {
         const text = first?.content.find((b) => b.type === 'text');
         // The user's words, never the attached files' text.
         const words = text && 'text' in text ? splitAttachments(text.text).words.replace(/\s+/g, ' ').trim() : '';
-        const title = words ? words.slice(0, 80) : text ? '(attachments only)' : '(empty session)';
+        const title = words ? cutHead(words, 80) : text ? '(attachments only)' : '(empty session)';
         return {
           id: loaded.meta?.id ?? name.replace(/\.jsonl$/, ''),
           path,
@@ -344,6 +377,9 @@ export async function forkSession(path: string, dir: string, upTo?: number): Pro
   const session = upTo === undefined ? loaded : { ...loaded, messages: normaliseHistory(loaded.messages.slice(0, upTo)) };
   const store = await JsonlSessionStore.create(dir, { forkedFrom: session.meta?.id ?? path, ...(session.meta?.cwd ? { cwd: session.meta.cwd } : {}) });
   await store.append({ type: 'snapshot', ts: Date.now(), reason: 'fork', messages: session.messages });
-  if (session.usage) await store.append({ type: 'event', ts: Date.now(), name: 'usage', data: { cumulative: session.usage } });
+  // The saved cost with the usage it belongs to, then any usage recorded after it (priced on resume).
+  const saved = session.cost;
+  if (saved) await store.append({ type: 'event', ts: Date.now(), name: 'usage', data: { cumulative: saved.usage, costUsd: saved.usd, unpricedRequests: saved.unpricedRequests } });
+  if (session.usage && JSON.stringify(session.usage) !== JSON.stringify(saved?.usage)) await store.append({ type: 'event', ts: Date.now(), name: 'usage', data: { cumulative: session.usage } });
   return { store, session: { ...session, path: store.path } };
 }

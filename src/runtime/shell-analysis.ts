@@ -8,6 +8,7 @@
 //   substitutions, what wrappers run); a command whose names cannot all be
 //   known statically is `unresolved` and counts as matching every deny rule.
 import { loadShellParser, parseShell, type Tree } from './shell-parser';
+import { cutHead } from './text-cut';
 
 export interface ShellCommand {
   /** The words after any assignment prefix, quotes resolved; a word that is not literal keeps its source text. */
@@ -661,7 +662,7 @@ const EXPANSIONS = new Set(['command_substitution', 'process_substitution', 'ari
 const WORD_NODES = new Set(['word', 'number', 'string', 'raw_string', 'concatenation']);
 const isWordNode = (type: string) => WORD_NODES.has(type);
 const LIST_OPERATORS = new Set(['&&', '||', ';', '|', '\n']);
-const truncate = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
+const truncate = (s: string) => (s.length > 40 ? `${cutHead(s, 40)}…` : s);
 
 function hasDescendant(node: SyntaxNode, test: (n: SyntaxNode) => boolean): boolean {
   for (const child of node.namedChildren) if (child && (test(child) || hasDescendant(child, test))) return true;

@@ -5,6 +5,7 @@
 // expansion live here so the editor and the CLI (-p) agree on them.
 import { type InstructionReader, secretBehind } from './instructions';
 import { type SensitiveMatcher } from './sensitive-files';
+import { cutHead } from './text-cut';
 
 export const BUILTIN_SLASH_COMMANDS = [
   { name: 'compact', description: 'Summarise older messages now to free context' },
@@ -134,7 +135,7 @@ export async function loadCustomSlashCommands(reader: InstructionReader, workspa
       }
       const { attributes, body } = parseFrontMatter(text);
       const firstLine = body.trim().split(/\r?\n/, 1)[0] ?? '';
-      byName.set(name, { name, file, template: body, description: (attributes['description'] || firstLine.replace(/^#+\s*/, '')).slice(0, 200) || `Custom command from ${file}` });
+      byName.set(name, { name, file, template: body, description: cutHead(attributes['description'] || firstLine.replace(/^#+\s*/, ''), 200) || `Custom command from ${file}` });
     }
   }
   return { custom: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)), notes };

@@ -60,6 +60,18 @@ export class SteeringQueue {
     return this.current.splice(0);
   }
 
+  /** Steered texts taken but not delivered (the turn was stopped while a hook judged them): first in line again. */
+  returnCurrent(texts: readonly string[]): void {
+    this.current.unshift(...texts);
+  }
+
+  /** Queued inputs a turn took but could not submit (stopped during the prompt hook): back at the front, as they were. */
+  returnNext(items: readonly QueuedInput[]): void {
+    if (items.length === 0) return;
+    this.next = [...items, ...this.next];
+    this.onChange(this.next);
+  }
+
   takeNext(): QueuedInput[] {
     if (this.next.length === 0) return [];
     const taken = this.next;

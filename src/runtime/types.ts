@@ -164,11 +164,16 @@ export interface ModelResponse {
   stopReason: StopReason | null;
 }
 
+export interface CompleteOptions {
+  /** Called before each retry of the request; throwing stops it (spend caps). */
+  beforeRetry?: () => void;
+}
+
 export interface ModelClient {
   /** Streams one step. Throws ModelError for failures it could not recover from itself. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent>;
   /** One non-streaming request (S5 fallback, compaction summaries). */
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+  complete(request: ModelRequest, signal: AbortSignal, options?: CompleteOptions): Promise<ModelResponse>;
 }
 
 // ---------------------------------------------------------------------------
@@ -190,6 +195,8 @@ export interface ToolUseAssessment {
   unsandboxed?: boolean;
   /** For a shell command: what it runs, analysed once by the tool so the policy and the path checks read the same tree. */
   shell?: CommandAnalysis;
+  /** For an MCP tool: its server, named as in tool names (`mcp__<server>__…`), for server-wide rules. */
+  mcpServer?: string;
 }
 
 /** The before/after of one file a tool use changed (C5 turn diff). `null` means the file did not exist. */

@@ -30,7 +30,7 @@ export function modelFamily(model: string): ModelFamily | undefined {
   return undefined;
 }
 
-/** Undefined when nothing is known about the model (local models): cost is then reported as 0. */
+/** Undefined when nothing is known about the model (local models): its cost is then unknown, not 0. */
 export function priceFor(model: string, overrides: PriceTable = {}): ModelPrice | undefined {
   const exact = overrides[model];
   if (exact) return exact;
@@ -76,38 +76,76 @@ export const promptTokens = (u: Usage) => u.input_tokens + u.cache_creation_inpu
 export interface UsageRecord {
   step: Usage;
   cumulative: Usage;
-  stepCostUsd: number;
+  /** This request's cost at its own model's price; null when no price is known for that model. */
+  stepCostUsd: number | null;
+  /** The session's cost so far: the sum of what each priced request cost. */
   costUsd: number;
+  /** Requests of the session whose model had no price: while any, `costUsd` is not the whole cost. */
+  unpricedRequests: number;
 }
 
+/** What a session file says it cost, and at which cumulative usage that was said (see loadSession). */
+export interface SavedCost {
+  usd: number;
+  unpricedRequests: number;
+  /** The cumulative usage the cost belongs to; usage recorded after it (an older file) is priced on resume. */
+  usage: Usage;
+}
+
+const isZero = (u: Usage) => u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens === 0;
+
+/**
+ * C4: costs are facts. Each request is priced once, at its own model's price,
+ * when it is recorded; the session's cost is the sum, carried across a resume
+ * as it was saved (resuming on another model must not re-price the past).
+ */
 export class UsageTracker {
   private readonly total: Usage;
   private totalCost = 0;
-  private price_: ModelPrice | undefined;
+  private unpriced = 0;
+  private model: string;
 
   constructor(
     model: string,
     private readonly prices: PriceTable = {},
     initial: Usage = emptyUsage(),
+    saved?: SavedCost,
   ) {
+    this.model = model;
     this.total = { ...initial };
-    this.price_ = priceFor(model, prices);
-    this.totalCost = costUsd(initial, this.price_);
+    // Usage the file has no cost for (a session written before costs were saved, or after the last saved cost).
+    const unsaved = saved ? subtractUsage(initial, saved.usage) : initial;
+    const price = priceFor(model, prices);
+    this.totalCost = (saved?.usd ?? 0) + costUsd(unsaved, price);
+    this.unpriced = (saved?.unpricedRequests ?? 0) + (!price && !isZero(unsaved) ? 1 : 0);
   }
 
   setModel(model: string): void {
-    this.price_ = priceFor(model, this.prices);
+    this.model = model;
   }
 
-  record(step: Usage): UsageRecord {
-    const stepCostUsd = costUsd(step, this.price_);
+  /** Prices a request at `model`'s price (default: the session's current model). */
+  record(step: Usage, model: string = this.model): UsageRecord {
+    const price = priceFor(model, this.prices);
+    const stepCostUsd = price ? costUsd(step, price) : null;
     const t = this.total;
     t.input_tokens += step.input_tokens;
     t.output_tokens += step.output_tokens;
     t.cache_creation_input_tokens += step.cache_creation_input_tokens;
     t.cache_read_input_tokens += step.cache_read_input_tokens;
-    this.totalCost += stepCostUsd;
-    return { step, cumulative: { ...t }, stepCostUsd, costUsd: this.totalCost };
+    if (stepCostUsd === null) this.unpriced++;
+    else this.totalCost += stepCostUsd;
+    return { step, cumulative: { ...t }, stepCostUsd, costUsd: this.totalCost, unpricedRequests: this.unpriced };
+  }
+
+  /** What `usage` would cost at `model`'s price; undefined when no price is known. */
+  costOf(usage: Usage, model: string = this.model): number | undefined {
+    const price = priceFor(model, this.prices);
+    return price ? costUsd(usage, price) : undefined;
+  }
+
+  priceOf(model: string = this.model): ModelPrice | undefined {
+    return priceFor(model, this.prices);
   }
 
   get cumulative(): Usage {
@@ -118,7 +156,7 @@ export class UsageTracker {
     return this.totalCost;
   }
 
-  get price(): ModelPrice | undefined {
-    return this.price_;
+  get unpricedRequests(): number {
+    return this.unpriced;
   }
 }

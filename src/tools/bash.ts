@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { analyseShell } from '../runtime/shell-analysis';
 import { type ToolUseAssessment } from '../runtime/types';
 import { ToolError } from './errors';
+import { cutMiddle } from '../runtime/text-cut';
 import { createExclusive } from './private-dir';
 import { sandboxFailureHint } from './sandbox';
 import { formatBytes } from './text';
@@ -146,12 +147,6 @@ export function cleanTerminalOutput(s: string): string {
   return s.replace(ANSI, '').replace(/\r\n/g, '\n').replace(/\r(?!\n)/g, '\n');
 }
 
-/** Keeps the start and the end, where commands put what matters (what ran, and the error or summary). */
-export function truncateMiddle(text: string, maxChars: number): { head: string; tail: string; omitted: number } {
-  if (text.length <= maxChars) return { head: text, tail: '', omitted: 0 };
-  const headChars = Math.floor(maxChars * 0.4);
-  return { head: text.slice(0, headChars), tail: text.slice(text.length - (maxChars - headChars)), omitted: text.length - maxChars };
-}
 
 export const bashTool = defineTool({
   name: 'bash',
@@ -181,7 +176,8 @@ export const bashTool = defineTool({
       ...(input.sandbox === false ? { sandbox: false } : {}),
     });
     const output = cleanTerminalOutput(result.output).replace(/\n+$/, '');
-    const { head, tail, omitted } = truncateMiddle(output, env.limits.maxOutputChars);
+    // The start and the end, where commands put what matters (what ran, and the error or summary).
+    const { head, tail, omitted } = cutMiddle(output, env.limits.maxOutputChars, { headShare: 0.4 });
     let body = head;
     if (omitted) {
       const printed = result.totalChars ?? output.length;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cutHead } from '../runtime/text-cut';
 import { ToolError } from './errors';
 import { type GrepQuery, displayPrefixFor, grepWithJs } from './grep-js';
 import { type Shell } from './ports';
@@ -93,7 +94,7 @@ export function shapeGrepOutput(raw: string, mode: GrepQuery['mode'], headLimit:
     lines = lines.slice(0, headLimit);
     notes.push(`[Showing the first ${headLimit} of ${total} lines (head_limit).]`);
   }
-  lines = lines.map((l) => (l.length > MAX_LINE_CHARS ? `${l.slice(0, MAX_LINE_CHARS)}… [line cut]` : l));
+  lines = lines.map((l) => (l.length > MAX_LINE_CHARS ? `${cutHead(l, MAX_LINE_CHARS)}… [line cut]` : l));
   let size = 0;
   let kept = 0;
   for (; kept < lines.length; kept++) {

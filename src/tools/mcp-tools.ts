@@ -4,10 +4,10 @@
 // the default is to ask, and a tool's readOnlyHint (the server's own claim)
 // never approves a call by itself.
 import { type McpManager } from '../runtime/mcp/manager';
-import { isMcpToolName } from '../runtime/mcp/names';
+import { isMcpToolName, sanitizeName } from '../runtime/mcp/names';
 import { resultText } from '../runtime/mcp/result';
 import { type ToolContext, type ToolDefinition, type ToolExecutor, ToolInputError, type ToolOutput, type ToolUseAssessment } from '../runtime/types';
-import { truncateMiddle } from './bash';
+import { cutMiddle } from '../runtime/text-cut';
 import { DEFAULT_LIMITS } from './registry';
 
 export interface McpToolOptions {
@@ -44,8 +44,8 @@ export function withMcpTools(base: ToolExecutor, mcp: McpManager, options: McpTo
       if (!tool) return base.assess(name, input);
       const problem = tool.check(input);
       if (problem) throw new ToolInputError(`the input does not match the schema of ${tool.tool} (MCP server ${tool.server}): ${problem}`);
-      // No subject: rules name MCP tools whole (mcp__srv__tool, mcp__srv__*, mcp__srv).
-      return { need: 'command', subject: '' };
+      // No subject: rules name MCP tools whole (mcp__srv__tool, mcp__srv__*, mcp__srv); server-wide rules go by the real server.
+      return { need: 'command', subject: '', mcpServer: sanitizeName(tool.server) };
     },
     ...(base.preview ? { preview: base.preview.bind(base) } : {}),
     async execute(name, input, ctx: ToolContext): Promise<ToolOutput> {
@@ -66,7 +66,7 @@ export function withMcpTools(base: ToolExecutor, mcp: McpManager, options: McpTo
 }
 
 function truncate(text: string, maxChars: number): string {
-  const { head, tail, omitted } = truncateMiddle(text, maxChars);
+  const { head, tail, omitted } = cutMiddle(text, maxChars, { headShare: 0.4 });
   if (!omitted) return head;
   return `${head}\n\n[… ${omitted} characters of the MCP tool's output omitted …]\n\n${tail}`;
 }

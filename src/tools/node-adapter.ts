@@ -18,6 +18,7 @@ import {
   WorkspaceError,
   type WorkspaceErrorKind,
 } from './ports';
+import { cutHead, cutTail } from '../runtime/text-cut';
 import { atomicTempPath, removeInterruptedWrites } from './interrupted-writes';
 import { type CommandSandbox, type SandboxedRun } from './sandbox';
 
@@ -141,6 +142,7 @@ export class NodeWorkspace implements Workspace {
 export class BoundedOutput {
   private readonly head: string[] = [];
   private headChars = 0;
+  private headFull = false;
   private tail: string[] = [];
   private tailChars = 0;
   private dropped = 0;
@@ -161,19 +163,21 @@ export class BoundedOutput {
   push(text: string): void {
     this.total += text.length;
     const half = Math.floor(this.maxChars / 2);
-    if (this.headChars < half) {
-      const take = text.slice(0, half - this.headChars);
+    if (!this.headFull) {
+      // Cut on a character boundary, never inside an emoji: the head ends the moment anything spills past it.
+      const take = cutHead(text, half - this.headChars);
       this.head.push(take);
       this.headChars += take.length;
       text = text.slice(take.length);
       if (!text) return;
+      this.headFull = true;
     }
     this.tail.push(text);
     this.tailChars += text.length;
     if (this.tailChars > half * 2) {
       // Compact rarely (only at twice the bound) so pushing stays cheap.
       const joined = this.tail.join('');
-      const keep = joined.slice(joined.length - half);
+      const keep = cutTail(joined, this.maxChars - this.headChars);
       this.dropped += joined.length - keep.length;
       this.tail = [keep];
       this.tailChars = keep.length;
@@ -181,13 +185,14 @@ export class BoundedOutput {
   }
 
   toString(): string {
-    // The tail only fills once the head is full, so anything over half is the dropped middle.
-    const half = Math.floor(this.maxChars / 2);
+    // The tail only fills once the head is full, so anything past the head's share of the bound is the dropped middle.
+    const room = this.maxChars - this.headChars;
     let tail = this.tail.join('');
     let dropped = this.dropped;
-    if (tail.length > half) {
-      dropped += tail.length - half;
-      tail = tail.slice(tail.length - half);
+    if (tail.length > room) {
+      const kept = cutTail(tail, room);
+      dropped += tail.length - kept.length;
+      tail = kept;
     }
     const marker = dropped ? `\n… [${dropped} characters of output dropped in the middle: over the ${this.maxChars}-character buffer] …\n` : '';
     return `${this.head.join('')}${marker}${tail}`;

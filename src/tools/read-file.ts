@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatImageSize, ImageError, imageFromBytes, sniffImageType } from '../runtime/images';
+import { cutHead } from '../runtime/text-cut';
 import { ToolError } from './errors';
 import { assessPath } from './file-common';
 import { ENCODING_LABELS, decodeText, formatBytes, looksBinary } from './text';
@@ -76,7 +77,8 @@ export const readFileTool = defineTool({
       let line = lines[next]!;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line.length > limits.readMaxLineChars) {
-        line = `${line.slice(0, limits.readMaxLineChars)}… [line cut: ${line.length - limits.readMaxLineChars} more characters]`;
+        const kept = cutHead(line, limits.readMaxLineChars);
+        line = `${kept}… [line cut: ${line.length - kept.length} more characters]`;
         cutLines++;
       }
       const formatted = `${String(next + 1).padStart(6)}\t${line}`;

@@ -22,7 +22,7 @@ describe('context and spend settings in the real extension host', function () {
     await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
   });
   after(async () => {
-    for (const key of ['baseUrl', 'maxCostPerTurnUsd', 'contextWindow']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['baseUrl', 'maxCostPerTurnUsd', 'maxOutputTokens', 'contextWindow']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
     await server.close();
   });
   beforeEach(async () => {
@@ -30,8 +30,10 @@ describe('context and spend settings in the real extension host', function () {
     await vscode.commands.executeCommand('turnstone.newSession');
   });
 
-  it('turnstone.maxCostPerTurnUsd stops the turn before the request that would pass it: failed, kind budget', async () => {
+  it('turnstone.maxCostPerTurnUsd stops the turn before the request that could pass it: failed, kind budget', async () => {
     await config().update('maxCostPerTurnUsd', 0.05, vscode.ConfigurationTarget.Global);
+    // Each request reserves its whole reply limit (issue 26): 1000 tokens ($0.015 at sonnet prices) lets the first go.
+    await config().update('maxOutputTokens', 1000, vscode.ConfigurationTarget.Global);
     server.enqueue(toolUseReply([{ id: 'tu_1', name: 'glob_search', input: { pattern: '*.none' } }], { usage: { input_tokens: 20_000, output_tokens: 100 } }), textReply('never sent'));
     const summary = (await vscode.commands.executeCommand('turnstone.sendPrompt', 'look around')) as Summary;
     assert.equal(summary.outcome, 'failed');
@@ -39,6 +41,7 @@ describe('context and spend settings in the real extension host', function () {
     assert.match(summary.error!.message, /per-turn cap of \$0\.05/);
     assert.equal(server.requests.length, 1);
     await config().update('maxCostPerTurnUsd', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('maxOutputTokens', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('turnstone.contextWindow overrides the model table, also for a session already running', async () => {

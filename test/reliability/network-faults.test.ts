@@ -322,10 +322,11 @@ describe('reliability: network faults (F-NET)', function () {
   });
 
   it('F-NET-07: T6 400 prompt-too-long compacts the history and resubmits the step; with nothing to compact it fails clearly', async () => {
-    // A resumed conversation long enough to compact (more than keepRecent = 4 messages).
+    // A resumed conversation long enough to compact (more than keepRecent = 4 messages), and large enough that
+    // a summary is worth asking for (what it removes must be larger than a summary can be, issue 26).
     const earlier = Array.from({ length: 4 }, (_, i) => [
       { role: 'user' as const, content: [{ type: 'text' as const, text: `earlier question ${i}` }] },
-      { role: 'assistant' as const, content: [{ type: 'text' as const, text: `earlier answer ${i}` }] },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: `earlier answer ${i}: ${'lorem ipsum dolor '.repeat(500)}` }] },
     ]).flat();
     mock.enqueue(
       errorReply(400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'),

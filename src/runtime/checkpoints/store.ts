@@ -5,11 +5,12 @@
 // differs, atomically per file and byte for byte (so encodings and line endings
 // come back as they were). Hand edits made between the agent's turns are
 // conflicts the caller resolves; nothing of the user's is overwritten silently.
-import { appendFile, copyFile, link, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, readdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Workspace } from '../../tools/ports';
 import { RuntimeError } from '../errors';
-import { captureFile, commitListing, type FileState, type FileWalker, type GitRunner, type ObjectSink, parsePlainListing, type Scan, scanGit, scanPlain } from './scan';
+import { cutHead } from '../text-cut';
+import { blobId, captureFile, commitListing, type FileState, type FileWalker, type GitRunner, listingId, type ObjectSink, parsePlainListing, type Scan, scanGit, scanPlain } from './scan';
 
 export type CheckpointKind = 'turn-start' | 'turn-end' | 'before-restore';
 
@@ -76,7 +77,8 @@ const ABSENT: FileState = { kind: 'absent' };
  * of everything that differs from HEAD.
  */
 type ManifestLine =
-  | ({ t: 'cp'; delta: Record<string, FileState | null> } & Omit<Checkpoint, 'overlay'>)
+  /** `prev`: the checkpoint the delta is from (absent in manifests written before it was recorded). */
+  | ({ t: 'cp'; delta: Record<string, FileState | null>; prev?: string | null } & Omit<Checkpoint, 'overlay'>)
   | { t: 'patch'; id: string; path: string; state: FileState };
 
 function overlayDelta(from: Record<string, FileState>, to: Record<string, FileState>): Record<string, FileState | null> {
@@ -86,6 +88,21 @@ function overlayDelta(from: Record<string, FileState>, to: Record<string, FileSt
   return delta;
 }
 
+/** An object is trusted only if its bytes are what its id says (a crash, a full disk or a hand edit can leave others). */
+const intact = (id: string, bytes: Uint8Array) => blobId(bytes) === id || listingId(bytes) === id;
+
+/** Written beside and renamed over: a crash leaves the old file or the new one, never half of one. */
+async function writeAtomically(file: string, bytes: Uint8Array | string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(tmp, bytes);
+    await rename(tmp, file);
+  } catch (error) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
 export class CheckpointStore implements ObjectSink {
   private readonly checkpoints: Checkpoint[] = [];
   /** Base listings (a commit's tree, or the plain base listing) by id, parsed once. */
@@ -93,34 +110,57 @@ export class CheckpointStore implements ObjectSink {
   private readonly stored = new Set<string>();
   private readonly writing = new Map<string, Promise<void>>();
   readonly seen = new Map<string, { sig: string; id: string }>();
+  /** The manifest's length up to its last whole line: a failed append is cut back to it. */
+  private manifestBytes = 0;
 
   private constructor(private readonly options: CheckpointStoreOptions) {}
 
+  /**
+   * Each checkpoint line is a delta from the one before, so a line lost in the middle would make every later
+   * checkpoint restore the wrong files. A torn last line (a crash mid-append) is cut off; a checkpoint whose
+   * `prev` is not the checkpoint before it (a line lost in the middle) is dropped with every one after it,
+   * never rebuilt on the wrong base; and the manifest is then rewritten whole, atomically, from what was kept.
+   */
   static async open(options: CheckpointStoreOptions): Promise<CheckpointStore> {
     const store = new CheckpointStore(options);
     await mkdir(path.join(options.dir, 'objects'), { recursive: true });
     const text = await readFile(store.manifest, 'utf8').catch(() => '');
+    const kept: string[] = [];
+    let damaged = false;
+    let broken = false;
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       let record: ManifestLine;
       try {
         record = JSON.parse(line) as ManifestLine;
       } catch {
-        continue; // a line cut by a crash: the checkpoints before it are intact
+        damaged = true; // a line cut by a crash: left out
+        continue;
       }
+      if (broken) continue;
       if (record.t === 'patch') {
         const target = store.checkpoints.find((c) => c.id === record.id);
         if (target) target.overlay[record.path] = record.state;
+        kept.push(line);
         continue;
       }
-      const { t: _t, delta, ...meta } = record;
-      const overlay: Record<string, FileState> = { ...(store.checkpoints.at(-1)?.overlay ?? {}) };
+      const { t: _t, delta, prev, ...meta } = record;
+      const before = store.checkpoints.at(-1);
+      if (prev !== undefined && prev !== (before?.id ?? null)) {
+        damaged = broken = true;
+        continue;
+      }
+      const overlay: Record<string, FileState> = { ...(before?.overlay ?? {}) };
       for (const [p, state] of Object.entries(delta)) {
         if (state === null) delete overlay[p];
         else overlay[p] = state;
       }
       store.checkpoints.push({ ...meta, overlay });
+      kept.push(line);
     }
+    const whole = kept.map((l) => `${l}\n`).join('');
+    if (damaged || (text !== '' && !text.endsWith('\n'))) await writeAtomically(store.manifest, whole);
+    store.manifestBytes = Buffer.byteLength(whole);
     return store;
   }
 
@@ -128,13 +168,24 @@ export class CheckpointStore implements ObjectSink {
     return path.join(this.options.dir, 'checkpoints.jsonl');
   }
 
+  /** One whole line or nothing: an append that fails part way is cut back, so the next line starts clean. */
   private async append(line: ManifestLine): Promise<void> {
-    await appendFile(this.manifest, `${JSON.stringify(line)}\n`);
+    const text = `${JSON.stringify(line)}\n`;
+    const handle = await open(this.manifest, 'a');
+    try {
+      await handle.appendFile(text);
+      this.manifestBytes += Buffer.byteLength(text);
+    } catch (error) {
+      await truncate(this.manifest, this.manifestBytes).catch(() => undefined);
+      throw error;
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
   }
 
   private async appendCheckpoint(checkpoint: Checkpoint, previous: Checkpoint | undefined): Promise<void> {
     const { overlay, ...meta } = checkpoint;
-    await this.append({ t: 'cp', ...meta, delta: overlayDelta(previous?.overlay ?? {}, overlay) });
+    await this.append({ t: 'cp', ...meta, prev: previous?.id ?? null, delta: overlayDelta(previous?.overlay ?? {}, overlay) });
   }
 
   get mode(): 'git' | 'plain' {
@@ -165,7 +216,7 @@ export class CheckpointStore implements ObjectSink {
   }
 
   private async record(state: Scan & { kind: CheckpointKind; turn: number; messageIndex: number; prompt: string }): Promise<Checkpoint> {
-    const checkpoint: Checkpoint = { ...state, prompt: state.prompt.slice(0, 200), id: `${Date.now().toString(36)}-${this.checkpoints.length}`, at: Date.now() };
+    const checkpoint: Checkpoint = { ...state, prompt: cutHead(state.prompt, 200), id: `${Date.now().toString(36)}-${this.checkpoints.length}`, at: Date.now() };
     await this.appendCheckpoint(checkpoint, this.checkpoints.at(-1));
     this.checkpoints.push(checkpoint);
     return checkpoint;
@@ -263,23 +314,34 @@ export class CheckpointStore implements ObjectSink {
     const kept = index < 0 ? [] : this.checkpoints.slice(0, index);
     const lines = kept.map((c, i) => {
       const { overlay, ...meta } = c;
-      return JSON.stringify({ t: 'cp', ...meta, delta: overlayDelta(kept[i - 1]?.overlay ?? {}, overlay) } satisfies ManifestLine);
+      return JSON.stringify({ t: 'cp', ...meta, prev: kept[i - 1]?.id ?? null, delta: overlayDelta(kept[i - 1]?.overlay ?? {}, overlay) } satisfies ManifestLine);
     });
     const from = path.join(this.options.dir, 'objects');
     for (const sub of await readdir(from).catch(() => [] as string[])) {
       await mkdir(path.join(dir, 'objects', sub), { recursive: true });
       for (const name of await readdir(path.join(from, sub))) {
+        if (name.endsWith('.tmp')) continue;
         const src = path.join(from, sub, name);
         const dst = path.join(dir, 'objects', sub, name);
-        await link(src, dst).catch(() => copyFile(src, dst));
+        // A copy goes aside first: the fork never holds a torn object under a valid id.
+        await link(src, dst).catch(async () => {
+          await copyFile(src, `${dst}.${process.pid}.tmp`);
+          await rename(`${dst}.${process.pid}.tmp`, dst);
+        });
       }
     }
-    await writeFile(path.join(dir, 'checkpoints.jsonl'), lines.map((l) => `${l}\n`).join(''));
+    await writeAtomically(path.join(dir, 'checkpoints.jsonl'), lines.map((l) => `${l}\n`).join(''));
+  }
+
+  /** Our copy of an object, if it is there and intact. */
+  private async ownObject(id: string): Promise<Uint8Array | undefined> {
+    const own = await readFile(this.objectPath(id)).catch(() => undefined);
+    return own && intact(id, own) ? own : undefined;
   }
 
   /** A stored or git object's bytes. */
   async read(id: string): Promise<Uint8Array> {
-    const own = await readFile(this.objectPath(id)).catch(() => undefined);
+    const own = await this.ownObject(id);
     if (own) return own;
     if (this.options.git) {
       try {
@@ -296,7 +358,7 @@ export class CheckpointStore implements ObjectSink {
     const found = new Map<string, Uint8Array>();
     const fromGit: string[] = [];
     for (const id of new Set(ids)) {
-      const own = await readFile(this.objectPath(id)).catch(() => undefined);
+      const own = await this.ownObject(id);
       if (own) found.set(id, own);
       else fromGit.push(id);
     }
@@ -329,16 +391,10 @@ export class CheckpointStore implements ObjectSink {
 
   private async writeObject(id: string, bytes: Uint8Array): Promise<void> {
     const file = this.objectPath(id);
-    const exists = await stat(file).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) {
+    // "Already stored" means stored whole: an object a crash or a full disk left short is written again.
+    if (!(await this.ownObject(id))) {
       await mkdir(path.dirname(file), { recursive: true });
-      // Written aside and renamed, so a crash never leaves a truncated object under a valid id.
-      const tmp = `${file}.${process.pid}.tmp`;
-      await writeFile(tmp, bytes);
-      await rename(tmp, file);
+      await writeAtomically(file, bytes);
     }
     this.stored.add(id);
   }

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { cutTail } from '../text-cut';
 import { type ToolDefinition } from '../types';
 import { type McpServerConfig, redact, secretsOf } from './config';
 import { MAX_TOOL_NAME, mcpToolName } from './names';
@@ -43,6 +44,8 @@ export interface CallOptions {
 }
 
 const STDERR_TAIL_CHARS = 2000;
+/** Up this long, a server counts as started cleanly: its restart count starts over. */
+export const STABLE_MS = 60_000;
 /** Shared: compiled validators are per schema object, and ajv instances are not small. */
 const validator = new AjvJsonSchemaValidator();
 
@@ -54,8 +57,14 @@ export class ServerConnection {
   status: ServerStatus = 'idle';
   tools: PreparedTool[] = [];
   lastError: string | undefined;
-  /** Restarts since the last clean start (the backoff grows with it). */
+  /**
+   * Restarts since the server last proved healthy (the backoff grows with it, and the manager gives up at
+   * its limit). A start is clean once the server answers a call or stays up STABLE_MS: a long session's
+   * occasional crashes must not use up the restarts for good, while a server that dies right after every
+   * start still runs out of them.
+   */
   restarts = 0;
+  private runningSince = 0;
   /** When a crashed server may be started again. */
   nextStartAt = 0;
   private client: Client | undefined;
@@ -117,6 +126,7 @@ export class ServerConnection {
     try {
       await Promise.race([connecting, timeout]);
       this.status = 'running';
+      this.runningSince = Date.now();
       this.lastError = undefined;
       this.options.log('info', `MCP server ${this.name} started: ${this.tools.length} tool(s)`);
       this.options.onChange();
@@ -135,7 +145,7 @@ export class ServerConnection {
       // The SDK adds its safe default environment (PATH, HOME…) under these variables.
       const t = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, ...(c.cwd ? { cwd: c.cwd } : {}), stderr: 'pipe' });
       t.stderr?.on('data', (chunk: Buffer) => {
-        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+        this.stderrTail = cutTail(this.stderrTail + chunk.toString('utf8'), STDERR_TAIL_CHARS);
       });
       const start = t.start.bind(t);
       t.start = async () => {
@@ -217,6 +227,7 @@ export class ServerConnection {
           ? { onprogress: (p: { progress: number; total?: number; message?: string }) => options.onProgress?.(`${p.message ?? 'progress'} ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}\n`) }
           : {}),
       });
+      this.restarts = 0;
       return result as CallToolResult;
     } catch (error) {
       if (options.signal.aborted) throw error;
@@ -240,6 +251,7 @@ export class ServerConnection {
     this.client = undefined;
     this.tools = [];
     this.status = 'crashed';
+    if (Date.now() - this.runningSince >= STABLE_MS) this.restarts = 0;
     this.lastError = this.clean(`stopped unexpectedly${this.stderrTail ? `; its last output:\n${this.stderrTail.trim()}` : ''}`);
     this.nextStartAt = Date.now() + backoffMs(this.restarts);
     this.options.log('error', `MCP server ${this.name} ${this.lastError}`);

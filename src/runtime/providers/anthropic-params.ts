@@ -1,7 +1,10 @@
 // Our request → Messages API params, including the S7 prompt-cache breakpoints.
 // Type-only SDK imports: this module must not load the SDK (index.ts loads it lazily).
 import type { ContentBlockParam, ImageBlockParam, MessageCreateParamsBase, MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import { maxTokensOf, thinkingBudgetOf } from '../request';
 import { type ContentBlock, type ImageBlock, type Message, type ModelRequest } from '../types';
+
+export { MIN_THINKING_BUDGET } from '../request';
 
 export type AnthropicParams = Omit<MessageCreateParamsBase, 'stream'>;
 type Params = AnthropicParams;
@@ -12,9 +15,6 @@ const EPHEMERAL = { type: 'ephemeral' } as const;
 /** The API allows at most 4 cache_control breakpoints per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 
-/** Smallest thinking budget the API accepts. */
-export const MIN_THINKING_BUDGET = 1024;
-
 // Explicit field lists: history blocks may carry runtime-only fields, and thinking
 // must go back exactly as received (the API checks its signature).
 function toBlockParam(block: ContentBlock): BlockParam | undefined {
@@ -23,7 +23,9 @@ function toBlockParam(block: ContentBlock): BlockParam | undefined {
       // The API rejects empty text blocks.
       return block.text === '' ? undefined : { type: 'text', text: block.text };
     case 'thinking':
-      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+      // Reasoning from an OpenAI-compatible server has no signature; the API refuses an unsigned thinking
+      // block, so a session resumed here from such a server leaves it out.
+      return block.signature === '' ? undefined : { type: 'thinking', thinking: block.thinking, signature: block.signature };
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
     case 'tool_use':
@@ -76,6 +78,8 @@ export function toAnthropicParams(request: ModelRequest): Params {
       const param = toBlockParam(block);
       if (param) content.push(param);
     }
+    // A reply that held only unsigned reasoning would be empty, which the API refuses.
+    if (content.length === 0 && m.role === 'assistant') content.push({ type: 'text', text: '(no reply text)' });
     return { role: m.role, content };
   });
 
@@ -90,17 +94,12 @@ export function toAnthropicParams(request: ModelRequest): Params {
     description: t.description,
     input_schema: t.input_schema as Tool.InputSchema,
   }));
-  const params: Params = { model: request.model, max_tokens: request.maxTokens, messages };
+  const params: Params = { model: request.model, max_tokens: maxTokensOf(request), messages };
   if (request.system) params.system = [{ type: 'text', text: request.system, cache_control: EPHEMERAL }];
   else if (tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: EPHEMERAL };
   if (tools.length > 0) params.tools = tools;
 
-  const budget = request.thinkingBudgetTokens ?? 0;
-  if (budget > 0) {
-    const budgetTokens = Math.max(MIN_THINKING_BUDGET, Math.floor(budget));
-    params.thinking = { type: 'enabled', budget_tokens: budgetTokens };
-    // The API requires max_tokens > budget_tokens; keep the caller's room for the answer on top.
-    if (params.max_tokens <= budgetTokens) params.max_tokens = budgetTokens + request.maxTokens;
-  }
+  const budgetTokens = thinkingBudgetOf(request);
+  if (budgetTokens > 0) params.thinking = { type: 'enabled', budget_tokens: budgetTokens };
   return params;
 }

@@ -5,6 +5,7 @@ import type { ContentBlock as ApiContentBlock, Message as ApiMessage, RawMessage
 import {
   type AssistantContentBlock,
   type AssistantEvent,
+  type CompleteOptions,
   emptyUsage,
   type ModelClient,
   ModelError,
@@ -264,10 +265,10 @@ export class AnthropicModelClient implements ModelClient {
     return runStep(this.source(request), request.afterToolResults, signal, this.timing);
   }
 
-  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+  async complete(request: ModelRequest, signal: AbortSignal, options: CompleteOptions = {}): Promise<ModelResponse> {
     const sdk = this.client();
     const params = toAnthropicParams(request);
-    const message = await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(sdk, params, s));
+    const message = await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(sdk, params, s), options.beforeRetry);
     return messageToResponse(message);
   }
 

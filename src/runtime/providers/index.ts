@@ -1,6 +1,6 @@
 // Provider routing (S8, seed 001's ApiProviderClient). The SDKs are loaded on
 // first use, not at module load, so the extension's activation stays cheap.
-import { type AssistantEvent, type ModelClient, ModelError, type ModelRequest, type ModelResponse } from '../types';
+import { type AssistantEvent, type CompleteOptions, type ModelClient, ModelError, type ModelRequest, type ModelResponse } from '../types';
 import type * as AnthropicModule from './anthropic';
 import type * as OpenAICompatibleModule from './openai-compatible';
 import { type ModelClientOptions } from './options';
@@ -78,9 +78,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         },
       };
     },
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    async complete(request: ModelRequest, signal: AbortSignal, options?: CompleteOptions): Promise<ModelResponse> {
       try {
-        return await (await get()).complete(request, signal);
+        return await (await get()).complete(request, signal, options);
       } catch (err) {
         throw explainImageRejection(err, request.model, requestHasImages(request.messages));
       }

@@ -1,6 +1,7 @@
 // S8: OpenAI-compatible chat/completions (Ollama, LM Studio, vLLM, xAI, OpenRouter)
 // through the `openai` package, normalised to the same AssistantEvents as the
 // Anthropic provider so the loop cannot tell them apart. Loaded lazily by index.ts.
+import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
@@ -14,6 +15,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import {
   type AssistantContentBlock,
   type AssistantEvent,
+  type CompleteOptions,
   emptyUsage,
   type ImageBlock,
   type Message,
@@ -80,8 +82,9 @@ export function mapUsage(u: CompletionUsage): Usage {
   };
 }
 
-function closingEvents(usage: Usage, stopReason: StopReason | null, out: AssistantEvent[]): void {
-  out.push({ type: 'usage', usage });
+/** `alreadySaid`: the usage event went out when its chunk arrived; it is not repeated. */
+function closingEvents(usage: Usage, stopReason: StopReason | null, out: AssistantEvent[], alreadySaid = false): void {
+  if (!alreadySaid) out.push({ type: 'usage', usage });
   if (usage.cache_read_input_tokens > 0 || usage.cache_creation_input_tokens > 0) {
     out.push({ type: 'prompt_cache', cacheReadInputTokens: usage.cache_read_input_tokens, cacheCreationInputTokens: usage.cache_creation_input_tokens });
   }
@@ -104,9 +107,16 @@ interface PendingCall {
   started: boolean;
 }
 
+/** For servers that send no call id: unique across the session, so results never pair with another step's call. */
+const madeUpId = () => `call_${randomBytes(9).toString('base64url')}`;
+
 export class OpenAINormaliser implements StepNormaliser<SseFrame> {
-  // Parallel calls arrive interleaved, each fragment naming its call by index.
-  private readonly calls = new Map<number, PendingCall>();
+  // Parallel calls arrive interleaved. A call is named by its id when the server sends one (a new id is a
+  // new call, even at an index already used: Ollama numbers every call 0); by its index otherwise
+  // (fragments after the first often carry only the index); Gemini sends neither index nor fragments.
+  private readonly calls: PendingCall[] = [];
+  private readonly byId = new Map<string, PendingCall>();
+  private readonly byIndex = new Map<number, PendingCall>();
   private thinking = '';
   private hasText = false;
   private finish: string | null = null;
@@ -123,7 +133,11 @@ export class OpenAINormaliser implements StepNormaliser<SseFrame> {
   }
 
   pushChunk(chunk: ChatCompletionChunk, out: AssistantEvent[]): boolean {
-    if (chunk.usage) this.usage = mapUsage(chunk.usage);
+    if (chunk.usage) {
+      this.usage = mapUsage(chunk.usage);
+      // Said at once: if this attempt fails after all, what it was billed for is still charged (C4).
+      out.push({ type: 'usage', usage: this.usage });
+    }
     const choice = chunk.choices?.[0];
     if (!choice) return false;
     const delta = choice.delta ?? {};
@@ -141,18 +155,11 @@ export class OpenAINormaliser implements StepNormaliser<SseFrame> {
     if (delta.tool_calls) {
       this.flushThinking(out);
       for (const tc of delta.tool_calls) {
-        let call = this.calls.get(tc.index);
-        if (!call) {
-          call = { id: '', name: '', args: '', started: false };
-          this.calls.set(tc.index, call);
-        }
-        if (tc.id && !call.id) call.id = tc.id;
+        const call = this.callFor(tc.id ?? undefined, (tc as { index?: number }).index, tc.function?.name ?? undefined);
         if (tc.function?.name && !call.name) call.name = tc.function.name;
         if (tc.function?.arguments) call.args += tc.function.arguments;
         if (!call.started && call.name) {
           call.started = true;
-          // Some local servers send no call ids; the API shape needs one to pair results.
-          if (!call.id) call.id = `call_${tc.index}`;
           out.push({ type: 'tool_use_start', id: call.id, name: call.name });
         }
       }
@@ -162,23 +169,35 @@ export class OpenAINormaliser implements StepNormaliser<SseFrame> {
     return false;
   }
 
+  private callFor(id: string | undefined, index: number | undefined, name: string | undefined): PendingCall {
+    let call = id ? this.byId.get(id) : index !== undefined ? this.byIndex.get(index) : undefined;
+    // Neither id nor index: a fragment without a name continues the last call; a named one starts a call.
+    if (!call && !id && index === undefined && !name) call = this.calls[this.calls.length - 1];
+    if (!call) {
+      call = { id: id || madeUpId(), name: '', args: '', started: false };
+      this.calls.push(call);
+      if (id) this.byId.set(id, call);
+    }
+    if (index !== undefined) this.byIndex.set(index, call);
+    return call;
+  }
+
   end(out: AssistantEvent[]): 'done' | 'empty' {
     this.flushThinking(out);
-    if (!this.hasText && this.calls.size === 0 && this.finish === null) return 'empty';
-    // Arguments that do not parse mean the stream was cut, whatever finish_reason says (a proxy may end a
-    // cut upstream stream with `stop`): running truncated JSON would corrupt the step, so it is retried.
-    if ([...this.calls.values()].some((c) => c.args !== '' && !parses(c.args))) {
+    if (!this.hasText && this.calls.length === 0 && this.finish === null) return 'empty';
+    // Arguments that do not parse mean the stream was cut. At the output limit (finish_reason length) that is
+    // the reply, as with the Anthropic provider: the tool use goes to the loop, which answers it with an
+    // error saying the input was cut off. Otherwise (a proxy may end a cut upstream stream with `stop`) running
+    // truncated JSON would corrupt the step, so it is retried.
+    if (this.finish !== 'length' && this.calls.some((c) => c.args !== '' && !parses(c.args))) {
       throw new ModelError('retryable', `${PROVIDER}: the stream ended inside tool call arguments.`);
     }
-    const indices = [...this.calls.keys()].sort((a, b) => a - b);
-    for (const index of indices) {
-      const call = this.calls.get(index)!;
-      if (!call.id) call.id = `call_${index}`;
+    for (const call of this.calls) {
       if (!call.started) out.push({ type: 'tool_use_start', id: call.id, name: call.name });
       out.push({ type: 'tool_use', id: call.id, name: call.name, inputJson: call.args });
     }
-    const stop = mapStopReason(this.finish) ?? (this.calls.size > 0 ? 'tool_use' : null);
-    closingEvents(this.usage ?? emptyUsage(), stop, out);
+    const stop = mapStopReason(this.finish) ?? (this.calls.length > 0 ? 'tool_use' : null);
+    closingEvents(this.usage ?? emptyUsage(), stop, out, this.usage !== undefined);
     return 'done';
   }
 
@@ -257,8 +276,9 @@ export function completionToEvents(completion: ChatCompletion): AssistantEvent[]
   if (message?.content) out.push({ type: 'text_delta', text: message.content });
   for (const call of message?.tool_calls ?? []) {
     if (call.type !== 'function') continue;
-    out.push({ type: 'tool_use_start', id: call.id, name: call.function.name });
-    out.push({ type: 'tool_use', id: call.id, name: call.function.name, inputJson: call.function.arguments });
+    const id = call.id || madeUpId();
+    out.push({ type: 'tool_use_start', id, name: call.function.name });
+    out.push({ type: 'tool_use', id, name: call.function.name, inputJson: call.function.arguments });
   }
   const stop = mapStopReason(choice?.finish_reason ?? null);
   closingEvents(completion.usage ? mapUsage(completion.usage) : emptyUsage(), stop, out);
@@ -315,9 +335,9 @@ export class OpenAICompatibleModelClient implements ModelClient {
     return runStep(this.source(request), request.afterToolResults, signal, this.timing);
   }
 
-  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+  async complete(request: ModelRequest, signal: AbortSignal, options: CompleteOptions = {}): Promise<ModelResponse> {
     const params = toOpenAIParams(request);
-    return completionToResponse(await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(params, s)));
+    return completionToResponse(await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(params, s), options.beforeRetry));
   }
 
   private createNonStreaming(params: Params, signal: AbortSignal): Promise<ChatCompletion> {

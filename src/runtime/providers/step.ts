@@ -4,6 +4,7 @@
 // and retry failed attempts with backoff, telling the consumer to discard a partial
 // step (S6). Provider specifics live behind StepSource.
 import { type AssistantEvent, ModelError } from '../types';
+import { cutHead } from '../text-cut';
 import { abortedError, backoffDelay, classifyError, type ResolvedRetry, sleep } from './retry';
 
 export interface StepNormaliser<Raw> {
@@ -128,7 +129,7 @@ class Watchdog {
  */
 export function retryNotice(failure: ModelError): string {
   const first = failure.message.split(/\r?\n/, 1)[0]!.trim();
-  const short = first.length > 120 ? `${first.slice(0, 119)}…` : first;
+  const short = first.length > 120 ? `${cutHead(first, 119)}…` : first;
   const status = failure.details.status !== undefined ? `HTTP ${failure.details.status}, ` : '';
   const id = failure.details.requestId ? `, request ${failure.details.requestId}` : '';
   return `${short} (${status}${failure.kind}${id})`;
@@ -228,8 +229,8 @@ export async function* runStep<Raw>(
   }
 }
 
-/** Retries a one-shot request (non-streaming `complete`) under the same policy, silently. */
-export async function withRetries<T>(provider: string, signal: AbortSignal, policy: ResolvedRetry, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** Retries a one-shot request (non-streaming `complete`) under the same policy, silently; `beforeRetry` may stop a retry by throwing. */
+export async function withRetries<T>(provider: string, signal: AbortSignal, policy: ResolvedRetry, run: (signal: AbortSignal) => Promise<T>, beforeRetry?: () => void): Promise<T> {
   for (let retries = 0; ; retries++) {
     if (signal.aborted) throw abortedError();
     try {
@@ -240,6 +241,7 @@ export async function withRetries<T>(provider: string, signal: AbortSignal, poli
       if (failure.kind !== 'retryable' || retries >= policy.maxRetries) throw failure;
       const asked = failure.details.retryAfterMs;
       if (asked !== undefined && asked > policy.maxRetryAfterMs) throw failure;
+      beforeRetry?.();
       await sleep(asked ?? backoffDelay(retries + 1, policy), signal);
     }
   }

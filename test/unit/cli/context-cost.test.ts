@@ -41,23 +41,24 @@ describe('CLI: context, cost and retries (node dist/cli.js against the mock API)
     assert.equal(run.stderr.split('\n').filter((l) => l.includes('reconnecting')).length, 1, 'one line per retry');
   });
 
-  it('--max-cost-usd ends the turn before a request would pass the cap: failed, kind budget, figures on stderr, history valid', async () => {
+  it('--max-cost-usd ends the turn before a request could pass the cap: failed, kind budget, figures on stderr, history valid', async () => {
     const session = path.join(ws, 's.jsonl');
-    // Step 1 costs about $0.06 (20k input tokens at the sonnet price); the cap is $0.05.
+    // Each request reserves its whole 64k-token reply limit at the sonnet price ($0.96, issue 26): step 1 fits a
+    // $1.05 cap; after it cost about $0.12 (40k input tokens), the next one could pass it.
     server.enqueue(
-      toolUseReply([{ id: 'tu_1', name: 'glob_search', input: { pattern: '*.none' } }], { usage: { input_tokens: 20_000, output_tokens: 100 } }),
+      toolUseReply([{ id: 'tu_1', name: 'glob_search', input: { pattern: '*.none' } }], { usage: { input_tokens: 40_000, output_tokens: 100 } }),
       textReply('never sent'),
     );
-    const run = await runCli(['-p', 'look around', '--cwd', ws, '--output-format', 'json', '--max-cost-usd', '0.05', '--session', session], { env });
+    const run = await runCli(['-p', 'look around', '--cwd', ws, '--output-format', 'json', '--max-cost-usd', '1.05', '--session', session], { env });
     assert.equal(run.code, 1, run.stderr);
     assert.equal(server.requests.length, 1, 'the second request was not sent');
     const result = JSON.parse(run.stdout);
     assert.equal(result.is_error, true);
-    assert.match(result.result, /per-turn cap of \$0\.05/);
-    assert.match(run.stderr, /turnstone: Stopped: this turn has cost \$0\.06/);
+    assert.match(result.result, /up to about \$0\.9\d, counting its 64000-token reply limit\) could pass the per-turn cap of \$1\.05/);
+    assert.match(run.stderr, /turnstone: Stopped: this turn has cost \$0\.12/);
     const loaded = await loadSession(session);
     assert.equal(historyProblem(loaded.messages), undefined);
-    assert.equal(loaded.usage?.input_tokens, 20_000, 'the step that ran is charged');
+    assert.equal(loaded.usage?.input_tokens, 40_000, 'the step that ran is charged');
 
     const bad = await runCli(['-p', 'x', '--cwd', ws, '--max-cost-usd', 'lots'], { env });
     assert.equal(bad.code, 2);
@@ -132,7 +133,9 @@ describe('CLI: context, cost and retries (node dist/cli.js against the mock API)
       jsonMessageReply([{ type: 'text', text: 'Summary: three globs found nothing.' }], { usage: { input_tokens: 3_000, output_tokens: 200 } }),
       textReply('Nothing there.', { usage: { input_tokens: 500, output_tokens: 10 } }),
     );
-    const run = await runCli(['-p', 'search', '--cwd', ws, '--output-format', 'json'], { env: { ...env, TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '5000' } });
+    // A prompt of ~3 000 tokens: what the compaction removes must be larger than a summary can be (issue 26).
+    const prompt = `search ${'lorem ipsum dolor '.repeat(670)}`;
+    const run = await runCli(['-p', prompt, '--cwd', ws, '--output-format', 'json'], { env: { ...env, TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '5000' } });
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout);
     assert.equal(server.requests.length, 5);

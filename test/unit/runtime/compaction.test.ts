@@ -3,7 +3,7 @@ import { autoCompactThreshold, compactHistory, HEALTH_PROBE_INPUT, localSummary,
 import { ConversationRuntime } from '../../../src/runtime/conversation';
 import { historyProblem } from '../../../src/runtime/history';
 import { type Message } from '../../../src/runtime/types';
-import { baseConfig, deferred, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
+import { baseConfig, deferred, long, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const said = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
@@ -70,7 +70,8 @@ describe('runtime: compaction', () => {
     ]);
     const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '250' } });
     const events = recordEvents(rt);
-    const s = await rt.runTurn('go');
+    // A prompt worth summarising (issue 26: never a summary larger than what it removes).
+    const s = await rt.runTurn(long('go'));
     assert.equal(s.outcome, 'completed');
     assert.deepEqual(s.autoCompaction, { trigger: 'auto', removedMessageCount: 3, summarySource: 'model' });
     const kinds = events.filter((e) => e.type === 'compaction' || e.type === 'step_started').map((e) => (e.type === 'step_started' ? `step ${e.step}` : 'compaction'));
@@ -82,22 +83,22 @@ describe('runtime: compaction', () => {
 
   it('C1: the threshold is autoCompactPercent of the model window; contextWindow overrides the table', async () => {
     const model = new ScriptedModel([
-      step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(500)),
-      step('', [{ id: 'b', name: 'read_file', input: { path: 'x' } }], usage(790)),
+      step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(10_000)),
+      step('', [{ id: 'b', name: 'read_file', input: { path: 'x' } }], usage(15_990)),
       step('done', [], usage(100)),
     ]);
-    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, contextWindow: 1000, autoCompactPercent: 80, env: {} });
-    const s = await rt.runTurn('go');
+    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, contextWindow: 20_000, autoCompactPercent: 80, env: {} });
+    const s = await rt.runTurn(long('go'));
     assert.equal(s.autoCompaction?.trigger, 'auto');
-    assert.equal(model.completeRequests.length, 1, 'compacted once, crossing 80 % of 1000');
-    assert.equal(s.context.window, 1000);
-    assert.ok(s.context.tokens <= 400, `after compaction at most 40 % of the window (${s.context.tokens})`);
+    assert.equal(model.completeRequests.length, 1, 'compacted once, crossing 80 % of 20 000');
+    assert.equal(s.context.window, 20_000);
+    assert.ok(s.context.tokens <= 8_000, `after compaction at most 40 % of the window (${s.context.tokens})`);
   });
 
   it('C1: compaction also runs by command between turns', async () => {
     const model = new ScriptedModel([step('one'), step('two'), step('three')]);
     const rt = new ConversationRuntime({ model, tools: memoryTools() }, baseConfig);
-    for (const t of ['a', 'b', 'c']) await rt.runTurn(t);
+    for (const t of ['a', 'b', 'c']) await rt.runTurn(long(t));
     const event = await rt.compact();
     assert.deepEqual(event, { trigger: 'manual', removedMessageCount: 2, summarySource: 'model' });
     assert.equal(rt.messages.length, 4);
@@ -113,7 +114,7 @@ describe('runtime: compaction', () => {
     };
     const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, keepRecent: 0, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '100' } });
     const c = new AbortController();
-    const turn = rt.runTurn('go', { signal: c.signal });
+    const turn = rt.runTurn(long('go'), { signal: c.signal });
     await summaryStarted.promise;
     c.abort();
     const s = await turn;
@@ -126,7 +127,7 @@ describe('runtime: compaction', () => {
     const model = new ScriptedModel([step('a'), step('b'), step('c'), step('after')]);
     const tools = memoryTools();
     const rt = new ConversationRuntime({ model, tools }, baseConfig);
-    for (const t of ['1', '2', '3']) await rt.runTurn(t);
+    for (const t of ['1', '2', '3']) await rt.runTurn(long(t));
     await rt.compact();
     assert.equal(tools.calls.length, 0);
     await rt.runTurn('4');
@@ -138,7 +139,7 @@ describe('runtime: compaction', () => {
     const tools = memoryTools();
     tools.tools.glob_search!.run = () => ({ content: 'workspace adapter is gone', isError: true });
     const rt = new ConversationRuntime({ model, tools }, baseConfig);
-    for (const t of ['1', '2', '3']) await rt.runTurn(t);
+    for (const t of ['1', '2', '3']) await rt.runTurn(long(t));
     await rt.compact();
     const events = recordEvents(rt);
     const s = await rt.runTurn('4');

@@ -11,7 +11,7 @@ import { ModelError, type AssistantEvent, type ContentBlock, type Message, type 
 import { AnthropicModelClient } from '../../../src/runtime/providers/anthropic';
 import { errorFrame, messageStartFrame, MockAnthropicServer, textReply } from '../../fixtures/mock-anthropic';
 import { FAST } from '../providers/helpers';
-import { baseConfig, deferred, memoryTools, recordEvents, ScriptedHooks, ScriptedModel, step, usage } from './fakes';
+import { baseConfig, deferred, long, memoryTools, recordEvents, ScriptedHooks, ScriptedModel, step, usage } from './fakes';
 
 const requestTokens = (r: ModelRequest) => Math.ceil(JSON.stringify(r.messages).length / 4);
 const withStop = (events: AssistantEvent[], stopReason: string): AssistantEvent[] => events.map((e) => (e.type === 'message_stop' ? { ...e, stopReason } : e));
@@ -38,9 +38,9 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     const big = usage(1_000, 50, 29_000);
     const model = new ScriptedModel([step('big answer', [], big), step('one', [], big), step('two', [], big), step('small model answer')]);
     const rt = new ConversationRuntime({ model, tools: memoryTools() }, { ...baseConfig, model: 'claude-sonnet-4-5' });
-    await rt.runTurn('a');
-    await rt.runTurn('b');
-    await rt.runTurn('c');
+    await rt.runTurn(long('a'));
+    await rt.runTurn(long('b'));
+    await rt.runTurn(long('c'));
     assert.equal(model.completeRequests.length, 0, '30k of a 200k window: no compaction');
     rt.setModel('llama3.1:8b'); // 32k window: 30k is past 85 %
     const s = await rt.runTurn('d');
@@ -58,7 +58,7 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     const session = new MemorySessionStore();
     const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }), session }, { ...baseConfig, keepRecent: 1, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '410' } });
     const events = recordEvents(rt);
-    const s = await rt.runTurn('go');
+    const s = await rt.runTurn(long('go'));
     assert.equal(s.outcome, 'completed');
     assert.equal(model.completeRequests.length, 1, 'compacted once (the 2nd request would carry 400 + the results > 410)');
     assert.deepEqual(s.turnUsage, usage(400 + 400 + 2_000 + 500, 0 + 20 + 300 + 30));
@@ -90,7 +90,8 @@ describe('runtime: context, cost and steering (issue 14)', () => {
 
   it('spend caps: the turn stops before a request would pass the per-turn or per-session cap, kind budget, history valid', async () => {
     const model = new ScriptedModel([step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(20_000, 100)), step('never')]);
-    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, model: 'claude-sonnet-4-5', maxCostPerTurnUsd: 0.05 });
+    // A 1000-token reply limit: each request reserves $0.015 of output (issue 26: the whole limit counts).
+    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, model: 'claude-sonnet-4-5', maxTokens: 1000, maxCostPerTurnUsd: 0.05 });
     const events = recordEvents(rt);
     const s = await rt.runTurn('go');
     assert.equal(s.outcome, 'failed');
@@ -100,7 +101,7 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     assert.equal(historyProblem(rt.messages), undefined);
     assert.ok(events.some((e) => e.type === 'turn_failed' && e.kind === 'budget'));
 
-    const capped = new ConversationRuntime({ model: new ScriptedModel([step('x')]), tools: memoryTools() }, { ...baseConfig, model: 'claude-sonnet-4-5', maxCostPerSessionUsd: 0.1 }, { usage: usage(40_000, 0) });
+    const capped = new ConversationRuntime({ model: new ScriptedModel([step('x')]), tools: memoryTools() }, { ...baseConfig, model: 'claude-sonnet-4-5', maxTokens: 1000, maxCostPerSessionUsd: 0.1 }, { usage: usage(40_000, 0) });
     const t = await capped.runTurn('more');
     assert.equal(t.error?.kind, 'budget');
     assert.match(t.error!.message, /this session has cost \$0\.12/);
@@ -228,7 +229,7 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     let broken = true;
     tools.tools.glob_search!.run = () => (broken ? { content: 'adapter gone', isError: true } : { content: 'No files found', isError: false });
     const rt = new ConversationRuntime({ model, tools }, baseConfig);
-    for (const t of ['1', '2', '3']) await rt.runTurn(t);
+    for (const t of ['1', '2', '3']) await rt.runTurn(long(t));
     await rt.compact();
     assert.equal((await rt.runTurn('4')).error?.kind, 'health_probe_failed');
     assert.equal((await rt.runTurn('5')).error?.kind, 'health_probe_failed', 'probed again, not skipped');

@@ -199,4 +199,10 @@ export const fixedClock = () => {
   return { now: () => (t += 5) };
 };
 
+/**
+ * A prompt of about 3 000 tokens: compaction summarises only what is larger than a summary can be
+ * (issue 26), so tests of summaries need turns of a real size.
+ */
+export const long = (tag: string): string => `${tag} ${'lorem ipsum dolor '.repeat(670)}`;
+
 export const baseConfig = { model: 'claude-sonnet-5-5', systemPrompt: 'You are a test agent.', env: {} as Record<string, string | undefined> };

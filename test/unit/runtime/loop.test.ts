@@ -5,7 +5,7 @@ import { AbortScope, MAX_ITERATIONS_MESSAGE } from '../../../src/runtime/errors'
 import { type RuntimeEvent } from '../../../src/runtime/events';
 import { historyProblem, TURN_ABORTED_NOTE } from '../../../src/runtime/history';
 import { ModelError, type AssistantEvent, type Message, type ToolResultBlock } from '../../../src/runtime/types';
-import { baseConfig, deferred, fixedClock, memoryTools, recordEvents, ScriptedHooks, ScriptedModel, ScriptedPrompter, step, FakeTools } from './fakes';
+import { baseConfig, deferred, FakeTools, fixedClock, long, memoryTools, recordEvents, ScriptedHooks, ScriptedModel, ScriptedPrompter, step } from './fakes';
 
 const allowAll = new ScriptedPrompter({ kind: 'allow', scope: 'once' });
 const results = (m: Message | undefined) => (m?.role === 'user' ? m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result') : []);
@@ -147,7 +147,7 @@ describe('runtime: the turn loop', () => {
     ]);
     const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, keepRecent: 2 });
     const events = recordEvents(rt);
-    const s = await rt.runTurn('go');
+    const s = await rt.runTurn(long('go'));
     assert.equal(s.outcome, 'completed');
     assert.equal(s.iterations, 3, 'the resubmission is the same step');
     assert.equal(s.autoCompaction?.trigger, 'context_overflow');

@@ -57,7 +57,7 @@ describe('MCP: manager and tool source against real servers', function () {
     const tools = toolsOf(m);
     await tools.prepareStep!(signal());
     assert.equal(tools.isReadOnly('mcp__everything__echo'), false, 'readOnlyHint does not make it a read');
-    assert.deepEqual(await tools.assess('mcp__everything__echo', { message: 'hi' }), { need: 'command', subject: '' });
+    assert.deepEqual(await tools.assess('mcp__everything__echo', { message: 'hi' }), { need: 'command', subject: '', mcpServer: 'everything' });
     const text = await tools.execute('mcp__everything__echo', { message: 'hello mcp' }, { signal: signal() });
     assert.deepEqual(text, { content: 'Echo: hello mcp', isError: false });
     const image = await tools.execute('mcp__everything__get-tiny-image', {}, { signal: signal() });
