@@ -19,3 +19,4 @@ export { diffStats } from '../webview/tool-view';
 export { McpManager } from '../runtime/mcp/manager';
 export { mergeLayers, parseServerMap, readWorkspaceServers } from '../runtime/mcp/config';
 export { withMcpTools } from '../tools/mcp-tools';
+export { parseModelPrices } from '../runtime/model-prices';

@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import { type McpManager, type ServerInfo } from '../runtime/mcp/manager';
 import { type Notice } from '../webview/protocol';
 import { loadCore } from './load-core';
-import { readMcpServerSettings, readSettings } from './settings';
+import { readGuardedMcpServerSettings } from './policy-guard';
+import { readSettings } from './settings';
 
 export class HostMcp implements vscode.Disposable {
   private manager: McpManager | undefined;
@@ -42,7 +43,8 @@ export class HostMcp implements vscode.Disposable {
     const core = loadCore();
     const root = vscode.workspace.workspaceFolders?.[0]?.uri;
     const ctx = { workspaceFolder: root?.scheme === 'file' ? root.fsPath : undefined, env: process.env };
-    const settings = readMcpServerSettings();
+    // As the policy guard accepted them: a server a workspace settings change adds waits for the user's consent.
+    const settings = readGuardedMcpServerSettings();
     const layers = [
       core.parseServerMap(settings.user, 'user', 'user setting turnstone.mcpServers', ctx),
       ...settings.workspace.map((v) => core.parseServerMap(v, 'workspace', 'workspace setting turnstone.mcpServers', ctx)),

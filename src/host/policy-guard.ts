@@ -2,19 +2,45 @@
 // the user's say when the change comes from the workspace and loosens it.
 // A workspace's .vscode/settings.json is a file the agent can write (the user
 // approves that write as "a settings file", not as "run everything from now
-// on"), so a mode, rule, hook or sandbox change read from it that grants more
-// is held back and the user asked. Changes that tighten, and changes in the
-// user's own settings (outside every workspace), apply at once.
+// on"), so a mode, rule, hook, sandbox, MCP server, provider or base URL change
+// read from it that grants more is held back and the user asked. Changes that
+// tighten, and changes in the user's own settings (outside every workspace),
+// apply at once. A declined change stays declined until the file changes again.
 import * as vscode from 'vscode';
-import { readSettings, type TurnstoneSettings } from './settings';
+import { readMcpServerSettings, readSettings, type TurnstoneSettings } from './settings';
 
-export type PolicySettings = Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets'>;
+export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets' | 'provider' | 'baseUrl'> {
+  /** turnstone.mcpServers as each scope defines it (servers are commands Turnstone starts). */
+  mcpServers: { user: unknown; workspace: unknown[] };
+}
 
 const MODE_RANK = { plan: 0, ask: 1, acceptEdits: 2, bypassPermissions: 3 } as const;
-const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets'];
+const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets', 'provider', 'baseUrl', 'mcpServers'];
 
-export function policyOf(s: TurnstoneSettings): PolicySettings {
-  return { permissionMode: s.permissionMode, allow: s.allow, deny: s.deny, ask: s.ask, sensitiveFiles: s.sensitiveFiles, hooks: s.hooks, sandbox: s.sandbox, sandboxNetwork: s.sandboxNetwork, sandboxHideSecrets: s.sandboxHideSecrets };
+export function policyOf(s: TurnstoneSettings, mcpServers: PolicySettings['mcpServers'] = readMcpServerSettings()): PolicySettings {
+  return {
+    permissionMode: s.permissionMode,
+    allow: s.allow,
+    deny: s.deny,
+    ask: s.ask,
+    sensitiveFiles: s.sensitiveFiles,
+    hooks: s.hooks,
+    sandbox: s.sandbox,
+    sandboxNetwork: s.sandboxNetwork,
+    sandboxHideSecrets: s.sandboxHideSecrets,
+    provider: s.provider,
+    baseUrl: s.baseUrl,
+    mcpServers,
+  };
+}
+
+/** Each MCP server a workspace layer defines, by name, as JSON (to see additions and changes). */
+function workspaceServers(m: PolicySettings['mcpServers']): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const layer of m.workspace) {
+    if (layer && typeof layer === 'object') for (const [name, def] of Object.entries(layer as Record<string, unknown>)) out.set(name, JSON.stringify(def));
+  }
+  return out;
 }
 
 const added = (from: readonly string[], to: readonly string[]) => to.filter((r) => !from.includes(r));
@@ -32,45 +58,65 @@ export function loosenings(accepted: PolicySettings, next: PolicySettings): stri
   if (accepted.sandbox !== 'off' && next.sandbox === 'off') more.push('command sandbox off');
   if (accepted.sandboxNetwork === 'deny' && next.sandboxNetwork !== 'deny') more.push('network allowed in the sandbox');
   if (accepted.sandboxHideSecrets && !next.sandboxHideSecrets) more.push('secret files readable in the sandbox');
+  // Requests carry the conversation and the API key: where they go is the user's choice.
+  if (next.provider !== accepted.provider) more.push(`provider ${accepted.provider} → ${next.provider} (requests and the API key go to it)`);
+  if (next.baseUrl !== accepted.baseUrl) more.push(`API base URL ${accepted.baseUrl || '(default)'} → ${next.baseUrl || '(default)'} (requests and the API key go there)`);
+  const before = workspaceServers(accepted.mcpServers);
+  for (const [name, def] of workspaceServers(next.mcpServers)) {
+    if (!before.has(name)) more.push(`MCP server ${name} added (Turnstone would start it)`);
+    else if (before.get(name) !== def) more.push(`MCP server ${name} changed (Turnstone would start it as changed)`);
+  }
   return more;
 }
 
-/** Whether any policy setting has a value in the workspace or a folder of it that differs from `before`. */
-function workspaceValues(): string {
+/** Each policy setting's value in the workspace and its folders, as JSON, by key. */
+export type WorkspacePolicyValues = Record<string, string>;
+
+function workspaceValues(): WorkspacePolicyValues {
   const c = vscode.workspace.getConfiguration('turnstone');
-  return JSON.stringify(POLICY_KEYS.map((k) => [c.inspect(k)?.workspaceValue, c.inspect(k)?.workspaceFolderValue]));
+  return Object.fromEntries(POLICY_KEYS.map((k) => [k, JSON.stringify([c.inspect(k)?.workspaceValue, c.inspect(k)?.workspaceFolderValue])]));
 }
+
+const changedKeys = (a: WorkspacePolicyValues, b: WorkspacePolicyValues) => Object.keys({ ...a, ...b }).filter((k) => a[k] !== b[k]);
 
 export class PolicyGuard {
   private accepted: PolicySettings | undefined;
-  private acceptedWorkspace = workspaceValues();
+  /** The workspace values the accepted policy was read with, by key. */
+  private acceptedWorkspace: WorkspacePolicyValues;
   private asking = false;
-  /** The workspace values the user declined: not asked about again until they change. */
-  private declined: string | undefined;
+  /** Workspace values the user declined, by key: not asked about again until they change. */
+  private declined: WorkspacePolicyValues = {};
   /** Our own writes to settings (an "Always allow" rule, the mode switch): the user made them in our UI. */
   private ownChanges = 0;
 
   constructor(
     private readonly confirm: (changes: string[]) => Thenable<boolean>,
     private readonly log: (message: string) => void,
-  ) {}
+    private readonly readWorkspace: () => WorkspacePolicyValues = workspaceValues,
+  ) {
+    this.acceptedWorkspace = readWorkspace();
+  }
 
   /**
    * The policy the session runs with: the settings, less what a workspace change granted without consent.
    * Judged whenever the policy is read, not only on change events, so no event order can let one through.
    */
   effective(current: PolicySettings, onDecided: () => void = () => undefined): PolicySettings {
-    if (!this.accepted || this.ownChanges > 0) return this.accept(current);
+    if (!this.accepted) return this.accept(current);
+    if (this.ownChanges > 0) return this.accepted;
     const more = loosenings(this.accepted, current);
-    const values = workspaceValues();
-    if (more.length === 0 || values === this.acceptedWorkspace) return this.accept(current);
-    if (!this.asking && this.declined !== values) {
+    const values = this.readWorkspace();
+    const fromWorkspace = changedKeys(values, this.acceptedWorkspace);
+    // Nothing grants more, or only the user's own settings changed: apply.
+    if (more.length === 0 || fromWorkspace.length === 0) return this.accept(current);
+    const undecided = fromWorkspace.filter((k) => this.declined[k] !== values[k]);
+    if (!this.asking && undecided.length > 0) {
       this.log(`workspace settings would loosen the permission policy (${more.join('; ')}): held until the user agrees`);
       this.asking = true;
       void Promise.resolve(this.confirm(more))
         .then((yes) => {
           if (!yes) {
-            this.declined = values;
+            for (const k of fromWorkspace) this.declined[k] = values[k]!;
             return;
           }
           this.accept(current);
@@ -84,18 +130,31 @@ export class PolicyGuard {
 
   private accept(current: PolicySettings): PolicySettings {
     this.accepted = current;
-    this.acceptedWorkspace = workspaceValues();
+    this.acceptedWorkspace = this.readWorkspace();
+    this.declined = {};
     return current;
   }
 
-  /** Marks the next settings change as made through Turnstone's own UI. */
-  async ownChange<T>(write: () => Thenable<T>): Promise<T> {
+  /**
+   * Marks the next settings change as made through Turnstone's own UI. Only what that write changed becomes
+   * accepted: a change the user declined before stays held back (an "Always allow" click must not apply a
+   * declined switch to bypassPermissions along with its rule).
+   */
+  async ownChange<T>(write: () => Thenable<T>, read: () => PolicySettings = () => policyOf(readSettings())): Promise<T> {
+    const before = read();
+    const workspaceBefore = this.readWorkspace();
     this.ownChanges++;
     try {
       return await write();
     } finally {
-      this.accepted = undefined; // re-read: what the user just chose is the policy now
-      this.acceptedWorkspace = workspaceValues();
+      const after = read();
+      const merged = { ...(this.accepted ?? before) } as Record<keyof PolicySettings, unknown>;
+      for (const key of Object.keys(after) as (keyof PolicySettings)[]) {
+        if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) merged[key] = after[key];
+      }
+      this.accepted = merged as unknown as PolicySettings;
+      const workspaceAfter = this.readWorkspace();
+      for (const k of changedKeys(workspaceAfter, workspaceBefore)) this.acceptedWorkspace[k] = workspaceAfter[k]!;
       this.ownChanges--;
     }
   }
@@ -130,7 +189,15 @@ export function installPolicyGuard(guard: PolicyGuard): PolicyGuard {
 /** The settings with the permission policy the session has accepted (see PolicyGuard). */
 export function readGuardedSettings(): TurnstoneSettings {
   const s = readSettings();
-  return installed ? { ...s, ...installed.effective(policyOf(s)) } : s;
+  if (!installed) return s;
+  const { mcpServers: _, ...policy } = installed.effective(policyOf(s));
+  return { ...s, ...policy };
+}
+
+/** turnstone.mcpServers as the session has accepted it: a workspace change that adds or changes a server waits for consent. */
+export function readGuardedMcpServerSettings(): PolicySettings['mcpServers'] {
+  const m = readMcpServerSettings();
+  return installed ? installed.effective(policyOf(readSettings(), m)).mcpServers : m;
 }
 
 /** Runs a settings write made through Turnstone's own UI, which needs no second confirmation. */

@@ -24,6 +24,7 @@ import { readerRootPath, workspaceInstructionReader } from './instruction-reader
 import { loadCore } from './load-core';
 import { type HostMcp } from './mcp';
 import { type NativePermissionPrompter } from './permission-prompter';
+import { KeyDestinations } from './key-destination';
 import { readGuardedSettings } from './policy-guard';
 import { readSettings, type TurnstoneSettings } from './settings';
 import { TurnGate } from './turn-gate';
@@ -67,9 +68,11 @@ export class SessionController implements vscode.Disposable {
   private instructionsKey = '';
   title = 'New session';
   readonly checkpoints: SessionCheckpoints;
+  private readonly keyDestinations: KeyDestinations;
 
   constructor(private readonly deps: ControllerDeps) {
     this.checkpoints = new SessionCheckpoints(deps.context, deps.log);
+    this.keyDestinations = new KeyDestinations(deps.context.globalState);
   }
 
   get isRunning(): boolean {
@@ -430,7 +433,8 @@ export class SessionController implements vscode.Disposable {
     this.stale = false;
     const core = loadCore();
     const s = readGuardedSettings();
-    for (const problem of s.modelPriceProblems) this.deps.log.warn(problem);
+    const prices = core.parseModelPrices(s.modelPrices);
+    for (const problem of prices.problems) this.deps.log.warn(problem);
     const root = this.root();
     const tools = core.afterCheckpoint(
       core.withMcpTools(
@@ -448,8 +452,10 @@ export class SessionController implements vscode.Disposable {
     const runtime = new core.ConversationRuntime(
       {
         model: core.createSettingsAwareModelClient(async () => {
-          const now = readSettings();
+          // Provider and base URL as the policy guard accepted them, and the key only to a URL the user chose.
+          const now = readGuardedSettings();
           const baseURL = now.baseUrl || (now.provider === 'anthropic' ? process.env.ANTHROPIC_BASE_URL : process.env.OPENAI_BASE_URL) || undefined;
+          await this.keyDestinations.check(now.baseUrl || undefined);
           // Local OpenAI-compatible servers accept any key; the SDK insists on one.
           const apiKey = (await this.deps.keys.get(now.provider)) ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
           return { provider: now.provider, baseURL, apiKey };
@@ -479,7 +485,7 @@ export class SessionController implements vscode.Disposable {
         maxTokens: s.maxOutputTokens,
         maxCostPerTurnUsd: s.maxCostPerTurnUsd,
         maxCostPerSessionUsd: s.maxCostPerSessionUsd,
-        prices: s.modelPrices,
+        prices: prices.prices,
       },
       { messages, sessionRules, queued, ...(spent.usage ? { usage: spent.usage } : {}), ...(spent.cost ? { cost: spent.cost } : {}) },
     );

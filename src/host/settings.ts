@@ -2,9 +2,7 @@
 // turn so changes apply live without a reload.
 import * as vscode from 'vscode';
 import { type HooksConfig } from '../runtime/hooks';
-import { parseModelPrices } from '../runtime/model-prices';
 import { type PermissionMode } from '../runtime/permissions';
-import { type PriceTable } from '../runtime/usage';
 
 // Spelled out rather than imported so reading settings does not load the policy code at activation.
 const PERMISSION_MODES: readonly PermissionMode[] = ['plan', 'ask', 'acceptEdits', 'bypassPermissions'];
@@ -29,9 +27,8 @@ export interface TurnstoneSettings {
   maxOutputTokens: number;
   maxCostPerTurnUsd: number;
   maxCostPerSessionUsd: number;
-  /** `turnstone.modelPrices`, parsed; entries that are not prices are left out (and said in the log by the caller). */
-  modelPrices: PriceTable;
-  modelPriceProblems: string[];
+  /** `turnstone.modelPrices` as written: parsed with the core (parseModelPrices) when a runtime is built, not at activation. */
+  modelPrices: unknown;
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
   bashTimeoutMs: number;
@@ -69,7 +66,7 @@ export function readSettings(): TurnstoneSettings {
     maxOutputTokens: c.get<number>('maxOutputTokens', 0),
     maxCostPerTurnUsd: c.get<number>('maxCostPerTurnUsd', 0),
     maxCostPerSessionUsd: c.get<number>('maxCostPerSessionUsd', 0),
-    ...readModelPrices(c.get<unknown>('modelPrices')),
+    modelPrices: c.get<unknown>('modelPrices'),
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
@@ -83,11 +80,6 @@ export function readSettings(): TurnstoneSettings {
 /** Only the globs of `turnstone.permissions.sensitiveFiles` (read where the whole settings object is not needed). */
 export function readSensitiveGlobs(): string[] {
   return strings(vscode.workspace.getConfiguration('turnstone').get('permissions.sensitiveFiles'));
-}
-
-function readModelPrices(value: unknown): Pick<TurnstoneSettings, 'modelPrices' | 'modelPriceProblems'> {
-  const { prices, problems } = parseModelPrices(value);
-  return { modelPrices: prices, modelPriceProblems: problems };
 }
 
 function explicitlySet(c: vscode.WorkspaceConfiguration, key: string): boolean {
