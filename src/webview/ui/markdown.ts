@@ -1,75 +1,22 @@
-// Model output is hostile input. Markdown is parsed by `marked` with raw HTML
-// rendered as visible text, then sanitised by DOMPurify with an allow-list that
-// has no forms, buttons, images, SVG, styles, ids, classes (except code
-// languages) or data-* attributes, so nothing in a reply can run script, look
-// like the panel's own controls or trigger its handlers. Links keep only
-// http(s)/mailto hrefs and are opened through the host.
-import DOMPurify, { type Config } from 'dompurify';
-import { Marked, type Token, type Tokens } from 'marked';
-import { isSafeLinkHref } from '../protocol';
+// Assistant markdown in the panel. Model output is hostile input: it goes
+// through four layers before it reaches the DOM: `marked` with raw HTML
+// rendered as visible text (./markdown-html.ts), then DOMPurify's allow-list,
+// a class filter and a link filter (./sanitize.ts). Links are opened through
+// the host. Code blocks are decorated (language, copy) after sanitising.
+import { type Token } from 'marked';
 import { el, icon } from './dom';
 import { highlight } from './highlight';
+import { markdownToHtml, md, normalise } from './markdown-html';
+import { createSanitiser, type Sanitiser } from './sanitize';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export { markdownToHtml };
 
-const md = new Marked({
-  gfm: true,
-  breaks: false,
-  async: false,
-  renderer: {
-    html(token: Tokens.HTML | Tokens.Tag): string {
-      const text = escapeHtml(token.text);
-      return 'block' in token && token.block ? `<p>${text}</p>` : text;
-    },
-    image({ href, text }: Tokens.Image): string {
-      // Images would load remote content (tracking) or paint fake UI; show a link instead.
-      return `<a href="${escapeHtml(href)}">${escapeHtml(text ? `image: ${text}` : href)}</a>`;
-    },
-    checkbox({ checked }: Tokens.Checkbox): string {
-      return checked ? '☑ ' : '☐ ';
-    },
-  },
-});
+let sanitiser: Sanitiser | undefined;
 
-const SANITIZE: Config & { RETURN_DOM_FRAGMENT: true } = {
-  ALLOWED_TAGS: ['p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 'del', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
-  ALLOWED_ATTR: ['href', 'title', 'start', 'align', 'class'],
-  FORBID_TAGS: ['style', 'svg', 'math', 'form', 'button', 'input', 'textarea', 'select', 'img', 'iframe', 'object', 'embed', 'script', 'link', 'meta', 'base'],
-  FORBID_ATTR: ['style', 'id', 'name', 'target', 'srcset'],
-  ALLOW_DATA_ATTR: false,
-  ALLOW_ARIA_ATTR: false,
-  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
-  RETURN_DOM_FRAGMENT: true,
-};
-
-let hooksInstalled = false;
-function installHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
-    if (data.attrName === 'class' && !(node.nodeName === 'CODE' && /^language-[\w+#.-]{1,30}$/.test(data.attrValue))) data.keepAttr = false;
-  });
-  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-    if (node.nodeName !== 'A') return;
-    const href = node.getAttribute('href');
-    if (href !== null && !isSafeLinkHref(href)) node.removeAttribute('href');
-    if (node.hasAttribute('href')) node.setAttribute('rel', 'noopener noreferrer');
-  });
-}
-
-// The layers are exported one by one so each can be tested with the others out
-// of the way (test/e2e/panel/markdown-layers.test.ts): a layer that only ever
-// runs behind another is otherwise masked by it.
-
-/** Layer 1 (marked with our renderer): raw HTML as text, images as links. Unsanitised output. */
-export function markdownToHtml(src: string): string {
-  return md.parser(md.lexer(normalise(src)));
-}
-
-/** Layers 2–4 (DOMPurify's allow-list, then the class and link hooks) on any HTML. */
+/** Layers 2–4 (DOMPurify's allow-list, then the class and link filters) on any HTML. */
 export function sanitizeHtml(html: string): DocumentFragment {
-  installHooks();
-  return DOMPurify.sanitize(html, SANITIZE);
+  sanitiser ??= createSanitiser(window);
+  return sanitiser(html);
 }
 
 /** Sanitised DOM for a list of block tokens, with code blocks decorated. */
@@ -83,8 +30,6 @@ function renderTokens(tokens: Token[], decorate: boolean): DocumentFragment {
 export function renderMarkdown(src: string): DocumentFragment {
   return renderTokens(md.lexer(normalise(src)), true);
 }
-
-const normalise = (s: string) => (s.includes('\r') ? s.replace(/\r/g, '') : s);
 
 /**
  * An assistant block that grows while streaming. Complete top-level blocks are
