@@ -92,8 +92,11 @@ export class SessionController implements vscode.Disposable {
     return this.runtime?.messages ?? [];
   }
 
-  /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
-  async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = []): Promise<TurnSummary | undefined> {
+  /**
+   * Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary.
+   * `slashCommand`: the custom command the prompt was expanded from, as typed; the transcript and the title show it.
+   */
+  async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = [], slashCommand?: string): Promise<TurnSummary | undefined> {
     await this.turns.idle();
     this.deps.post({
       type: 'item_add',
@@ -101,12 +104,13 @@ export class SessionController implements vscode.Disposable {
         kind: 'user',
         id: `u${++this.userItems}`,
         text,
+        ...(slashCommand ? { slashCommand } : {}),
         ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
         ...(images.length ? { images: images.map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height })) } : {}),
       },
     });
     if (this.title === 'New session') {
-      this.title = text.replace(/\s+/g, ' ').slice(0, 60);
+      this.title = (slashCommand ?? text).replace(/\s+/g, ' ').slice(0, 60);
       this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
     }
     const prompt = loadCore().withAttachments(text, attachments);
@@ -147,12 +151,13 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** T7 "queue for next turn": held in the runtime's one queue (shown in the panel through queue_changed), run when the turn ends. */
-  queue(text: string, attachments: Attachment[] = []): void {
+  queue(text: string, attachments: Attachment[] = [], slashCommand?: string): void {
     if (!this.runtime || !this.current) {
-      void this.send(text, attachments);
+      void this.send(text, attachments, [], slashCommand);
       return;
     }
-    this.runtime.queue(withAttachments(text, attachments), text);
+    // The label is what the queue row and, later, the transcript show.
+    this.runtime.queue(withAttachments(text, attachments), slashCommand ?? text);
   }
 
   unqueue(id: string): void {
@@ -165,11 +170,15 @@ export class SessionController implements vscode.Disposable {
     const runtime = this.runtime;
     if (!runtime || runtime.queued.length === 0) return;
     for (const q of runtime.queued) {
-      if (q.delivery === 'queue') this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text: q.label ?? q.text, delivery: 'queued' } });
+      if (q.delivery !== 'queue') continue;
+      // A label other than the words is the custom slash command they were expanded from.
+      const words = userWordsOf(q.text);
+      const slashCommand = q.label !== undefined && q.label !== words ? q.label : undefined;
+      this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text: words, ...(slashCommand ? { slashCommand } : {}), delivery: 'queued' } });
     }
     // The turn starts with the first queued message: its checkpoint is taken under that message's words.
     const first = runtime.queued[0]!;
-    await this.run('', first.label ?? userWordsOf(first.text)).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
+    await this.run('', userWordsOf(first.text)).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
   }
 
   /** `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it. */
@@ -214,14 +223,14 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** T7: steer the running turn (or queue it when none is running). */
-  steer(text: string): void {
+  steer(text: string, slashCommand?: string): void {
     if (!this.runtime || !this.current) {
-      void this.send(text);
+      void this.send(text, [], [], slashCommand);
       return;
     }
     // Shown as sent either way: the runtime puts it into this turn, or (past the loop's last check) starts the next one with it.
     this.runtime.steer(text);
-    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, delivery: 'steer' } });
+    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(slashCommand ? { slashCommand } : {}), delivery: 'steer' } });
   }
 
   stop(): void {

@@ -144,7 +144,10 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
   z.object({
     ...Base,
     kind: z.literal('user'),
+    /** What the model got: the user's words, or the prompt a custom slash command expanded to. */
     text: Text,
+    /** A custom slash command as the user typed it (`/review src/a.ts`): the bubble shows this instead of `text`. */
+    slashCommand: z.string().max(20_000).optional(),
     attachments: z.array(Attachment).max(100).optional(),
     images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
     /** 'steer': sent while a turn ran; 'queued': was queued for the next turn. */

@@ -14,8 +14,8 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
     await runCommand(chat.wb.page, 'Turnstone: Focus Chat');
     let frame = await chatFrame(chat.wb.page);
     // The host posts the session's model once the view is up: wait for it rather than read the first paint.
-    const current = await eventually(() => frame.locator('.header button.model .label').innerText(), (t) => t !== 'Model', 30_000);
-    assert.notEqual(current, 'Model', 'the header names the model before any turn');
+    const current = await eventually(async () => (await frame.locator('.composer-actions button.model').getAttribute('data-model')) ?? '', (t) => t !== '', 30_000);
+    assert.notEqual(current, '', 'the composer names the model before any turn');
     await frame.locator('.empty .empty-model', { hasText: `Model: ${current}` }).waitFor();
 
     await runCommand(chat.wb.page, 'Turnstone: Select Model');
@@ -25,7 +25,7 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
     const picked = (await other.locator('.label-name').first().innerText()).trim();
     await other.click();
     frame = await chatFrame(chat.wb.page);
-    await frame.locator('.header button.model .label', { hasText: picked }).waitFor({ timeout: 30_000 });
+    await frame.locator(`.composer-actions button.model[data-model="${picked}"]`).waitFor({ timeout: 30_000 });
     await frame.locator('.empty .empty-model', { hasText: `Model: ${picked}` }).waitFor();
     await chat.wb.page.locator('.statusbar-item', { hasText: picked }).first().waitFor({ timeout: 30_000 });
     assert.equal(chat.server.requests.length, 0, 'no turn ran');

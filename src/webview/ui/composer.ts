@@ -3,14 +3,13 @@
 // opens a picker over the whole workspace (files, folders, @problems,
 // @terminal, @git, the selection); `/` at the start lists slash commands.
 import { type Attachment, type QueuedInput, type SlashCommandInfo, type TurnState } from '../protocol';
-import { button, el, formatTokens, icon } from './dom';
+import { button, count, el, formatTokens, icon } from './dom';
+import { chipIcon, chipLabel } from './chips';
 import { ImageAttach } from './image-attach';
 import { type Post } from './items';
 import { MentionPicker } from './mention-picker';
 import { SlashMenu } from './slash-menu';
 
-const CHIP_ICONS: Record<Attachment['kind'], string> = { file: 'file', selection: 'selection', folder: 'folder', problems: 'warning', terminal: 'terminal', git: 'git-compare' };
-const chipLabel = (a: Attachment) => (a.kind === 'problems' || a.kind === 'terminal' || a.kind === 'git' ? `@${a.label}` : a.label);
 
 export class Composer {
   readonly root = el('form', { class: 'composer', 'aria-label': 'Message' });
@@ -49,7 +48,8 @@ export class Composer {
       this.mentions.list.root,
       this.slash.list.root,
       this.input,
-      el('div', { class: 'composer-actions' }, attach, el('span', { class: 'spacer' }), this.stopButton, this.queueButton, this.sendButton),
+      // Stop, Queue and Send stay together: at 300 px, while a turn runs, they wrap as one group to a line of their own.
+      el('div', { class: 'composer-actions' }, attach, el('span', { class: 'spacer' }), el('span', { class: 'send-group' }, this.stopButton, this.queueButton, this.sendButton)),
     );
     this.root.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -222,8 +222,8 @@ export class Composer {
   private renderChips(): void {
     this.chipsRow.replaceChildren(
       ...this.attachments.map((a, i) => {
-        const tokens = a.tokens !== undefined ? `~${formatTokens(a.tokens)} tokens` : 'measuring…';
-        return el('span', { class: `chip chip-${a.kind}`, title: `${a.path}\n${tokens}` }, icon(CHIP_ICONS[a.kind]), el('span', { class: 'chip-text' }, chipLabel(a)),
+        const tokens = a.tokens !== undefined ? `~${count(a.tokens, 'token', 'tokens', formatTokens)}` : 'measuring…';
+        return el('span', { class: `chip chip-${a.kind}`, title: `${a.path}\n${tokens}` }, icon(chipIcon(a)), el('span', { class: 'chip-text' }, chipLabel(a)),
           el('span', { class: 'chip-tokens', 'aria-label': tokens }, a.tokens !== undefined ? `~${formatTokens(a.tokens)}` : '…'),
           button(`Remove ${chipLabel(a)}`, () => {
             this.attachments.splice(i, 1);
