@@ -263,9 +263,7 @@ export class SessionController implements vscode.Disposable {
 
   /** A name the user chose; kept in workspace state, the session file stays as written. */
   async renameSession(session: SessionInfo, title: string): Promise<void> {
-    const all = Object.fromEntries(this.titles());
-    all[session.id] = title;
-    await this.deps.context.workspaceState.update(TITLES_KEY, all);
+    await this.saveTitle(session.id, title);
     if (session.path === this.store?.path) {
       this.title = title;
       this.deps.post({ type: 'session', session: { id: session.id, title, model: this.model } });
@@ -288,13 +286,19 @@ export class SessionController implements vscode.Disposable {
     }
   }
 
+  private async saveTitle(sessionId: string, title: string): Promise<void> {
+    const all = Object.fromEntries(this.titles());
+    all[sessionId] = title;
+    await this.deps.context.workspaceState.update(TITLES_KEY, all);
+  }
+
   private titles(): Map<string, string> {
     const stored = this.deps.context.workspaceState.get<Record<string, unknown>>(TITLES_KEY) ?? {};
     return new Map(Object.entries(stored).filter((e): e is [string, string] => typeof e[1] === 'string'));
   }
 
-  /** C3: resume a saved session; later turns append to the same file. */
-  async resume(file: string): Promise<void> {
+  /** C3: resume a saved session; later turns append to the same file. `title`: its name from now on (a fork's). */
+  async resume(file: string, title?: string): Promise<void> {
     this.stop();
     this.awaitingKey = undefined;
     await this.turns.idle();
@@ -311,7 +315,8 @@ export class SessionController implements vscode.Disposable {
     this.runtime = this.createRuntime(loaded.messages, loaded.usage);
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
     const words = firstUser && firstUser.type === 'text' ? core.splitAttachments(firstUser.text).words.replace(/\s+/g, ' ').trim() : '';
-    this.title = this.titles().get(loaded.meta?.id ?? '') ?? (words ? words.slice(0, 60) : path.basename(file));
+    if (title !== undefined && loaded.meta?.id) await this.saveTitle(loaded.meta.id, title);
+    this.title = this.titles().get(loaded.meta?.id ?? '') ?? title ?? (words ? words.slice(0, 60) : path.basename(file));
     const u = loaded.usage;
     this.deps.post({
       type: 'restore',
@@ -384,7 +389,8 @@ export class SessionController implements vscode.Disposable {
     const { store } = await core.forkSession(file, this.sessionsDir(), checkpoint.messageIndex);
     await oldStore?.forkInto(this.checkpoints.dir(path.basename(store.path, '.jsonl')), checkpoint.id);
     await store.flush();
-    await this.resume(store.path);
+    // The old branch stays in the session list: the fork must not look like it there or in the header.
+    await this.resume(store.path, forkTitle(this.title, checkpoint.turn));
     return { words: userWordsOf(words.text) };
   }
 
@@ -578,4 +584,9 @@ function withAttachments(text: string, attachments: Attachment[]): string {
 function withoutHint<T extends { hint?: string }>(item: T): Omit<T, 'hint'> {
   const { hint: _hint, ...rest } = item;
   return rest;
+}
+
+/** "Fork at turn 2: make the greeting friendlier"; a fork of a fork names only the newest turn. */
+export function forkTitle(title: string, turn: number): string {
+  return `Fork at turn ${turn}: ${title.replace(/^Fork at turn \d+: /, '')}`.slice(0, 120);
 }
