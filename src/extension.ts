@@ -8,7 +8,7 @@ import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
 import { HostMcp } from './host/mcp';
 import { watchInstructionFiles } from './host/instructions-watch';
-import { TerminalRecorder } from './host/mentions';
+import { TerminalRecorder } from './host/terminal-context';
 import { registerApprovalCommands } from './host/approval-commands';
 import { handlePanelMessage } from './host/panel-messages';
 import { WorkspaceIndex } from './host/workspace-index';

@@ -214,7 +214,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       deps.post({ type: 'attach_candidates', query: m.query, candidates: await mentionCandidates(m.query, deps.mentions.index) });
       return;
     case 'attach_measure':
-      deps.post({ type: 'attachment_measured', kind: m.attachment.kind, path: m.attachment.path, tokens: await measureAttachment(m.attachment, deps.mentions) });
+      deps.post({ type: 'attachment_measured', kind: m.attachment.kind, path: m.attachment.path, ...(await measureAttachment(m.attachment, deps.mentions)) });
       return;
     case 'notice_action':
       if (m.actionId === 'set_key') await vscode.commands.executeCommand('turnstone.setApiKey');

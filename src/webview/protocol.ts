@@ -335,8 +335,8 @@ export const HostEvent = z.discriminatedUnion('type', [
   }),
   /** Slash commands the composer offers (built-in and the workspace's own). */
   z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfo).max(500) }),
-  /** Answer to `attach_measure`: the token estimate of an attachment. */
-  z.object({ type: z.literal('attachment_measured'), kind: Attachment.shape.kind, path: Short, tokens: Count }),
+  /** Answer to `attach_measure`: the token estimate of an attachment, and what it cannot include (e.g. @terminal without shell integration). */
+  z.object({ type: z.literal('attachment_measured'), kind: Attachment.shape.kind, path: Short, tokens: Count, note: Short.optional() }),
   /** Put text/attachments into the composer (e.g. "Ask about selection"). */
   z.object({ type: z.literal('compose'), text: Text.optional(), attachments: z.array(Attachment).max(100).optional(), focus: z.boolean().optional() }),
 ]);

@@ -171,7 +171,7 @@ function apply(events: HostEvent[]): void {
   for (const event of events) {
     if (event.type === 'attach_candidates') composer.setCandidates(event.candidates, event.query);
     else if (event.type === 'slash_commands') composer.setSlashCommands(event.commands);
-    else if (event.type === 'attachment_measured') composer.setMeasured(event.kind, event.path, event.tokens);
+    else if (event.type === 'attachment_measured') composer.setMeasured(event.kind, event.path, event.tokens, event.note);
     else if (event.type === 'compose') composer.compose(event.text, event.attachments, event.focus ?? true);
     else if (event.type === 'instructions') instructions.update(event);
     for (const change of model.apply(event)) onChange(change);
