@@ -2,10 +2,12 @@
 // through four layers before it reaches the DOM: `marked` with raw HTML
 // rendered as visible text (./markdown-html.ts), then DOMPurify's allow-list,
 // a class filter and a link filter (./sanitize.ts). Links are opened through
-// the host. Code blocks are decorated (language, copy) after sanitising.
-import { type Token } from 'marked';
-import { el, icon } from './dom';
-import { highlight } from './highlight';
+// the host. Code blocks are decorated (language, copy) after sanitising
+// (./code-block.ts) and highlighted once on screen, in idle time (./highlight.ts).
+import { type Token, type Tokens } from 'marked';
+import { CodeBlock, countLines, decorateCode } from './code-block';
+import { el } from './dom';
+import { highlightWhenSeen } from './highlight';
 import { markdownToHtml, md, normalise } from './markdown-html';
 import { createSanitiser, type Sanitiser } from './sanitize';
 
@@ -19,22 +21,35 @@ export function sanitizeHtml(html: string): DocumentFragment {
   return sanitiser(html);
 }
 
-/** Sanitised DOM for a list of block tokens, with code blocks decorated. */
-function renderTokens(tokens: Token[], decorate: boolean): DocumentFragment {
+/** Sanitised DOM for a list of block tokens, code blocks decorated and queued for highlighting. */
+function renderTokens(tokens: Token[]): DocumentFragment {
   const frag = sanitizeHtml(md.parser(tokens));
-  for (const pre of frag.querySelectorAll('pre')) decorateCode(pre, decorate);
+  for (const pre of frag.querySelectorAll('pre')) {
+    const block = decorateCode(pre);
+    if (block.code) highlightWhenSeen(block.code, block.lang);
+  }
   return frag;
 }
 
 /** Full render of a finished piece of markdown (restore, or a block that closed). */
 export function renderMarkdown(src: string): DocumentFragment {
-  return renderTokens(md.lexer(normalise(src)), true);
+  return renderTokens(md.lexer(normalise(src)));
+}
+
+/** A fenced code block still being written: the tail's only block, without its closing fence. */
+function openFence(tokens: Token[]): Tokens.Code | undefined {
+  const blocks = tokens.filter((t) => t.type !== 'space');
+  const only = blocks.length === 1 ? blocks[0] : undefined;
+  return only?.type === 'code' && (only as Tokens.Code).codeBlockStyle !== 'indented' ? (only as Tokens.Code) : undefined;
 }
 
 /**
  * An assistant block that grows while streaming. Complete top-level blocks are
- * rendered once and frozen; only the last (still growing) block is re-parsed
- * per frame, so a long reply costs the same per delta as a short one.
+ * rendered once and frozen (their code highlighted once seen, in idle time); only the last,
+ * still growing block is re-parsed per frame, so a long reply costs the same per
+ * delta as a short one. A code block being written is not re-parsed at all: its
+ * text goes straight into a text node (inert by construction) until it closes
+ * and is rendered, sanitised, like the rest.
  */
 export class StreamingMarkdown {
   readonly root = el('div', { class: 'markdown' });
@@ -43,6 +58,8 @@ export class StreamingMarkdown {
   private frozenChars = 0;
   private rendered = '';
   private closed = false;
+  /** The open code block shown in the tail, and the text it shows. */
+  private fence: { block: CodeBlock; text: Text; lang: string } | undefined;
 
   constructor() {
     this.root.append(this.frozen, this.tail);
@@ -66,9 +83,9 @@ export class StreamingMarkdown {
       if (consumed !== rest.length) {
         this.frozen.replaceChildren(renderMarkdown(src));
       } else {
-        this.frozen.append(chunk(renderTokens(tokens, true)));
+        this.frozen.append(chunk(renderTokens(tokens)));
       }
-      this.tail.replaceChildren();
+      this.setTail(undefined);
       this.frozenChars = src.length;
       return;
     }
@@ -78,13 +95,45 @@ export class StreamingMarkdown {
     // frozen prefix and the re-parsed tail never overlap or leave a gap.
     if (last > 0 && consumed === rest.length) {
       const done = tokens.slice(0, last);
-      this.frozen.append(chunk(renderTokens(done, true)));
+      this.frozen.append(chunk(renderTokens(done)));
       this.frozenChars += done.reduce((n, t) => n + t.raw.length, 0);
-      this.tail.replaceChildren(renderTokens(tokens.slice(last), false));
+      this.setTail(tokens.slice(last));
     } else {
-      this.tail.replaceChildren(renderTokens(tokens, false));
+      this.setTail(tokens);
     }
   }
+
+  private setTail(tokens: Token[] | undefined): void {
+    const fence = tokens && openFence(tokens);
+    if (!fence) {
+      this.fence = undefined;
+      // The tail is shown only until it is frozen: decorated, not highlighted.
+      this.tail.replaceChildren(tokens ? sanitizeTail(tokens) : '');
+      return;
+    }
+    // As marked's renderer does: the info string's first word, and only what the sanitiser would keep.
+    const word = /^\S*/.exec(fence.lang ?? '')?.[0] ?? '';
+    const lang = /^[\w+#.-]{1,30}$/.test(word) ? word : '';
+    const shown = this.fence;
+    if (shown && shown.lang === lang && shown.block.root.parentNode === this.tail && fence.text.startsWith(shown.text.data)) {
+      // Only new text is added: no parse, no sanitiser, one text node grows.
+      if (fence.text.length > shown.text.data.length) shown.text.appendData(fence.text.slice(shown.text.data.length));
+      shown.block.setLines(countLines(fence.text));
+      return;
+    }
+    const text = document.createTextNode(fence.text);
+    const code = el('code', lang ? { class: `language-${lang}` } : {}, text);
+    const block = new CodeBlock(el('pre', {}, code), code, lang);
+    this.fence = { block, text, lang };
+    this.tail.replaceChildren(block.root);
+  }
+}
+
+/** The growing tail, sanitised and decorated but not highlighted (it is re-rendered every frame). */
+function sanitizeTail(tokens: Token[]): DocumentFragment {
+  const frag = sanitizeHtml(md.parser(tokens));
+  for (const pre of frag.querySelectorAll('pre')) decorateCode(pre);
+  return frag;
 }
 
 /**
@@ -95,58 +144,6 @@ function chunk(frag: DocumentFragment): HTMLElement {
   const div = el('div', { class: 'md-chunk' });
   div.append(frag);
   return div;
-}
-
-/** Wraps a <pre> with a header: language label and a copy button (ours, created after sanitising). */
-function decorateCode(pre: HTMLPreElement, highlightIt: boolean): void {
-  const code = pre.querySelector('code');
-  const lang = /language-([\w+#.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
-  if (code && highlightIt && lang) highlight(code, lang);
-  const copy = el('button', { type: 'button', class: 'icon-button copy', title: 'Copy code', 'aria-label': 'Copy code' }, icon('copy'));
-  copy.addEventListener('click', () => copyText(code?.textContent ?? pre.textContent ?? '', copy));
-  const header = el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy);
-  const wrapper = el('div', { class: 'code-block' });
-  pre.replaceWith(wrapper);
-  wrapper.append(header, pre);
-  // Long blocks are capped (CSS: ~20 lines) with the rest one click away.
-  const lines = (code?.textContent ?? pre.textContent ?? '').replace(/\n$/, '').split('\n').length;
-  if (lines > CODE_LINES) {
-    wrapper.classList.add('capped');
-    const expand = el('button', { type: 'button', class: 'secondary code-expand', 'aria-expanded': 'false' }, `Show all ${lines} lines`);
-    expand.addEventListener('click', () => {
-      const capped = wrapper.classList.toggle('capped');
-      expand.setAttribute('aria-expanded', String(!capped));
-      expand.textContent = capped ? `Show all ${lines} lines` : 'Show less';
-    });
-    wrapper.append(expand);
-  }
-}
-
-/** Lines a code block shows before "Show all N lines". */
-const CODE_LINES = 20;
-
-export function copyText(text: string, feedbackOn?: HTMLElement): void {
-  const done = () => {
-    if (!feedbackOn) return;
-    feedbackOn.classList.add('copied');
-    feedbackOn.querySelector('.codicon')?.classList.replace('codicon-copy', 'codicon-check');
-    setTimeout(() => {
-      feedbackOn.classList.remove('copied');
-      feedbackOn.querySelector('.codicon')?.classList.replace('codicon-check', 'codicon-copy');
-    }, 1200);
-  };
-  if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).then(done, () => fallbackCopy(text) && done());
-  else if (fallbackCopy(text)) done();
-}
-
-function fallbackCopy(text: string): boolean {
-  const area = el('textarea', { class: 'clipboard-helper', 'aria-hidden': 'true' });
-  area.value = text;
-  document.body.append(area);
-  area.select();
-  const ok = document.execCommand('copy');
-  area.remove();
-  return ok;
 }
 
 /** Plain text of markdown for the live region (announced once per finished reply). */

@@ -57,5 +57,7 @@ export function createSanitiser(window: WindowLike, layers: SanitiserLayers = { 
   const purify = createDOMPurify(window);
   if (layers.classFilter) purify.addHook('uponSanitizeAttribute', classFilter);
   if (layers.linkFilter) purify.addHook('afterSanitizeAttributes', filterLink);
-  return (html) => purify.sanitize(html, SANITIZE_CONFIG);
+  // Parsed once: passing the config to every call re-parses it per frame of a stream.
+  purify.setConfig(SANITIZE_CONFIG);
+  return (html) => purify.sanitize(html) as unknown as DocumentFragment;
 }

@@ -121,7 +121,6 @@ export class TranscriptView {
   afterRender(): void {
     if (!this.following) return;
     if (this.views.size > MAX_RENDERED) this.trim();
-    this.pin();
   }
 
   /** The empty panel names the model the first request will use. */

@@ -113,6 +113,8 @@ describe('chat panel: streamed reply', function () {
       assert.equal(await md.locator('.code-block').count(), 1);
       assert.equal(await md.locator('.code-block .code-lang').textContent(), 'ts');
       assert.equal(await md.locator('.code-block button.copy').count(), 1);
+      // Highlighting happens once the block is on screen, in idle time.
+      await md.locator('.code-block .hljs-comment').waitFor();
       assert.ok((await md.locator('.code-block .hljs-keyword').count()) >= 3, 'keywords highlighted');
       assert.equal(await md.locator('.code-block .hljs-comment').textContent(), '// "10-" means from line 10 to the end');
       assert.match((await md.locator('.code-block code').textContent()) ?? '', /end: b \? Number\(b\) : Infinity/);
