@@ -9,7 +9,7 @@ import { type PermissionDecision } from './runtime/permissions';
 import { registerCommands } from './host/commands';
 import { HostMcp } from './host/mcp';
 import { watchInstructionFiles } from './host/instructions-watch';
-import { TerminalRecorder } from './host/mentions';
+import { TerminalRecorder } from './host/terminal-context';
 import { registerApprovalCommands } from './host/approval-commands';
 import { handlePanelMessage } from './host/panel-messages';
 import { LazyWorkspaceIndex, loadPanelSupport } from './host/load-panel-support';

@@ -9,6 +9,8 @@ export interface AttachmentBlock {
   kind: 'file' | 'selection' | 'folder' | 'problems' | 'terminal' | 'git';
   label: string;
   text: string;
+  /** What it could not include (@terminal without shell integration…), for the chip; the text says it too. */
+  note?: string;
 }
 
 /** Rough token estimate (about 4 characters a token), for the chips. */

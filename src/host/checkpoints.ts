@@ -10,7 +10,8 @@ import * as vscode from 'vscode';
 import { type Checkpoint, type CheckpointStore, type FileState, type RestorePlan } from '../runtime/checkpoints';
 import { type Workspace } from '../tools/ports';
 import { loadCore } from './load-core';
-import { type OriginalContentProvider, ORIGINAL_SCHEME } from './proposal-documents';
+import { showChangePreview } from './change-preview';
+import { type OriginalContentProvider } from './proposal-documents';
 
 export type RestoreMode = 'both' | 'files' | 'conversation';
 
@@ -132,13 +133,16 @@ export class SessionCheckpoints {
       void vscode.window.showInformationMessage(`Turnstone: the files are already as they were at turn ${checkpoint.turn}.`);
       return true;
     }
-    const stamp = Date.now();
-    const shown: vscode.Uri[] = [];
+    const root = this.root()!;
+    const text = async (state: FileState) => (state.kind === 'absent' ? undefined : state.kind === 'blob' ? loadCore().decodeText(await store.read(state.id)).text : '');
+    const preview = confirm
+      ? await showChangePreview(
+          `Restore checkpoint: turn ${checkpoint.turn} (now ↔ after restore)`,
+          await Promise.all(plan.entries.map(async (e) => ({ file: vscode.Uri.joinPath(root, e.path), now: await text(e.now), after: await text(e.target) }))),
+          originals,
+        )
+      : undefined;
     try {
-      if (confirm) {
-        const resources = await Promise.all(plan.entries.map((e) => this.diffResource(store, e.path, e.now, e.target, stamp, originals, shown)));
-        if (resources.length > 0) await vscode.commands.executeCommand('vscode.changes', `Restore checkpoint: turn ${checkpoint.turn}`, resources).then(undefined, () => undefined);
-      }
       const takeCheckpoint = confirm ? await this.settleConflicts(plan) : new Set<string>();
       if (takeCheckpoint === undefined) return false;
       if (confirm && !(await this.confirm(plan, takeCheckpoint))) return false;
@@ -150,19 +154,9 @@ export class SessionCheckpoints {
       }
       return true;
     } finally {
-      for (const uri of shown) originals.delete(uri);
+      // The preview has done its job whether the files were restored or the user backed out.
+      await preview?.close();
     }
-  }
-
-  private async diffResource(store: CheckpointStore, rel: string, now: FileState, target: FileState, stamp: number, originals: OriginalContentProvider, shown: vscode.Uri[]) {
-    const root = this.root()!;
-    const text = async (state: FileState) => (state.kind === 'blob' ? loadCore().decodeText(await store.read(state.id)).text : '');
-    const left = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/checkpoint-${stamp}/now/${rel}`, query: rel });
-    const right = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/checkpoint-${stamp}/restored/${rel}`, query: rel });
-    originals.set(left, await text(now));
-    originals.set(right, await text(target));
-    shown.push(left, right);
-    return [vscode.Uri.joinPath(root, rel), left, right] as const;
   }
 
   /** Conflicting files: the user ticks those to take from the checkpoint; the rest keep their hand edits. */
@@ -214,3 +208,4 @@ export class SessionCheckpoints {
     }
   }
 }
+

@@ -7,6 +7,7 @@ import { type Attachment, type SessionController } from './session-controller';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
 import { modelSummary } from '../runtime/model-summary';
+import { modelPicks } from './model-choices';
 import { RESTORE_CHOICES } from './checkpoints';
 import { runSlashInput } from './slash';
 import { undoTurn } from './undo-turn';
@@ -26,8 +27,6 @@ export interface CommandDeps {
   mcp: HostMcp;
 }
 
-/** Models offered by the picker; any other id can be typed. Current, non-deprecated ids of SDK 1.14. */
-export const MODEL_CHOICES = ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-sonnet-5', 'claude-opus-5', 'claude-opus-4-8', 'claude-sonnet-4-6'];
 
 export function selectionAttachment(editor: vscode.TextEditor): Attachment | undefined {
   const sel = editor.selection;
@@ -58,7 +57,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const slash = await runSlashInput(text.trim(), log);
       if (slash.kind === 'unavailable') void vscode.window.showWarningMessage(`Turnstone: ${slash.message}`);
       if (slash.kind !== 'prompt') return undefined;
-      return controller.send(slash.text);
+      return controller.send(slash.text, [], [], slash.typed);
     },
     'turnstone.askAboutSelection': async (arg?: unknown) => {
       const editor = vscode.window.activeTextEditor;
@@ -91,11 +90,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       let model = typeof arg === 'string' ? arg : undefined;
       if (!model) {
         const current = readSettings().model;
-        const items: vscode.QuickPickItem[] = [...new Set([current, ...MODEL_CHOICES])].map((m) => ({ label: m, description: `${m === current ? 'current · ' : ''}${modelSummary(m)}` }));
+        const picks = modelPicks(current);
+        type Item = vscode.QuickPickItem & { model?: string };
+        const items: Item[] = picks.filter((m) => !m.family).map((m) => ({ label: m.label, model: m.model, description: `${m.current ? 'current · ' : ''}${modelSummary(m.model)}` }));
         items.push({ label: 'Other…', description: 'type a model id' });
+        // Family entries sort first when their family is typed (see model-choices.ts).
+        items.push({ label: 'Newest of each family', kind: vscode.QuickPickItemKind.Separator });
+        for (const m of picks.filter((p) => p.family)) items.push({ label: m.label, model: m.model, description: `newest ${m.family}: ${m.model}` });
         const pick = await vscode.window.showQuickPick(items, { title: 'Turnstone model', placeHolder: current });
         if (!pick) return;
-        model = pick.label === 'Other…' ? await vscode.window.showInputBox({ title: 'Model id', value: current }) : pick.label;
+        model = pick.model ?? (await vscode.window.showInputBox({ title: 'Model id', value: current }));
       }
       if (model?.trim()) await setModel(model.trim());
     },

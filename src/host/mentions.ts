@@ -1,7 +1,7 @@
 // What `@` can attach, and what each attachment sends: any workspace file
 // (its text) or folder (its listing), the selection, @problems (the editor's
-// diagnostics), @terminal (the active terminal's selection, else its last
-// command and output through shell integration) and @git (the working-tree
+// diagnostics), @terminal (the active terminal's last command and output
+// through shell integration: ./terminal-context.ts) and @git (the working-tree
 // diff). Everything the webview names is checked here: paths stay inside the
 // workspace after symlinks, specials are computed by the host.
 import { execFile } from 'node:child_process';
@@ -9,23 +9,23 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FILTER_DRIVERS_QUERY, filterOverrides, NO_REPOSITORY_PROGRAMS } from '../runtime/safe-git';
-import { cutHead, cutTail } from '../runtime/text-cut';
+import { cutHead } from '../runtime/text-cut';
 import { type Attachment as PanelAttachment } from '../webview/protocol';
 import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
 import { selectionAttachment } from './commands';
 import { PathRanker } from './fuzzy';
 import { insideWorkspace, realInsideWorkspace } from './panel-messages';
+import { type TerminalRecorder } from './terminal-context';
 import { type PathIndex } from './workspace-index';
 
 const MAX_FILE_BYTES = 200_000;
 const MAX_LISTING = 1_000;
 const MAX_PROBLEMS = 300;
-const MAX_TERMINAL_CHARS = 30_000;
 const MAX_DIFF_CHARS = 100_000;
 
 const SPECIALS: { kind: 'problems' | 'terminal' | 'git'; label: string; path: string }[] = [
   { kind: 'problems', label: 'problems', path: 'Diagnostics: file, line, severity, message' },
-  { kind: 'terminal', label: 'terminal', path: "The active terminal's selection, else its last command and output" },
+  { kind: 'terminal', label: 'terminal', path: "The active terminal's last command and its output (through shell integration)" },
   { kind: 'git', label: 'git', path: 'Working-tree diff (git diff HEAD)' },
 ];
 
@@ -77,8 +77,10 @@ export async function resolveAttachment(a: PanelAttachment, deps: MentionDeps): 
     }
     case 'problems':
       return { kind: 'problems', label: '@problems', text: problemsText() };
-    case 'terminal':
-      return { kind: 'terminal', label: '@terminal', text: await deps.terminals.describeActive() };
+    case 'terminal': {
+      const { text, note } = deps.terminals.describeActive();
+      return { kind: 'terminal', label: '@terminal', text, ...(note ? { note } : {}) };
+    }
     case 'git':
       return { kind: 'git', label: '@git', text: await gitDiff() };
     case 'folder':
@@ -101,10 +103,10 @@ export async function resolveAttachment(a: PanelAttachment, deps: MentionDeps): 
   }
 }
 
-/** Token estimate for a chip. */
-export async function measureAttachment(a: PanelAttachment, deps: MentionDeps): Promise<number> {
+/** Token estimate for a chip, and what the attachment cannot include (@terminal), if anything. */
+export async function measureAttachment(a: PanelAttachment, deps: MentionDeps): Promise<{ tokens: number; note?: string }> {
   const block = await resolveAttachment(a, deps);
-  return block ? estimateTokens(block.text) : 0;
+  return { tokens: block ? estimateTokens(block.text) : 0, ...(block?.note ? { note: block.note } : {}) };
 }
 
 async function folderListing(rel: string, index: PathIndex): Promise<string> {
@@ -155,90 +157,4 @@ export async function gitDiff(): Promise<string> {
   if (!r.out.trim()) return 'Git: no changes in the working tree.';
   const cut = r.out.length > MAX_DIFF_CHARS ? `\n[diff cut: first ${MAX_DIFF_CHARS} of ${r.out.length} characters]` : '';
   return `Working-tree diff (git diff HEAD):\n${cutHead(r.out, MAX_DIFF_CHARS)}${cut}`;
-}
-
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
-
-interface LastCommand {
-  command: string;
-  exitCode: number | undefined;
-  output: string;
-}
-
-/**
- * Remembers each terminal's last command and its output through shell
- * integration (the output can only be read from the start of a command, so it
- * is recorded as it runs: a tail of MAX_TERMINAL_CHARS per terminal).
- */
-export class TerminalRecorder implements vscode.Disposable {
-  private readonly last = new WeakMap<vscode.Terminal, LastCommand>();
-  private readonly subs: vscode.Disposable[];
-
-  constructor() {
-    this.subs = [
-      vscode.window.onDidStartTerminalShellExecution((e) => {
-        const record: LastCommand = { command: e.execution.commandLine.value, exitCode: undefined, output: '' };
-        void (async () => {
-          try {
-            for await (const chunk of e.execution.read()) {
-              record.output = cutTail(record.output + chunk, MAX_TERMINAL_CHARS * 2);
-            }
-          } catch {
-            /* the terminal went away */
-          }
-        })();
-        this.last.set(e.terminal, record);
-      }),
-      vscode.window.onDidEndTerminalShellExecution((e) => {
-        const record = this.last.get(e.terminal);
-        if (record) {
-          record.exitCode = e.exitCode;
-          record.command = e.execution.commandLine.value || record.command;
-        }
-      }),
-    ];
-  }
-
-  async describeActive(): Promise<string> {
-    const terminal = vscode.window.activeTerminal;
-    if (!terminal) return 'Terminal: no terminal is open.';
-    // The clipboard can stall (a browser asking for permission): never hold the prompt up for it.
-    const selection = await Promise.race([terminalSelection(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
-    if (selection) return `Selected text in terminal "${terminal.name}":\n${cutTail(selection, MAX_TERMINAL_CHARS)}`;
-    const last = this.last.get(terminal);
-    if (!last) return `Terminal "${terminal.name}": nothing selected, and no command seen through shell integration yet.`;
-    const output = last.output.replace(ANSI, '').replace(/\r(?!\n)/g, '\n');
-    const cut = output.length > MAX_TERMINAL_CHARS ? `[first ${output.length - MAX_TERMINAL_CHARS} characters cut]\n` : '';
-    const status = last.exitCode === undefined ? 'still running' : `exit code ${last.exitCode}`;
-    // Output arrives only from when VS Code tells extensions the command started; a fast command's can be missed.
-    const body = output.trim() ? `${cut}${cutTail(output, MAX_TERMINAL_CHARS)}` : '(no output was captured through shell integration)';
-    return `Last command in terminal "${terminal.name}" (${status}):\n$ ${last.command}\n${body}`;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-  }
-}
-
-/**
- * The active terminal's selection. VS Code 1.100 has no stable API for it, so
- * it is copied through the clipboard, which is put back afterwards; a marker
- * tells "nothing selected" from a selection equal to the old clipboard.
- */
-async function terminalSelection(): Promise<string | undefined> {
-  const before = await vscode.env.clipboard.readText();
-  const marker = `turnstone-no-selection-${Date.now()}-${Math.random()}`;
-  try {
-    await vscode.env.clipboard.writeText(marker);
-    // A clipboard that did not take the marker (no permission) cannot tell a selection from stale text.
-    if ((await vscode.env.clipboard.readText()) !== marker) return undefined;
-    await vscode.commands.executeCommand('workbench.action.terminal.copySelection');
-    const text = await vscode.env.clipboard.readText();
-    return text && text !== marker ? text : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    await vscode.env.clipboard.writeText(before);
-  }
 }

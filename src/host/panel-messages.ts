@@ -111,9 +111,9 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
         deps.post({ type: 'item_add', item: { kind: 'error', id: `slash-${Date.now()}`, message: slash.message, errorKind: 'slash_command', retryable: false } });
         return;
       }
-      if (m.type === 'send') await controller.send(slash.text, await resolveAttachments(m.attachments, deps.mentions));
-      else if (m.type === 'queue') controller.queue(slash.text, await resolveAttachments(m.attachments, deps.mentions));
-      else controller.steer(slash.text);
+      if (m.type === 'send') await controller.send(slash.text, await resolveAttachments(m.attachments, deps.mentions), [], slash.typed);
+      else if (m.type === 'queue') controller.queue(slash.text, await resolveAttachments(m.attachments, deps.mentions), slash.typed);
+      else controller.steer(slash.text, slash.typed);
       return;
     }
     case 'slash_list':
@@ -214,7 +214,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       deps.post({ type: 'attach_candidates', query: m.query, candidates: await mentionCandidates(m.query, deps.mentions.index) });
       return;
     case 'attach_measure':
-      deps.post({ type: 'attachment_measured', kind: m.attachment.kind, path: m.attachment.path, tokens: await measureAttachment(m.attachment, deps.mentions) });
+      deps.post({ type: 'attachment_measured', kind: m.attachment.kind, path: m.attachment.path, ...(await measureAttachment(m.attachment, deps.mentions)) });
       return;
     case 'notice_action':
       if (m.actionId === 'set_key') await vscode.commands.executeCommand('turnstone.setApiKey');

@@ -97,8 +97,11 @@ export class SessionController implements vscode.Disposable {
     return this.runtime?.messages ?? [];
   }
 
-  /** Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary. */
-  async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = []): Promise<TurnSummary | undefined> {
+  /**
+   * Sends a prompt; if a turn is running it waits for it, then runs this one. Resolves with the turn's summary.
+   * `slashCommand`: the custom command the prompt was expanded from, as typed; the transcript and the title show it.
+   */
+  async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = [], slashCommand?: string): Promise<TurnSummary | undefined> {
     await this.turns.idle();
     this.deps.post({
       type: 'item_add',
@@ -106,12 +109,13 @@ export class SessionController implements vscode.Disposable {
         kind: 'user',
         id: `u${++this.userItems}`,
         text,
+        ...(slashCommand ? { slashCommand } : {}),
         ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
         ...(images.length ? { images: images.map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height })) } : {}),
       },
     });
     if (this.title === 'New session') {
-      this.title = text.replace(/\s+/g, ' ').slice(0, 60);
+      this.title = (slashCommand ?? text).replace(/\s+/g, ' ').slice(0, 60);
       this.deps.post({ type: 'session', session: { id: path.basename(this.store?.path ?? 'new', '.jsonl'), title: this.title, model: this.model } });
     }
     const prompt = loadCore().withAttachments(text, attachments);
@@ -152,12 +156,13 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** T7 "queue for next turn": held in the runtime's one queue (shown in the panel through queue_changed), run when the turn ends. */
-  queue(text: string, attachments: Attachment[] = []): void {
+  queue(text: string, attachments: Attachment[] = [], slashCommand?: string): void {
     if (!this.runtime || !this.current) {
-      void this.send(text, attachments);
+      void this.send(text, attachments, [], slashCommand);
       return;
     }
-    this.runtime.queue(withAttachments(text, attachments), text);
+    // The label is what the queue row and, later, the transcript show.
+    this.runtime.queue(withAttachments(text, attachments), slashCommand ?? text);
   }
 
   unqueue(id: string): void {
@@ -170,11 +175,15 @@ export class SessionController implements vscode.Disposable {
     const runtime = this.runtime;
     if (!runtime || runtime.queued.length === 0) return;
     for (const q of runtime.queued) {
-      if (q.delivery === 'queue') this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text: q.label ?? q.text, delivery: 'queued' } });
+      if (q.delivery !== 'queue') continue;
+      // A label other than the words is the custom slash command they were expanded from.
+      const words = userWordsOf(q.text);
+      const slashCommand = q.label !== undefined && q.label !== words ? q.label : undefined;
+      this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text: words, ...(slashCommand ? { slashCommand } : {}), delivery: 'queued' } });
     }
     // The turn starts with the first queued message: its checkpoint is taken under that message's words.
     const first = runtime.queued[0]!;
-    await this.run('', first.label ?? userWordsOf(first.text)).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
+    await this.run('', userWordsOf(first.text)).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
   }
 
   /** `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it. */
@@ -219,14 +228,14 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** T7: steer the running turn (or queue it when none is running). */
-  steer(text: string): void {
+  steer(text: string, slashCommand?: string): void {
     if (!this.runtime || !this.current) {
-      void this.send(text);
+      void this.send(text, [], [], slashCommand);
       return;
     }
     // Shown as sent either way: the runtime puts it into this turn, or (past the loop's last check) starts the next one with it.
     this.runtime.steer(text);
-    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, delivery: 'steer' } });
+    this.deps.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, text, ...(slashCommand ? { slashCommand } : {}), delivery: 'steer' } });
   }
 
   stop(): void {
@@ -259,9 +268,7 @@ export class SessionController implements vscode.Disposable {
 
   /** A name the user chose; kept in workspace state, the session file stays as written. */
   async renameSession(session: SessionInfo, title: string): Promise<void> {
-    const all = Object.fromEntries(this.titles());
-    all[session.id] = title;
-    await this.deps.context.workspaceState.update(TITLES_KEY, all);
+    await this.saveTitle(session.id, title);
     if (session.path === this.store?.path) {
       this.title = title;
       this.deps.post({ type: 'session', session: { id: session.id, title, model: this.model } });
@@ -284,13 +291,19 @@ export class SessionController implements vscode.Disposable {
     }
   }
 
+  private async saveTitle(sessionId: string, title: string): Promise<void> {
+    const all = Object.fromEntries(this.titles());
+    all[sessionId] = title;
+    await this.deps.context.workspaceState.update(TITLES_KEY, all);
+  }
+
   private titles(): Map<string, string> {
     const stored = this.deps.context.workspaceState.get<Record<string, unknown>>(TITLES_KEY) ?? {};
     return new Map(Object.entries(stored).filter((e): e is [string, string] => typeof e[1] === 'string'));
   }
 
-  /** C3: resume a saved session; later turns append to the same file. */
-  async resume(file: string): Promise<void> {
+  /** C3: resume a saved session; later turns append to the same file. `title`: its name from now on (a fork's). */
+  async resume(file: string, title?: string): Promise<void> {
     this.stop();
     this.awaitingKey = undefined;
     await this.turns.idle();
@@ -307,7 +320,8 @@ export class SessionController implements vscode.Disposable {
     this.runtime = this.createRuntime(loaded.messages, { usage: loaded.usage, cost: loaded.cost });
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
     const words = firstUser && firstUser.type === 'text' ? core.splitAttachments(firstUser.text).words.replace(/\s+/g, ' ').trim() : '';
-    this.title = this.titles().get(loaded.meta?.id ?? '') ?? (words ? words.slice(0, 60) : path.basename(file));
+    if (title !== undefined && loaded.meta?.id) await this.saveTitle(loaded.meta.id, title);
+    this.title = this.titles().get(loaded.meta?.id ?? '') ?? title ?? (words ? words.slice(0, 60) : path.basename(file));
     const u = loaded.usage;
     this.deps.post({
       type: 'restore',
@@ -380,7 +394,8 @@ export class SessionController implements vscode.Disposable {
     const { store } = await core.forkSession(file, this.sessionsDir(), checkpoint.messageIndex);
     await oldStore?.forkInto(this.checkpoints.dir(path.basename(store.path, '.jsonl')), checkpoint.id);
     await store.flush();
-    await this.resume(store.path);
+    // The old branch stays in the session list: the fork must not look like it there or in the header.
+    await this.resume(store.path, forkTitle(this.title, checkpoint.turn));
     return { words: userWordsOf(words.text) };
   }
 
@@ -580,4 +595,9 @@ function withAttachments(text: string, attachments: Attachment[]): string {
 function withoutHint<T extends { hint?: string }>(item: T): Omit<T, 'hint'> {
   const { hint: _hint, ...rest } = item;
   return rest;
+}
+
+/** "Fork at turn 2: make the greeting friendlier"; a fork of a fork names only the newest turn. */
+export function forkTitle(title: string, turn: number): string {
+  return `Fork at turn ${turn}: ${title.replace(/^Fork at turn \d+: /, '')}`.slice(0, 120);
 }

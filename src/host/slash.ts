@@ -37,7 +37,8 @@ export async function slashCommandList(log?: vscode.LogOutputChannel): Promise<S
   ];
 }
 
-export type SlashOutcome = { kind: 'ran' } | { kind: 'unavailable'; message: string } | { kind: 'prompt'; text: string };
+/** `typed`: a custom command as the user wrote it (`/review src/a.ts`), which the transcript shows instead of its expansion. */
+export type SlashOutcome = { kind: 'ran' } | { kind: 'unavailable'; message: string } | { kind: 'prompt'; text: string; typed?: string };
 
 /**
  * Interprets an input. A built-in runs its command; a custom command returns
@@ -51,7 +52,7 @@ export async function runSlashInput(text: string, log?: vscode.LogOutputChannel)
   if (resolved.kind === 'text') return { kind: 'prompt', text };
   if (resolved.kind === 'custom') {
     log?.info(`slash command /${resolved.command.name} from ${resolved.command.file}`);
-    return { kind: 'prompt', text: resolved.text };
+    return { kind: 'prompt', text: resolved.text, typed: text.trim() };
   }
   const id = BUILTIN_COMMAND_IDS[resolved.name];
   if (resolved.name === 'mcp' && !(await vscode.commands.getCommands(true)).includes(id)) {

@@ -8,8 +8,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type FileChange } from '../runtime/types';
 import { type TextEncodingName } from '../tools/text';
+import { showChangePreview } from './change-preview';
 import { loadCore } from './load-core';
-import { type OriginalContentProvider, ORIGINAL_SCHEME } from './proposal-documents';
+import { type OriginalContentProvider } from './proposal-documents';
 
 export interface UndoResult {
   restored: string[];
@@ -45,17 +46,11 @@ export async function undoTurn(
   const changedSince = changes.filter((c, i) => (current[i]?.text ?? null) !== c.after).map((c) => c.path);
 
   // Left: the file now; right: what undo would restore.
-  const stamp = Date.now();
-  const resources = changes.map((c, i) => {
-    const now = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/undo-${stamp}/now/${path.basename(c.path)}`, query: c.path });
-    const restored = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/undo-${stamp}/restored/${path.basename(c.path)}`, query: c.path });
-    originals.set(now, current[i]?.text ?? '');
-    originals.set(restored, c.before ?? '');
-    return [vscode.Uri.file(c.path), now, restored] as const;
-  });
+  const preview = options.confirm
+    ? await showChangePreview('Undo last Turnstone turn (now ↔ after undo)', changes.map((c, i) => ({ file: vscode.Uri.file(c.path), now: current[i]?.text, after: c.before ?? undefined })), originals)
+    : undefined;
   try {
     if (options.confirm) {
-      await vscode.commands.executeCommand('vscode.changes', 'Undo last Turnstone turn', resources).then(undefined, () => undefined);
       const names = changes.map((c) => vscode.workspace.asRelativePath(c.path)).join(', ');
       const warning = changedSince.length > 0 ? `\n\nChanged since the turn (your edits there will be lost): ${changedSince.map((p) => vscode.workspace.asRelativePath(p)).join(', ')}` : '';
       const choice = await vscode.window.showWarningMessage(
@@ -83,9 +78,6 @@ export async function undoTurn(
     }
     return result;
   } finally {
-    for (const [, now, restored] of resources) {
-      originals.delete(now);
-      originals.delete(restored);
-    }
+    await preview?.close();
   }
 }

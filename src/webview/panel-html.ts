@@ -39,3 +39,10 @@ export function panelHtml({ cspSource, nonce, asset }: PanelHtmlInput): string {
 </body>
 </html>`;
 }
+
+/** A fresh nonce per render: 128 random bits, base64url (the CSP's only way for a script to run). */
+export function makeNonce(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Buffer.from(bytes).toString('base64url');
+}

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { DeltaBatcher } from './batcher';
-import { panelHtml } from './panel-html';
+import { makeNonce, panelHtml } from './panel-html';
 import type { HostEvent, HostToWebview, WebviewToHost } from './protocol';
 import { Transcript, restoreEvents } from './transcript';
 
@@ -161,10 +161,4 @@ function renderHtml(webview: vscode.Webview, dist: vscode.Uri): string {
     nonce: makeNonce(),
     asset: (name) => webview.asWebviewUri(vscode.Uri.joinPath(dist, name)).toString(),
   });
-}
-
-function makeNonce(): string {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
-  return Buffer.from(bytes).toString('base64url');
 }

@@ -144,7 +144,10 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
   z.object({
     ...Base,
     kind: z.literal('user'),
+    /** What the model got: the user's words, or the prompt a custom slash command expanded to. */
     text: Text,
+    /** A custom slash command as the user typed it (`/review src/a.ts`): the bubble shows this instead of `text`. */
+    slashCommand: z.string().max(20_000).optional(),
     attachments: z.array(Attachment).max(100).optional(),
     images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
     /** 'steer': sent while a turn ran; 'queued': was queued for the next turn. */
@@ -330,8 +333,8 @@ export const HostEvent = z.discriminatedUnion('type', [
   }),
   /** Slash commands the composer offers (built-in and the workspace's own). */
   z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfo).max(500) }),
-  /** Answer to `attach_measure`: the token estimate of an attachment. */
-  z.object({ type: z.literal('attachment_measured'), kind: Attachment.shape.kind, path: Short, tokens: Count }),
+  /** Answer to `attach_measure`: the token estimate of an attachment, and what it cannot include (e.g. @terminal without shell integration). */
+  z.object({ type: z.literal('attachment_measured'), kind: Attachment.shape.kind, path: Short, tokens: Count, note: Short.optional() }),
   /** Put text/attachments into the composer (e.g. "Ask about selection"). */
   z.object({ type: z.literal('compose'), text: Text.optional(), attachments: z.array(Attachment).max(100).optional(), focus: z.boolean().optional() }),
 ]);

@@ -1,14 +1,16 @@
 // "Restore checkpoint" as a user meets it: two turns change files, the user
 // clicks the control on the first message, picks "Restore files and
 // conversation", sees the multi-file diff and the question, and gets the files
-// and the conversation back with the message in the composer to edit.
+// and the conversation back with the message in the composer to edit. Issue 25,
+// item 9: the preview is labelled "now ↔ after restore" (no checkpoint path or
+// rename badge), closes once restored, and the fork is titled as a fork.
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
-import { chatFrame, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
+import { chatFrame, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
 
 async function send(page: Page, text: string, reply: string): Promise<void> {
   const frame = await sendFromPanel(page, text);
@@ -52,9 +54,23 @@ describe('e2e: restore checkpoint from the panel', function () {
     });
     assert.match(await dialog.innerText(), /Restore 2 files to turn 1\?/);
     assert.match(await dialog.innerText(), /delete notes\.md/);
-    await chat.wb.page.locator('.tab', { hasText: 'Restore checkpoint: turn 1' }).first().waitFor({ state: 'visible' });
+    // 25.9: the preview says which side is which, and shows each file by its name: no checkpoint path, no rename badge.
+    const tab = chat.wb.page.locator('.tab', { hasText: 'Restore checkpoint: turn 1 (now ↔ after restore)' });
+    await tab.first().waitFor({ state: 'visible' });
+    const entries = chat.wb.page.locator('.multiDiffEntry');
+    await eventually(() => entries.count(), (n) => n === 2, 30_000);
+    const headers = await entries.evaluateAll((els) => els.map((e) => ({ name: e.querySelector('.title.modified')?.textContent ?? '', status: (e.querySelector('.status') as HTMLElement | null)?.innerText ?? '', old: e.querySelector('.title.original')?.textContent ?? '' })));
+    const byName = (name: string) => headers.find((h) => h.name.includes(name));
+    assert.equal(byName('hello.ts')?.status, '', `hello.ts is changed in place: ${JSON.stringify(headers)}`);
+    assert.equal(byName('notes.md')?.status, 'D', `the restore deletes notes.md: ${JSON.stringify(headers)}`);
+    for (const h of headers) {
+      assert.notEqual(h.status, 'R', `no rename badge: ${JSON.stringify(headers)}`);
+      assert.doesNotMatch(`${h.name} ${h.old}`, /checkpoint-|restored/, JSON.stringify(headers));
+    }
     await screenshot(chat.wb.page, 'restore-checkpoint-diff-and-dialog.png');
     await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
+    // 25.9: restored, the preview closes.
+    await tab.first().waitFor({ state: 'detached', timeout: 30_000 });
 
     // The conversation goes back to before the message, which waits in the composer.
     const fresh = await chatFrame(chat.wb.page);
@@ -64,6 +80,16 @@ describe('e2e: restore checkpoint from the panel', function () {
     assert.equal(composed, 'make the greeting friendlier');
     assert.equal(readFileSync(hello, 'utf8'), original);
     assert.ok(!existsSync(path.join(chat.wb.server.workspace, 'notes.md')));
+    // 25.9: the fork is titled as a fork; the original keeps its title in the history.
+    const title = await eventually(() => fresh.locator('.header .title').innerText(), (t) => t.startsWith('Fork at turn 1'), 30_000);
+    assert.equal(title, 'Fork at turn 1: make the greeting friendlier');
     await screenshot(chat.wb.page, 'restore-checkpoint-after.png');
+    await runCommand(chat.wb.page, 'Turnstone: Resume Session');
+    const rows = chat.wb.page.locator('.quick-input-widget .monaco-list-row');
+    await rows.filter({ hasText: 'Fork at turn 1: make the greeting friendlier' }).first().waitFor({ timeout: 30_000 });
+    const labels = await rows.locator('.label-name').allInnerTexts();
+    assert.ok(labels.some((l) => l.trim() === 'make the greeting friendlier'), `the original keeps its title: ${JSON.stringify(labels)}`);
+    await screenshot(chat.wb.page, 'restore-checkpoint-history.png');
+    await chat.wb.page.keyboard.press('Escape');
   });
 });

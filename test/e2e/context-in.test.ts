@@ -70,6 +70,8 @@ describe('e2e: instructions, @ and / in the real workbench', function () {
     const text = typeof last.content === 'string' ? last.content : last.content.map((b) => b.text ?? '').join('');
     assert.match(text, /<attachment kind="file" label="deploy-checklist\.md">\nFile: docs\/guides\/deploy-checklist\.md\n```\n1\. Build\n2\. Ship the unopened file/);
     assert.match(text, /<user_message>\ncheck please\n<\/user_message>$/);
+    // 25.10: the sent message's chip keeps the file's icon.
+    await frame.locator('article.item.user .chip', { hasText: 'deploy-checklist.md' }).locator('.codicon-file').waitFor({ timeout: 30_000 });
   });
 
   it('/ with the keyboard picks a custom command; its text with $ARGUMENTS is what the model gets', async () => {
@@ -87,5 +89,11 @@ describe('e2e: instructions, @ and / in the real workbench', function () {
     await chat.server.waitForRequests(1, 30_000);
     const body = JSON.stringify(chat.server.bodies[0]!.messages);
     assert.ok(body.includes('Summarise README.md in three bullet points.'), body);
+    // 25.10: the conversation shows the command as typed, not what it expanded to.
+    const bubble = frame.locator('article.item.user .bubble').last();
+    await bubble.waitFor();
+    assert.equal((await bubble.innerText()).trim(), '/summarize README.md');
+    assert.equal(await frame.locator('article.item.user', { hasText: 'three bullet points' }).count(), 0);
+    await screenshot(chat.wb.page, 'workbench-slash-command-as-typed.png');
   });
 });

@@ -3,19 +3,25 @@
 // "Turnstone: Select Model" updates the panel's header and the status bar
 // at once, before any turn runs.
 import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { eventually } from './panel/harness';
 import { chatFrame, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 describe('e2e: the model label (issue 19, finding 6)', function () {
   this.timeout(180_000);
-  const chat = useChatWorkbench({ focusChat: false });
+  const chat = useChatWorkbench({
+    focusChat: false,
+    // An instruction file, so the header holds the title and the instructions chip, as in most projects.
+    prepare: (wb) => writeFileSync(path.join(wb.server.workspace, 'AGENTS.md'), 'Be brief.'),
+  });
 
   it('the empty panel names the model; picking another updates header and status bar without a turn', async () => {
     await runCommand(chat.wb.page, 'Turnstone: Focus Chat');
     let frame = await chatFrame(chat.wb.page);
     // The host posts the session's model once the view is up: wait for it rather than read the first paint.
-    const current = await eventually(() => frame.locator('.header button.model .label').innerText(), (t) => t !== 'Model', 30_000);
-    assert.notEqual(current, 'Model', 'the header names the model before any turn');
+    const current = await eventually(async () => (await frame.locator('.composer-actions button.model').getAttribute('data-model')) ?? '', (t) => t !== '', 30_000);
+    assert.notEqual(current, '', 'the composer names the model before any turn');
     await frame.locator('.empty .empty-model', { hasText: `Model: ${current}` }).waitFor();
 
     await runCommand(chat.wb.page, 'Turnstone: Select Model');
@@ -25,10 +31,54 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
     const picked = (await other.locator('.label-name').first().innerText()).trim();
     await other.click();
     frame = await chatFrame(chat.wb.page);
-    await frame.locator('.header button.model .label', { hasText: picked }).waitFor({ timeout: 30_000 });
+    await frame.locator(`.composer-actions button.model[data-model="${picked}"]`).waitFor({ timeout: 30_000 });
     await frame.locator('.empty .empty-model', { hasText: `Model: ${picked}` }).waitFor();
     await chat.wb.page.locator('.statusbar-item', { hasText: picked }).first().waitFor({ timeout: 30_000 });
     assert.equal(chat.server.requests.length, 0, 'no turn ran');
     await screenshot(chat.wb.page, 'model-label-after-pick.png');
+  });
+
+  it('25.10: "opus" typed in the picker selects the newest Opus; the header fits at the default sidebar width', async () => {
+    const input = chat.wb.page.locator('.quick-input-widget input');
+    // Start from an older Opus, so the newest one is not simply the current model.
+    await runCommand(chat.wb.page, 'Turnstone: Select Model');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('claude-opus-4-8');
+    await chat.wb.page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: 'claude-opus-4-8' }).waitFor({ timeout: 30_000 });
+    await input.press('Enter');
+    await (await chatFrame(chat.wb.page)).locator('.composer-actions button.model[data-model="claude-opus-4-8"]').waitFor({ timeout: 30_000 });
+
+    await runCommand(chat.wb.page, 'Turnstone: Select Model');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('opus');
+    // What Enter takes is the row VS Code made active for the typed text.
+    const active = chat.wb.page.locator('.quick-input-widget .monaco-list-row.focused');
+    await active.filter({ hasText: 'claude-opus' }).waitFor({ timeout: 30_000 });
+    await screenshot(chat.wb.page, 'model-picker-opus.png');
+    await input.press('Enter');
+    const frame = await chatFrame(chat.wb.page);
+    await frame.locator('.composer-actions button.model[data-model="claude-opus-5-5"]').waitFor({ timeout: 30_000 });
+    assert.equal((await frame.locator('.composer-actions button.model .label').innerText()).trim(), 'Opus 5.5');
+
+    await frame.locator('.header button.instructions', { hasText: 'AGENTS.md' }).waitFor({ state: 'visible', timeout: 30_000 });
+    // No named helpers inside evaluate: the webview frame lacks the bundler's __name shim.
+    const fit = await frame.evaluate(() => {
+      const [header, chip, row, model] = ['.header', '.header button.instructions .label', '.composer-actions', '.composer-actions .model .label']
+        .map((selector) => document.querySelector(selector))
+        .map((e) => (e ? e.scrollWidth > e.clientWidth + 1 : true));
+      return {
+        width: document.documentElement.clientWidth,
+        header,
+        chip,
+        title: document.querySelector('.header .title')!.getBoundingClientRect().width,
+        row,
+        model,
+        inHeader: document.querySelectorAll('.header .model').length,
+      };
+    });
+    assert.ok(fit.width <= 320, `the default sidebar (${fit.width} px)`);
+    assert.deepEqual({ header: fit.header, chip: fit.chip, row: fit.row, model: fit.model, inHeader: fit.inHeader }, { header: false, chip: false, row: false, model: false, inHeader: 0 }, JSON.stringify(fit));
+    assert.ok(fit.title > 100, `the title has room: ${JSON.stringify(fit)}`);
+    await screenshot(chat.wb.page, 'model-composer-row-default-width.png');
   });
 });

@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
-import { gitDiff, mentionCandidates, problemsText, resolveAttachment, TerminalRecorder } from '../../src/host/mentions';
+import { gitDiff, mentionCandidates, problemsText, resolveAttachment } from '../../src/host/mentions';
+import { TerminalRecorder } from '../../src/host/terminal-context';
 import { runSlashInput, slashCommandList } from '../../src/host/slash';
 import { WorkspaceIndex } from '../../src/host/workspace-index';
 import { MockAnthropicServer, textReply } from '../fixtures/mock-anthropic';
@@ -211,8 +212,9 @@ describe('@terminal in the extension host', function () {
       await until('the active terminal', () => vscode.window.activeTerminal === terminal || undefined);
       let last = '';
       const text = await until('the output recorded', async () => {
-        last = await recorder.describeActive();
-        return last.includes('turnstone-terminal-42') ? last : undefined;
+        const described = recorder.describeActive();
+        last = described.text;
+        return last.includes('turnstone-terminal-42') && described.note === undefined ? last : undefined;
       }).catch((e: unknown) => {
         throw new Error(`${String(e)}; last seen: ${JSON.stringify(last)}`);
       });
@@ -221,6 +223,51 @@ describe('@terminal in the extension host', function () {
     } finally {
       terminal.dispose();
       recorder.dispose();
+    }
+  });
+
+  // 25.7: what @terminal cannot see, it says (and it never goes through the clipboard).
+  it('25.7: a terminal without shell integration: says it cannot read it', async () => {
+    const recorder = new TerminalRecorder();
+    const written = new vscode.EventEmitter<string>();
+    // An extension pseudoterminal never has shell integration.
+    const terminal = vscode.window.createTerminal({ name: 'turnstone-no-integration', pty: { onDidWrite: written.event, open: () => written.fire('plain $ '), close: () => undefined } });
+    try {
+      terminal.show(false);
+      await until('the active terminal', () => vscode.window.activeTerminal === terminal || undefined);
+      const { text, note } = recorder.describeActive();
+      assert.match(note ?? '', /^Shell integration is not active in terminal "turnstone-no-integration", so its commands and output cannot be read/);
+      assert.equal(text, `Terminal "turnstone-no-integration": ${note}`);
+    } finally {
+      terminal.dispose();
+      written.dispose();
+      recorder.dispose();
+    }
+  });
+
+  it('25.7: a command run before Turnstone started watching: says it cannot be read', async () => {
+    const terminal = vscode.window.createTerminal({ name: 'turnstone-before', shellPath: 'bash', isTransient: true });
+    let recorder: TerminalRecorder | undefined;
+    try {
+      terminal.show(false);
+      const integration = terminal.shellIntegration ?? (await until('shell integration', () => terminal.shellIntegration, 60_000));
+      const ended = new Promise<void>((resolve) => {
+        const sub = vscode.window.onDidEndTerminalShellExecution((e) => {
+          if (e.terminal !== terminal) return;
+          sub.dispose();
+          resolve();
+        });
+      });
+      integration.executeCommand('echo ran-before-watching');
+      await ended;
+      recorder = new TerminalRecorder();
+      await until('the active terminal', () => vscode.window.activeTerminal === terminal || undefined);
+      const { text, note } = recorder.describeActive();
+      assert.match(note ?? '', /^No command has run in terminal "turnstone-before" since Turnstone started at \d\d:\d\d; commands run before then cannot be read\./);
+      assert.ok(!text.includes('ran-before-watching'), text);
+    } finally {
+      terminal.dispose();
+      recorder?.dispose();
     }
   });
 });

@@ -2,31 +2,53 @@
 // missing key), the reconnect line, the usage footer and the live region.
 import { type Notice, type PermissionModeInfo, type SessionInfo, type UsageInfo } from '../protocol';
 import { type Reconnecting } from '../transcript';
-import { button, el, formatInt, formatTokens, icon } from './dom';
+import { button, count, el, formatInt, formatTokens, icon } from './dom';
 import { KeyField, type Post } from './items';
 
 const NOTICE_ICONS: Record<Notice['kind'], string> = { restricted: 'shield', no_api_key: 'key', info: 'info', warning: 'warning', error: 'error' };
 
+/** The session's title (and, beside it, the instructions chip). New session and history live in the view's title bar. */
 export class Header {
   readonly root = el('header', { class: 'header' });
   private readonly title = el('h1', { class: 'title' }, 'New session');
-  private readonly model: HTMLButtonElement;
 
-  constructor(post: Post) {
-    this.model = button('Model', () => post({ type: 'select_model' }), { icon: 'sparkle', secondary: true, cls: 'model', title: 'Select model' });
-    this.root.append(
-      this.title,
-      this.model,
-      // New session and history live in the view's title bar (one set of buttons, not two).
-    );
+  constructor() {
+    this.root.append(this.title);
   }
 
   update(session: SessionInfo | undefined): void {
     this.title.textContent = session?.title || 'New session';
     this.title.title = session?.title ?? '';
-    const label = this.model.querySelector('.label');
-    if (label) label.textContent = session?.model || 'Model';
   }
+}
+
+/**
+ * The model picker, in the composer's action row: the model belongs to the next
+ * message, and at the sidebar's default 300 px the header has no room for it
+ * beside the title and the instructions chip.
+ */
+export class ModelButton {
+  readonly root: HTMLButtonElement;
+
+  constructor(post: Post) {
+    this.root = button('Model', () => post({ type: 'select_model' }), { icon: 'sparkle', secondary: true, cls: 'model', title: 'Select model' });
+  }
+
+  update(session: SessionInfo | undefined): void {
+    const id = session?.model;
+    const label = this.root.querySelector('.label');
+    if (label) label.textContent = id ? modelName(id) : 'Model';
+    this.root.title = id ? `Model: ${id} (select another)` : 'Select model';
+    this.root.setAttribute('aria-label', id ? `Model: ${id}. Select model` : 'Select model');
+    this.root.dataset.model = id ?? '';
+  }
+}
+
+/** "claude-sonnet-5-5" → "Sonnet 5.5": short enough for the composer row; other ids as they are. */
+export function modelName(id: string): string {
+  const m = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d+))?$/.exec(id);
+  if (!m) return id;
+  return `${m[1]![0]!.toUpperCase()}${m[1]!.slice(1)} ${m[2]}${m[3] ? `.${m[3]}` : ''}`;
 }
 
 export class Notices {
@@ -94,8 +116,8 @@ export class UsageFooter {
     const hit = prompt > 0 ? Math.round((usage.cacheReadTokens / prompt) * 100) : 0;
     this.root.title = `Input ${formatInt(usage.inputTokens)} · cache read ${formatInt(usage.cacheReadTokens)} · cache write ${formatInt(usage.cacheWriteTokens)} · output ${formatInt(usage.outputTokens)}`;
     this.root.replaceChildren(
-      el('span', { class: 'usage-in', 'aria-label': `${prompt} tokens in` }, icon('arrow-up'), formatTokens(prompt)),
-      el('span', { class: 'usage-out', 'aria-label': `${usage.outputTokens} tokens out` }, icon('arrow-down'), formatTokens(usage.outputTokens)),
+      el('span', { class: 'usage-in', 'aria-label': `${count(prompt, 'token')} in` }, icon('arrow-up'), formatTokens(prompt)),
+      el('span', { class: 'usage-out', 'aria-label': `${count(usage.outputTokens, 'token')} out` }, icon('arrow-down'), formatTokens(usage.outputTokens)),
       el('span', { class: 'usage-cache' }, `cache ${hit}%`),
       usage.costUsd !== undefined ? el('span', { class: 'usage-cost' }, `$${usage.costUsd < 1 ? usage.costUsd.toFixed(3) : usage.costUsd.toFixed(2)}`) : '',
       contextIndicator(usage),

@@ -3,20 +3,22 @@
 // opens a picker over the whole workspace (files, folders, @problems,
 // @terminal, @git, the selection); `/` at the start lists slash commands.
 import { type Attachment, type QueuedInput, type SlashCommandInfo, type TurnState } from '../protocol';
-import { button, el, formatTokens, icon } from './dom';
+import { button, count, el, formatTokens, icon } from './dom';
+import { chipIcon, chipLabel } from './chips';
 import { ImageAttach } from './image-attach';
 import { type Post } from './items';
 import { MentionPicker } from './mention-picker';
 import { SlashMenu } from './slash-menu';
 
-const CHIP_ICONS: Record<Attachment['kind'], string> = { file: 'file', selection: 'selection', folder: 'folder', problems: 'warning', terminal: 'terminal', git: 'git-compare' };
-const chipLabel = (a: Attachment) => (a.kind === 'problems' || a.kind === 'terminal' || a.kind === 'git' ? `@${a.label}` : a.label);
 
 export class Composer {
   readonly root = el('form', { class: 'composer', 'aria-label': 'Message' });
   readonly input = el('textarea', { class: 'input', rows: '3', 'aria-label': 'Message Turnstone' });
   private readonly queuedRow = el('div', { class: 'queued', 'aria-label': 'Queued for the next turn' });
   private readonly chipsRow = el('div', { class: 'attachments', 'aria-label': 'Attached context' });
+  /** What an attachment cannot include (e.g. @terminal without shell integration), said in words under the chips. */
+  private readonly notesRow = el('div', { class: 'attachment-notes', role: 'status' });
+  private readonly notes = new WeakMap<Attachment, string>();
   private readonly sendButton = button('Send', () => this.submit('enter'), { icon: 'send', iconOnly: true, cls: 'send' });
   private readonly queueButton = button('Queue', () => this.submit('queue'), { icon: 'list-ordered', secondary: true, cls: 'queue', title: 'Queue for the next turn (Alt+Enter)' });
   private readonly stopButton = button('Stop', () => this.post({ type: 'stop' }), { icon: 'debug-stop', secondary: true, cls: 'stop', title: 'Stop the running turn' });
@@ -45,11 +47,13 @@ export class Composer {
     this.root.append(
       this.queuedRow,
       this.chipsRow,
+      this.notesRow,
       this.images.root,
       this.mentions.list.root,
       this.slash.list.root,
       this.input,
-      el('div', { class: 'composer-actions' }, attach, el('span', { class: 'spacer' }), this.stopButton, this.queueButton, this.sendButton),
+      // Stop, Queue and Send stay together: at 300 px, while a turn runs, they wrap as one group to a line of their own.
+      el('div', { class: 'composer-actions' }, attach, el('span', { class: 'spacer' }), el('span', { class: 'send-group' }, this.stopButton, this.queueButton, this.sendButton)),
     );
     this.root.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -124,12 +128,14 @@ export class Composer {
     this.slash.setCommands(commands);
   }
 
-  /** The host measured an attachment: its chip shows the token estimate. */
-  setMeasured(kind: Attachment['kind'], path: string, tokens: number): void {
+  /** The host measured an attachment: its chip shows the token estimate, and what it cannot include. */
+  setMeasured(kind: Attachment['kind'], path: string, tokens: number, note?: string): void {
     let changed = false;
     for (const a of this.attachments) {
-      if (a.kind === kind && a.path === path && a.tokens !== tokens) {
+      if (a.kind === kind && a.path === path && (a.tokens !== tokens || this.notes.get(a) !== note)) {
         a.tokens = tokens;
+        if (note) this.notes.set(a, note);
+        else this.notes.delete(a);
         changed = true;
       }
     }
@@ -222,8 +228,10 @@ export class Composer {
   private renderChips(): void {
     this.chipsRow.replaceChildren(
       ...this.attachments.map((a, i) => {
-        const tokens = a.tokens !== undefined ? `~${formatTokens(a.tokens)} tokens` : 'measuring…';
-        return el('span', { class: `chip chip-${a.kind}`, title: `${a.path}\n${tokens}` }, icon(CHIP_ICONS[a.kind]), el('span', { class: 'chip-text' }, chipLabel(a)),
+        const tokens = a.tokens !== undefined ? `~${count(a.tokens, 'token', 'tokens', formatTokens)}` : 'measuring…';
+        const note = this.notes.get(a);
+        return el('span', { class: `chip chip-${a.kind}${note ? ' chip-limited' : ''}`, title: `${a.path}\n${tokens}${note ? `\n${note}` : ''}` }, icon(chipIcon(a)), el('span', { class: 'chip-text' }, chipLabel(a)),
+          note ? el('span', { class: 'chip-note', role: 'img', 'aria-label': note }, icon('warning')) : '',
           el('span', { class: 'chip-tokens', 'aria-label': tokens }, a.tokens !== undefined ? `~${formatTokens(a.tokens)}` : '…'),
           button(`Remove ${chipLabel(a)}`, () => {
             this.attachments.splice(i, 1);
@@ -233,5 +241,11 @@ export class Composer {
       }),
     );
     this.chipsRow.hidden = this.attachments.length === 0;
+    const notes = this.attachments.flatMap((a) => {
+      const note = this.notes.get(a);
+      return note ? [el('div', { class: 'attachment-note' }, icon('warning'), el('span', {}, `${chipLabel(a)}: ${note}`))] : [];
+    });
+    this.notesRow.replaceChildren(...notes);
+    this.notesRow.hidden = notes.length === 0;
   }
 }

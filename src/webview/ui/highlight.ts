@@ -47,6 +47,65 @@ const nonce = self?.nonce || self?.getAttribute('nonce') || '';
 let extra: 'none' | 'loading' | 'loaded' | 'failed' = 'none';
 const waiting = new Map<HTMLElement, string>();
 
+const idleQueue: { code: HTMLElement; lang: string }[] = [];
+let idleScheduled = false;
+const pendingLang = new WeakMap<Element, string>();
+let onScreen: IntersectionObserver | undefined;
+
+/**
+ * Highlights a code block once it is on screen (or near it), when the main
+ * thread has nothing else to do, and at the latest ~0.5 s later: a block that
+ * closes mid-stream never costs the frame it closes in, and blocks a fast reply
+ * has already scrolled past, or the older part of a restored session, cost
+ * nothing until the user scrolls to them. A block removed meanwhile is skipped.
+ */
+export function highlightWhenSeen(code: HTMLElement, lang: string): void {
+  if (!lang) return;
+  if (typeof IntersectionObserver !== 'function') return queueIdle(code, lang);
+  onScreen ??= new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) continue;
+        onScreen!.unobserve(e.target);
+        const name = pendingLang.get(e.target);
+        if (name) queueIdle(e.target as HTMLElement, name);
+      }
+    },
+    { rootMargin: '200px 0px' },
+  );
+  pendingLang.set(code, lang);
+  onScreen.observe(code);
+}
+
+function queueIdle(code: HTMLElement, lang: string): void {
+  idleQueue.push({ code, lang });
+  scheduleIdle();
+}
+
+function scheduleIdle(): void {
+  if (idleScheduled) return;
+  idleScheduled = true;
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(runIdle, { timeout: 500 });
+  else setTimeout(() => runIdle(undefined), 50);
+}
+
+/** Blocks highlighted per call when the thread was never idle (the timeout fired): a few, then the frame goes on. */
+const PER_BUSY_CALL = 4;
+
+function runIdle(deadline: IdleDeadline | undefined): void {
+  idleScheduled = false;
+  let done = 0;
+  while (idleQueue.length > 0) {
+    const busy = !deadline || deadline.didTimeout;
+    if (busy ? done >= PER_BUSY_CALL : done > 0 && deadline.timeRemaining() < 2) break;
+    const next = idleQueue.shift()!;
+    if (!next.code.isConnected) continue;
+    highlight(next.code, next.lang);
+    done++;
+  }
+  if (idleQueue.length > 0) scheduleIdle();
+}
+
 /** Replaces `code`'s text with highlighted spans; unknown languages and huge blocks stay plain text. */
 export function highlight(code: HTMLElement, lang: string): void {
   const name = lang.toLowerCase();

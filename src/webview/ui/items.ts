@@ -3,7 +3,8 @@
 // Permission buttons exist only here, built from a `permission` item the host
 // created: nothing a model writes can produce one.
 import { type PermissionDecision, type PermissionSettlement, type ToolStatus, type ToolView, type TranscriptItem, type WebviewToHostInput } from '../protocol';
-import { button, el, formatInt, icon } from './dom';
+import { button, count, el, formatInt, icon } from './dom';
+import { sentChip } from './chips';
 import { imageThumbs } from './image-attach';
 import { StreamingMarkdown } from './markdown';
 
@@ -57,10 +58,12 @@ class UserView implements ItemView {
             title: 'Restore checkpoint: go back to before this message (files, conversation or both)',
           });
     const chips = it.attachments?.length
-      ? el('div', { class: 'attachments' }, ...it.attachments.map((a) => el('span', { class: 'chip', title: a.path }, icon(a.kind === 'selection' ? 'selection' : 'file'), a.label)))
+      ? el('div', { class: 'attachments' }, ...it.attachments.map(sentChip))
       : undefined;
     const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? 'sent while running' : 'queued') : undefined;
-    this.root.replaceChildren(el('div', { class: 'bubble' }, it.text), it.images?.length ? imageThumbs(it.images) : '', chips ?? '', tag ?? '', restore ?? '');
+    // A custom command reads as the user typed it; what it expanded to is one hover away.
+    const bubble = it.slashCommand ? el('div', { class: 'bubble slash-command', title: `Sent as:\n${it.text.slice(0, 600)}${it.text.length > 600 ? '…' : ''}` }, it.slashCommand) : el('div', { class: 'bubble' }, it.text);
+    this.root.replaceChildren(bubble, it.images?.length ? imageThumbs(it.images) : '', chips ?? '', tag ?? '', restore ?? '');
   }
 }
 
@@ -98,7 +101,7 @@ class ThinkingView implements ItemView {
   update(item: TranscriptItem): void {
     const it = (this.item = item as Of<'thinking'>);
     const n = countWords(it.text);
-    const chars = `${formatInt(n)} ${n === 1 ? 'word' : 'words'}`;
+    const chars = count(n, 'word', 'words', formatInt);
     if (it.open) {
       this.sawOpen = true;
       this.label.textContent = `Thinking… · ${chars}`;
@@ -255,16 +258,16 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
   let what: string;
   switch (v.kind) {
     case 'read':
-      what = done ? `Read ${v.path}${v.lines !== undefined ? `, ${v.lines} ${v.lines === 1 ? 'line' : 'lines'}` : ''}` : `Read ${v.path}`;
+      what = done ? `Read ${v.path}${v.lines !== undefined ? `, ${count(v.lines, 'line')}` : ''}` : `Read ${v.path}`;
       break;
     case 'edit':
-      what = `${done ? (v.created ? 'Created' : 'Edited') : v.created ? 'Create' : 'Edit'} ${v.path}${done ? `, ${v.added} lines added, ${v.removed} removed` : ''}`;
+      what = `${done ? (v.created ? 'Created' : 'Edited') : v.created ? 'Create' : 'Edit'} ${v.path}${done ? `, ${count(v.added, 'line')} added, ${v.removed} removed` : ''}`;
       break;
     case 'bash':
       what = `${done || it.status === 'error' ? 'Ran' : 'Run'} ${firstLine(v.command)}${v.exitCode !== undefined ? (v.exitCode === null ? ', killed' : `, exit ${v.exitCode}`) : ''}`;
       break;
     case 'search':
-      what = `Searched ${v.pattern}${v.matches !== undefined ? `, ${v.matches} ${v.matches === 1 ? 'match' : 'matches'}` : ''}`;
+      what = `Searched ${v.pattern}${v.matches !== undefined ? `, ${count(v.matches, 'match', 'matches')}` : ''}`;
       break;
     case 'other':
       what = `${it.name}`;
@@ -279,18 +282,18 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
 function meta(view: ToolView): (Node | string)[] {
   switch (view.kind) {
     case 'read':
-      return view.lines !== undefined ? [`${formatInt(view.lines)} ${view.lines === 1 ? 'line' : 'lines'}`] : [];
+      return view.lines !== undefined ? [count(view.lines, 'line', 'lines', formatInt)] : [];
     case 'edit':
       return [
         view.created ? el('span', { class: 'created' }, 'new ') : '',
-        el('span', { class: 'added', 'aria-label': `${view.added} lines added` }, `+${formatInt(view.added)}`),
+        el('span', { class: 'added', 'aria-label': `${count(view.added, 'line')} added` }, `+${formatInt(view.added)}`),
         ' ',
-        el('span', { class: 'removed', 'aria-label': `${view.removed} lines removed` }, `−${formatInt(view.removed)}`),
+        el('span', { class: 'removed', 'aria-label': `${count(view.removed, 'line')} removed` }, `−${formatInt(view.removed)}`),
       ];
     case 'bash':
       return view.exitCode === undefined ? [] : [el('span', { class: view.exitCode === 0 ? 'exit ok' : 'exit fail' }, view.exitCode === null ? 'killed' : `exit ${view.exitCode}`)];
     case 'search': {
-      const parts = [view.matches !== undefined ? `${formatInt(view.matches)} ${view.matches === 1 ? 'match' : 'matches'}` : '', view.files !== undefined ? `${formatInt(view.files)} files` : ''];
+      const parts = [view.matches !== undefined ? count(view.matches, 'match', 'matches', formatInt) : '', view.files !== undefined ? count(view.files, 'file', 'files', formatInt) : ''];
       return [parts.filter(Boolean).join(' · ')];
     }
     case 'other':
@@ -408,9 +411,9 @@ class CompactionView implements ItemView {
   update(item: TranscriptItem): void {
     const it = item as Of<'compaction'>;
     const parts = ['Context compacted'];
-    if (it.tokensBefore !== undefined && it.tokensAfter !== undefined) parts.push(`${formatInt(it.tokensBefore)} → ${formatInt(it.tokensAfter)} tokens`);
-    if (it.imagesDropped) parts.push(`${formatInt(it.imagesDropped)} older image${it.imagesDropped === 1 ? '' : 's'} removed`);
-    if (it.messagesRemoved !== undefined) parts.push(`${formatInt(it.messagesRemoved)} messages summarised`);
+    if (it.tokensBefore !== undefined && it.tokensAfter !== undefined) parts.push(`${formatInt(it.tokensBefore)} → ${count(it.tokensAfter, 'token', 'tokens', formatInt)}`);
+    if (it.imagesDropped) parts.push(`${count(it.imagesDropped, 'older image', 'older images', formatInt)} removed`);
+    if (it.messagesRemoved !== undefined) parts.push(`${count(it.messagesRemoved, 'message', 'messages', formatInt)} summarised`);
     const label = el('span', { class: 'compaction-label' }, icon('fold'), parts.join(' · '));
     this.root.replaceChildren(it.summary ? el('details', {}, el('summary', {}, label), el('div', { class: 'summary-text' }, it.summary)) : label);
   }

@@ -4,7 +4,7 @@
 // requestAnimationFrame, which renders only the items that changed.
 import { type HostEvent, HostToWebview, isSafeLinkHref } from '../protocol';
 import { type Change, Transcript } from '../transcript';
-import { Announcer, Header, ModeSwitch, Notices, StatusLine, UsageFooter } from './chrome';
+import { Announcer, Header, ModeSwitch, ModelButton, Notices, StatusLine, UsageFooter } from './chrome';
 import { Composer } from './composer';
 import { el } from './dom';
 import { InstructionsChip } from './instructions-chip';
@@ -14,7 +14,8 @@ import { TranscriptView } from './transcript-view';
 
 // Events here come straight from JSON and zod, so the model may keep them without copying.
 const model = new Transcript(false);
-const header = new Header(post);
+const header = new Header();
+const modelButton = new ModelButton(post);
 const notices = new Notices(post);
 const transcript = new TranscriptView(() => model.items, post);
 const status = new StatusLine();
@@ -29,16 +30,18 @@ const composer = new Composer((message) => {
   post(message);
 }, () => saver.schedule());
 
-composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.text] : []));
+composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.slashCommand ?? i.text] : []));
 
 const instructions = new InstructionsChip(post);
-// Beside the title, before the model button.
-header.root.insertBefore(instructions.root, header.root.children[1] ?? null);
-// The mode switch sits in the composer's action row, after the attach button.
+// Beside the title.
+header.root.append(instructions.root);
+// The mode switch and the model sit in the composer's action row, after the attach button.
 const modeSwitch = new ModeSwitch(post);
 const actionsRow = composer.root.querySelector('.composer-actions');
-if (actionsRow) actionsRow.insertBefore(modeSwitch.root, actionsRow.querySelector('.spacer'));
-else composer.root.append(modeSwitch.root);
+for (const control of [modeSwitch.root, modelButton.root]) {
+  if (actionsRow) actionsRow.insertBefore(control, actionsRow.querySelector('.spacer'));
+  else composer.root.append(control);
+}
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
 app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
@@ -100,6 +103,7 @@ window.addEventListener('focus', () => {
 function renderChrome(): void {
   const s = model.snapshot;
   header.update(s.session);
+  modelButton.update(s.session);
   transcript.setModel(s.session?.model);
   notices.update(s.notices);
   status.update(model.reconnecting);
@@ -167,7 +171,7 @@ function apply(events: HostEvent[]): void {
   for (const event of events) {
     if (event.type === 'attach_candidates') composer.setCandidates(event.candidates, event.query);
     else if (event.type === 'slash_commands') composer.setSlashCommands(event.commands);
-    else if (event.type === 'attachment_measured') composer.setMeasured(event.kind, event.path, event.tokens);
+    else if (event.type === 'attachment_measured') composer.setMeasured(event.kind, event.path, event.tokens, event.note);
     else if (event.type === 'compose') composer.compose(event.text, event.attachments, event.focus ?? true);
     else if (event.type === 'instructions') instructions.update(event);
     for (const change of model.apply(event)) onChange(change);

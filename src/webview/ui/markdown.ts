@@ -1,95 +1,55 @@
-// Model output is hostile input. Markdown is parsed by `marked` with raw HTML
-// rendered as visible text, then sanitised by DOMPurify with an allow-list that
-// has no forms, buttons, images, SVG, styles, ids, classes (except code
-// languages) or data-* attributes, so nothing in a reply can run script, look
-// like the panel's own controls or trigger its handlers. Links keep only
-// http(s)/mailto hrefs and are opened through the host.
-import DOMPurify, { type Config } from 'dompurify';
-import { Marked, type Token, type Tokens } from 'marked';
-import { isSafeLinkHref } from '../protocol';
-import { el, icon } from './dom';
-import { highlight } from './highlight';
+// Assistant markdown in the panel. Model output is hostile input: it goes
+// through four layers before it reaches the DOM: `marked` with raw HTML
+// rendered as visible text (./markdown-html.ts), then DOMPurify's allow-list,
+// a class filter and a link filter (./sanitize.ts). Links are opened through
+// the host. Code blocks are decorated (language, copy) after sanitising
+// (./code-block.ts) and highlighted once on screen, in idle time (./highlight.ts).
+import { type Token, type Tokens } from 'marked';
+import { CodeBlock, countLines, decorateCode } from './code-block';
+import { el } from './dom';
+import { highlightWhenSeen } from './highlight';
+import { markdownToHtml, md, normalise } from './markdown-html';
+import { createSanitiser, type Sanitiser } from './sanitize';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export { markdownToHtml };
 
-const md = new Marked({
-  gfm: true,
-  breaks: false,
-  async: false,
-  renderer: {
-    html(token: Tokens.HTML | Tokens.Tag): string {
-      const text = escapeHtml(token.text);
-      return 'block' in token && token.block ? `<p>${text}</p>` : text;
-    },
-    image({ href, text }: Tokens.Image): string {
-      // Images would load remote content (tracking) or paint fake UI; show a link instead.
-      return `<a href="${escapeHtml(href)}">${escapeHtml(text ? `image: ${text}` : href)}</a>`;
-    },
-    checkbox({ checked }: Tokens.Checkbox): string {
-      return checked ? '☑ ' : '☐ ';
-    },
-  },
-});
+let sanitiser: Sanitiser | undefined;
 
-const SANITIZE: Config & { RETURN_DOM_FRAGMENT: true } = {
-  ALLOWED_TAGS: ['p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 'del', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
-  ALLOWED_ATTR: ['href', 'title', 'start', 'align', 'class'],
-  FORBID_TAGS: ['style', 'svg', 'math', 'form', 'button', 'input', 'textarea', 'select', 'img', 'iframe', 'object', 'embed', 'script', 'link', 'meta', 'base'],
-  FORBID_ATTR: ['style', 'id', 'name', 'target', 'srcset'],
-  ALLOW_DATA_ATTR: false,
-  ALLOW_ARIA_ATTR: false,
-  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
-  RETURN_DOM_FRAGMENT: true,
-};
-
-let hooksInstalled = false;
-function installHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
-    if (data.attrName === 'class' && !(node.nodeName === 'CODE' && /^language-[\w+#.-]{1,30}$/.test(data.attrValue))) data.keepAttr = false;
-  });
-  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-    if (node.nodeName !== 'A') return;
-    const href = node.getAttribute('href');
-    if (href !== null && !isSafeLinkHref(href)) node.removeAttribute('href');
-    if (node.hasAttribute('href')) node.setAttribute('rel', 'noopener noreferrer');
-  });
-}
-
-// The layers are exported one by one so each can be tested with the others out
-// of the way (test/e2e/panel/markdown-layers.test.ts): a layer that only ever
-// runs behind another is otherwise masked by it.
-
-/** Layer 1 (marked with our renderer): raw HTML as text, images as links. Unsanitised output. */
-export function markdownToHtml(src: string): string {
-  return md.parser(md.lexer(normalise(src)));
-}
-
-/** Layers 2–4 (DOMPurify's allow-list, then the class and link hooks) on any HTML. */
+/** Layers 2–4 (DOMPurify's allow-list, then the class and link filters) on any HTML. */
 export function sanitizeHtml(html: string): DocumentFragment {
-  installHooks();
-  return DOMPurify.sanitize(html, SANITIZE);
+  sanitiser ??= createSanitiser(window);
+  return sanitiser(html);
 }
 
-/** Sanitised DOM for a list of block tokens, with code blocks decorated. */
-function renderTokens(tokens: Token[], decorate: boolean): DocumentFragment {
+/** Sanitised DOM for a list of block tokens, code blocks decorated and queued for highlighting. */
+function renderTokens(tokens: Token[]): DocumentFragment {
   const frag = sanitizeHtml(md.parser(tokens));
-  for (const pre of frag.querySelectorAll('pre')) decorateCode(pre, decorate);
+  for (const pre of frag.querySelectorAll('pre')) {
+    const block = decorateCode(pre);
+    if (block.code) highlightWhenSeen(block.code, block.lang);
+  }
   return frag;
 }
 
 /** Full render of a finished piece of markdown (restore, or a block that closed). */
 export function renderMarkdown(src: string): DocumentFragment {
-  return renderTokens(md.lexer(normalise(src)), true);
+  return renderTokens(md.lexer(normalise(src)));
 }
 
-const normalise = (s: string) => (s.includes('\r') ? s.replace(/\r/g, '') : s);
+/** A fenced code block still being written: the tail's only block, without its closing fence. */
+function openFence(tokens: Token[]): Tokens.Code | undefined {
+  const blocks = tokens.filter((t) => t.type !== 'space');
+  const only = blocks.length === 1 ? blocks[0] : undefined;
+  return only?.type === 'code' && (only as Tokens.Code).codeBlockStyle !== 'indented' ? (only as Tokens.Code) : undefined;
+}
 
 /**
  * An assistant block that grows while streaming. Complete top-level blocks are
- * rendered once and frozen; only the last (still growing) block is re-parsed
- * per frame, so a long reply costs the same per delta as a short one.
+ * rendered once and frozen (their code highlighted once seen, in idle time); only the last,
+ * still growing block is re-parsed per frame, so a long reply costs the same per
+ * delta as a short one. A code block being written is not re-parsed at all: its
+ * text goes straight into a text node (inert by construction) until it closes
+ * and is rendered, sanitised, like the rest.
  */
 export class StreamingMarkdown {
   readonly root = el('div', { class: 'markdown' });
@@ -98,6 +58,8 @@ export class StreamingMarkdown {
   private frozenChars = 0;
   private rendered = '';
   private closed = false;
+  /** The open code block shown in the tail, and the text it shows. */
+  private fence: { block: CodeBlock; text: Text; lang: string } | undefined;
 
   constructor() {
     this.root.append(this.frozen, this.tail);
@@ -121,9 +83,9 @@ export class StreamingMarkdown {
       if (consumed !== rest.length) {
         this.frozen.replaceChildren(renderMarkdown(src));
       } else {
-        this.frozen.append(chunk(renderTokens(tokens, true)));
+        this.frozen.append(chunk(renderTokens(tokens)));
       }
-      this.tail.replaceChildren();
+      this.setTail(undefined);
       this.frozenChars = src.length;
       return;
     }
@@ -133,13 +95,45 @@ export class StreamingMarkdown {
     // frozen prefix and the re-parsed tail never overlap or leave a gap.
     if (last > 0 && consumed === rest.length) {
       const done = tokens.slice(0, last);
-      this.frozen.append(chunk(renderTokens(done, true)));
+      this.frozen.append(chunk(renderTokens(done)));
       this.frozenChars += done.reduce((n, t) => n + t.raw.length, 0);
-      this.tail.replaceChildren(renderTokens(tokens.slice(last), false));
+      this.setTail(tokens.slice(last));
     } else {
-      this.tail.replaceChildren(renderTokens(tokens, false));
+      this.setTail(tokens);
     }
   }
+
+  private setTail(tokens: Token[] | undefined): void {
+    const fence = tokens && openFence(tokens);
+    if (!fence) {
+      this.fence = undefined;
+      // The tail is shown only until it is frozen: decorated, not highlighted.
+      this.tail.replaceChildren(tokens ? sanitizeTail(tokens) : '');
+      return;
+    }
+    // As marked's renderer does: the info string's first word, and only what the sanitiser would keep.
+    const word = /^\S*/.exec(fence.lang ?? '')?.[0] ?? '';
+    const lang = /^[\w+#.-]{1,30}$/.test(word) ? word : '';
+    const shown = this.fence;
+    if (shown && shown.lang === lang && shown.block.root.parentNode === this.tail && fence.text.startsWith(shown.text.data)) {
+      // Only new text is added: no parse, no sanitiser, one text node grows.
+      if (fence.text.length > shown.text.data.length) shown.text.appendData(fence.text.slice(shown.text.data.length));
+      shown.block.setLines(countLines(fence.text));
+      return;
+    }
+    const text = document.createTextNode(fence.text);
+    const code = el('code', lang ? { class: `language-${lang}` } : {}, text);
+    const block = new CodeBlock(el('pre', {}, code), code, lang);
+    this.fence = { block, text, lang };
+    this.tail.replaceChildren(block.root);
+  }
+}
+
+/** The growing tail, sanitised and decorated but not highlighted (it is re-rendered every frame). */
+function sanitizeTail(tokens: Token[]): DocumentFragment {
+  const frag = sanitizeHtml(md.parser(tokens));
+  for (const pre of frag.querySelectorAll('pre')) decorateCode(pre);
+  return frag;
 }
 
 /**
@@ -150,58 +144,6 @@ function chunk(frag: DocumentFragment): HTMLElement {
   const div = el('div', { class: 'md-chunk' });
   div.append(frag);
   return div;
-}
-
-/** Wraps a <pre> with a header: language label and a copy button (ours, created after sanitising). */
-function decorateCode(pre: HTMLPreElement, highlightIt: boolean): void {
-  const code = pre.querySelector('code');
-  const lang = /language-([\w+#.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
-  if (code && highlightIt && lang) highlight(code, lang);
-  const copy = el('button', { type: 'button', class: 'icon-button copy', title: 'Copy code', 'aria-label': 'Copy code' }, icon('copy'));
-  copy.addEventListener('click', () => copyText(code?.textContent ?? pre.textContent ?? '', copy));
-  const header = el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy);
-  const wrapper = el('div', { class: 'code-block' });
-  pre.replaceWith(wrapper);
-  wrapper.append(header, pre);
-  // Long blocks are capped (CSS: ~20 lines) with the rest one click away.
-  const lines = (code?.textContent ?? pre.textContent ?? '').replace(/\n$/, '').split('\n').length;
-  if (lines > CODE_LINES) {
-    wrapper.classList.add('capped');
-    const expand = el('button', { type: 'button', class: 'secondary code-expand', 'aria-expanded': 'false' }, `Show all ${lines} lines`);
-    expand.addEventListener('click', () => {
-      const capped = wrapper.classList.toggle('capped');
-      expand.setAttribute('aria-expanded', String(!capped));
-      expand.textContent = capped ? `Show all ${lines} lines` : 'Show less';
-    });
-    wrapper.append(expand);
-  }
-}
-
-/** Lines a code block shows before "Show all N lines". */
-const CODE_LINES = 20;
-
-export function copyText(text: string, feedbackOn?: HTMLElement): void {
-  const done = () => {
-    if (!feedbackOn) return;
-    feedbackOn.classList.add('copied');
-    feedbackOn.querySelector('.codicon')?.classList.replace('codicon-copy', 'codicon-check');
-    setTimeout(() => {
-      feedbackOn.classList.remove('copied');
-      feedbackOn.querySelector('.codicon')?.classList.replace('codicon-check', 'codicon-copy');
-    }, 1200);
-  };
-  if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).then(done, () => fallbackCopy(text) && done());
-  else if (fallbackCopy(text)) done();
-}
-
-function fallbackCopy(text: string): boolean {
-  const area = el('textarea', { class: 'clipboard-helper', 'aria-hidden': 'true' });
-  area.value = text;
-  document.body.append(area);
-  area.select();
-  const ok = document.execCommand('copy');
-  area.remove();
-  return ok;
 }
 
 /** Plain text of markdown for the live region (announced once per finished reply). */

@@ -18,7 +18,7 @@ const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home
 export class TranscriptView {
   readonly root = el('section', { class: 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
   private readonly list = el('div', { class: 'items' });
-  private readonly earlier = el('button', { type: 'button', class: 'earlier secondary' });
+  private readonly earlier = el('button', { type: 'button', class: 'earlier secondary', hidden: '' });
   private readonly emptyModel = el('p', { class: 'empty-model' });
   private readonly empty = el('div', { class: 'empty' }, icon('comment-discussion'), el('p', {}, 'Ask Turnstone to read, change or run something in this workspace.'), this.emptyModel);
   private readonly views = new Map<string, ItemView>();
@@ -121,7 +121,6 @@ export class TranscriptView {
   afterRender(): void {
     if (!this.following) return;
     if (this.views.size > MAX_RENDERED) this.trim();
-    this.pin();
   }
 
   /** The empty panel names the model the first request will use. */

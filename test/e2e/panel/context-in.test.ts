@@ -210,6 +210,11 @@ describe('chat panel: syntax highlighting (highlight.js grammars, theme colours)
       const blocks = page.locator('.item.assistant .code-block');
       assert.equal(await blocks.count(), 5);
       const ts = blocks.nth(0);
+      // Highlighting happens once a block is on screen, in idle time.
+      for (const i of [0, 1, 2]) {
+        await blocks.nth(i).scrollIntoViewIfNeeded();
+        await blocks.nth(i).locator('code.hljs').waitFor();
+      }
       assert.ok((await ts.locator('.hljs-keyword').count()) >= 3);
       assert.equal(await ts.locator('.hljs-comment').textContent(), '// parse a range');
       assert.equal(await ts.locator('.hljs-title.function_').first().textContent(), 'parseRange');
@@ -219,6 +224,8 @@ describe('chat panel: syntax highlighting (highlight.js grammars, theme colours)
       const colours = await ts.locator('.hljs-keyword').first().evaluate((n) => [getComputedStyle(n).color, getComputedStyle(document.body).getPropertyValue('--vscode-debugTokenExpression-boolean').trim()]);
       assert.ok(colours[1], 'the harness theme defines the variable');
       // Haskell is not in the main bundle: its grammar arrives from dist/webview-languages.js.
+      // Blocks below the fold are highlighted when they scroll into view.
+      await blocks.nth(3).scrollIntoViewIfNeeded();
       await blocks.nth(3).locator('.hljs-string').waitFor({ timeout: 15_000 });
       assert.equal(await blocks.nth(3).locator('code').textContent(), 'main :: IO ()\nmain = putStrLn "hi"\n');
       // Markup inside a code block is coloured text, never elements.

@@ -65,7 +65,8 @@ describe('chat panel: streamed reply', function () {
 
       assert.equal(await page.locator('textarea.input').count(), 1);
       assert.equal(await page.locator('.header .title').textContent(), 'Fix parseRange open end');
-      assert.match((await page.locator('.header .model').textContent()) ?? '', /claude-sonnet-5-5/);
+      assert.equal((await page.locator('.composer-actions .model').textContent())?.trim(), 'Sonnet 5.5');
+      assert.equal(await page.locator('.composer-actions .model').getAttribute('aria-label'), 'Model: claude-sonnet-5-5. Select model');
 
       // User message with its attachment chip.
       assert.equal(await page.locator('.item.user .bubble').textContent(), 'Why does test/range.test.ts fail?');
@@ -112,6 +113,8 @@ describe('chat panel: streamed reply', function () {
       assert.equal(await md.locator('.code-block').count(), 1);
       assert.equal(await md.locator('.code-block .code-lang').textContent(), 'ts');
       assert.equal(await md.locator('.code-block button.copy').count(), 1);
+      // Highlighting happens once the block is on screen, in idle time.
+      await md.locator('.code-block .hljs-comment').waitFor();
       assert.ok((await md.locator('.code-block .hljs-keyword').count()) >= 3, 'keywords highlighted');
       assert.equal(await md.locator('.code-block .hljs-comment').textContent(), '// "10-" means from line 10 to the end');
       assert.match((await md.locator('.code-block code').textContent()) ?? '', /end: b \? Number\(b\) : Infinity/);
@@ -194,7 +197,7 @@ describe('chat panel: streamed reply', function () {
     await settle(page);
     assert.equal(await page.locator('.notice').count(), 2);
     await page.getByRole('button', { name: 'Set API Key' }).click();
-    await page.locator('.header .model').click();
+    await page.locator('.composer-actions .model').click();
     // New session and history are in the view's title bar only (issue 19: one set of header buttons).
     assert.equal(await page.locator('.header .history, .header .new-session').count(), 0);
     const msgs = (await posted(page)).filter((m) => m.type !== 'ready');

@@ -11,7 +11,7 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
-const SCANNED = ['src/runtime', 'src/tools', 'src/host/mentions.ts', 'src/host/attachment-blocks.ts'];
+const SCANNED = ['src/runtime', 'src/tools', 'src/host/mentions.ts', 'src/host/attachment-blocks.ts', 'src/host/terminal-context.ts', 'src/host/terminal-description.ts'];
 
 const ARRAY = 'an array, not text';
 const ID = 'an ASCII id or hash';

@@ -8,6 +8,7 @@ const hostSamples: HostMsg[] = [
   { type: 'item_add', item: { kind: 'tool', id: 't2', name: 'edit_file', status: 'done', view: { kind: 'edit', path: 'a', added: 1, removed: 2, diff: '@@\n-a\n+b' } } },
   { type: 'item_add', item: { kind: 'permission', id: 'p', toolName: 'bash', title: 'Run?', subject: 'ls', settled: { decision: 'deny', feedback: 'no', by: 'dialog' } } },
   { type: 'item_add', item: { kind: 'compaction', id: 'c', tokensBefore: 5, tokensAfter: 1 } },
+  { type: 'item_add', item: { kind: 'user', id: 'u2', text: 'Review src/a.ts for bugs.', slashCommand: '/review src/a.ts' } },
   { type: 'item_add', item: { kind: 'error', id: 'e', message: 'x', retryable: true } },
   { type: 'assistant_delta', id: 'a', text: 'x', stepId: 's1' },
   { type: 'thinking_delta', id: 'th', text: 'y' },
