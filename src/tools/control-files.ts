@@ -49,11 +49,7 @@ export function controlReason(relative: string): string | undefined {
   return undefined;
 }
 
-/** The control paths of one folder that should exist as named (for the sandbox to protect), relative. */
-export function rootControlPaths(hasGit: boolean): { relative: string; kind: 'dir' | 'file' }[] {
-  return [
-    ...CONTROL_DIRS.map((d) => ({ relative: d, kind: 'dir' as const })),
-    ...CONTROL_FILES.map((f) => ({ relative: f, kind: 'file' as const })),
-    ...(hasGit ? [{ relative: path.join('.git', 'config'), kind: 'file' as const }, { relative: path.join('.git', 'hooks'), kind: 'dir' as const }] : []),
-  ];
+/** A workspace folder's own control paths, relative (the sandbox protects those that exist and undoes the others' creation). */
+export function rootControlPaths(hasGit: boolean): string[] {
+  return [...CONTROL_DIRS, ...CONTROL_FILES, ...(hasGit ? GIT_CONTROL.map((name) => path.join('.git', name)) : [])];
 }

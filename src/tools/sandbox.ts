@@ -13,8 +13,9 @@
 // - inside the workspace, the files that make something run outside the sandbox later are
 //   read-only: .mcp.json, .vscode/, .turnstone/, .claude/, .gitmodules, .envrc, and git's config
 //   and hooks (nested repositories, worktrees, submodules and a core.hooksPath folder included);
-//   such a folder that is missing is mounted as an empty read-only folder for the command, and such
-//   a file that is missing and that the command creates is removed after it (and the model told);
+//   one of the workspace folder's own that is missing and that the command creates is removed when the
+//   command ends, and the model told (an empty read-only placeholder would have to be created in the
+//   user's workspace, and a killed Turnstone would leave it behind);
 // - the workspace's secret files (the sensitive-file list) unreadable, unless
 //   turnstone.sandbox.hideSecrets is false;
 // - ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gcloud, ~/.docker, ~/.kube, ~/.azure, ~/.config/gh,
@@ -29,8 +30,8 @@
 //   our environment (their variables unset inside).
 // What it does not: the rest of the home folder stays readable, abstract unix sockets stay
 // reachable, and background processes end with the command (its PID namespace ends).
-import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
-import { lstat, rm, rmdir } from 'node:fs/promises';
+import { closeSync, lstatSync, openSync, realpathSync, statSync } from 'node:fs';
+import { lstat, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { rootControlPaths } from './control-files';
@@ -56,8 +57,6 @@ export interface SandboxPolicy {
   privateTmp?: string;
   /** Existing paths inside the writable folders to mount read-only (control files). */
   readOnly?: readonly string[];
-  /** Missing control folders to show as empty read-only folders: the command cannot create them. */
-  emptyDirs?: readonly string[];
   /** Files to make unreadable (secrets), and the unreadable file mounted over them. */
   masked?: { files: readonly string[]; with: string };
   /** The user's runtime folder (XDG_RUNTIME_DIR: agent and IPC sockets), hidden. */
@@ -91,7 +90,6 @@ export function bwrapArgs(policy: SandboxPolicy): string[] {
   // After the writable folders, which they sit in. Each is checked again now: a path gone since the scan would
   // make bwrap create it (in the user's workspace) or fail.
   for (const p of policy.readOnly ?? []) if (lstatSync(p, { throwIfNoEntry: false })) args.push('--ro-bind', p, p);
-  for (const p of policy.emptyDirs ?? []) args.push('--ro-bind', EMPTY_DIR(), p);
   for (const file of policy.masked?.files ?? []) {
     const target = maskTarget(file);
     if (target) args.push('--ro-bind', policy.masked!.with, target);
@@ -130,16 +128,6 @@ function maskTarget(file: string): string | undefined {
   if (!st.isSymbolicLink()) return st.isDirectory() ? undefined : file;
   const real = realOrResolved(file);
   return statSync(real, { throwIfNoEntry: false })?.isFile() ? real : undefined;
-}
-
-let emptyDir: string | undefined;
-/** A read-only empty folder, mounted where a control folder is missing. */
-function EMPTY_DIR(): string {
-  if (!emptyDir) {
-    emptyDir = path.join(processPrivateDir(), 'empty');
-    mkdirSync(emptyDir, { recursive: true, mode: 0o500 });
-  }
-  return emptyDir;
 }
 
 let unreadable: string | undefined;
@@ -243,16 +231,14 @@ export class CommandSandbox {
     const roots = settings.roots.map(realOrResolved);
     const layouts = await Promise.all(roots.map((r) => cachedScan(r, sensitive, this.options.layoutTtlMs)));
     const readOnly = new Set(layouts.flatMap((l) => l.control));
-    const emptyDirs: string[] = [];
-    const missingFiles: string[] = [];
+    const missing: string[] = [];
     for (const root of roots) {
       // The folder's own control paths are checked now, not from the scan: they matter most.
       const hasGit = lstatSync(path.join(root, '.git'), { throwIfNoEntry: false })?.isDirectory() === true;
-      for (const { relative, kind } of rootControlPaths(hasGit)) {
+      for (const relative of rootControlPaths(hasGit)) {
         const p = path.join(root, relative);
         if (lstatSync(p, { throwIfNoEntry: false })) readOnly.add(p);
-        else if (kind === 'dir' && (await makePlaceholder(p))) emptyDirs.push(p);
-        else if (kind === 'file') missingFiles.push(p);
+        else missing.push(p);
       }
     }
     const privateTmp = await privateSubdir('tmp-');
@@ -266,25 +252,24 @@ export class CommandSandbox {
           network: settings.network,
           privateTmp,
           readOnly: [...readOnly],
-          emptyDirs,
           ...(hide ? { masked: { files: layouts.flatMap((l) => l.secrets), with: unreadableFile() } } : {}),
           ...(this.options.home ? { home: this.options.home } : {}),
           ...(process.env.XDG_RUNTIME_DIR ? { runtimeDir: process.env.XDG_RUNTIME_DIR } : {}),
         }),
       ];
     } catch (error) {
-      await cleanUp(privateTmp, emptyDirs);
+      await rm(privateTmp, { recursive: true, force: true }).catch(() => undefined);
       throw error;
     }
     return {
       prefix,
       finish: async () => {
-        await cleanUp(privateTmp, emptyDirs);
+        await rm(privateTmp, { recursive: true, force: true }).catch(() => undefined);
         const notes: string[] = [];
-        for (const p of missingFiles) {
+        for (const p of missing) {
           if (!(await lstat(p).then(() => true, () => false))) continue;
           await rm(p, { recursive: true, force: true });
-          notes.push(`The command created ${p}, a file that makes something run outside the sandbox later (MCP servers, git submodules, direnv); the sandbox does not allow that, so Turnstone removed it. If the user wants it, they can create it, or approve running the command with sandbox: false.`);
+          notes.push(`The command created ${p}, which makes something run outside the sandbox later (editor or agent settings, MCP servers, git configuration, submodules, direnv); the sandbox does not allow that, so Turnstone removed it. If the user wants it, they can create it, or approve running the command with sandbox: false.`);
         }
         return notes;
       },
@@ -292,21 +277,6 @@ export class CommandSandbox {
   }
 }
 
-/** Makes an empty folder where a control folder is missing, so a read-only one can be mounted there; false if something is there now. */
-async function makePlaceholder(p: string): Promise<boolean> {
-  try {
-    mkdirSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function cleanUp(privateTmp: string, emptyDirs: readonly string[]): Promise<void> {
-  // rmdir, not rm: a folder someone put something in since is theirs now.
-  await Promise.all(emptyDirs.map((d) => rmdir(d).catch(() => undefined)));
-  await rm(privateTmp, { recursive: true, force: true }).catch(() => undefined);
-}
 
 const SANDBOX_FAILURE = /read-only file system|EROFS|permission denied|EACCES|operation not permitted|EPERM|network is unreachable|could not resolve host|temporary failure in name resolution|^bwrap: /im;
 

@@ -66,15 +66,16 @@ describe('tools: the sandbox keeps control files read-only and secrets hidden (i
     assert.equal(fs.existsSync(path.join(ws, '.git/hooks/pre-commit')), false);
   });
 
-  it('24.7: a missing control folder cannot be created; a missing control file the command creates is removed after it, and the model told', async () => {
-    const dirs = await run('mkdir -p .vscode && echo "{}" > .vscode/mcp.json');
-    assert.notEqual(dirs.exitCode, 0);
-    for (const d of ['.vscode', '.claude', '.turnstone']) assert.equal(fs.existsSync(path.join(ws, d)), false, `${d} left behind`);
-    const created = await run(`echo '{"mcpServers":{"x":{"command":"touch","args":["pwned"]}}}' > .mcp.json && touch .envrc .gitmodules && echo made`);
+  it('24.7: a missing control folder or file the command creates is removed when it ends, and the model told; the workspace is left as it was', async () => {
+    const created = await run(`mkdir -p .vscode .claude && echo '{"servers":{}}' > .vscode/mcp.json && echo '{"mcpServers":{"x":{"command":"touch","args":["pwned"]}}}' > .mcp.json && touch .envrc .gitmodules && echo made`);
     assert.match(created.output, /made/);
-    for (const f of ['.mcp.json', '.envrc', '.gitmodules']) assert.equal(fs.existsSync(path.join(ws, f)), false, `${f} was not removed`);
-    assert.equal(created.sandboxNotes?.length, 3);
-    assert.match(created.sandboxNotes!.join('\n'), /\.mcp\.json.*removed it/);
+    for (const f of ['.vscode', '.claude', '.mcp.json', '.envrc', '.gitmodules']) assert.equal(fs.existsSync(path.join(ws, f)), false, `${f} was not removed`);
+    assert.equal(created.sandboxNotes?.length, 5);
+    assert.match(created.sandboxNotes!.join('\n'), /\.mcp\.json, which makes something run outside the sandbox later.*removed it/);
+    // Nothing of the sandbox's own is left in the workspace by an ordinary command either.
+    const plain = await run('echo hello > hello.txt');
+    assert.equal(plain.sandboxNotes, undefined);
+    assert.deepEqual(fs.readdirSync(ws).sort(), ['.git', 'hello.txt']);
   });
 
   it('24.7: nested repositories, worktree-less submodule folders and a core.hooksPath folder are protected too', async () => {
