@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { NodeShell } from '../src/tools/node-adapter';
 import { CommandSandbox, sandboxStatus } from '../src/tools/sandbox';
 import { type BenchResult, round, type Sampled } from './lib';
+import { ensureTree } from './scale/trees';
 
 const RUNS = 31;
 const MAX_ADDED_MS = 30;
@@ -19,8 +20,20 @@ function summarise(times: number[]): Sampled {
 export default async function (): Promise<BenchResult[]> {
   const status = await sandboxStatus();
   if (!status.available) throw new Error(`no sandbox on this machine: ${status.reason}`);
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-bench-sandbox-')));
+  const empty = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-bench-sandbox-')));
   try {
+    // An empty folder, and a 10 000-file tree with secrets and control files (the layout scan, reused for 5 s, is part of the cost).
+    const tree = ensureTree(10_000);
+    return [await measure(empty, 'an empty workspace'), await measure(tree, 'a 10 000-file workspace')];
+  } finally {
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+}
+
+async function measure(root: string, label: string): Promise<BenchResult> {
+  const status = await sandboxStatus();
+  if (!status.available) throw new Error(`no sandbox on this machine: ${status.reason}`);
+  {
     const sandboxed = new NodeShell({ sandbox: new CommandSandbox(() => ({ mode: 'auto', network: 'allow', roots: [root] })) });
     const plain = new NodeShell();
     // drainMs 150 waits only when a pipe stays open; `true` closes both at once, so neither pays it.
@@ -43,10 +56,9 @@ export default async function (): Promise<BenchResult[]> {
     const o = summarise(ours);
     const b = summarise(base);
     const added = o.median - b.median;
-    return [
-      {
-        name: 'bash: sandboxed `true` vs unsandboxed',
-        measured: `NodeShell.run('true') under bubblewrap (${status.program}) vs without, median of ${RUNS} interleaved runs`,
+    return {
+        name: `bash: sandboxed \`true\` vs unsandboxed, ${label}`,
+        measured: `NodeShell.run('true') under bubblewrap (${status.program}: own /tmp, control files read-only, secrets hidden) vs without, median of ${RUNS} interleaved runs`,
         unit: 'ms',
         ours: round(o.median),
         baseline: round(b.median),
@@ -56,9 +68,6 @@ export default async function (): Promise<BenchResult[]> {
         min: round(o.min),
         max: round(o.max),
         extra: { addedMs: round(added) },
-      },
-    ];
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
+      };
   }
 }

@@ -246,7 +246,11 @@ const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 class Analyser {
   readonly out: CommandAnalysis = { commands: [], candidates: [], unprovable: [], unresolved: [], writes: [], reads: [] };
 
-  constructor(private readonly depth: number) {}
+  constructor(
+    private readonly depth: number,
+    /** The command's text (empty for a wrapper's candidates, which are words already). */
+    private readonly source = '',
+  ) {}
 
   unprovable(reason: string): void {
     if (!this.out.unprovable.includes(reason)) this.out.unprovable.push(reason);
@@ -316,7 +320,7 @@ class Analyser {
    */
   value(node: SyntaxNode, role: 'name' | 'arg' = 'arg'): string | undefined {
     // bash expands `~` after the `=` or a `:` of an argument that looks like an assignment (`a=~/x`, `P=a:~/b`).
-    if ((node.type === 'word' || node.type === 'concatenation') && /^[A-Za-z_][A-Za-z0-9_]*=(.*:)?~/.test(node.text)) {
+    if ((node.type === 'word' || node.type === 'concatenation') && this.source.includes('~') && /^[A-Za-z_][A-Za-z0-9_]*=(.*:)?~/.test(node.text)) {
       this.unprovable('tilde expansion in an assignment-like word');
       return undefined;
     }
@@ -671,7 +675,7 @@ function hasDescendant(node: SyntaxNode, test: (n: SyntaxNode) => boolean): bool
 
 /** Analyses a command; the parser must be loaded (see analyseShell / loadShellParser). */
 export function analyseCommand(command: string, depth = 0): CommandAnalysis {
-  const a = new Analyser(depth);
+  const a = new Analyser(depth, command);
   if (ODD_BLANK.test(command)) a.unresolved('an unusual blank character (U+00A0, \\v, \\f…) that bash does not treat as a space');
   // bash reads a carriage return as an ordinary character; the parser as a line break or a blank.
   if (command.includes('\r')) a.unresolved('a carriage return, which bash and the parser read differently');
@@ -688,11 +692,13 @@ export function analyseCommand(command: string, depth = 0): CommandAnalysis {
   } finally {
     tree.delete();
   }
-  if (hasDescendant(root, (n) => n.type === 'comment' && !bashStartsComment(command, n.startIndex))) {
-    a.unresolved('a # that bash reads as part of a word, not as the start of a comment');
-  }
-  if (hasDescendant(root, (n) => WORD_NODES.has(n.type) && command[n.startIndex] === '#' && bashStartsComment(command, n.startIndex))) {
-    a.unresolved('a # that starts a comment for bash but a word for the parser');
+  // Comments: where the parser starts one bash must too, and where bash starts one (a word beginning with #) so must the parser.
+  if (command.includes('#')) {
+    hasDescendant(root, (n) => {
+      if (n.type === 'comment' && !bashStartsComment(command, n.startIndex)) a.unresolved('a # that bash reads as part of a word, not as the start of a comment');
+      else if (WORD_NODES.has(n.type) && command[n.startIndex] === '#' && bashStartsComment(command, n.startIndex)) a.unresolved('a # that starts a comment for bash but a word for the parser');
+      return false;
+    });
   }
   a.visit(root);
   return a.out;

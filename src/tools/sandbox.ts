@@ -195,6 +195,8 @@ export interface SandboxedRun {
 /** Wraps `bash -c` commands for the Shell adapters; settings are read per command so changes apply live. */
 export class CommandSandbox {
   private told = false;
+  /** The built-in list, made once: the layout scan is reused only for the same matcher. */
+  private defaultSensitive: SensitiveMatcher | undefined;
 
   constructor(
     private readonly settings: () => SandboxSettings,
@@ -227,7 +229,7 @@ export class CommandSandbox {
       }
       return undefined;
     }
-    const sensitive = settings.sensitive ?? sensitiveFileMatcher();
+    const sensitive = settings.sensitive ?? (this.defaultSensitive ??= sensitiveFileMatcher());
     const roots = settings.roots.map(realOrResolved);
     const layouts = await Promise.all(roots.map((r) => cachedScan(r, sensitive, this.options.layoutTtlMs)));
     const readOnly = new Set(layouts.flatMap((l) => l.control));
