@@ -63,7 +63,7 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
     for (const mode of Object.keys(shells) as Mode[]) {
       const write = await run(mode, `echo x > ${outside}/${mode}.txt`);
       const key = await run(mode, `cat ${home}/.ssh/id_rsa`);
-      const build = await run(mode, `node -e "require('fs').writeFileSync('built-${mode}.txt','ok')" && git init -q . && git status --short | head -3`);
+      const build = await run(mode, `node -e "require('fs').writeFileSync('built-${mode}.txt','ok')" && git init -q repo-${mode} && git -C repo-${mode} status --short | head -3`);
       checks[`${mode}: write outside fails`] = write.isError && /Read-only file system/.test(write.content) && !fs.existsSync(path.join(outside, `${mode}.txt`));
       checks[`${mode}: retry hint`] = /sandbox: false/.test(write.content);
       checks[`${mode}: key unreadable`] = key.isError && !key.content.includes('PLANTED');
