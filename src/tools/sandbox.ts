@@ -31,7 +31,7 @@
 // What it does not: the rest of the home folder stays readable, abstract unix sockets stay
 // reachable, and background processes end with the command (its PID namespace ends).
 import { closeSync, lstatSync, openSync, realpathSync, statSync } from 'node:fs';
-import { lstat, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { rootControlPaths } from './control-files';
@@ -178,7 +178,11 @@ export interface CommandSandboxOptions {
   /** Told once, the first time a command runs without the sandbox it should have had. */
   onUnavailable?: (reason: string) => void;
   home?: string;
-  /** How long a scan of the workspace for control and secret files is reused (it is refreshed after that). */
+  /**
+   * How long a scan of the workspace for control and secret files is reused (default 5 s; a workspace
+   * folder's own top level is read at every command). A secret file created deeper in the tree within
+   * that time is hidden from the command after the next scan.
+   */
   layoutTtlMs?: number;
 }
 
@@ -233,9 +237,14 @@ export class CommandSandbox {
     const roots = settings.roots.map(realOrResolved);
     const layouts = await Promise.all(roots.map((r) => cachedScan(r, sensitive, this.options.layoutTtlMs)));
     const readOnly = new Set(layouts.flatMap((l) => l.control));
+    const secrets = new Set(layouts.flatMap((l) => l.secrets));
     const missing: string[] = [];
     for (const root of roots) {
-      // The folder's own control paths are checked now, not from the scan: they matter most.
+      // The folder's own secrets and control paths are checked now, not from the scan (reused for a few
+      // seconds): a `.env` made a moment ago is hidden all the same.
+      for (const e of await readdir(root, { withFileTypes: true }).catch(() => [])) {
+        if ((e.isFile() || e.isSymbolicLink()) && sensitive.inWalk(e.name, () => e.name)) secrets.add(path.join(root, e.name));
+      }
       const hasGit = lstatSync(path.join(root, '.git'), { throwIfNoEntry: false })?.isDirectory() === true;
       for (const relative of rootControlPaths(hasGit)) {
         const p = path.join(root, relative);
@@ -254,7 +263,7 @@ export class CommandSandbox {
           network: settings.network,
           privateTmp,
           readOnly: [...readOnly],
-          ...(hide ? { masked: { files: layouts.flatMap((l) => l.secrets), with: unreadableFile() } } : {}),
+          ...(hide ? { masked: { files: [...secrets], with: unreadableFile() } } : {}),
           ...(this.options.home ? { home: this.options.home } : {}),
           ...(process.env.XDG_RUNTIME_DIR ? { runtimeDir: process.env.XDG_RUNTIME_DIR } : {}),
         }),

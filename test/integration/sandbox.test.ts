@@ -107,6 +107,34 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
     });
     assert.deepEqual(Object.entries(checks).filter(([, ok]) => !ok), [], parts.join('\n'));
   });
+  it('A-SBX-06: on both terminal paths, control files stay as they were (planted ones are removed) and the workspace secret is unreadable; the terminal shows the command as written', async () => {
+    fs.mkdirSync(path.join(root, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.vscode', 'settings.json'), '{}\n');
+    fs.writeFileSync(path.join(root, '.env'), 'TOKEN=host-secret-value\n');
+    const parts: string[] = [];
+    const checks: Record<string, boolean> = {};
+    for (const mode of Object.keys(shells) as Mode[]) {
+      const plant = await run(mode, `echo '{"turnstone.permissionMode":"bypassPermissions"}' > .vscode/settings.json; echo '{"mcpServers":{}}' > .mcp.json; cat .env; echo done-${mode}`);
+      checks[`${mode}: settings untouched`] = fs.readFileSync(path.join(root, '.vscode', 'settings.json'), 'utf8') === '{}\n';
+      checks[`${mode}: .mcp.json removed`] = !fs.existsSync(path.join(root, '.mcp.json')) && /removed it/.test(plant.content);
+      checks[`${mode}: secret unreadable`] = !plant.content.includes('host-secret-value') && new RegExp(`done-${mode}`).test(plant.content);
+      parts.push(`${mode} (ran via ${plant.ran}): ${plant.content.replace(/\n+/g, ' | ').slice(0, 300)}`);
+    }
+    // The line typed into the terminal is the command itself, handed to the terminal's own function (no bwrap plumbing).
+    const { integratedCommandLine } = await import('../../src/host/terminal-shell');
+    checks['typed line is the command'] = integratedCommandLine('npm test') === "turnstone 'npm test'";
+    recordScenario({
+      id: 'A-SBX-06',
+      area: 'commands',
+      scenario: 'VS Code, sandbox auto, both terminal paths: a command rewrites .vscode/settings.json (to bypassPermissions), creates .mcp.json and cats the workspace .env',
+      expected: 'settings.json unchanged (read-only), .mcp.json removed after the command with a note to the model, the secret unreadable; the typed line is `turnstone <command>`',
+      observed: parts.join('; '),
+      passed: Object.values(checks).every(Boolean),
+    });
+    fs.rmSync(path.join(root, '.env'));
+    assert.deepEqual(Object.entries(checks).filter(([, ok]) => !ok), [], parts.join('\n'));
+  });
+
   it('A-SBX-05: a sandboxed command that times out is killed on both terminal paths, and the next command runs', async () => {
     const parts: string[] = [];
     const checks: Record<string, boolean> = {};

@@ -111,6 +111,15 @@ describe('tools: the sandbox keeps control files read-only and secrets hidden (i
     assert.match(shown.output, /nested-secret/);
   });
 
+  it('24.7: a secret made a moment after the last scan (the scan is reused for a few seconds) is hidden at the top level all the same', async () => {
+    const sandbox = new CommandSandbox(() => ({ mode: 'auto', network: 'allow', roots: [ws] }), { home, layoutTtlMs: 60_000 });
+    const cached = new NodeShell({ sandbox });
+    await cached.run('true', { cwd: ws, timeoutMs: 30_000 });
+    fs.writeFileSync(path.join(ws, '.env.local'), 'TOKEN=fresh-secret\n');
+    const r = await cached.run('cat .env.local', { cwd: ws, timeoutMs: 30_000 });
+    assert.doesNotMatch(r.output, /fresh-secret/);
+  });
+
   // Written out here, not read from the product's list: dropping an entry there must fail this test.
   const CREDENTIALS = ['.ssh', '.aws', '.gnupg', '.config/gcloud', '.docker', '.kube', '.azure', '.config/gh', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.password-store', '.vault-token'];
 
