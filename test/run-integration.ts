@@ -6,7 +6,7 @@
 // both. The counts come from a file the host writes (test/integration/index.ts),
 // never from scraped log lines: a suite that wrote none has failed.
 import { build } from 'esbuild';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { format } from 'node:util';
@@ -49,6 +49,9 @@ async function bundleTests(suite: Suite): Promise<string> {
     external: ['vscode', 'mocha'],
     logLevel: 'warning',
   });
+  // Host code loads these bundles late, from beside itself (load-core.ts, load-panel-support.ts):
+  // the tests' bundle needs the built ones beside it too.
+  for (const lazy of ['core.js', 'panel-support.js']) copyFileSync(path.join(REPO_ROOT, 'dist', lazy), path.join(out, lazy));
   return path.join(out, 'index.js');
 }
 
