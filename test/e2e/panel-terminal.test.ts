@@ -50,8 +50,14 @@ describe('e2e: @terminal in browser VS Code (issue 25, item 7)', function () {
     await screenshot(page, 'terminal-before-turnstone.png');
     await frame.locator('.composer .chip-terminal').getByRole('button', { name: 'Remove @terminal' }).click();
 
-    // Run again, now that Turnstone watches: attached with its output.
-    await runInTerminal(page, 'echo after-turnstone-$((40+2))', 'after-turnstone-42');
+    // Run again, now that Turnstone watches: attached with its output. VS Code forwards a command's output
+    // only from data that arrives after the shell said the command started: an `echo` that starts, prints
+    // and ends within one chunk of terminal data reports no output at all (a busy CI machine did just
+    // that). So the command waits for a line typed once its start has been shown, and prints after it.
+    await runInTerminal(page, 'echo started-$((1+1)); read -r n; echo after-turnstone-$((40+n))', 'started-2');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Enter');
+    await page.locator('.terminal-wrapper.active .xterm-rows', { hasText: 'after-turnstone-42' }).waitFor({ timeout: 60_000 });
     frame = await chatFrame(page);
     await attachTerminal(page, frame);
     assert.equal(await eventually(() => frame.locator('.attachment-notes').isVisible(), (v) => !v, 10_000), false, 'no note: the command is attached');
@@ -60,7 +66,7 @@ describe('e2e: @terminal in browser VS Code (issue 25, item 7)', function () {
     await page.keyboard.press('Enter');
     await chat.server.waitForRequests(1, 60_000);
     const body = JSON.stringify(chat.server.bodies[0]!.messages);
-    assert.match(body, /<attachment kind=\\"terminal\\" label=\\"@terminal\\">\\nLast command in terminal \\"[^"\\]+\\" \((exit code 0|still running)\):\\n\$ echo after-turnstone-\$\(\(40\+2\)\)\\n/);
+    assert.match(body, /<attachment kind=\\"terminal\\" label=\\"@terminal\\">\\nLast command in terminal \\"[^"\\]+\\" \((exit code 0|still running)\):\\n\$ echo started-\$\(\(1\+1\)\); read -r n; echo after-turnstone-\$\(\(40\+n\)\)\\n/);
     assert.ok(body.includes('after-turnstone-42'), 'the output is attached');
     assert.ok(!body.includes('before-turnstone-21'), 'nothing from before Turnstone started');
     await frame.locator('article.item.assistant', { hasText: 'It printed 42.' }).waitFor({ timeout: 60_000 });
