@@ -189,6 +189,12 @@ export class ConversationRuntime {
   }
 
   /** A model with a smaller window is compacted for before its first request (C1 runs before sampling). */
+  /** Spend caps from now on (0 = none); a host raises them when the user chooses to go on past one. */
+  setSpendCaps(caps: { perTurnUsd: number; perSessionUsd: number }): void {
+    this.config.maxCostPerTurnUsd = caps.perTurnUsd;
+    this.config.maxCostPerSessionUsd = caps.perSessionUsd;
+  }
+
   setModel(model: string): void {
     if (model === this.config.model) return;
     this.config.model = model;
@@ -272,7 +278,8 @@ export class ConversationRuntime {
       else {
         const kind: RuntimeErrorKind = error instanceof RuntimeError || error instanceof ModelError ? error.kind : 'internal';
         const requestId = error instanceof ModelError ? error.details.requestId : undefined;
-        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}) });
+        const spendCap = error instanceof RuntimeError ? error.spendCap : undefined;
+        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}) });
       }
     }
     turn.scope.dispose();
@@ -405,8 +412,11 @@ export class ConversationRuntime {
     const tokens = this.contextTokens();
     const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
     const nextUsd = estimateNextRequestUsd(this.usage.price, cached, tokens - cached, this.lastOutputTokens);
-    const message = budgetExceeded(caps, { turnUsd: this.usage.costUsd - turn.costAtStart, sessionUsd: this.usage.costUsd, nextUsd });
-    if (message) throw new RuntimeError('budget', message);
+    const stop = budgetExceeded(caps, { turnUsd: this.usage.costUsd - turn.costAtStart, sessionUsd: this.usage.costUsd, nextUsd });
+    if (stop) {
+      const { message, ...spendCap } = stop;
+      throw new RuntimeError('budget', message, { spendCap });
+    }
   }
 
   /** T2-style stop_reason handling: a reply cut at the output limit is continued once, then the user is told. */
@@ -595,7 +605,10 @@ export class ConversationRuntime {
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
     this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, ...(error ? { error } : {}) });
-    if (error) this.emit({ type: 'turn_failed', turnId: turn.id, kind: error.kind, message: error.message, ...(error.requestId ? { requestId: error.requestId } : {}), summary });
+    if (error) {
+      const { kind, message, requestId, spendCap } = error;
+      this.emit({ type: 'turn_failed', turnId: turn.id, kind, message, ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), summary });
+    }
     else this.emit({ type: 'turn_ended', summary });
     return summary;
   }
