@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { screenshot, useChatWorkbench } from './workbench';
+import { type ChatWorkbench, screenshot, useChatWorkbench } from './workbench';
 
 const dialog = (page: Page) => page.locator('.monaco-dialog-box');
 /** Human typing speed: one key every ~80 ms. */
@@ -79,6 +79,23 @@ async function typeThroughTheProposal(page: Page, frame: Frame, release: () => v
   return typed;
 }
 
+/**
+ * Sends a prompt whose reply (held at the mock until `release`) edits src/hello.ts, Hello → `replacement`,
+ * then says `done`. Resolves once the request is at the mock, with the file's path and content before.
+ */
+async function askForEditWithHeldReply(chat: ChatWorkbench, toolId: string, replacement: string, done: string): Promise<{ file: string; before: string; release: () => void }> {
+  const file = path.join(chat.wb.server.workspace, 'src', 'hello.ts');
+  const before = readFileSync(file, 'utf8');
+  chat.server.enqueue(toolUseReply([{ id: toolId, name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: replacement } }]), textReply(done));
+  const release = holdReply(chat.server, 0);
+  const input = chat.frame.locator('textarea.input');
+  await input.click();
+  await input.fill(`change the greeting to ${replacement}`);
+  await input.press('Enter');
+  await chat.server.waitForRequests(1, 60_000);
+  return { file, before, release };
+}
+
 const failedSaves = (page: Page) => page.locator('.notification-toast, .notifications-center', { hasText: /Failed to save/i }).count();
 
 describe('e2e: typing while an approval arrives (issue 25.1)', function () {
@@ -87,19 +104,7 @@ describe('e2e: typing while an approval arrives (issue 25.1)', function () {
 
   it('25.1: keystrokes typed while a proposal and its modal arrive stay in the composer; the file is unchanged until an explicit Allow', async () => {
     const { page } = chat.wb;
-    const file = path.join(chat.wb.server.workspace, 'src', 'hello.ts');
-    const before = readFileSync(file, 'utf8');
-    chat.server.enqueue(
-      toolUseReply([{ id: 'tu_typing', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Howdy' } }]),
-      textReply('Greeting changed.'),
-    );
-    const release = holdReply(chat.server, 0);
-    const input = chat.frame.locator('textarea.input');
-    await input.click();
-    await input.fill('make the greeting friendlier');
-    await input.press('Enter');
-    await chat.frame.locator('body.turn-running').waitFor({ state: 'attached', timeout: 60_000 });
-    await chat.server.waitForRequests(1, 60_000);
+    const { file, before, release } = await askForEditWithHeldReply(chat, 'tu_typing', 'Howdy', 'Greeting changed.');
 
     // A steering message, typed without a pause while the reply (the edit) arrives and its proposal opens.
     const times = await watchTimes(page, chat.frame);
@@ -181,18 +186,7 @@ describe('e2e: typing while an approval arrives, approvalDialog = panel (issue 2
 
   it('25.1: the keystrokes stay in the composer (not in the proposal); the file is unchanged until Allow in the card', async () => {
     const { page } = chat.wb;
-    const file = path.join(chat.wb.server.workspace, 'src', 'hello.ts');
-    const before = readFileSync(file, 'utf8');
-    chat.server.enqueue(
-      toolUseReply([{ id: 'tu_panel', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Hi there' } }]),
-      textReply('Done from the panel.'),
-    );
-    const release = holdReply(chat.server, 0);
-    const input = chat.frame.locator('textarea.input');
-    await input.click();
-    await input.fill('shorter greeting please');
-    await input.press('Enter');
-    await chat.server.waitForRequests(1, 60_000);
+    const { file, before, release } = await askForEditWithHeldReply(chat, 'tu_panel', 'Hi there', 'Done from the panel.');
     const typed = await typeThroughTheProposal(page, chat.frame, release);
     await chat.frame.locator('article.item.tool[data-id="tu_panel"][data-status="waiting"]').waitFor();
     assert.equal(await composerValue(chat.frame), typed, 'every character is in the composer');

@@ -6,19 +6,23 @@
 // the API refused (400) offers no Retry. (Overload's countdown: panel-first-run.)
 import * as assert from 'node:assert/strict';
 import { errorReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { screenshot, useChatWorkbench } from './workbench';
+import { type ChatWorkbench, screenshot, useChatWorkbench } from './workbench';
 
 const NEW_KEY = 'sk-ant-e2e-new-key-0123456789';
+
+async function sendText(chat: ChatWorkbench, text: string): Promise<void> {
+  const input = chat.frame.locator('textarea.input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+const turnIdle = (chat: ChatWorkbench) => chat.frame.locator('body:not(.turn-running)').waitFor({ state: 'attached', timeout: 60_000 });
 
 describe('e2e: a key rejected mid-session (issue 25.2)', function () {
   this.timeout(240_000);
   const chat = useChatWorkbench();
-  const send = async (text: string) => {
-    const input = chat.frame.locator('textarea.input');
-    await input.fill(text);
-    await input.press('Enter');
-  };
-  const idle = () => chat.frame.locator('body:not(.turn-running)').waitFor({ state: 'attached', timeout: 60_000 });
+  const send = (text: string) => sendText(chat, text);
+  const idle = () => turnIdle(chat);
 
   it('25.2: a 401 ends the turn cleanly with the key field in its card; a message sent then starts a new turn; a key saved there retries', async () => {
     chat.server.enqueue(textReply('Hello there.'));
@@ -65,12 +69,8 @@ describe('e2e: a key rejected mid-session (issue 25.2)', function () {
 describe('e2e: spend cap and refused requests (issue 25.6)', function () {
   this.timeout(240_000);
   const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.maxCostPerTurnUsd': 0.05, 'turnstone.permissionMode': 'acceptEdits' } } });
-  const send = async (text: string) => {
-    const input = chat.frame.locator('textarea.input');
-    await input.fill(text);
-    await input.press('Enter');
-  };
-  const idle = () => chat.frame.locator('body:not(.turn-running)').waitFor({ state: 'attached', timeout: 60_000 });
+  const send = (text: string) => sendText(chat, text);
+  const idle = () => turnIdle(chat);
 
   it('25.6: a spend cap is a pause: the VS Code setting by name, "Continue (+$x)" goes on, "Open setting" shows it, no Retry', async () => {
     // A step that costs $0.06 (20k input tokens at Sonnet prices): the next request would pass the $0.05 cap.
