@@ -93,10 +93,13 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
       el.append(probe);
       const error = getComputedStyle(probe).color;
       probe.remove();
-      return { error, output: getComputedStyle(el.querySelector('pre.output')!).color, exitLine: getComputedStyle(el.querySelector('.exit-line')!).color };
+      const colour = (selector: string) => getComputedStyle(el.querySelector(selector)!).color;
+      return { error, text: getComputedStyle(document.body).color, output: colour('pre.output'), exitLine: colour('.exit-line'), exitIcon: colour('.exit-line .codicon') };
     });
-    assert.equal(colours.exitLine, colours.error, 'the exit line is in the error colour');
-    assert.notEqual(colours.output, colours.error, 'the passing lines are not');
+    // The line is in the error colour (its words tinted toward the text colour to keep contrast: 25.3).
+    assert.equal(colours.exitIcon, colours.error, 'the exit line is marked in the error colour');
+    assert.notEqual(colours.exitLine, colours.output, 'the exit line stands out from the output');
+    assert.equal(colours.output, colours.text, 'the passing lines are in the plain text colour');
     await screenshot(chat.wb.page, 'cards-failing-command.png');
   });
 });
