@@ -17,6 +17,7 @@ import { PendingPermissions } from './host/pending-permissions';
 import { NativePermissionPrompter } from './host/permission-prompter';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/proposal-documents';
 import { ApiKeys } from './host/secrets';
+import { TypingGate } from './host/typing-gate';
 import { SessionController } from './host/session-controller';
 import { confirmLoosening, installPolicyGuard, ownSettingsChange, PolicyGuard, policyOf } from './host/policy-guard';
 import { addAllowRule, readSettings } from './host/settings';
@@ -79,7 +80,9 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   // Workspace settings that would loosen the permission policy mid-session wait for the user (policy-guard.ts).
   const guard = installPolicyGuard(new PolicyGuard((changes) => (dialogs ? confirmLoosening(changes) : Promise.resolve(false)), (m) => log.warn(m)));
   const allowAlways = (rule: string) => ownSettingsChange(() => addAllowRule(rule));
-  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule: allowAlways, log, dialogs: () => dialogs, describeTool: (name) => mcp.describe(name) });
+  // Keystrokes in the panel (reported by the webview) and in editors: a modal approval waits until they pause.
+  const typing = new TypingGate();
+  const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule: allowAlways, log, dialogs: () => dialogs, typing, describeTool: (name) => mcp.describe(name) });
   const controller = new SessionController({
     context,
     keys,
@@ -105,10 +108,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
           // Refreshed only when the probe has something to say: every notices event re-renders the panel's chrome.
           void sandboxNotice().then((notice) => (notice ? refreshNotices() : undefined));
         }
-        void handlePanelMessage(message, { controller, pending, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`));
+        void handlePanelMessage(message, { controller, pending, prompter, typing, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`));
       },
       onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
       onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
+      onDidHide: () => typing.panelTyping(false),
     },
     loadPanelSupport,
   );
@@ -116,10 +120,23 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
   context.subscriptions.push(
     pending.onDidSettle((s) => {
-      const decision = s.decision.kind === 'deny' ? 'deny' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
+      const decision = s.decision.kind === 'deny' ? 'deny' : s.savedRule ? 'allow_always' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
       const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
       const by = s.by === 'api' ? undefined : s.by;
-      post({ type: 'permission_settled', requestId: permissionItemId(s.id), settlement: { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}) } });
+      post({
+        type: 'permission_settled',
+        requestId: permissionItemId(s.id),
+        settlement: { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) },
+      });
+    }),
+    // "Edit proposal" chosen (title bar, palette or panel): the card says the proposal is now editable.
+    pending.onDidStartEditing((p) => {
+      const item = panel.snapshot.items.find((i) => i.id === permissionItemId(p.id));
+      if (item?.kind === 'permission' && !item.settled) post({ type: 'item_add', item: { ...item, editing: true } });
+    }),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      // Typing in an editor counts too: a modal would take its next key.
+      if (e.contentChanges.length > 0 && e.document === vscode.window.activeTextEditor?.document) typing.editorTyped();
     }),
   );
 
@@ -155,7 +172,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
     vscode.workspace.registerFileSystemProvider(PROPOSED_SCHEME, proposals, { isCaseSensitive: true }),
     vscode.window.registerWebviewViewProvider(ChatPanelProvider.viewType, panel),
-    ...registerApprovalCommands(pending, log),
+    ...registerApprovalCommands(pending, log, (id) => prompter.editProposal(id)),
     ...registerCommands({
       controller,
       keys,

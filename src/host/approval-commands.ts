@@ -1,16 +1,18 @@
-// Allow / Deny where the review is: the proposal's diff editor title bar (while
-// that editor's request waits) and the command palette (while any request
-// waits). Context keys mirror the pending requests for the menus' `when`.
+// Allow / Deny / Edit Proposal where the review is: the proposal's diff editor
+// title bar (while that editor's request waits) and the command palette (while
+// any request waits). Context keys mirror the pending requests for the menus' `when`.
 import * as vscode from 'vscode';
 import { type PermissionDecision } from '../runtime/permissions';
-import { CONTEXT_PENDING_PROPOSALS, CONTEXT_PERMISSION_PENDING, type InternalCommandId } from './contract';
+import { CONTEXT_EDITABLE_PROPOSALS, CONTEXT_PENDING_PROPOSALS, CONTEXT_PERMISSION_PENDING, type InternalCommandId } from './contract';
 import { type AnsweredBy, type PendingPermission, type PendingPermissions } from './pending-permissions';
 
-export function registerApprovalCommands(pending: PendingPermissions, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerApprovalCommands(pending: PendingPermissions, log: vscode.LogOutputChannel, editProposal: (id: string) => Promise<boolean>): vscode.Disposable[] {
   const sync = () => {
     const list = pending.list();
+    const proposals = (only: (p: PendingPermission) => boolean) => list.flatMap((p) => (p.proposedUri && only(p) ? [p.proposedUri.toString()] : []));
     void vscode.commands.executeCommand('setContext', CONTEXT_PERMISSION_PENDING, list.length > 0);
-    void vscode.commands.executeCommand('setContext', CONTEXT_PENDING_PROPOSALS, list.flatMap((p) => (p.proposedUri ? [p.proposedUri.toString()] : [])));
+    void vscode.commands.executeCommand('setContext', CONTEXT_PENDING_PROPOSALS, proposals(() => true));
+    void vscode.commands.executeCommand('setContext', CONTEXT_EDITABLE_PROPOSALS, proposals((p) => p.editing === true));
   };
   sync();
 
@@ -25,10 +27,15 @@ export function registerApprovalCommands(pending: PendingPermissions, log: vscod
   const commands: Record<InternalCommandId, (arg?: unknown) => Promise<boolean>> = {
     'turnstone.allowRequest': (arg) => answer({ kind: 'allow', scope: 'once' }, arg),
     'turnstone.denyRequest': (arg) => answer({ kind: 'deny' }, arg),
+    'turnstone.editProposal': async (arg) => {
+      const target = await pick(pending, arg, (p) => p.proposedUri !== undefined);
+      return target ? editProposal(target.entry.id) : false;
+    },
   };
   return [
     pending.onDidAdd(sync),
     pending.onDidSettle(sync),
+    pending.onDidStartEditing(sync),
     ...Object.entries(commands).map(([id, run]) => vscode.commands.registerCommand(id, run)),
   ];
 }
@@ -38,8 +45,8 @@ export function registerApprovalCommands(pending: PendingPermissions, log: vscod
  * URI argument) or the active editor shows; otherwise the only one waiting,
  * or the user picks.
  */
-async function pick(pending: PendingPermissions, arg: unknown): Promise<{ entry: PendingPermission; by: AnsweredBy } | undefined> {
-  const list = pending.list();
+async function pick(pending: PendingPermissions, arg: unknown, only: (p: PendingPermission) => boolean = () => true): Promise<{ entry: PendingPermission; by: AnsweredBy } | undefined> {
+  const list = pending.list().filter(only);
   const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
   const fromEditor = uri && list.find((p) => p.proposedUri?.toString() === uri.toString());
   if (fromEditor) return { entry: fromEditor, by: 'editor' };

@@ -22,14 +22,17 @@ export type CommandId = (typeof COMMANDS)[number];
  * the product's own surfaces, not the contract. Allow/Deny answer the pending
  * permission request from the proposal's diff editor title bar; in the command
  * palette they show only while a request waits (menus.commandPalette `when`).
+ * Edit Proposal makes a waiting proposal editable (it opens read-only).
  */
-export const INTERNAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest'] as const;
+export const INTERNAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest', 'turnstone.editProposal'] as const;
 export type InternalCommandId = (typeof INTERNAL_COMMANDS)[number];
 
 /** Context keys the host sets for `when` clauses. */
 export const CONTEXT_PERMISSION_PENDING = 'turnstone.permissionPending';
 /** The proposed-side URIs of edits waiting for an answer (`resource in turnstone.pendingProposals`). */
 export const CONTEXT_PENDING_PROPOSALS = 'turnstone.pendingProposals';
+/** Those of them the user chose to edit (`resource not in turnstone.editableProposals` shows Edit Proposal). */
+export const CONTEXT_EDITABLE_PROPOSALS = 'turnstone.editableProposals';
 
 export const SETTINGS = [
   'provider',

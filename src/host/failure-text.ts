@@ -3,14 +3,19 @@
 // retries)") go to the log; the panel gets a cause, one plain sentence and
 // what to do next. No vscode import: the panel bridge (loaded with the core)
 // uses it too.
+import { type SpendCapStop, usd } from '../runtime/budget';
 import { type ErrorCause } from '../webview/protocol';
 
 export interface FailureText {
   cause: ErrorCause;
   message: string;
   hint?: string;
-  /** What the card offers: a key (nothing else fixes it) or a retry. */
-  action: 'retry' | 'set_key';
+  /**
+   * What the card offers: a key (nothing else fixes it), a retry (only where
+   * trying again can help: overload, rate limits, network and server trouble),
+   * continuing past a spend cap, or nothing (a refused request, a full context).
+   */
+  action: 'retry' | 'set_key' | 'continue' | 'none';
 }
 
 const status = (message: string): number | undefined => {
@@ -21,6 +26,7 @@ const status = (message: string): number | undefined => {
 /** The cause behind a runtime error kind and the provider's message. */
 export function causeOf(kind: string, message: string): ErrorCause {
   const code = status(message);
+  if (kind === 'budget') return 'spend_cap';
   if (kind === 'auth') return /no .*api key/i.test(message) ? 'no_key' : 'auth';
   if (/credit balance|billing|insufficient_quota|quota|spend limit|budget/i.test(message)) return 'budget';
   if (kind === 'context_overflow') return 'context';
@@ -58,22 +64,52 @@ export function describeFailure(kind: string, message: string, provider = 'Anthr
     case 'server':
       return { cause, message: `${provider} had a server error.`, hint: 'This is usually brief. Try again.', action: 'retry' };
     case 'budget':
-      return { cause, message: `${provider} refused the request: the account is out of credit or over its spending limit.`, hint: 'Add credit or raise the limit in your account, then try again.', action: 'retry' };
+      return { cause, message: `${provider} refused the request: the account is out of credit or over its spending limit.`, hint: 'Add credit or raise the limit in your account, then send a message to go on.', action: 'none' };
+    case 'spend_cap':
+      // The card is built from the structured stop (spendCapCard); this is for a stop without its figures.
+      return { cause, message: 'Stopped before the next request: it would pass your spend cap.', hint: 'Raise Turnstone: Max Cost Per Turn Usd or Max Cost Per Session Usd in the settings, then send a message to go on.', action: 'none' };
     case 'context':
-      return { cause, message: 'The conversation is too long for the model, even after compacting.', hint: 'Start a new session, or remove large attachments.', action: 'retry' };
+      return { cause, message: 'The conversation is too long for the model, even after compacting.', hint: 'Start a new session, or remove large attachments.', action: 'none' };
     case 'stalled':
       return { cause, message: 'The model stopped responding in the middle of the answer.', hint: 'Try again.', action: 'retry' };
     case 'request': {
       const words = apiWords(message);
-      return { cause, message: `${provider} refused the request${words ? `: ${words}` : '.'}`, action: 'retry' };
+      // The same request would be refused again: no Retry.
+      return { cause, message: `${provider} refused the request${words ? `: ${words}` : '.'}`, hint: 'Change what you asked (or the setting it names), then send a message.', action: 'none' };
     }
     case 'other': {
-      if (kind === 'prompt_blocked') return { cause, message: 'A hook in your settings blocked this prompt.', hint: 'See the Turnstone log for what it said.', action: 'retry' };
+      if (kind === 'prompt_blocked') return { cause, message: 'A hook in your settings blocked this prompt.', hint: 'See the Turnstone log for what it said.', action: 'none' };
       if (kind === 'max_iterations') return { cause, message: 'The turn stopped after too many steps.', hint: 'Send a message to continue.', action: 'retry' };
       const words = apiWords(message);
       return { cause, message: words ? `Something went wrong: ${words}` : 'Something went wrong.', action: 'retry' };
     }
   }
+}
+
+export interface SpendCapCard extends FailureText {
+  continueUsd: number;
+  setting: 'turnstone.maxCostPerTurnUsd' | 'turnstone.maxCostPerSessionUsd';
+}
+
+/**
+ * Issue 25.6: a spend cap is a stop the user chose, not a crash. The card names
+ * the VS Code setting and offers to go on with a little more: one more turn's
+ * cap (for a per-turn cap, or a session cap when a per-turn cap is set too),
+ * else one more session cap, rounded up to the cent.
+ */
+export function spendCapCard(stop: SpendCapStop, perTurnCapUsd: number): SpendCapCard {
+  const turn = stop.cap === 'turn';
+  const setting = turn ? 'turnstone.maxCostPerTurnUsd' : 'turnstone.maxCostPerSessionUsd';
+  // Never less than the request that was held back, or continuing would stop at once again.
+  const continueUsd = Math.ceil(Math.max(turn || perTurnCapUsd <= 0 ? stop.capUsd : perTurnCapUsd, stop.nextUsd) * 100) / 100;
+  return {
+    cause: 'spend_cap',
+    message: `Paused at your spend cap: this ${turn ? 'turn' : 'session'} has cost ${usd(stop.spentUsd)}, and the next request (about ${usd(stop.nextUsd)}) would pass the ${turn ? 'per-turn' : 'per-session'} cap of ${usd(stop.capUsd)}.`,
+    hint: `Nothing was lost. Continue goes on with ${usd(continueUsd)} more ${turn ? 'for this turn' : 'for this session'}; the cap itself is the setting ${turn ? 'Turnstone: Max Cost Per Turn Usd' : 'Turnstone: Max Cost Per Session Usd'} (${setting}).`,
+    action: 'continue',
+    continueUsd,
+    setting,
+  };
 }
 
 /** The short reason shown beside "Retrying in N s". */

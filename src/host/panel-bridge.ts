@@ -3,11 +3,20 @@
 import { type RuntimeEvent } from '../runtime/events';
 import { type ImageBlock, type Message } from '../runtime/types';
 import { splitAttachments } from '../runtime/user-text';
+import { approvalQuestion, whyText } from '../webview/approval-wording';
 import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
-import { countResultLines, diffStats, toolViewFromInput } from '../webview/tool-view';
-import { describeFailure, retryReason } from './failure-text';
+import { countResultLines, diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../webview/tool-view';
+import { describeFailure, retryReason, spendCapCard } from './failure-text';
 import { permissionItemId } from './permission-ids';
 
+export interface PanelBridgeOptions {
+  /** What an MCP tool is (server, tool, description), for its permission card. */
+  describeTool?: (name: string) => { server: string; tool: string; description: string } | undefined;
+  /** How the cards name the service ("Anthropic", "the API server"). */
+  provider?: () => string;
+  /** turnstone.maxCostPerTurnUsd now (0: none): a session-cap card offers one more turn's worth when it is set. */
+  turnCapUsd?: () => number;
+}
 
 export class PanelBridge {
   private turnId = '';
@@ -20,14 +29,20 @@ export class PanelBridge {
   private readonly denied = new Set<string>();
   /** Error cards of failed turns not yet followed by a successful one. */
   private unresolved: Extract<TranscriptItem, { kind: 'error' }>[] = [];
+  /** Tool uses whose output streamed into their card (tool_progress). */
+  private readonly streamed = new Set<string>();
+  private readonly describeTool: NonNullable<PanelBridgeOptions['describeTool']>;
+  private readonly provider: NonNullable<PanelBridgeOptions['provider']>;
+  private readonly turnCapUsd: NonNullable<PanelBridgeOptions['turnCapUsd']>;
 
   constructor(
     private readonly post: (event: HostEvent) => void,
-    /** What an MCP tool is (server, tool, description), for its permission card. */
-    private readonly describeTool: (name: string) => { server: string; tool: string; description: string } | undefined = () => undefined,
-    /** How the cards name the service ("Anthropic", "the API server"). */
-    private readonly provider: () => string = () => 'Anthropic',
-  ) {}
+    options: PanelBridgeOptions = {},
+  ) {
+    this.describeTool = options.describeTool ?? (() => undefined);
+    this.provider = options.provider ?? (() => 'Anthropic');
+    this.turnCapUsd = options.turnCapUsd ?? (() => 0);
+  }
 
   handle(event: RuntimeEvent): void {
     switch (event.type) {
@@ -66,13 +81,8 @@ export class PanelBridge {
         const r = event.request;
         const edit = r.need === 'edit';
         const mcp = this.describeTool(r.toolName);
-        const title = mcp
-          ? `Use ${mcp.tool} from MCP server ${mcp.server}?`.slice(0, 2000)
-          : edit
-            ? `${r.preview?.before === null ? 'Create' : 'Edit'} ${r.subject}?`
-            : r.need === 'command'
-              ? 'Run this command?'
-              : `Allow ${r.toolName}?`;
+        // One wording with the dialog and the notification (approval-wording.ts).
+        const title = approvalQuestion({ need: r.need, toolName: r.toolName, subject: r.subject, creates: r.preview?.before === null, mcp }).slice(0, 2000);
         this.post({
           type: 'item_add',
           item: {
@@ -82,9 +92,11 @@ export class PanelBridge {
             toolName: r.toolName,
             title,
             subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
-            reason: (mcp?.description ? `${mcp.description}\n\nWhy Turnstone asks: ${r.reason}` : r.reason).slice(0, 2000),
+            reason: whyText(r.reason).slice(0, 2000),
+            ...(mcp?.description ? { description: mcp.description.slice(0, 2000) } : {}),
             canOpenDiff: r.preview !== undefined,
             canAllowSession: edit,
+            ...(r.need === 'command' && r.suggestedRule ? { rule: r.suggestedRule.slice(0, 2000) } : {}),
             ...this.step(),
           },
         });
@@ -100,6 +112,7 @@ export class PanelBridge {
         break;
       }
       case 'tool_progress':
+        this.streamed.add(event.id);
         this.post({ type: 'tool_output', id: event.id, chunk: event.chunk });
         break;
       case 'tool_finished':
@@ -142,7 +155,8 @@ export class PanelBridge {
       case 'turn_failed': {
         this.closeBlocks();
         // Plain words for the card; the raw message and kind are in the log (session controller).
-        const text = describeFailure(event.kind, event.message, this.provider());
+        const cap = event.spendCap ? spendCapCard(event.spendCap, this.turnCapUsd()) : undefined;
+        const text = cap ?? describeFailure(event.kind, event.message, this.provider());
         const item: Extract<TranscriptItem, { kind: 'error' }> = {
           kind: 'error',
           id: this.newBlockId('e'),
@@ -152,6 +166,7 @@ export class PanelBridge {
           cause: text.cause,
           action: text.action,
           ...(text.hint ? { hint: text.hint } : {}),
+          ...(cap ? { continueUsd: cap.continueUsd, setting: cap.setting } : {}),
           ...(event.requestId && /^[A-Za-z0-9_.:-]{1,200}$/.test(event.requestId) ? { requestId: event.requestId } : {}),
         };
         this.unresolved.push(item);
@@ -185,10 +200,15 @@ export class PanelBridge {
     if (event.fileChange && base.kind === 'edit') view = { ...base, ...diffStats(event.fileChange.before, event.fileChange.after, base.path) };
     else if (base.kind === 'read' && !event.isError) view = { ...base, lines: countResultLines(event.content) };
     else if (base.kind === 'search' && !event.isError) view = { ...base, matches: /^no (files|matches)/i.test(event.content) ? 0 : countResultLines(event.content) };
-    else if (base.kind === 'bash') {
-      const exit = /exit code:?\s*(-?\d+)/i.exec(event.content);
-      view = { ...base, ...(exit ? { exitCode: Number(exit[1]) } : event.isError ? {} : { exitCode: 0 }) };
+    else if (base.kind === 'mcp' && !event.isError) view = { ...base, output: clipOutput(event.content) };
+    // A command's output is shown once: the streamed tail stays, the exit code comes structured (never parsed from
+    // the text), and only what is not in the output (a timeout, what the sandbox blocked) joins it as an error line.
+    let error = event.isError ? event.content : undefined;
+    if (base.kind === 'bash' && event.exit) {
+      view = { ...base, exitCode: event.exit.code, ...(this.streamed.has(event.id) ? {} : { output: clipOutput(event.content) }) };
+      error = event.exit.note;
     }
+    this.streamed.delete(event.id);
     const aborted = event.content === 'aborted' || /^aborted\b/.test(event.content);
     const denied = this.denied.delete(event.id);
     return {
@@ -196,7 +216,7 @@ export class PanelBridge {
       id: event.id,
       status: denied ? 'denied' : aborted ? 'aborted' : event.isError ? 'error' : 'done',
       view,
-      ...(event.isError ? { error: event.content.slice(0, 100_000) } : {}),
+      ...(error ? { error: error.slice(0, 100_000) } : {}),
       ...(event.images?.length ? { images: panelImages(event.images) } : {}),
     };
   }
@@ -216,6 +236,8 @@ export class PanelBridge {
     return `${prefix}${++this.blockCounter}-${this.turnId}`;
   }
 }
+
+const clipOutput = (text: string) => (text.length > MAX_MCP_CHARS ? `${text.slice(0, MAX_MCP_CHARS - 1)}…` : text);
 
 /** The panel's copy of images: only the fields it shows (at most the protocol's limit). */
 function panelImages(images: readonly ImageBlock[]): ImageData[] {
@@ -253,8 +275,18 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
       } else if (block.type === 'tool_result') {
         const index = tools.get(block.tool_use_id);
         const item = index === undefined ? undefined : items[index];
-        if (item?.kind === 'tool' && block.is_error) items[index!] = { ...item, status: block.content === 'aborted' ? 'aborted' : 'error', error: block.content.slice(0, 100_000) };
-        else if (item?.kind === 'tool' && block.images?.length) items[index!] = { ...item, images: panelImages(block.images) };
+        if (item?.kind !== 'tool') continue;
+        const status = block.is_error ? (block.content === 'aborted' ? 'aborted' : 'error') : 'done';
+        // Commands and MCP tools show their result as output (once, in plain colours); other tools' failures as an error line.
+        const view = item.view;
+        const shown = (view.kind === 'bash' || view.kind === 'mcp') && status !== 'aborted';
+        items[index!] = {
+          ...item,
+          status,
+          ...(shown ? { view: { ...view, output: clipOutput(block.content) } } : {}),
+          ...(block.is_error && !shown ? { error: block.content.slice(0, 100_000) } : {}),
+          ...(block.images?.length ? { images: panelImages(block.images) } : {}),
+        };
       }
     }
   }

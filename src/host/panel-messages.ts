@@ -9,6 +9,8 @@ import { type Message } from '../runtime/types';
 import { type HostEvent, type TranscriptItem, type WebviewToHost } from '../webview/protocol';
 import { toolUseIdOfPermissionItem } from './permission-ids';
 import { type PendingPermissions } from './pending-permissions';
+import { type NativePermissionPrompter } from './permission-prompter';
+import { type TypingGate } from './typing-gate';
 import { ORIGINAL_SCHEME, type OriginalContentProvider } from './proposal-documents';
 import { mentionCandidates, measureAttachment, resolveAttachments, type MentionDeps } from './mentions';
 import { type SessionController } from './session-controller';
@@ -21,6 +23,10 @@ import { loadCore } from './load-core';
 export interface PanelMessageDeps {
   controller: SessionController;
   pending: PendingPermissions;
+  /** "Always allow <rule>" and "Edit proposal" go through the prompter (it saves the rule, opens the proposal). */
+  prompter: Pick<NativePermissionPrompter, 'allowAlways' | 'editProposal'>;
+  /** The panel reports keystrokes: a modal approval waits until the user pauses. */
+  typing: TypingGate;
   log: vscode.LogOutputChannel;
   post: (event: HostEvent) => void;
   originals: OriginalContentProvider;
@@ -130,10 +136,30 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       return;
     case 'permission_decision': {
       const id = toolUseIdOfPermissionItem(m.requestId);
-      // A stale or forged id settles nothing.
-      if (!pending.settle(id, toDecision(m), 'panel')) log.warn(`panel answered an unknown or settled permission request: ${m.requestId}`);
+      // A stale or forged id settles nothing; "always" saves only the rule the host itself suggested for that request.
+      const settled = m.decision === 'allow_always' ? await deps.prompter.allowAlways(id, 'panel') : pending.settle(id, toDecision(m), 'panel');
+      if (!settled) log.warn(`panel answered an unknown or settled permission request: ${m.requestId}`);
       return;
     }
+    case 'edit_proposal':
+      if (!(await deps.prompter.editProposal(toolUseIdOfPermissionItem(m.requestId)))) log.warn(`panel asked to edit a proposal that is not waiting: ${m.requestId}`);
+      return;
+    case 'typing':
+      deps.typing.panelTyping(m.active);
+      return;
+    case 'continue_turn': {
+      // Only a spend-cap card the host itself posted, with its own amount: the webview names an item, never a sum.
+      const item = deps.items().find((i) => i.id === m.itemId);
+      if (item?.kind !== 'error' || item.action !== 'continue' || item.resolved || !item.continueUsd || !item.setting) {
+        log.warn(`panel asked to continue after an item that is not an open spend-cap card: ${m.itemId}`);
+        return;
+      }
+      await controller.continuePastCap(item.setting === 'turnstone.maxCostPerSessionUsd' ? 'session' : 'turn', item.continueUsd);
+      return;
+    }
+    case 'open_setting':
+      await vscode.commands.executeCommand('workbench.action.openSettings', m.setting);
+      return;
     case 'open_diff': {
       const id = m.requestId ? toolUseIdOfPermissionItem(m.requestId) : m.toolId;
       const entry = id ? pending.get(id) : undefined;

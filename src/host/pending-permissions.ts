@@ -11,20 +11,27 @@ export interface PendingPermission {
   readonly request: PermissionRequest;
   /** The proposed-side document of the diff, for edits (what the user may have changed). */
   readonly proposedUri?: vscode.Uri;
+  /** The user chose "Edit proposal": the proposed side is editable (it opens read-only). */
+  editing?: boolean;
 }
 
 export interface Settlement {
   id: string;
   decision: PermissionDecision;
   by: AnsweredBy;
+  /** "Always allow": the rule saved to the workspace settings. */
+  savedRule?: string;
 }
 
 export class PendingPermissions implements vscode.Disposable {
   private readonly pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
   private readonly added = new vscode.EventEmitter<PendingPermission>();
   private readonly settled = new vscode.EventEmitter<Settlement>();
+  private readonly editing = new vscode.EventEmitter<PendingPermission>();
   readonly onDidAdd = this.added.event;
   readonly onDidSettle = this.settled.event;
+  /** A waiting proposal became editable. */
+  readonly onDidStartEditing = this.editing.event;
 
   /** Registers a request; the promise resolves with the first answer. */
   wait(entry: PendingPermission): Promise<PermissionDecision> {
@@ -35,12 +42,23 @@ export class PendingPermissions implements vscode.Disposable {
   }
 
   /** Returns false when the request is unknown or already settled (e.g. a stale panel button). */
-  settle(id: string, decision: PermissionDecision, by: AnsweredBy): boolean {
+  settle(id: string, decision: PermissionDecision, by: AnsweredBy, savedRule?: string): boolean {
     const p = this.pending.get(id);
     if (!p) return false;
     this.pending.delete(id);
     p.resolve(decision);
-    this.settled.fire({ id, decision, by });
+    this.settled.fire({ id, decision, by, ...(savedRule ? { savedRule } : {}) });
+    return true;
+  }
+
+  /** Records that the user chose to edit a waiting proposal; false when it is not waiting (or has no proposal). */
+  markEditing(id: string): boolean {
+    const entry = this.pending.get(id)?.entry;
+    if (!entry?.proposedUri) return false;
+    if (!entry.editing) {
+      entry.editing = true;
+      this.editing.fire(entry);
+    }
     return true;
   }
 
@@ -56,5 +74,6 @@ export class PendingPermissions implements vscode.Disposable {
     for (const id of [...this.pending.keys()]) this.settle(id, { kind: 'deny', feedback: 'Turnstone was closed.' }, 'abort');
     this.added.dispose();
     this.settled.dispose();
+    this.editing.dispose();
   }
 }

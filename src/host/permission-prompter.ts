@@ -1,15 +1,20 @@
 // The runtime's PermissionPrompter in VS Code: a proposed edit opens in the
-// native diff editor (left: the file as it is, right: the proposal, editable),
-// and a native modal asks (or a notification, or nothing: turnstone.approvalDialog).
-// "Review First" (or Escape) leaves the request pending so the user can edit the
-// proposal and answer from the diff editor's title bar or the panel.
+// native diff editor (left: the file as it is, right: the proposal), and a
+// native modal asks (or a notification, or nothing: turnstone.approvalDialog).
+// Issue 25.1: asking never takes the keyboard by surprise. The diff opens
+// without focus and read-only (editable only after "Edit proposal"), and a
+// modal, whose first button has focus, waits while the user types.
+// "Review first" (or Escape) leaves the request pending so the user can review
+// the proposal and answer from the diff editor's title bar or the panel.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../runtime/permissions';
+import { alwaysAllowLabel, APPROVAL_LABELS as L, approvalQuestion, whyText } from '../webview/approval-wording';
 import { loadCore } from './load-core';
 import { readSettings } from './settings';
-import { type PendingPermission, type PendingPermissions } from './pending-permissions';
+import { type AnsweredBy, type PendingPermission, type PendingPermissions } from './pending-permissions';
 import { ORIGINAL_SCHEME, type OriginalContentProvider, PROPOSED_SCHEME, type ProposalFileSystem } from './proposal-documents';
+import { type TypingGate } from './typing-gate';
 
 export interface PrompterDeps {
   pending: PendingPermissions;
@@ -20,20 +25,15 @@ export interface PrompterDeps {
   log: vscode.LogOutputChannel;
   /** Modal dialogs are on by default; tests that answer through the API may turn them off. */
   dialogs(): boolean;
+  /** Whether the user is typing (a modal waits until they pause). */
+  typing: TypingGate;
   /** What an MCP tool is (server, tool, description); undefined for the built-in tools. */
   describeTool?(name: string): { server: string; tool: string; description: string } | undefined;
 }
 
-const ALLOW = 'Allow';
-const RUN = 'Run';
-const ALWAYS = 'Always Allow';
-const DENY = 'Deny';
-const DENY_FEEDBACK = 'Deny with Feedback…';
-/** The modal's close button, named for what it does: the request stays pending. */
-const REVIEW_FIRST = 'Review First';
-const DECIDE_LATER = 'Decide in Panel';
-
 const isEdit = (req: PermissionRequest) => req.need === 'edit' && req.preview !== undefined;
+/** "Always allow <rule>" is offered where a rule can say it: commands and MCP tools. */
+const offersAlways = (req: PermissionRequest) => req.need === 'command' && req.suggestedRule !== '';
 
 export class NativePermissionPrompter implements PermissionPrompter {
   private counter = 0;
@@ -51,8 +51,9 @@ export class NativePermissionPrompter implements PermissionPrompter {
       proposedUri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${n}/${base}`, query: id });
       this.deps.originals.set(originalUri, req.preview.before ?? '');
       this.deps.proposals.put(proposedUri, req.preview.after ?? '');
-      const title = `${base} ↔ proposed by Turnstone${req.preview.before === null ? ' (new file)' : ''}`;
-      await vscode.commands.executeCommand('vscode.diff', originalUri, proposedUri, title, { preview: false, preserveFocus: false });
+      // Shown beside the user's work, never focused: a keystroke meant for the panel or an editor stays there.
+      // Pinned (preview: false) so opening another file does not replace it while the request waits.
+      await vscode.commands.executeCommand('vscode.diff', originalUri, proposedUri, diffTitle(req.preview.path, req.preview.before === null), { preview: false, preserveFocus: true });
     }
 
     const entry: PendingPermission = { id, request: req, ...(proposedUri ? { proposedUri } : {}) };
@@ -71,44 +72,69 @@ export class NativePermissionPrompter implements PermissionPrompter {
     }
   }
 
+  /** "Always allow <rule>": saves the request's rule to the workspace settings, then allows it. */
+  async allowAlways(id: string, by: AnsweredBy): Promise<boolean> {
+    const entry = this.deps.pending.get(id);
+    if (!entry || !offersAlways(entry.request)) return false;
+    const rule = entry.request.suggestedRule;
+    const saved = await this.deps.addAllowRule(rule).then(
+      () => true,
+      (e: unknown) => {
+        this.deps.log.error(`could not save the allow rule: ${String(e)}`);
+        return false;
+      },
+    );
+    return this.deps.pending.settle(id, { kind: 'allow', scope: 'session' }, by, saved ? rule : undefined);
+  }
+
+  /**
+   * "Edit proposal": the proposed side becomes editable and the diff opens with
+   * the keyboard in it (the user asked for it). False when nothing waits.
+   */
+  async editProposal(id: string): Promise<boolean> {
+    const entry = this.deps.pending.get(id);
+    const uri = entry?.proposedUri;
+    if (!entry || !uri || !this.deps.proposals.makeEditable(uri)) return false;
+    this.deps.pending.markEditing(id);
+    const preview = entry.request.preview;
+    await vscode.commands.executeCommand('vscode.diff', uri.with({ scheme: ORIGINAL_SCHEME }), uri, diffTitle(preview?.path ?? uri.path, preview?.before === null), { preview: false, preserveFocus: false });
+    return true;
+  }
+
   private async askInDialog(entry: PendingPermission): Promise<void> {
     const req = entry.request;
     const style = readSettings().approvalDialog;
     if (style === 'panel') return; // the panel card and the diff editor's title bar ask
+    // A modal focuses its first button: while the user types it waits (the panel already asks), so no key answers it.
+    if (style === 'modal' && !(await this.typingPaused(entry.id))) return;
     const edit = isEdit(req);
     const mcp = this.deps.describeTool?.(req.toolName);
-    const message = mcp
-      ? `Turnstone wants to use the tool ${mcp.tool} of the MCP server ${mcp.server}`
-      : edit
-      ? `Turnstone wants to ${req.preview?.before === null ? 'create' : 'edit'} ${req.subject}`
-      : req.need === 'command'
-        ? 'Turnstone wants to run a command'
-        : `Turnstone wants to use ${req.toolName} on ${req.subject}`;
+    const message = `Turnstone: ${approvalQuestion({ need: req.need, toolName: req.toolName, subject: req.subject, creates: req.preview?.before === null, mcp })}`;
     // At most four choices, the last one closing the dialog without an answer (never an unexplained "Cancel").
     // "Allow edits for this session" stays in the panel's card, next to the diff it applies to.
-    const labels = edit ? [ALLOW, DENY, DENY_FEEDBACK] : req.need === 'command' ? [RUN, ALWAYS, DENY_FEEDBACK] : [ALLOW, DENY, DENY_FEEDBACK];
-    const close = edit ? REVIEW_FIRST : DECIDE_LATER;
+    const always = offersAlways(req) ? alwaysAllowLabel(req.suggestedRule) : undefined;
+    const labels = always ? [L.allow, always, L.denyWithFeedback] : [L.allow, L.deny, L.denyWithFeedback];
+    const close = edit ? L.reviewFirst : L.decideInPanel;
     const items: vscode.MessageItem[] = [...labels.map((title) => ({ title })), { title: close, isCloseAffordance: true }];
     const picked =
       style === 'modal'
         ? await vscode.window.showWarningMessage(message, { modal: true, detail: this.detail(req, close) }, ...items)
-        : await vscode.window.showWarningMessage(`${message}: ${firstLine(req.subject)}`, ...items.filter((i) => !i.isCloseAffordance));
+        : await vscode.window.showWarningMessage(`${message} ${firstLine(mcp ? JSON.stringify(req.input) : req.subject)}`, ...items.filter((i) => !i.isCloseAffordance));
     const choice = picked?.title;
     if (!this.deps.pending.get(entry.id)) return; // answered elsewhere meanwhile
+    if (always !== undefined && choice === always) {
+      await this.allowAlways(entry.id, 'dialog');
+      return;
+    }
     let decision: PermissionDecision | undefined;
     switch (choice) {
-      case ALLOW:
-      case RUN:
+      case L.allow:
         decision = { kind: 'allow', scope: 'once' };
         break;
-      case ALWAYS:
-        await this.deps.addAllowRule(req.suggestedRule).catch((e: unknown) => this.deps.log.error(`could not save the allow rule: ${String(e)}`));
-        decision = { kind: 'allow', scope: 'session' };
-        break;
-      case DENY:
+      case L.deny:
         decision = { kind: 'deny' };
         break;
-      case DENY_FEEDBACK: {
+      case L.denyWithFeedback: {
         const feedback = await vscode.window.showInputBox({
           title: 'Tell Turnstone what to do instead',
           prompt: 'Optional: this goes to the model with the denial. Leave it empty to just deny.',
@@ -118,10 +144,24 @@ export class NativePermissionPrompter implements PermissionPrompter {
         break;
       }
       default:
-        // Review First / Decide in Panel / Escape: the request stays pending, answered from the diff editor or the panel.
+        // Review first / Decide in panel / Escape: the request stays pending, answered from the diff editor or the panel.
         return;
     }
     this.deps.pending.settle(entry.id, decision, 'dialog');
+  }
+
+  /** Waits until the user has paused typing; false when the request was answered meanwhile. */
+  private async typingPaused(id: string): Promise<boolean> {
+    if (!this.deps.typing.typing) return true;
+    this.deps.log.info(`the dialog for ${id} waits until you pause typing (the panel asks meanwhile)`);
+    const answered = new AbortController();
+    const sub = this.deps.pending.onDidSettle((s) => s.id === id && answered.abort());
+    try {
+      await this.deps.typing.quiet(answered.signal);
+    } finally {
+      sub.dispose();
+    }
+    return this.deps.pending.get(id) !== undefined;
   }
 
   private detail(req: PermissionRequest, close: string): string {
@@ -136,13 +176,15 @@ export class NativePermissionPrompter implements PermissionPrompter {
       const description = req.input['description'];
       if (typeof description === 'string' && description.trim()) lines.push('', `Purpose (as the model states it): ${description.trim()}`);
       lines.push('', `Working directory: ${vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '(none)'}`);
-      // The exact rule, whole: the button cannot hold it.
-      lines.push('', `"${ALWAYS}" runs it and saves this rule to the workspace settings (turnstone.permissions.allow):`, req.suggestedRule);
     } else if (req.preview) {
       const { added, removed } = loadCore().diffStats(req.preview.before, req.preview.after);
-      lines.push(`${vscode.workspace.asRelativePath(req.preview.path)}: +${added} −${removed} lines. The proposal is open in the diff editor, where you can change it before allowing.`);
+      lines.push(`${vscode.workspace.asRelativePath(req.preview.path)}: +${added} −${removed} lines. The proposal is open, read-only, in the diff editor; "${L.editProposal}" there or in the panel lets you change it before allowing.`);
     }
-    lines.push('', `Why Turnstone asks: ${req.reason}`);
+    if (offersAlways(req)) {
+      // The exact rule, whole: a button cannot always hold it.
+      lines.push('', `"${alwaysAllowLabel(req.suggestedRule)}" allows it and saves this rule to the workspace settings (turnstone.permissions.allow):`, req.suggestedRule);
+    }
+    lines.push('', whyText(req.reason));
     lines.push(
       '',
       req.preview
@@ -187,6 +229,8 @@ export class NativePermissionPrompter implements PermissionPrompter {
     this.deps.proposals.remove(proposed);
   }
 }
+
+const diffTitle = (file: string, creates: boolean) => `${path.basename(file)} ↔ proposed by Turnstone${creates ? ' (new file)' : ''}`;
 
 const firstLine = (s: string) => {
   const line = s.split('\n', 1)[0] ?? '';

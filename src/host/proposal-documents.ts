@@ -1,6 +1,8 @@
 // Virtual documents behind the permission diff: the left side is the file as it
 // is (read-only), the right side the proposed content on an in-memory file
-// system the user can edit before allowing (peers throw such edits away).
+// system. A proposal opens read-only (issue 25.1: a keystroke meant for the
+// panel must never change it) and becomes editable only when the user chooses
+// "Edit Proposal"; what they then change is what gets written on Allow.
 import * as vscode from 'vscode';
 
 export const ORIGINAL_SCHEME = 'turnstone-original';
@@ -24,15 +26,15 @@ export class OriginalContentProvider implements vscode.TextDocumentContentProvid
   }
 }
 
-/** Editable "proposed" side: a flat in-memory file system, one file per pending request. */
+/** The "proposed" side: a flat in-memory file system, one file per pending request, read-only until the user edits it. */
 export class ProposalFileSystem implements vscode.FileSystemProvider {
-  private readonly files = new Map<string, { data: Uint8Array; mtime: number; ctime: number }>();
+  private readonly files = new Map<string, { data: Uint8Array; mtime: number; ctime: number; editable: boolean }>();
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.emitter.event;
 
   put(uri: vscode.Uri, text: string): void {
     const now = Date.now();
-    this.files.set(uri.toString(), { data: new TextEncoder().encode(text), mtime: now, ctime: now });
+    this.files.set(uri.toString(), { data: new TextEncoder().encode(text), mtime: now, ctime: now, editable: false });
     this.emitter.fire([{ type: vscode.FileChangeType.Created, uri }]);
   }
   text(uri: vscode.Uri): string | undefined {
@@ -42,13 +44,30 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   remove(uri: vscode.Uri): void {
     this.files.delete(uri.toString());
   }
+  isEditable(uri: vscode.Uri): boolean {
+    return this.files.get(uri.toString())?.editable ?? false;
+  }
+  /**
+   * The user chose to edit the proposal. A newer mtime and a change event make
+   * the open editor re-read the file's stat, which drops its read-only state.
+   * False when the proposal is gone (the request was settled).
+   */
+  makeEditable(uri: vscode.Uri): boolean {
+    const f = this.files.get(uri.toString());
+    if (!f) return false;
+    if (f.editable) return true;
+    f.editable = true;
+    f.mtime = Math.max(Date.now(), f.mtime + 1);
+    this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
+    return true;
+  }
 
   watch(): vscode.Disposable {
     return new vscode.Disposable(() => undefined);
   }
   stat(uri: vscode.Uri): vscode.FileStat {
     const f = this.files.get(uri.toString());
-    if (f) return { type: vscode.FileType.File, ctime: f.ctime, mtime: f.mtime, size: f.data.byteLength };
+    if (f) return { type: vscode.FileType.File, ctime: f.ctime, mtime: f.mtime, size: f.data.byteLength, ...(f.editable ? {} : { permissions: vscode.FilePermission.Readonly }) };
     if (uri.path === '/' || !uri.path.slice(1).includes('.')) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     throw vscode.FileSystemError.FileNotFound(uri);
   }
@@ -64,7 +83,8 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   writeFile(uri: vscode.Uri, content: Uint8Array): void {
     const prev = this.files.get(uri.toString());
     if (!prev) throw vscode.FileSystemError.NoPermissions('Only the proposal opened by Turnstone can be edited here.');
-    this.files.set(uri.toString(), { data: content, mtime: Date.now(), ctime: prev.ctime });
+    if (!prev.editable) throw vscode.FileSystemError.NoPermissions('Choose "Edit Proposal" first: a proposal is read-only until you do.');
+    this.files.set(uri.toString(), { ...prev, data: content, mtime: Date.now() });
     this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
   delete(uri: vscode.Uri): void {

@@ -54,7 +54,12 @@ export class SessionController implements vscode.Disposable {
   /** Running or finishing (end-of-turn checkpoint included): what waits for "no turn" waits here. */
   private readonly turns = new TurnGate();
   private userItems = 0;
-  private authPrompted = false;
+  /** A key was saved while a turn ran: a request it rejected is sent once more with the new key (T6). */
+  private keySavedDuringTurn = false;
+  /** "Continue (+$x)" past the session cap: allowed on top of turnstone.maxCostPerSessionUsd, for this session only. */
+  private extraSessionUsd = 0;
+  /** "Continue (+$x)" past the turn cap: the per-turn cap of the one turn that goes on. */
+  private continuedTurnCapUsd: number | undefined;
   /** A prompt sent before any key was set, with the card that asks for one. */
   private awaitingKey: { prompt: string; images: ImageBlock[]; item: Extract<PanelItem, { kind: 'error' }> } | undefined;
   /** The last turn's failure kind, until a turn ends well. */
@@ -138,7 +143,11 @@ export class SessionController implements vscode.Disposable {
    */
   async keyChanged(): Promise<void> {
     const provider = readSettings().provider;
-    if (this.current || !(await this.deps.keys.get(provider))) return;
+    if (this.current) {
+      this.keySavedDuringTurn = true;
+      return;
+    }
+    if (!(await this.deps.keys.get(provider))) return;
     const held = this.awaitingKey;
     if (held) {
       this.awaitingKey = undefined;
@@ -153,6 +162,25 @@ export class SessionController implements vscode.Disposable {
   async retry(): Promise<TurnSummary | undefined> {
     if (this.current || !this.runtime) return undefined;
     return this.run('');
+  }
+
+  /**
+   * Issue 25.6, "Continue (+$x)" on a spend-cap card: the session may spend `usd`
+   * more (session cap), or the turn goes on with `usd` as its own cap (turn cap).
+   * The settings stay as they are.
+   */
+  async continuePastCap(cap: 'turn' | 'session', usd: number): Promise<TurnSummary | undefined> {
+    if (this.current || !this.runtime) return undefined;
+    if (cap === 'session') this.extraSessionUsd += usd;
+    else this.continuedTurnCapUsd = usd;
+    return this.run('');
+  }
+
+  /** The caps the next turn runs with: the settings, plus what the user allowed with Continue. */
+  private spendCaps(s: TurnstoneSettings): { perTurnUsd: number; perSessionUsd: number } {
+    const perTurnUsd = this.continuedTurnCapUsd ?? s.maxCostPerTurnUsd;
+    this.continuedTurnCapUsd = undefined;
+    return { perTurnUsd, perSessionUsd: s.maxCostPerSessionUsd > 0 ? s.maxCostPerSessionUsd + this.extraSessionUsd : 0 };
   }
 
   /** T7 "queue for next turn": held in the runtime's one queue (shown in the panel through queue_changed), run when the turn ends. */
@@ -202,9 +230,10 @@ export class SessionController implements vscode.Disposable {
     const runtime = await this.ensureRuntime();
     // Re-read per turn: an edited AGENTS.md changes the prefix once, and every step of this turn sends the same bytes.
     runtime.setSystemPrompt(await this.systemPrompt());
+    runtime.setSpendCaps(this.spendCaps(readGuardedSettings()));
     const abort = new AbortController();
     this.abort = abort;
-    this.authPrompted = false;
+    this.keySavedDuringTurn = false;
     // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
     const words = prompt !== '' || images.length > 0 ? userWordsOf(prompt) : queuedWords;
     if (words !== undefined) this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words);
@@ -245,6 +274,7 @@ export class SessionController implements vscode.Disposable {
   async newSession(): Promise<void> {
     this.stop();
     this.awaitingKey = undefined;
+    this.extraSessionUsd = 0;
     await this.turns.idle();
     await this.store?.flush();
     this.runtime = undefined;
@@ -306,6 +336,7 @@ export class SessionController implements vscode.Disposable {
   async resume(file: string, title?: string): Promise<void> {
     this.stop();
     this.awaitingKey = undefined;
+    this.extraSessionUsd = 0;
     await this.turns.idle();
     const core = loadCore();
     const loaded = await core.loadSession(file);
@@ -459,11 +490,11 @@ export class SessionController implements vscode.Disposable {
       () => this.checkpoints.settled(),
     );
     // One bridge per runtime: its block ids and open blocks belong to this session.
-    const bridge = new core.PanelBridge(
-      this.deps.post,
-      (name) => this.deps.mcp.describe(name),
-      () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'),
-    );
+    const bridge = new core.PanelBridge(this.deps.post, {
+      describeTool: (name) => this.deps.mcp.describe(name),
+      provider: () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'),
+      turnCapUsd: () => readSettings().maxCostPerTurnUsd,
+    });
     const runtime = new core.ConversationRuntime(
       {
         model: core.createSettingsAwareModelClient(async () => {
@@ -479,11 +510,13 @@ export class SessionController implements vscode.Disposable {
         ...(vscode.workspace.isTrusted && root ? { hooks: new core.ShellHookRunner(s.hooks, { cwd: root.fsPath }) } : {}),
         ...(this.store ? { session: this.store } : {}),
         log: (message) => this.deps.log.info(message),
+        // T6 / issue 25.2: nothing pops up over the window (that prompt kept the turn running, and every message
+        // queued into it). A key saved while the request was out is tried once; otherwise the turn ends at once,
+        // cleanly, and its card holds the key field: a key saved there retries the turn (keyChanged).
         onAuthError: async () => {
-          // T6: ask once per turn; a second rejection ends the turn with the error.
-          if (this.authPrompted) return false;
-          this.authPrompted = true;
-          return (await this.deps.keys.prompt(s.provider, 'The API rejected the key. Enter a valid key to continue this turn.')) !== undefined;
+          const refreshed = this.keySavedDuringTurn;
+          this.keySavedDuringTurn = false;
+          return refreshed;
         },
       },
       {

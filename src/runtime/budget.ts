@@ -42,19 +42,41 @@ export function worstCaseUsd(price: ModelPrice, estimate: SpendEstimate): number
   return (estimate.cachedTokens * read + estimate.newTokens * write + estimate.maxOutputTokens * price.outputPerMTok) / 1_000_000;
 }
 
-const usd = (n: number) => `$${n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
+export const usd = (n: number) => `$${n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
 
-/** A message naming the cap and the figures, or undefined when the request may go. */
-export function budgetExceeded(caps: SpendCaps, spent: SpendSoFar): string | undefined {
+/** Which cap stopped a turn and the figures behind it: a UI words its own card from these. */
+export interface SpendCapStop {
+  cap: 'turn' | 'session';
+  capUsd: number;
+  /** What the turn (cap `turn`) or the session (cap `session`) has cost so far. */
+  spentUsd: number;
+  /** The worst case of the request that was not sent. */
+  nextUsd: number;
+}
+
+/** The cap the next request could pass (with a message naming it and the figures), or undefined when it may go. */
+export function budgetExceeded(caps: SpendCaps, spent: SpendSoFar): (SpendCapStop & { message: string }) | undefined {
   const next = `the next request (up to about ${usd(spent.nextUsd)}, counting its ${spent.maxOutputTokens}-token reply limit)`;
   const lower = 'a lower turnstone.maxOutputTokens makes each request\'s reserve smaller';
   const turnCap = caps.perTurnUsd;
   if (turnCap !== undefined && turnCap > 0 && spent.turnUsd + spent.nextUsd > turnCap) {
-    return `Stopped: this turn has cost ${usd(spent.turnUsd)} and ${next} could pass the per-turn cap of ${usd(turnCap)}. Raise the cap (turnstone.maxCostPerTurnUsd or --max-cost-usd) or continue with a new prompt; ${lower}.`;
+    return {
+      cap: 'turn',
+      capUsd: turnCap,
+      spentUsd: spent.turnUsd,
+      nextUsd: spent.nextUsd,
+      message: `Stopped: this turn has cost ${usd(spent.turnUsd)} and ${next} could pass the per-turn cap of ${usd(turnCap)}. Raise the cap (turnstone.maxCostPerTurnUsd or --max-cost-usd) or continue with a new prompt; ${lower}.`,
+    };
   }
   const sessionCap = caps.perSessionUsd;
   if (sessionCap !== undefined && sessionCap > 0 && spent.sessionUsd + spent.nextUsd > sessionCap) {
-    return `Stopped: this session has cost ${usd(spent.sessionUsd)} and ${next} could pass the per-session cap of ${usd(sessionCap)}. Raise turnstone.maxCostPerSessionUsd or start a new session; ${lower}.`;
+    return {
+      cap: 'session',
+      capUsd: sessionCap,
+      spentUsd: spent.sessionUsd,
+      nextUsd: spent.nextUsd,
+      message: `Stopped: this session has cost ${usd(spent.sessionUsd)} and ${next} could pass the per-session cap of ${usd(sessionCap)}. Raise turnstone.maxCostPerSessionUsd or start a new session; ${lower}.`,
+    };
   }
   return undefined;
 }

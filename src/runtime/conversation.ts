@@ -215,6 +215,12 @@ export class ConversationRuntime {
   }
 
   /** A model with a smaller window is compacted for before its first request (C1 runs before sampling). */
+  /** Spend caps from now on (0 = none); a host raises them when the user chooses to go on past one. */
+  setSpendCaps(caps: { perTurnUsd: number; perSessionUsd: number }): void {
+    this.config.maxCostPerTurnUsd = caps.perTurnUsd;
+    this.config.maxCostPerSessionUsd = caps.perSessionUsd;
+  }
+
   setModel(model: string): void {
     if (model === this.config.model) return;
     this.config.model = model;
@@ -301,7 +307,8 @@ export class ConversationRuntime {
       else {
         const kind: RuntimeErrorKind = error instanceof RuntimeError || error instanceof ModelError ? error.kind : 'internal';
         const requestId = error instanceof ModelError ? error.details.requestId : undefined;
-        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}) });
+        const spendCap = error instanceof RuntimeError ? error.spendCap : undefined;
+        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}) });
       }
     }
     turn.scope.dispose();
@@ -457,8 +464,11 @@ export class ConversationRuntime {
     const estimate = this.estimateRequest(request);
     const turnUsd = this.active ? this.usage.costUsd - this.active.costAtStart : 0;
     const nextUsd = worstCaseUsd(price, estimate) + (billed ? costUsd(billed, price) : 0);
-    const message = budgetExceeded(caps, { turnUsd, sessionUsd: this.usage.costUsd, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
-    if (message) throw new RuntimeError('budget', message);
+    const stop = budgetExceeded(caps, { turnUsd, sessionUsd: this.usage.costUsd, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
+    if (stop) {
+      const { message, ...spendCap } = stop;
+      throw new RuntimeError('budget', message, { spendCap });
+    }
   };
 
   /** A step carries the live history (measured by the API last time); anything else (a summary) is estimated whole. */
@@ -704,7 +714,10 @@ export class ConversationRuntime {
     this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
     this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
-    if (error) this.emit({ type: 'turn_failed', turnId: turn.id, kind: error.kind, message: error.message, ...(error.requestId ? { requestId: error.requestId } : {}), summary });
+    if (error) {
+      const { kind, message, requestId, spendCap } = error;
+      this.emit({ type: 'turn_failed', turnId: turn.id, kind, message, ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), summary });
+    }
     else this.emit({ type: 'turn_ended', summary });
     return summary;
   }

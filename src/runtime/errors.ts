@@ -1,6 +1,7 @@
 // Runtime errors carry a kind so hosts branch on values, never on message text
 // (ARCHITECTURE: errors are values at boundaries). Abort helpers live here too
 // because every await in the loop must give way to an interrupt (T8).
+import { type SpendCapStop } from './budget';
 import { type ModelErrorKind } from './types';
 
 export type RuntimeErrorKind =
@@ -15,12 +16,15 @@ export type RuntimeErrorKind =
 
 export class RuntimeError extends Error {
   override readonly name = 'RuntimeError';
+  /** Kind `budget`: which cap and the figures, so a UI can offer to continue without reading the message. */
+  readonly spendCap: SpendCapStop | undefined;
   constructor(
     readonly kind: RuntimeErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; spendCap?: SpendCapStop },
   ) {
     super(message, options);
+    this.spendCap = options?.spendCap;
   }
 }
 

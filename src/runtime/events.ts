@@ -1,10 +1,11 @@
 // T12: what the runtime tells a UI or CLI. One discriminated union, rendered by
 // the webview, printed by the CLI (stream-json), asserted by tests.
+import { type SpendCapStop } from './budget';
 import { type ContextInfo } from './context-window';
 import { type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './permissions';
 import { type QueuedInput } from './steering';
-import { type AssistantMessage, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
+import { type AssistantMessage, type CommandExit, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
 
 export interface ToolResultRecord {
   toolUseId: string;
@@ -49,7 +50,7 @@ export interface TurnSummary {
   /** C5: files this turn changed, before its first change and after its last. */
   fileChanges: FileChange[];
   /** `requestId`: the provider's id of the failed request, what a user quotes to support. */
-  error?: { kind: RuntimeErrorKind; message: string; requestId?: string };
+  error?: { kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop };
 }
 
 export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook' | 'prompt_blocked' | 'max_tokens' | 'budget_unpriced';
@@ -65,7 +66,7 @@ export type RuntimeEvent =
   | { type: 'permission_requested'; request: PermissionRequest }
   | { type: 'permission_decided'; toolUseId: string; toolName: string; decision: PermissionDecision['kind']; reason: string; scope?: 'once' | 'session' }
   | { type: 'tool_progress'; id: string; chunk: string }
-  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[] }
+  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[]; exit?: CommandExit }
   /** `stepCostUsd` is null when the request's model has no price; `costUsd` then leaves it out (`unpricedRequests` counts them). */
   | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number | null; costUsd: number; unpricedRequests: number; context: ContextInfo }
   | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }
@@ -81,7 +82,8 @@ export type RuntimeEvent =
   | { type: 'queue_changed'; items: QueuedInput[] }
   | { type: 'warning'; kind: WarningKind; message: string }
   | { type: 'turn_ended'; summary: TurnSummary }
-  | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; requestId?: string; summary: TurnSummary }
+  /** `spendCap`: kind `budget`, which cap stopped the turn and the figures. */
+  | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop; summary: TurnSummary }
   | { type: 'turn_aborted'; turnId: string; summary: TurnSummary };
 
 export type RuntimeEventListener = (event: RuntimeEvent) => void;

@@ -1,6 +1,7 @@
 // P1–P3: the permission decision for one tool use, and the prompter port the
 // host implements (a modal/diff in VS Code, a TTY question in the CLI, nothing
 // in non-interactive runs, where "ask" becomes a denial with a reason).
+import { isMcpToolName } from './mcp/names';
 import { matchesAnyPart, matchesEveryPart, parseRule, parseRules, ruleSubject, suggestRule, type PermissionRule, type RuleSubject } from './permission-rules';
 import { type FileChange, type PermissionNeed, type ToolUseAssessment } from './types';
 
@@ -131,6 +132,8 @@ export class PermissionPolicy {
       return ask(s, `${shown(s)} is a compound command and not every part matches an allow rule`);
     }
     if (s.shell && s.shell.writes.length > 0) return ask(s, `the command writes to ${s.shell.writes.join(', ')}`);
+    // An MCP tool is not a command to the user: say what the mode does and what would skip the question.
+    if (isMcpToolName(toolName)) return ask(s, `${this.mode} mode asks before every MCP tool call unless an allow rule covers it`);
     return ask(s, `${shown(s)} needs ${need} permission in ${this.mode} mode`);
   }
 

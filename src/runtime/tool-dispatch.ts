@@ -11,7 +11,7 @@ import { mergeHookFeedback, NO_HOOK_RESULT, type HookEventName, type HookPayload
 import { isShellTool } from './permission-rules';
 import { NON_INTERACTIVE_DENIAL, type PermissionDecision, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from './permissions';
 import { loadShellParser } from './shell-parser';
-import { ToolInputError, type FileChange, type ImageBlock, type ToolExecutor, type ToolUseAssessment } from './types';
+import { ToolInputError, type CommandExit, type FileChange, type ImageBlock, type ToolExecutor, type ToolUseAssessment } from './types';
 
 export interface DispatchContext {
   tools: ToolExecutor;
@@ -57,9 +57,10 @@ export async function dispatchToolUses(uses: readonly ParsedToolUse[], ctx: Disp
   return results;
 }
 
-function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isError: boolean, fileChange?: FileChange, images?: ImageBlock[]): ToolResultRecord {
+function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isError: boolean, more: { fileChange?: FileChange | undefined; images?: ImageBlock[] | undefined; exit?: CommandExit | undefined } = {}): ToolResultRecord {
+  const { fileChange, images, exit } = more;
   const withImages = images && images.length > 0 ? { images } : {};
-  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages });
+  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages, ...(exit ? { exit } : {}) });
   return { toolUseId: use.id, name: use.name, isError, content, ...withImages };
 }
 
@@ -200,9 +201,10 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
   let isError: boolean;
   let fileChange: FileChange | undefined;
   let images: ImageBlock[] | undefined;
+  let exit: CommandExit | undefined;
   try {
     const onProgress = emitProgress.bind(undefined, ctx, id);
-    ({ content, isError, fileChange, images } = await ctx.scope.race(ctx.tools.execute(name, input, { signal: ctx.signal, onProgress })));
+    ({ content, isError, fileChange, images, exit } = await ctx.scope.race(ctx.tools.execute(name, input, { signal: ctx.signal, onProgress })));
   } catch (error) {
     if (isAborted(error) || ctx.scope.aborted) throw error;
     content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
@@ -222,5 +224,5 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
     post = { outcome: 'cancelled', messages: ['PostToolUse hook cancelled'] };
   }
   if (post.outcome !== 'ok') isError = true;
-  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, fileChange, images);
+  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, { fileChange, images, exit });
 }

@@ -206,12 +206,25 @@ export interface FileChange {
   after: string | null;
 }
 
+/**
+ * How a command ended, for UIs: the model reads the same facts in the result's
+ * text, a card shows them as a structured line instead of parsing that text.
+ */
+export interface CommandExit {
+  /** null: killed (timed out or interrupted) before it exited. */
+  code: number | null;
+  /** What else a user should know, said once: timed out, interrupted, what the sandbox blocked. */
+  note?: string;
+}
+
 export interface ToolOutput {
   content: string;
   /** Images returned beside the text (becomes ToolResultBlock.images). */
   images?: ImageBlock[];
   isError: boolean;
   fileChange?: FileChange;
+  /** bash: its exit code (and a note), beside the text the model reads. */
+  exit?: CommandExit;
 }
 
 export interface ToolContext {

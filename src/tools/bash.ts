@@ -204,15 +204,19 @@ export const bashTool = defineTool({
       // Spilled, but what the model sees is already complete (terminal escapes made the raw output longer).
       await fsp.rm(result.savedTo, { force: true }).catch(() => undefined);
     }
-    const status: string[] = [];
-    if (result.timedOut) status.push(`Timed out after ${timeoutMs} ms; the command and its child processes were killed.`);
-    else if (result.interrupted) status.push('Interrupted by the user; the command and its child processes were killed.');
-    if (result.exitCode !== null) status.push(`Exit code: ${result.exitCode}`);
+    const killed = result.timedOut
+      ? `Timed out after ${timeoutMs} ms; the command and its child processes were killed.`
+      : result.interrupted
+        ? 'Interrupted by the user; the command and its child processes were killed.'
+        : undefined;
     const hint = result.sandboxed && !result.timedOut && !result.interrupted && result.exitCode !== 0 ? sandboxFailureHint(output) : undefined;
-    if (hint) status.push(hint);
-    status.push(...(result.sandboxNotes ?? []));
+    const status = [killed, result.exitCode !== null ? `Exit code: ${result.exitCode}` : undefined, hint, ...(result.sandboxNotes ?? [])].filter((line) => line !== undefined);
     const isError = result.timedOut || result.interrupted || result.exitCode !== 0;
-    return { content: `${body || '(no output)'}\n\n${status.join('\n')}`, isError };
+    // The exit code and the notes travel beside the text too, so a card shows them without parsing it.
+    const note = [killed, hint, ...(result.sandboxNotes ?? [])].filter((line) => line !== undefined).join('\n');
+    // Killed by us (timeout, interrupt): no code of its own to show, whatever signal status the shell saw.
+    const exit = { code: killed ? null : result.exitCode, ...(note ? { note } : {}) };
+    return { content: `${body || '(no output)'}\n\n${status.join('\n')}`, isError, exit };
   },
 });
 

@@ -11,6 +11,8 @@ export interface PanelHandlers {
   onInvalidMessage(raw: unknown, error: string): void;
   /** The host tried to post something that fails the protocol; it was dropped (a bug in the mapping). */
   onInvalidPost?(message: unknown, error: string): void;
+  /** The page is gone (view hidden or disposed): whatever it reported as ongoing (typing) has ended. */
+  onDidHide?(): void;
 }
 
 /**
@@ -69,12 +71,14 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
       this.view = undefined;
       this.ready = false;
       this.batcher.clear();
+      this.handlers.onDidHide?.();
     });
     view.onDidChangeVisibility(() => {
       // Hidden means the page is gone; it will post `ready` when shown again.
       if (!view.visible) {
         this.ready = false;
         this.batcher.clear();
+        this.handlers.onDidHide?.();
       }
     });
     view.webview.onDidReceiveMessage((raw: unknown) => {

@@ -114,12 +114,21 @@ export const ToolView = z.discriminatedUnion('kind', [
     matches: Count.optional(),
     files: Count.optional(),
   }),
-  /** Anything else (unknown tools, MCP later): a one-line summary. */
+  /** An MCP tool (mcp__<server>__<tool>): its input as JSON, and what it returned (text, structured content as JSON). */
+  z.object({
+    kind: z.literal('mcp'),
+    server: Short,
+    tool: Short,
+    input: z.string().max(100_000),
+    output: Text.optional(),
+  }),
+  /** Anything else (unknown tools): a one-line summary. */
   z.object({ kind: z.literal('other'), summary: Short }),
 ]);
 export type ToolView = z.infer<typeof ToolView>;
 
-export const PermissionDecision = z.enum(['allow', 'allow_session', 'deny']);
+/** allow_always: allow, and save the request's rule to the workspace settings ("Always allow <rule>"). */
+export const PermissionDecision = z.enum(['allow', 'allow_session', 'allow_always', 'deny']);
 export type PermissionDecision = z.infer<typeof PermissionDecision>;
 
 /** How a permission request ended; `by` says where it was answered (the native dialog, the panel, a timeout…). */
@@ -127,6 +136,8 @@ export const PermissionSettlement = z.object({
   decision: PermissionDecision,
   feedback: z.string().max(20_000).optional(),
   by: z.enum(['panel', 'dialog', 'editor', 'palette', 'policy', 'abort']).optional(),
+  /** allow_always: the rule that was saved. */
+  rule: Short.optional(),
 });
 export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
 
@@ -137,7 +148,8 @@ export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
 const Base = { id: Id, stepId: Id.optional() };
 
 /** Why a turn failed, as the error card explains it (see src/host/failure-text.ts). */
-export const ErrorCause = z.enum(['no_key', 'auth', 'overloaded', 'rate_limit', 'network', 'server', 'budget', 'context', 'stalled', 'request', 'other']);
+/** `budget`: the provider's account is out of credit; `spend_cap`: one of Turnstone's own spend caps stopped the turn. */
+export const ErrorCause = z.enum(['no_key', 'auth', 'overloaded', 'rate_limit', 'network', 'server', 'budget', 'spend_cap', 'context', 'stalled', 'request', 'other']);
 export type ErrorCause = z.infer<typeof ErrorCause>;
 
 export const TranscriptItem = z.discriminatedUnion('kind', [
@@ -180,8 +192,16 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     hint: Short.optional(),
     /** The provider's request id, behind a copy button (support asks for it). */
     requestId: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/).optional(),
-    /** 'set_key' offers "Set API Key" instead of Retry. */
-    action: z.enum(['retry', 'set_key']).optional(),
+    /**
+     * What the card offers: 'retry' a Retry button, 'set_key' the key field,
+     * 'continue' "Continue (+$x)" past a spend cap and "Open setting", 'none' nothing
+     * (retrying cannot help, e.g. a request the API refused as invalid).
+     */
+    action: z.enum(['retry', 'set_key', 'continue', 'none']).optional(),
+    /** action 'continue': how much more this session may spend when the user continues. */
+    continueUsd: z.number().positive().max(1_000_000).optional(),
+    /** action 'continue': the VS Code setting "Open setting" shows. */
+    setting: z.enum(['turnstone.maxCostPerTurnUsd', 'turnstone.maxCostPerSessionUsd']).optional(),
     /** A later retry (or the next turn) succeeded: the card collapses to one line without buttons. */
     resolved: z.boolean().optional(),
   }),
@@ -207,10 +227,17 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     title: Short,
     /** The command or path, shown monospaced. */
     subject: z.string().max(100_000),
+    /** Why Turnstone asks (the policy's reason), one line. */
     reason: Short.optional(),
+    /** MCP tools: the tool's description as its server gives it, shown apart from the reason. */
+    description: Short.optional(),
     canOpenDiff: z.boolean().optional(),
+    /** The proposal opens read-only; true once the user chose "Edit proposal". */
+    editing: z.boolean().optional(),
     /** Offer "Allow edits for this session" (edit tools only). */
     canAllowSession: z.boolean().optional(),
+    /** Offer "Always allow <rule>": the exact rule it saves (commands and MCP tools). */
+    rule: Short.optional(),
     settled: PermissionSettlement.optional(),
   }),
 ]);
@@ -370,12 +397,23 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stop') }),
   /** Retry after the error item `itemId`. */
   z.object({ type: z.literal('retry'), itemId: Id }),
+  /** A spend-cap card's "Continue (+$x)": raise this session's allowance by the card's amount and go on. */
+  z.object({ type: z.literal('continue_turn'), itemId: Id }),
+  /** A spend-cap card's "Open setting". Only Turnstone's spend-cap settings can be named. */
+  z.object({ type: z.literal('open_setting'), setting: z.enum(['turnstone.maxCostPerTurnUsd', 'turnstone.maxCostPerSessionUsd']) }),
+  /**
+   * The user started typing in the panel (active) or paused for ~1.5 s, or left it
+   * (not active). A modal approval dialog waits while they type, so no keystroke answers it.
+   */
+  z.object({ type: z.literal('typing'), active: z.boolean() }),
   z.object({
     type: z.literal('permission_decision'),
     requestId: Id,
     decision: PermissionDecision,
     feedback: z.string().max(20_000).optional(),
   }),
+  /** Make a waiting proposal editable (it opens read-only) and show it. */
+  z.object({ type: z.literal('edit_proposal'), requestId: Id }),
   /** Show the native diff for a permission request or a tool card. */
   z.object({ type: z.literal('open_diff'), requestId: Id.optional(), toolId: Id.optional() }).refine(
     (m) => m.requestId !== undefined || m.toolId !== undefined,

@@ -5,6 +5,8 @@ import { type ToolView } from './protocol';
 
 /** Diffs above this size are summarised (counts only): the card must stay cheap to render. */
 const MAX_DIFF_CHARS = 200_000;
+/** An MCP tool's input and output as the card keeps them (the whole result is in the session). */
+export const MAX_MCP_CHARS = 100_000;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
@@ -35,10 +37,10 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
         ...opt('path', str(input.path) && clip(str(input.path)!)),
       };
     default: {
-      const json = JSON.stringify(input) ?? '';
-      // MCP tools (mcp__<server>__<tool>): the card names the server and the tool before the input.
+      // MCP tools (mcp__<server>__<tool>): the card names the server and the tool, and shows the input whole.
       const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
-      return { kind: 'other', summary: clip(mcp ? `MCP ${mcp[1]} › ${mcp[2]} ${json}` : json) };
+      if (mcp) return { kind: 'mcp', server: clip(mcp[1]!), tool: clip(mcp[2]!), input: clip(JSON.stringify(input, null, 2) ?? '{}', MAX_MCP_CHARS) };
+      return { kind: 'other', summary: clip(JSON.stringify(input) ?? '') };
     }
   }
 }

@@ -1,7 +1,7 @@
 // Issue 19, finding 4 ("approvals where the review is"), in the real workbench:
-// the modal names its choices (at most four, "Review First" instead of an
-// unexplained Cancel; a command's dialog shows the exact rule "Always Allow"
-// would save); after "Review First" the proposal's diff editor has Allow/Deny
+// the modal names its choices (at most four, "Review first" instead of an
+// unexplained Cancel; a command's dialog shows the exact rule "Always allow"
+// would save); after "Review first" the proposal's diff editor has Allow/Deny
 // in its title bar, and Allow there writes the file; with
 // turnstone.approvalDialog = panel no dialog opens and the command palette answers;
 // with = notification a toast asks and answers instead of a modal.
@@ -35,9 +35,9 @@ describe('e2e: approvals where the review is (issue 19, finding 4)', function ()
     await send('make the greeting friendlier');
     await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
     const labels = await buttons(chat.wb.page);
-    assert.deepEqual(labels, ['Allow', 'Deny', 'Deny with Feedback…', 'Review First'].sort(), `dialog buttons: ${labels.join(' | ')}`);
-    assert.match(await dialog(chat.wb.page).innerText(), /"Review First" closes this dialog and keeps the request waiting/);
-    await dialog(chat.wb.page).getByRole('button', { name: 'Review First' }).click();
+    assert.deepEqual(labels, ['Allow', 'Deny', 'Deny with feedback…', 'Review first'].sort(), `dialog buttons: ${labels.join(' | ')}`);
+    assert.match(await dialog(chat.wb.page).innerText(), /"Review first" closes this dialog and keeps the request waiting/);
+    await dialog(chat.wb.page).getByRole('button', { name: 'Review first' }).click();
     await dialog(chat.wb.page).waitFor({ state: 'hidden' });
 
     // The proposal's diff editor offers the answer in its title bar.
@@ -55,7 +55,7 @@ describe('e2e: approvals where the review is (issue 19, finding 4)', function ()
     assert.equal(await chat.wb.page.locator('.editor-actions a.action-label[aria-label*="Allow Pending"]').count(), 0, 'no Allow left once answered');
   });
 
-  it('a command dialog shows the exact rule "Always Allow" saves, with at most four choices', async () => {
+  it('a command dialog shows the exact rule "Always allow" saves, with at most four choices', async () => {
     chat.server.enqueue(toolUseReply([{ id: 'tu_cmd', name: 'bash', input: { command: 'npm test -- --grep "a very long pattern that would never fit on a button" --reporter spec' } }]), textReply('Not run.'));
     await send('run the tests');
     await dialog(chat.wb.page)
@@ -66,13 +66,14 @@ describe('e2e: approvals where the review is (issue 19, finding 4)', function ()
         throw new Error(`${String(error)}\nrequests at the mock server (${chat.server.requests.length}), replies left ${chat.server.pending}:\n${asked}`);
       });
     const labels = await buttons(chat.wb.page);
-    assert.deepEqual(labels, ['Run', 'Always Allow', 'Deny with Feedback…', 'Decide in Panel'].sort(), `dialog buttons: ${labels.join(' | ')}`);
+    // 25.4: the same words as the panel (Allow, never "Run"); a rule too long for its button is named below it.
+    assert.deepEqual(labels, ['Allow', 'Always allow the rule below', 'Deny with feedback…', 'Decide in panel'].sort(), `dialog buttons: ${labels.join(' | ')}`);
     const text = await dialog(chat.wb.page).innerText();
     const rule = /turnstone\.permissions\.allow\):\s*\n?(bash\([^\n]+\))/.exec(text)?.[1];
     assert.ok(rule, `the dialog names the rule:\n${text}`);
     assert.ok(!rule.includes('…'), 'the rule is whole, never cut');
     await screenshot(chat.wb.page, 'approval-command-dialog.png');
-    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
+    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with feedback…' }).click();
     const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.press('Enter');
@@ -122,21 +123,22 @@ describe('e2e: turnstone.approvalDialog = notification (issue 19, finding 4)', f
   this.timeout(180_000);
   const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.approvalDialog': 'notification' } } });
 
-  it('a toast asks instead of a modal, names the command, and Run from it runs it', async () => {
+  it('a toast asks instead of a modal, names the command, and Allow from it runs it', async () => {
     chat.server.enqueue(toolUseReply([{ id: 'tu_note', name: 'bash', input: { command: 'echo approved-from-notification' } }]), textReply('Ran it.'));
     const input = chat.frame.locator('textarea.input');
     await input.fill('run it');
     await input.press('Enter');
-    const toast = chat.wb.page.locator('.notification-toast', { hasText: 'Turnstone wants to run a command' });
+    const toast = chat.wb.page.locator('.notification-toast', { hasText: 'Turnstone: Run this command?' });
     await toast.waitFor({ state: 'visible', timeout: 60_000 });
     assert.match(await toast.innerText(), /echo approved-from-notification/);
     const labels = (await toast.locator('.monaco-button').allInnerTexts()).map((t) => t.trim()).filter(Boolean).sort();
-    assert.deepEqual(labels, ['Always Allow', 'Deny with Feedback…', 'Run'].sort(), `toast buttons: ${labels.join(' | ')}`);
+    // 25.4: one wording with the dialog and the panel; "always" names the rule it saves.
+    assert.deepEqual(labels, ['Allow', 'Always allow bash(echo:*)', 'Deny with feedback…'].sort(), `toast buttons: ${labels.join(' | ')}`);
     assert.equal(await dialog(chat.wb.page).count(), 0, 'no modal with approvalDialog = notification');
     await chat.frame.locator('article.item.tool[data-id="tu_note"][data-status="waiting"]').waitFor();
     await screenshot(chat.wb.page, 'approval-notification.png');
 
-    await toast.getByRole('button', { name: 'Run' }).click();
+    await toast.getByRole('button', { name: 'Allow', exact: true }).click();
     await chat.frame.locator('article.item.assistant', { hasText: 'Ran it.' }).waitFor({ timeout: 60_000 });
     assert.match(await chat.frame.locator('article.item.tool[data-id="tu_note"] pre.output').innerText(), /approved-from-notification/);
     await toast.waitFor({ state: 'hidden' });

@@ -1,7 +1,8 @@
 // Issue 19, findings 2 and 3, in the real workbench with the real runtime and
 // bash tool: one card per tool (its approval inside it, no spinner while it
 // waits, one line once answered), and a bash card keeps its output after the
-// command ends, with the whole result one click away.
+// command ends, with the whole result one click away. Issue 25.5: a failing
+// command's output is shown once, in plain colours; only its exit line is red.
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
@@ -32,7 +33,7 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
     assert.equal(await frame.locator('article.item.tool').count(), 1);
     await screenshot(chat.wb.page, 'cards-waiting.png');
 
-    await dialog(chat.wb.page).getByRole('button', { name: 'Run', exact: true }).click();
+    await dialog(chat.wb.page).getByRole('button', { name: 'Allow', exact: true }).click();
     await frame.locator('article.item.tool[data-id="tu_seq"][data-status="done"]').waitFor({ timeout: 60_000 });
     assert.equal(await card.locator('.perm-state').innerText(), 'Allowed in the dialog');
     assert.equal(await card.locator('.perm-allow').count(), 0);
@@ -41,7 +42,7 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
     assert.match((await card.getAttribute('aria-label')) ?? '', /^Ran seq 1 30 .*, exit 0$/);
 
     await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
-    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
+    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with feedback…' }).click();
     const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill('use make clean');
@@ -65,5 +66,40 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
     // "Open in terminal" reveals the terminal the command ran in.
     await card.locator('button.open-terminal').click();
     await chat.wb.page.locator('.terminal-tab, .single-terminal-tab, .terminal-wrapper').first().waitFor({ state: 'visible', timeout: 30_000 });
+  });
+
+  it('25.5: a failing command shows its output once, in plain colours; only the exit-code line is coloured as an error', async () => {
+    chat.server.enqueue(
+      toolUseReply([{ id: 'tu_fail', name: 'bash', input: { command: "printf 'ok 1 - adds\\nok 2 - subtracts\\nnot ok 3 - divides\\n'; exit 1", description: 'run the tests' } }]),
+      textReply('One test fails.'),
+    );
+    const frame = await send(chat.wb.page, 'run the tests');
+    await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
+    await dialog(chat.wb.page).getByRole('button', { name: 'Allow', exact: true }).click();
+    const card = frame.locator('article.item.tool[data-id="tu_fail"][data-status="error"]');
+    await card.waitFor({ timeout: 60_000 });
+    await frame.locator('article.item.assistant', { hasText: 'One test fails.' }).waitFor({ timeout: 60_000 });
+    // Below the header (which names the command): the output, once.
+    const text = (await card.locator('.tool-body, .tool-error').allTextContents()).join('\n');
+    assert.equal(text.split('ok 1 - adds').length - 1, 1, `the output appears once:\n${text}`);
+    assert.equal((await card.locator('.tool-error').textContent())?.trim() ?? '', '', 'no second copy of the output as an error');
+    assert.match(await card.locator('pre.output').innerText(), /ok 1 - adds\nok 2 - subtracts\nnot ok 3 - divides/);
+    assert.equal(await card.locator('.exit-line').innerText(), 'Exit code 1');
+    assert.equal(await card.locator('.exit').innerText(), 'exit 1');
+    const colours = await card.evaluate((el) => {
+      const errorColour = getComputedStyle(document.body).getPropertyValue('--vscode-errorForeground').trim();
+      const probe = document.createElement('span');
+      probe.style.color = errorColour;
+      el.append(probe);
+      const error = getComputedStyle(probe).color;
+      probe.remove();
+      const colour = (selector: string) => getComputedStyle(el.querySelector(selector)!).color;
+      return { error, text: getComputedStyle(document.body).color, output: colour('pre.output'), exitLine: colour('.exit-line'), exitIcon: colour('.exit-line .codicon') };
+    });
+    // The line is in the error colour (its words tinted toward the text colour to keep contrast: 25.3).
+    assert.equal(colours.exitIcon, colours.error, 'the exit line is marked in the error colour');
+    assert.notEqual(colours.exitLine, colours.output, 'the exit line stands out from the output');
+    assert.equal(colours.output, colours.text, 'the passing lines are in the plain text colour');
+    await screenshot(chat.wb.page, 'cards-failing-command.png');
   });
 });

@@ -27,7 +27,7 @@ describe('e2e: permission decisions through the real UI', function () {
     await sendFromPanel(chat.wb.page, 'make the greeting friendlier');
 
     await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
-    assert.match(await dialog(chat.wb.page).innerText(), /wants to edit src\/hello\.ts/);
+    assert.match(await dialog(chat.wb.page).innerText(), /Turnstone: Edit src\/hello\.ts\?/);
     // The native diff editor is open behind the modal.
     await chat.wb.page.locator('.tab', { hasText: 'proposed by Turnstone' }).first().waitFor({ state: 'visible' });
     await screenshot(chat.wb.page, 'permission-diff-and-dialog.png');
@@ -52,7 +52,7 @@ describe('e2e: permission decisions through the real UI', function () {
     );
     await sendFromPanel(chat.wb.page, 'fix the todo');
     await dialog(chat.wb.page).waitFor({ state: 'visible', timeout: 60_000 });
-    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with Feedback…' }).click();
+    await dialog(chat.wb.page).getByRole('button', { name: 'Deny with feedback…' }).click();
     const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill('keep regular milk');

@@ -319,6 +319,47 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     assert.ok(logged >= garbage.length);
     assert.equal(after, before);
   });
+
+  it('A-WEB-07 (25.1, 25.4, 25.6): forged "always allow", "continue", "open setting" and "edit proposal" do nothing a user could not', async () => {
+    const workspaceSettings = path.join(chat.wb.server.workspace, '.vscode', 'settings.json');
+    const settingsBefore = existsSync(workspaceSettings) ? readFileSync(workspaceSettings, 'utf8') : '';
+    const log = () => turnstoneLog(chat.wb.server.userDataDir);
+    const before = {
+      decisions: count(log(), 'panel answered an unknown or settled permission request'),
+      continues: count(log(), 'panel asked to continue after an item that is not an open spend-cap card'),
+      edits: count(log(), 'panel asked to edit a proposal that is not waiting'),
+      dropped: count(log(), 'dropped a malformed message from the webview'),
+    };
+    // No request waits: "always" names no rule of its own, it can only answer a real request.
+    await forge(chat.frame, { type: 'permission_decision', requestId: 'perm:tu_none', decision: 'allow_always' });
+    // Continue only after a spend-cap card the host posted, with the host's own amount.
+    const userItem = await chat.frame.locator('article.item.user').first().getAttribute('data-id');
+    for (const itemId of ['e999-nothing', userItem ?? 'u1']) await forge(chat.frame, { type: 'continue_turn', itemId });
+    await forge(chat.frame, { type: 'edit_proposal', requestId: 'perm:tu_none' });
+    // Only the two spend-cap settings can be opened; a typing report carries a boolean.
+    await forge(chat.frame, { type: 'open_setting', setting: 'turnstone.permissionMode' });
+    await forge(chat.frame, { type: 'continue_turn', itemId: 'x', usd: 1000 });
+    await forge(chat.frame, { type: 'typing', active: 'yes' });
+    const decisions = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', before.decisions + 1)) - before.decisions;
+    const continues = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to continue after an item that is not an open spend-cap card', before.continues + 3)) - before.continues;
+    const edits = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to edit a proposal that is not waiting', before.edits + 1)) - before.edits;
+    const dropped = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before.dropped + 2)) - before.dropped;
+    const settingsAfter = existsSync(workspaceSettings) ? readFileSync(workspaceSettings, 'utf8') : '';
+    const settingsTabs = (await tabTitles(chat.wb.page)).filter((t) => /settings/i.test(t));
+    const passed = decisions >= 1 && continues >= 3 && edits >= 1 && dropped >= 2 && settingsAfter === settingsBefore && chat.server.requests.length === 0 && settingsTabs.length === 0;
+    recordScenario({
+      id: 'A-WEB-07',
+      area: 'webview',
+      scenario: 'allow_always for no pending request, continue_turn for unknown and non-spend-cap items (one with an amount of its own), edit_proposal for no request, open_setting for turnstone.permissionMode, typing with a non-boolean',
+      expected: 'nothing is allowed, saved, sent or opened; each refusal logged, the malformed ones dropped by the schema',
+      observed: `${decisions}/1 decisions, ${continues}/3 continues, ${edits}/1 edits refused; ${dropped}/2 dropped; workspace settings ${settingsAfter === settingsBefore ? 'unchanged' : 'CHANGED'}; ${chat.server.requests.length} model requests; settings tabs opened: ${settingsTabs.length}`,
+      passed,
+    });
+    assert.ok(decisions >= 1 && continues >= 3 && edits >= 1 && dropped >= 2, `refusals logged: ${decisions} ${continues} ${edits} ${dropped}`);
+    assert.equal(settingsAfter, settingsBefore, 'no rule was saved');
+    assert.equal(chat.server.requests.length, 0, 'no turn started');
+    assert.deepEqual(settingsTabs, [], 'no settings editor opened');
+  });
 });
 
 // A-SEC-05 lives here because it needs the real workbench: a key typed into
@@ -351,12 +392,11 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
     chat.server.enqueue(toolUseReply([{ id: 'tu_s5', name: 'read_file', input: { path: 'src/hello.ts' } }]), textReply('first reply'));
     await send(`read hello ${marker}`);
     await frame.locator('article.item.assistant', { hasText: 'first reply' }).waitFor({ timeout: 60_000 });
-    // A 401: the host asks for a new key; dismiss it.
+    // A 401: the turn ends with the key field in its card (25.2: no prompt over the window); it is left empty.
     chat.server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
     await send(`second ${marker}`);
-    await box.waitFor({ state: 'visible', timeout: 60_000 });
-    await page.keyboard.press('Escape');
-    await frame.locator('article.item.error').first().waitFor({ timeout: 60_000 });
+    await frame.locator('article.item.error .key-input').first().waitFor({ timeout: 60_000 });
+    await frame.locator('body:not(.turn-running)').waitFor({ state: 'attached', timeout: 60_000 });
     chat.server.enqueue(errorReply(500, 'api_error', 'Internal server error'), textReply('third reply'));
     await send(`third ${marker}`);
     await frame.locator('article.item.assistant', { hasText: 'third reply' }).waitFor({ timeout: 60_000 });
@@ -417,7 +457,7 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
     recordScenario({
       id: 'A-SEC-05',
       area: 'secrets',
-      scenario: 'key typed into "Turnstone: Set API Key" (SecretStorage, no env key); a session with a tool use, a 401 (key prompt dismissed) and a retried 500 in the real workbench',
+      scenario: 'key typed into "Turnstone: Set API Key" (SecretStorage, no env key); a session with a tool use, a 401 (the key field of its card left empty) and a retried 500 in the real workbench',
       expected: 'the key is only in the requests\' auth header: not in browser storage (IndexedDB, local/sessionStorage), the webview\'s saved state, the panel, request bodies, or any file of the run',
       observed: `${auth.filter((k) => k === CANARY).length}/${auth.length} requests carried the stored key, ${bodies} bodies; ${storage.length} browser storage entries searched (webview state holds the prompt: ${stateHasMarker}), key in ${storageHits.length ? storageHits.join(', ') : 'none'}; ${files.length} files on disk (${sessionFiles.length} session files), key in ${diskHits.length ? diskHits.join(', ') : 'none'}; panel DOM: ${panelHtml.includes(CANARY) ? 'KEY' : 'clean'}`,
       passed,

@@ -66,7 +66,9 @@ describe('manifest and contract consistency', () => {
     const title = manifest.contributes.menus['editor/title'] as { command: string; when: string }[];
     const palette = manifest.contributes.menus.commandPalette as { command: string; when: string }[];
     for (const id of INTERNAL_COMMANDS) {
-      assert.equal(title.find((m) => m.command === id)?.when, 'resource in turnstone.pendingProposals', id);
+      // 25.1: Edit Proposal shows only while the proposal is still read-only.
+      const when = id === 'turnstone.editProposal' ? 'resource in turnstone.pendingProposals && resource not in turnstone.editableProposals' : 'resource in turnstone.pendingProposals';
+      assert.equal(title.find((m) => m.command === id)?.when, when, id);
       assert.equal(palette.find((m) => m.command === id)?.when, 'turnstone.permissionPending', id);
     }
     assert.deepEqual(manifest.contributes.configuration.properties['turnstone.approvalDialog'].enum, ['modal', 'notification', 'panel']);

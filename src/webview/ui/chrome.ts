@@ -3,7 +3,8 @@
 import { type Notice, type PermissionModeInfo, type SessionInfo, type UsageInfo } from '../protocol';
 import { type Reconnecting } from '../transcript';
 import { button, count, el, formatInt, formatTokens, icon } from './dom';
-import { KeyField, type Post } from './items';
+import { KeyField } from './error-view';
+import { type Post } from './items';
 
 const NOTICE_ICONS: Record<Notice['kind'], string> = { restricted: 'shield', no_api_key: 'key', info: 'info', warning: 'warning', error: 'error' };
 

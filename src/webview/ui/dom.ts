@@ -12,6 +12,11 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** A transcript item's root, named for screen readers. */
+export function article(kind: string, label: string): HTMLElement {
+  return el('article', { class: `item ${kind}`, 'aria-label': label });
+}
+
 /** A codicon glyph; decorative, so hidden from screen readers. */
 export function icon(name: string, extra = ''): HTMLSpanElement {
   return el('span', { class: `codicon codicon-${name}${extra ? ` ${extra}` : ''}`, 'aria-hidden': 'true' });
@@ -31,6 +36,12 @@ export function button(
   b.addEventListener('click', onClick);
   return b;
 }
+
+/** The first line of a command or subject, with "…" when more follows. */
+export const firstLine = (s: string) => {
+  const i = s.indexOf('\n');
+  return i < 0 ? s : `${s.slice(0, i)} …`;
+};
 
 /** "1 234" with a narrow no-break space, as in the design. */
 export function formatInt(n: number): string {

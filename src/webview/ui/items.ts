@@ -2,11 +2,13 @@
 // text nodes; only assistant text goes through the markdown sanitiser.
 // Permission buttons exist only here, built from a `permission` item the host
 // created: nothing a model writes can produce one.
-import { type PermissionDecision, type PermissionSettlement, type ToolStatus, type ToolView, type TranscriptItem, type WebviewToHostInput } from '../protocol';
-import { button, count, el, formatInt, icon } from './dom';
+import { type ToolStatus, type ToolView, type TranscriptItem, type WebviewToHostInput } from '../protocol';
+import { article, button, count, el, firstLine, formatInt, icon } from './dom';
 import { sentChip } from './chips';
+import { ErrorView } from './error-view';
 import { imageThumbs } from './image-attach';
 import { StreamingMarkdown } from './markdown';
+import { PermissionView } from './permission-view';
 
 export interface ItemView {
   readonly root: HTMLElement;
@@ -36,10 +38,6 @@ export function createItemView(item: TranscriptItem, post: Post): ItemView {
     case 'interrupted':
       return new InterruptedView();
   }
-}
-
-function article(kind: string, label: string): HTMLElement {
-  return el('article', { class: `item ${kind}`, 'aria-label': label });
 }
 
 class UserView implements ItemView {
@@ -156,6 +154,9 @@ export class ToolCardView implements ItemView {
   private diffText: string | undefined;
   private outputPre: HTMLPreElement | undefined;
   private outputActions: HTMLDivElement | undefined;
+  private exitLine: HTMLDivElement | undefined;
+  private mcpInput: HTMLDetailsElement | undefined;
+  private mcpKey: string | undefined;
 
   constructor(private readonly post: Post) {
     this.root.append(this.header, this.approval, this.body, this.imagesBox, this.errorLine);
@@ -175,7 +176,7 @@ export class ToolCardView implements ItemView {
     this.root.dataset.status = waiting ? 'waiting' : it.status;
     this.root.setAttribute('aria-label', accessibleName(it, waiting));
     this.header.replaceChildren(
-      el('span', { class: 'tool-icon' }, icon(TOOL_ICONS[it.name] ?? 'tools')),
+      el('span', { class: 'tool-icon' }, icon(it.view.kind === 'mcp' ? 'plug' : (TOOL_ICONS[it.name] ?? 'tools'))),
       el('span', { class: 'tool-title' }, ...this.title(it.view, it.id)),
       el('span', { class: 'tool-meta' }, ...meta(it.view)),
       el('span', { class: `tool-status status-${waiting ? 'waiting' : it.status}`, title: status.label, role: 'img', 'aria-label': status.label }, el('span', { class: `codicon codicon-${status.icon}`, 'aria-hidden': 'true' })),
@@ -204,6 +205,8 @@ export class ToolCardView implements ItemView {
         return [el('code', { class: 'command' }, firstLine(view.command))];
       case 'search':
         return [el('code', { class: 'pattern' }, view.pattern), view.path ? el('span', { class: 'range' }, `in ${view.path}`) : ''];
+      case 'mcp':
+        return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
       case 'other':
         return [el('span', {}, view.summary)];
     }
@@ -225,6 +228,10 @@ export class ToolCardView implements ItemView {
       }
       return;
     }
+    if (view.kind === 'mcp') {
+      this.renderMcp(view);
+      return;
+    }
     if (view.kind === 'bash') {
       const lines = (view.output ?? '').replace(/\n$/, '').split('\n');
       const tail = lines.slice(-OUTPUT_LINES).join('\n');
@@ -235,6 +242,12 @@ export class ToolCardView implements ItemView {
         if (this.outputPre.textContent !== tail) this.outputPre.textContent = tail;
         parts.push(this.outputPre);
         if (lines.length > OUTPUT_LINES) parts.unshift(el('div', { class: 'output-note' }, `… last ${OUTPUT_LINES} of ${formatInt(lines.length)} lines`));
+      }
+      // The output keeps its own colours; only the line saying it failed is coloured as an error.
+      if (view.exitCode !== undefined && view.exitCode !== 0) {
+        const text = view.exitCode === null ? 'Killed before it exited' : `Exit code ${view.exitCode}`;
+        if (this.exitLine?.textContent !== text) this.exitLine = el('div', { class: 'exit-line' }, icon('error'), text);
+        parts.push(this.exitLine);
       }
       // Built once: the output is kept after the command ends, with the whole result one click away.
       this.outputActions ??= el('div', { class: 'output-actions' },
@@ -248,6 +261,18 @@ export class ToolCardView implements ItemView {
       return;
     }
     if (this.body.childNodes.length) this.body.replaceChildren();
+  }
+
+  /** An MCP tool: what went in and what came back (text, structured content as JSON; images below the card). */
+  private renderMcp(view: Extract<ToolView, { kind: 'mcp' }>): void {
+    const key = `${view.input}\u0000${view.output ?? ''}`;
+    if (this.mcpKey === key) return;
+    this.mcpKey = key;
+    const wasOpen = this.mcpInput?.open ?? false;
+    this.mcpInput = el('details', { class: 'mcp-input' }, el('summary', {}, 'Input'), el('pre', { class: 'mcp-json', tabindex: '0', 'aria-label': 'Tool input' }, view.input));
+    this.mcpInput.open = wasOpen;
+    const output = view.output !== undefined ? el('pre', { class: 'output mcp-output', tabindex: '0', 'aria-label': 'Tool output' }, view.output || '(no output)') : '';
+    this.body.replaceChildren(this.mcpInput, output);
   }
 }
 
@@ -268,6 +293,9 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
       break;
     case 'search':
       what = `Searched ${v.pattern}${v.matches !== undefined ? `, ${count(v.matches, 'match', 'matches')}` : ''}`;
+      break;
+    case 'mcp':
+      what = `${done ? 'Used' : 'Use'} ${v.tool} of the MCP server ${v.server}`;
       break;
     case 'other':
       what = `${it.name}`;
@@ -296,15 +324,12 @@ function meta(view: ToolView): (Node | string)[] {
       const parts = [view.matches !== undefined ? count(view.matches, 'match', 'matches', formatInt) : '', view.files !== undefined ? count(view.files, 'file', 'files', formatInt) : ''];
       return [parts.filter(Boolean).join(' · ')];
     }
+    case 'mcp':
     case 'other':
       return [];
   }
 }
 
-const firstLine = (s: string) => {
-  const i = s.indexOf('\n');
-  return i < 0 ? s : `${s.slice(0, i)} …`;
-};
 
 function renderDiff(diff: string): HTMLElement {
   const pre = el('pre', { class: 'diff-lines', tabindex: '0' });
@@ -315,88 +340,6 @@ function renderDiff(diff: string): HTMLElement {
   }
   pre.append(frag);
   return pre;
-}
-
-class ErrorView implements ItemView {
-  readonly root = article('error', 'Error');
-  private keyField: KeyField | undefined;
-  constructor(private readonly post: Post) {}
-  update(item: TranscriptItem): void {
-    const it = item as Of<'error'>;
-    this.root.classList.toggle('resolved', !!it.resolved);
-    if (it.resolved) {
-      // The retry went through: one quiet line, nothing left to press.
-      this.root.removeAttribute('role');
-      this.root.setAttribute('aria-label', 'Resolved error');
-      this.keyField = undefined;
-      this.root.replaceChildren(el('div', { class: 'error-line' }, icon('pass'), el('span', { class: 'message' }, `${it.message}`), el('span', { class: 'resolved-tag' }, 'Resolved')));
-      return;
-    }
-    this.root.setAttribute('role', 'alert');
-    this.root.setAttribute('aria-label', 'Error');
-    const actions: Node[] = [];
-    if (it.action === 'set_key') {
-      const open = button('Set API Key', () => {
-        this.keyField ??= new KeyField(this.post);
-        if (!this.keyField.root.isConnected) this.root.append(this.keyField.root);
-        open.hidden = true;
-        this.keyField.focus();
-      }, { icon: 'key', cls: 'set-key' });
-      open.hidden = !!this.keyField;
-      actions.push(open);
-    }
-    if (it.retryable) actions.push(button('Retry', () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true, cls: 'retry' }));
-    const requestId = it.requestId;
-    this.root.replaceChildren(
-      el('div', { class: 'error-line' }, icon('error'), el('span', { class: 'message' }, it.message)),
-      it.hint ? el('div', { class: 'hint' }, it.hint) : '',
-      actions.length || requestId
-        ? el('div', { class: 'error-actions' },
-            ...actions,
-            requestId ? button('Copy request id', () => this.post({ type: 'copy_request_id', requestId }), { icon: 'copy', secondary: true, cls: 'copy-request-id', title: `Request id ${requestId} (for support)` }) : '')
-        : '',
-      this.keyField?.root ?? '',
-    );
-  }
-}
-
-/**
- * The panel's own API key field. The key leaves at once for the host (which
- * keeps it in SecretStorage) and the field is emptied: the webview never holds
- * it in its state.
- */
-export class KeyField {
-  readonly root = el('form', { class: 'key-field', 'aria-label': 'Anthropic API key' });
-  private readonly input = el('input', { type: 'password', class: 'key-input', placeholder: 'sk-ant-…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Anthropic API key' });
-  private readonly note = el('div', { class: 'hint key-note', role: 'status' });
-
-  constructor(private readonly post: Post) {
-    const where = button('console.anthropic.com', () => this.post({ type: 'open_link', href: 'https://console.anthropic.com/settings/keys' }), { cls: 'link key-where', title: 'Create a key in the Anthropic Console' });
-    this.root.append(
-      el('div', { class: 'key-row' }, this.input, button('Save', () => this.save(), { icon: 'check', cls: 'key-save' })),
-      el('div', { class: 'hint' }, 'Get a key at ', where, '. It is kept in VS Code\'s secret storage.'),
-      this.note,
-    );
-    this.root.addEventListener('submit', (e) => {
-      e.preventDefault();
-      this.save();
-    });
-  }
-
-  focus(): void {
-    this.input.focus();
-  }
-
-  private save(): void {
-    const key = this.input.value.trim();
-    if (key.length < 8) {
-      this.note.textContent = 'That is too short to be an API key.';
-      return;
-    }
-    this.post({ type: 'set_api_key', key });
-    this.input.value = '';
-    this.note.textContent = 'Saved.';
-  }
 }
 
 class InterruptedView implements ItemView {
@@ -416,95 +359,6 @@ class CompactionView implements ItemView {
     if (it.messagesRemoved !== undefined) parts.push(`${count(it.messagesRemoved, 'message', 'messages', formatInt)} summarised`);
     const label = el('span', { class: 'compaction-label' }, icon('fold'), parts.join(' · '));
     this.root.replaceChildren(it.summary ? el('details', {}, el('summary', {}, label), el('div', { class: 'summary-text' }, it.summary)) : label);
-  }
-}
-
-const SETTLED_TEXT: Record<PermissionDecision, string> = { allow: 'Allowed', allow_session: 'Allowed edits for this session', deny: 'Denied' };
-const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', editor: ' in the diff editor', palette: ' from the command palette', policy: ' by a rule', abort: ' (turn stopped)' };
-
-export class PermissionView implements ItemView {
-  readonly root = article('permission', 'Permission request');
-  private pendingDecision: PermissionDecision | undefined;
-  private feedbackOpen = false;
-  private readonly feedback = el('textarea', { class: 'feedback', rows: '2', placeholder: 'Tell the agent what to do instead…', 'aria-label': 'Feedback for the agent' });
-  private item: Of<'permission'> | undefined;
-  /** The tool card this request renders inside (it already names the command or file). */
-  private card: ToolCardView | undefined;
-
-  constructor(private readonly post: Post) {
-    this.root.setAttribute('role', 'group');
-    this.feedback.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-        e.preventDefault();
-        this.decide('deny', this.feedback.value.trim());
-      } else if (e.key === 'Escape') {
-        this.feedbackOpen = false;
-        if (this.item) this.update(this.item);
-      }
-    });
-  }
-
-  /** Moves this request into its tool's card. */
-  nestIn(card: ToolCardView): void {
-    this.card = card;
-    this.root.classList.add('nested');
-    card.approval.append(this.root);
-    if (this.item) this.update(this.item);
-  }
-
-  update(item: TranscriptItem): void {
-    const it = (this.item = item as Of<'permission'>);
-    const settled = it.settled;
-    this.card?.setWaiting(!settled);
-    this.root.classList.toggle('settled', !!settled);
-    this.root.dataset.decision = settled?.decision ?? '';
-    if (settled) {
-      // Answered: one line, no buttons left to press.
-      const text = `${SETTLED_TEXT[settled.decision]}${settled.by ? BY_TEXT[settled.by] : ''}${settled.feedback ? `: ${settled.feedback}` : ''}`;
-      this.root.replaceChildren(
-        el('div', { class: 'perm-state', role: 'status' }, icon(settled.decision === 'deny' ? 'circle-slash' : 'check'), el('span', { class: 'perm-state-text' }, text)),
-      );
-      if (!this.card) this.root.prepend(el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title), el('code', { class: 'perm-subject-line' }, firstLine(it.subject))));
-      return;
-    }
-    const locked = !!settled || this.pendingDecision !== undefined;
-    const buttons: HTMLButtonElement[] = [
-      button('Allow', () => this.decide('allow'), { icon: 'check', cls: 'perm-allow' }),
-      ...(it.canAllowSession ? [button('Allow edits for this session', () => this.decide('allow_session'), { secondary: true, cls: 'perm-allow-session' })] : []),
-      button('Deny', () => this.decide('deny'), { secondary: true, cls: 'perm-deny' }),
-      button('Deny with feedback…', () => this.openFeedback(), { secondary: true, cls: 'perm-feedback' }),
-    ];
-    for (const b of buttons) b.disabled = locked;
-    // The proposal's diff tab closes once the request is settled: nothing left to open.
-    const diff = it.canOpenDiff ? button('Open diff', () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
-    const state = this.pendingDecision ? `${SETTLED_TEXT[this.pendingDecision]}…` : '';
-    const feedbackRow = this.feedbackOpen && !locked
-      ? el('div', { class: 'feedback-row' }, this.feedback, button('Send feedback', () => this.decide('deny', this.feedback.value.trim()), { icon: 'send', cls: 'perm-send-feedback' }))
-      : '';
-    this.root.replaceChildren(
-      el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title)),
-      // Inside its tool card the subject is already in the card's header (multi-line commands in full below it).
-      this.card ? '' : el('pre', { class: 'perm-subject' }, it.subject),
-      it.reason ? el('div', { class: 'hint' }, it.reason) : '',
-      el('div', { class: 'perm-actions' }, ...buttons, diff),
-      feedbackRow,
-      state ? el('div', { class: 'perm-state', role: 'status' }, state) : '',
-    );
-    if (feedbackRow) this.feedback.focus();
-  }
-
-  private openFeedback(): void {
-    this.feedbackOpen = true;
-    if (this.item) this.update(this.item);
-  }
-
-  private decide(decision: PermissionDecision, feedback?: string): void {
-    const it = this.item;
-    if (!it || it.settled || this.pendingDecision) return;
-    this.pendingDecision = decision;
-    this.feedbackOpen = false;
-    this.post({ type: 'permission_decision', requestId: it.id, decision, ...(feedback ? { feedback } : {}) });
-    this.update(it);
   }
 }
 

@@ -95,6 +95,31 @@ document.addEventListener('keydown', (e) => {
   composer.input.focus();
 });
 
+// Issue 25.1: a modal approval focuses its first button, so the host holds it while the user types here.
+// The pause is measured here, where the keys arrive: a busy workbench that delays our messages cannot make
+// typing look like a pause. Two messages per burst of typing: it started, it stopped.
+const TYPING_PAUSE_MS = 1_500;
+let typingActive = false;
+let typingPause: ReturnType<typeof setTimeout> | undefined;
+const typingStopped = () => {
+  clearTimeout(typingPause);
+  typingPause = undefined;
+  if (!typingActive) return;
+  typingActive = false;
+  post({ type: 'typing', active: false });
+};
+document.addEventListener('keydown', (e) => {
+  if (!isTyping(e.target as Element | null)) return;
+  if (!typingActive) {
+    typingActive = true;
+    post({ type: 'typing', active: true });
+  }
+  clearTimeout(typingPause);
+  typingPause = setTimeout(typingStopped, TYPING_PAUSE_MS);
+}, true);
+// Keys go elsewhere once the panel loses focus (the host watches editors itself).
+window.addEventListener('blur', typingStopped);
+
 // The focus shortcut (and a click on the view's title) focuses the webview: the keyboard belongs in the input.
 window.addEventListener('focus', () => {
   if (!document.activeElement || document.activeElement === document.body) composer.input.focus();

@@ -43,6 +43,9 @@ function compactItem(item: TranscriptItem): TranscriptItem {
     case 'tool': {
       const v = item.view;
       if (v.kind === 'bash' && v.output && v.output.length > KEEP_OUTPUT) return { ...item, view: { ...v, output: v.output.slice(-KEEP_OUTPUT) } };
+      if (v.kind === 'mcp' && (v.input.length > KEEP_OUTPUT || (v.output?.length ?? 0) > KEEP_OUTPUT)) {
+        return { ...item, view: { ...v, input: v.input.slice(0, KEEP_OUTPUT), ...(v.output !== undefined ? { output: v.output.slice(0, KEEP_OUTPUT) } : {}) } };
+      }
       if (v.kind === 'edit' && v.diff && v.diff.length > KEEP_DIFF) {
         const { diff: _diff, ...rest } = v;
         return { ...item, view: rest };

@@ -1,9 +1,30 @@
-// The input box: send, steer, queue, stop, and the `@` attach picker.
+// The input box: send, steer, queue, stop, and the `@` attach picker. Issue 25.1:
+// it tells the host when the user starts typing and when they paused (~1.5 s)
+// or left the panel, so a modal approval never opens under their keystrokes.
 import assert from 'node:assert/strict';
-import { clearPosted, hostSend, openPanel, posted, settle, usePanelHarness } from './harness';
+import { clearPosted, eventually, hostSend, openPanel, posted, settle, usePanelHarness } from './harness';
 
 describe('chat panel: composer', function () {
   const rig = usePanelHarness();
+
+  it('25.1: one "typing" when a burst of keys starts, one "paused" after ~1.5 s without keys, and one when the panel loses focus', async function () {
+    const page = await openPanel(rig.browser, rig.harness);
+    const input = page.locator('textarea.input');
+    await input.click();
+    await clearPosted(page);
+    const typing = async () => (await posted(page, { typing: true })).filter((m) => m.type === 'typing');
+    // Keys ~60 ms apart: one report for the whole burst, however long.
+    await input.pressSequentially('a steering message, typed at a steady pace', { delay: 60 });
+    assert.deepEqual((await typing())[0], { type: 'typing', active: true }, 'one report for the whole burst');
+    const paused = await eventually(typing, (m) => m.length === 2, 10_000);
+    assert.deepEqual(paused, [{ type: 'typing', active: true }, { type: 'typing', active: false }]);
+
+    await clearPosted(page);
+    await input.pressSequentially('more', { delay: 60 });
+    await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+    assert.deepEqual(await typing(), [{ type: 'typing', active: true }, { type: 'typing', active: false }], 'leaving the panel ends typing at once');
+    await page.close();
+  });
 
   it('Enter sends, Shift+Enter adds a line; while running Enter steers, Alt+Enter and Queue queue, Stop stops', async function () {
     const page = await openPanel(rig.browser, rig.harness);

@@ -298,8 +298,13 @@ export async function settle(page: Page): Promise<void> {
   await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
 
-export async function posted(page: Page): Promise<WebviewToHost[]> {
-  return page.evaluate(() => (window as unknown as { __posted: WebviewToHost[] }).__posted);
+/**
+ * What the panel posted, in order. Typing reports (25.1: "the user types", "they paused") come with
+ * every keystroke burst and are left out unless asked for.
+ */
+export async function posted(page: Page, opts: { typing?: boolean } = {}): Promise<WebviewToHost[]> {
+  const all = await page.evaluate(() => (window as unknown as { __posted: WebviewToHost[] }).__posted);
+  return opts.typing ? all : all.filter((m) => m.type !== 'typing');
 }
 
 export async function clearPosted(page: Page): Promise<void> {

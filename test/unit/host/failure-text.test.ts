@@ -1,24 +1,27 @@
 // Issue 19, finding 8/9: error cards in plain words per cause, never the raw
 // kind or the provider's message; a later successful turn resolves them.
+// Issue 25.6: every stop is a clear card with an action that can help.
 import assert from 'node:assert/strict';
 import { type RuntimeEvent } from '../../../src/runtime/events';
 import { type TurnSummary } from '../../../src/runtime/events';
-import { describeFailure, retryReason } from '../../../src/host/failure-text';
+import { describeFailure, retryReason, spendCapCard } from '../../../src/host/failure-text';
 import { PanelBridge } from '../../../src/host/panel-bridge';
 import { type HostEvent } from '../../../src/webview/protocol';
 
 const RAW = /retryable|anthropic:|gave up|\b5\d\d\b|\b4\d\d\b/i;
 
 describe('failure text (issue 19, finding 8)', () => {
-  const cases: Array<[string, string, string, 'retry' | 'set_key']> = [
+  // 25.6: Retry only where trying again can help; a refused request, a full context or an empty account offer none.
+  const cases: Array<[string, string, string, 'retry' | 'set_key' | 'none']> = [
     ['auth', 'No Anthropic API key: set ANTHROPIC_API_KEY or store one with "Turnstone: Set API Key".', 'no_key', 'set_key'],
     ['auth', 'anthropic: 401 invalid x-api-key', 'auth', 'set_key'],
     ['retryable', 'anthropic: 529 Overloaded (gave up after 5 retries)', 'overloaded', 'retry'],
     ['retryable', 'anthropic: 429 Number of request tokens has exceeded your per-minute rate limit (gave up after 5 retries)', 'rate_limit', 'retry'],
     ['retryable', 'anthropic: connection lost: Connection error. (ECONNREFUSED) (gave up after 5 retries)', 'network', 'retry'],
     ['retryable', 'anthropic: 500 Internal server error (gave up after 5 retries)', 'server', 'retry'],
-    ['invalid_request', 'anthropic: 400 Your credit balance is too low to access the Anthropic API.', 'budget', 'retry'],
-    ['context_overflow', 'anthropic: 400 prompt is too long: 210000 tokens > 200000 maximum', 'context', 'retry'],
+    ['invalid_request', 'anthropic: 400 Your credit balance is too low to access the Anthropic API.', 'budget', 'none'],
+    ['context_overflow', 'anthropic: 400 prompt is too long: 210000 tokens > 200000 maximum', 'context', 'none'],
+    ['invalid_request', 'anthropic: 400 max_tokens: must be at most 64000', 'request', 'none'],
     ['stalled', 'anthropic: no event for 60 s after tool results', 'stalled', 'retry'],
   ];
   for (const [kind, message, cause, action] of cases) {
@@ -70,5 +73,52 @@ describe('PanelBridge error cards (issue 19, finding 8)', () => {
   it('a stopped turn leaves an "interrupted" marker', () => {
     const out = run([{ type: 'turn_started', turnId: 't1' } as RuntimeEvent, { type: 'turn_aborted', turnId: 't1', summary }]);
     assert.ok(out.some((e) => e.type === 'item_add' && e.item.kind === 'interrupted'));
+  });
+});
+
+describe('spend-cap cards (issue 25.6)', () => {
+  const summary = {} as TurnSummary;
+
+  it('25.6: a per-turn cap is a pause, not a crash: the VS Code setting by name, no CLI flag, Continue with one more cap', () => {
+    const card = spendCapCard({ cap: 'turn', capUsd: 0.5, spentUsd: 0.46, nextUsd: 0.07 }, 0.5);
+    assert.equal(card.cause, 'spend_cap');
+    assert.equal(card.action, 'continue');
+    assert.equal(card.continueUsd, 0.5);
+    assert.equal(card.setting, 'turnstone.maxCostPerTurnUsd');
+    const words = `${card.message} ${card.hint ?? ''}`;
+    assert.match(words, /Turnstone: Max Cost Per Turn Usd \(turnstone\.maxCostPerTurnUsd\)/);
+    assert.doesNotMatch(words, /--max-cost|went wrong|error/i);
+  });
+
+  it('25.6: a session cap continues by one turn cap when one is set, else by the session cap; never below the held-back request', () => {
+    assert.equal(spendCapCard({ cap: 'session', capUsd: 5, spentUsd: 4.9, nextUsd: 0.2 }, 0.5).continueUsd, 0.5);
+    assert.equal(spendCapCard({ cap: 'session', capUsd: 5, spentUsd: 4.9, nextUsd: 0.2 }, 0).continueUsd, 5);
+    // A first request dearer than the cap: continuing must let that request go.
+    assert.equal(spendCapCard({ cap: 'turn', capUsd: 0.05, spentUsd: 0, nextUsd: 0.123 }, 0.05).continueUsd, 0.13);
+    assert.equal(spendCapCard({ cap: 'session', capUsd: 5, spentUsd: 4.9, nextUsd: 0.2 }, 0).setting, 'turnstone.maxCostPerSessionUsd');
+  });
+
+  it('25.6: the bridge turns a budget stop into a card with Continue and Open setting and no Retry; a later good turn resolves it', () => {
+    const out: HostEvent[] = [];
+    const bridge = new PanelBridge((e) => out.push(e), { turnCapUsd: () => 0.5 });
+    bridge.handle({ type: 'turn_started', turnId: 't1' } as RuntimeEvent);
+    bridge.handle({ type: 'turn_failed', turnId: 't1', kind: 'budget', message: 'Stopped: … (turnstone.maxCostPerTurnUsd or --max-cost-usd) …', spendCap: { cap: 'turn', capUsd: 0.5, spentUsd: 0.46, nextUsd: 0.07 }, summary });
+    const card = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'error' ? [e.item] : []))[0]!;
+    assert.equal(card.action, 'continue');
+    assert.equal(card.retryable, false);
+    assert.equal(card.continueUsd, 0.5);
+    assert.equal(card.setting, 'turnstone.maxCostPerTurnUsd');
+    assert.doesNotMatch(card.message, /--max-cost-usd|went wrong/);
+    assert.ok(out.some((e) => e.type === 'turn' && e.state === 'idle'), 'the turn ends: no spinner left');
+    bridge.handle({ type: 'turn_started', turnId: 't2' } as RuntimeEvent);
+    bridge.handle({ type: 'turn_ended', summary });
+    const resolved = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'error' && e.item.resolved ? [e.item] : []));
+    assert.deepEqual(resolved.map((i) => i.id), [card.id]);
+  });
+
+  it('25.6: a refused request (400) and a rejected key offer no Retry', () => {
+    assert.equal(describeFailure('invalid_request', 'anthropic: 400 messages: roles must alternate').action, 'none');
+    assert.equal(describeFailure('auth', 'anthropic: 401 invalid x-api-key').action, 'set_key');
+    assert.equal(describeFailure('retryable', 'anthropic: 529 Overloaded (gave up after 5 retries)').action, 'retry');
   });
 });

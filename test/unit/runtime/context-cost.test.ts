@@ -100,11 +100,19 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     assert.equal(model.requests.length, 1);
     assert.equal(historyProblem(rt.messages), undefined);
     assert.ok(events.some((e) => e.type === 'turn_failed' && e.kind === 'budget'));
+    // 25.6: which cap and the figures travel structured, so a UI words its own card and offers to continue.
+    const failed = events.find((e) => e.type === 'turn_failed');
+    assert.ok(failed?.type === 'turn_failed' && failed.spendCap?.cap === 'turn' && failed.spendCap.capUsd === 0.05 && failed.spendCap.spentUsd > 0.05);
+    assert.deepEqual(s.error?.spendCap, failed.spendCap);
 
     const capped = new ConversationRuntime({ model: new ScriptedModel([step('x')]), tools: memoryTools() }, { ...baseConfig, model: 'claude-sonnet-4-5', maxTokens: 1000, maxCostPerSessionUsd: 0.1 }, { usage: usage(40_000, 0) });
     const t = await capped.runTurn('more');
     assert.equal(t.error?.kind, 'budget');
     assert.match(t.error!.message, /this session has cost \$0\.12/);
+    assert.equal(t.error?.spendCap?.cap, 'session');
+    // Raised for this session (the user chose to continue): the same turn now goes through.
+    capped.setSpendCaps({ perTurnUsd: 0, perSessionUsd: 0.3 });
+    assert.equal((await capped.runTurn('')).outcome, 'completed');
   });
 
   const fourReads = () => ['a', 'b', 'c', 'd'].map((p) => ({ id: p, name: 'read_file', input: { path: p } }));

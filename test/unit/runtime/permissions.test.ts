@@ -87,6 +87,13 @@ describe('runtime: permissions', () => {
     assert.equal(NON_INTERACTIVE_DENIAL, 'needs approval (run with --allow or --permission-mode)');
   });
 
+  it('P2 / 25.4: an MCP tool in ask mode asks in plain words (not "needs command permission") and suggests its exact rule', () => {
+    const asked = new PermissionPolicy('ask').decide({ toolName: 'mcp__everything__echo', readOnly: false, assessment: { need: 'command', subject: '' } });
+    assert.equal(asked.kind, 'ask');
+    assert.equal(asked.reason, 'ask mode asks before every MCP tool call unless an allow rule covers it');
+    assert.equal(asked.kind === 'ask' && asked.suggestedRule, 'mcp__everything__echo');
+  });
+
   it('P3: rule syntax: tool, tool(*), prefix:*, exact', () => {
     assert.deepEqual(parseRule('read_file'), { tool: 'read_file', source: 'read_file' });
     assert.deepEqual(parseRule('bash(*)'), { tool: 'bash', source: 'bash(*)' });

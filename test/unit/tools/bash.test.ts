@@ -41,6 +41,9 @@ describe('tools: bash on the Node shell', () => {
     assert.ok(Date.now() - started < 10_000);
     assert.equal(out.isError, true);
     assert.match(out.content, /Timed out after 1000 ms/);
+    // 25.5: killed, no exit code; the note says why, once.
+    assert.equal(out.exit?.code, null);
+    assert.match(out.exit?.note ?? '', /^Timed out after 1000 ms/);
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
     pids.push(pid);
     assert.ok(pid > 0);
@@ -110,6 +113,8 @@ describe('tools: bash on the Node shell', () => {
     const out = await env.executor.execute('bash', { command: "printf '\\033[31mred\\033[0m\\n'; echo oops >&2; exit 1" }, ctx());
     assert.equal(out.isError, true);
     assert.match(out.content, /^red\noops\n\nExit code: 1$/);
+    // 25.5: the exit code travels structured beside the text, so a card never parses it out of the output.
+    assert.deepEqual(out.exit, { code: 1 });
   });
 
   it('reports a command killed by a signal with 128 + the signal number', async () => {

@@ -11,7 +11,7 @@ describe('tool views for the panel', function () {
       ['glob_search', { pattern: '**/*.ts' }, { kind: 'search', mode: 'glob', pattern: '**/*.ts' }],
       ['grep_search', { pattern: 'TODO', path: 'src' }, { kind: 'search', mode: 'grep', pattern: 'TODO', path: 'src' }],
       ['mystery', { a: 1 }, { kind: 'other', summary: '{"a":1}' }],
-      ['mcp__github__create_issue', { title: 'x' }, { kind: 'other', summary: 'MCP github › create_issue {"title":"x"}' }],
+      ['mcp__github__create_issue', { title: 'x' }, { kind: 'mcp', server: 'github', tool: 'create_issue', input: '{\n  "title": "x"\n}' }],
     ];
     for (const [name, input, expected] of cases) {
       const view = toolViewFromInput(name, input);
