@@ -19,10 +19,16 @@ import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { repairLoneSurrogates } from './text-cut';
 import { ToolUseIds } from './tool-use-ids';
-import { TurnDiff } from './turn-diff';
 import { spendGated } from './spend-gate';
-import { ModelError, type AssistantMessage, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from './types';
+import { ModelError, type AssistantMessage, type FileChange, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from './types';
 import { costUsd, promptTokens, subtractUsage, UsageTracker, type PriceTable, type SavedCost } from './usage';
+
+/** C5: the first change to a file keeps its "before", the last its "after". */
+function recordFileChange(changes: Map<string, FileChange>, change: FileChange): void {
+  const seen = changes.get(change.path);
+  if (seen) seen.after = change.after;
+  else changes.set(change.path, { path: change.path, before: change.before, after: change.after });
+}
 
 const textOf = (message: AssistantMessage): string => message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
@@ -65,6 +71,19 @@ export interface ConversationConfig {
   env?: Record<string, string | undefined>;
 }
 
+/**
+ * What one turn runs with (made fresh for each turn by agent/turn-context.ts): the model client, the tools,
+ * the hooks and the configuration (model, prompt, limits, caps, permission mode and rules). The session
+ * itself (history, usage, queue, store, "allow for this session" answers) outlives it.
+ */
+export interface TurnContext {
+  model: ModelClient;
+  tools: ToolExecutor;
+  hooks?: HookRunner;
+  config: ConversationConfig;
+}
+
+/** The session's ports, plus the context its first turn (and a compaction before any turn) runs with. */
 export interface ConversationPorts {
   model: ModelClient;
   tools: ToolExecutor;
@@ -83,9 +102,7 @@ export interface ConversationHistory {
   usage?: Usage;
   /** What the session cost as saved (C4: costs are facts, never re-priced at the current model). */
   cost?: SavedCost;
-  /** "Allow for this session" answers of the runtime this one replaces (a settings rebuild keeps them). */
-  sessionRules?: readonly string[];
-  /** T7: input waiting for the next turn, handed over by the runtime this one replaces. */
+  /** T7: input waiting for the next turn. */
   queued?: readonly QueuedInput[];
 }
 
@@ -95,6 +112,8 @@ export interface RunTurnOptions {
   prompter?: PermissionPrompter;
   /** Images attached to the prompt (the composer, `--image`): sent after its text. */
   images?: ImageBlock[];
+  /** What this turn runs with; absent: the last turn's (or the constructor's). */
+  context?: TurnContext;
 }
 
 interface TurnState {
@@ -115,7 +134,8 @@ interface TurnState {
   finalText: string | undefined;
   autoCompaction: CompactionEvent | undefined;
   stopBlocks: number;
-  diff: TurnDiff;
+  /** C5: one before/after per file the turn changed (before its first change, after its last). */
+  fileChanges: Map<string, FileChange>;
   scope: AbortScope;
 }
 
@@ -124,10 +144,14 @@ export class ConversationRuntime {
   private readonly events = new EventEmitter<RuntimeEvent>();
   private readonly policy: PermissionPolicy;
   private readonly usage: UsageTracker;
-  private readonly hooks: HookRunner;
+  private hooks!: HookRunner;
+  private tools!: ToolExecutor;
+  private config!: ConversationConfig;
   private readonly clock: Clock;
-  private readonly absoluteCompactTokens: number | undefined;
-  private limits: ModelLimits;
+  private absoluteCompactTokens: number | undefined;
+  private limits!: ModelLimits;
+  /** Models the "not in the context-window table" note was logged for. */
+  private readonly unknownModelsLogged = new Set<string>();
   private readonly meter: ContextMeter;
   /** historyChars(this.history), kept as messages are appended: the context estimate must not rescan history every step. */
   private historySize: number;
@@ -138,11 +162,10 @@ export class ConversationRuntime {
   private active: TurnState | undefined;
   private turnCounter = 0;
   private sessionWarned = false;
-  private lastDiff: TurnDiff | undefined;
   /** T9: tool use ids stay unique in the session, whatever the server sends. */
   private readonly toolUseIds: ToolUseIds;
   /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
-  private readonly model: ModelClient;
+  private model!: ModelClient;
   /** Models the "cap cannot be enforced" warning was given for (once a session). */
   private readonly unpricedWarned = new Set<string>();
   private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
@@ -150,21 +173,17 @@ export class ConversationRuntime {
 
   constructor(
     private readonly ports: ConversationPorts,
-    private readonly config: ConversationConfig,
+    config: ConversationConfig,
     resume: ConversationHistory = {},
   ) {
     this.history = [...(resume.messages ?? [])];
     this.toolUseIds = new ToolUseIds(this.history);
     this.historySize = historyChars(this.history);
-    this.policy = new PermissionPolicy(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
-    for (const rule of resume.sessionRules ?? []) this.policy.remember(rule);
+    this.policy = new PermissionPolicy();
     this.usage = new UsageTracker(config.model, config.prices, resume.usage, resume.cost);
-    this.model = hasCap(this.caps) ? spendGated(ports.model, this.authorizeSpend) : ports.model;
-    this.hooks = ports.hooks ?? noHooks;
     this.clock = ports.clock ?? systemClock;
-    this.absoluteCompactTokens = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
-    this.limits = this.resolveLimits(config.model);
-    this.meter = new ContextMeter(this.limits.contextWindow);
+    this.meter = new ContextMeter(0);
+    this.useContext({ model: ports.model, tools: ports.tools, ...(ports.hooks ? { hooks: ports.hooks } : {}), config });
     this.steering = new SteeringQueue((items) => this.emit({ type: 'queue_changed', items: [...items] }), resume.queued);
     // C2: a resumed session that was compacted is probed before its first step, like a fresh compaction.
     this.probePending = extractSummary(this.history).summary !== undefined;
@@ -205,37 +224,26 @@ export class ConversationRuntime {
   get sessionRules(): readonly string[] {
     return this.policy.sessionRules;
   }
-  /** C5: the last finished turn's file changes, for "undo turn". */
-  get lastTurnDiff(): TurnDiff | undefined {
-    return this.lastDiff;
-  }
-
+  /** The user switched the mode: it applies at once, to the tool uses the running turn has not yet decided. */
   setPermissionMode(mode: PermissionMode): void {
     this.policy.mode = mode;
   }
 
-  /** A model with a smaller window is compacted for before its first request (C1 runs before sampling). */
-  /** Spend caps from now on (0 = none); a host raises them when the user chooses to go on past one. */
-  setSpendCaps(caps: { perTurnUsd: number; perSessionUsd: number }): void {
-    this.config.maxCostPerTurnUsd = caps.perTurnUsd;
-    this.config.maxCostPerSessionUsd = caps.perSessionUsd;
-  }
-
-  setModel(model: string): void {
-    if (model === this.config.model) return;
-    this.config.model = model;
-    this.usage.setModel(model);
-    this.limits = this.resolveLimits(model);
-    this.meter.setWindow(this.limits.contextWindow);
-  }
-
   /**
-   * Between turns only (project instructions are re-read per turn): within a
-   * turn every step must send a byte-identical system prefix (S7).
+   * Between turns only: every step of a turn sends a byte-identical system prefix (S7), and a model with a
+   * smaller window is compacted for before its first request (C1 runs before sampling).
    */
-  setSystemPrompt(systemPrompt: string): void {
-    if (this.active) throw new RuntimeError('busy', 'the system prompt cannot change while a turn is running');
-    this.config.systemPrompt = systemPrompt;
+  private useContext(context: TurnContext): void {
+    const config = { ...context.config };
+    this.config = config;
+    this.tools = context.tools;
+    this.hooks = context.hooks ?? noHooks;
+    this.policy.configure(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
+    this.usage.configure(config.model, config.prices);
+    this.model = hasCap(this.caps) ? spendGated(context.model, this.authorizeSpend) : context.model;
+    this.absoluteCompactTokens = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
+    this.limits = this.resolveLimits(config.model);
+    this.meter.setWindow(this.limits.contextWindow);
   }
 
   subscribe(listener: RuntimeEventListener): () => void {
@@ -273,6 +281,7 @@ export class ConversationRuntime {
 
   async runTurn(input: string, options: RunTurnOptions = {}): Promise<TurnSummary> {
     if (this.active) throw new RuntimeError('busy', 'a turn is already running: steer() or queue() instead');
+    if (options.context) this.useContext(options.context);
     const signal = options.signal ?? new AbortController().signal;
     const turn: TurnState = {
       id: `turn-${++this.turnCounter}-${this.clock.now()}`,
@@ -288,7 +297,7 @@ export class ConversationRuntime {
       finalText: undefined,
       autoCompaction: undefined,
       stopBlocks: 0,
-      diff: new TurnDiff(),
+      fileChanges: new Map(),
       scope: new AbortScope(signal),
     };
     this.active = turn;
@@ -328,12 +337,12 @@ export class ConversationRuntime {
 
   private async loop(turn: TurnState, signal: AbortSignal, prompter: PermissionPrompter | undefined): Promise<void> {
     const dispatch: DispatchContext = {
-      tools: this.ports.tools,
+      tools: this.tools,
       hooks: this.hooks,
       policy: this.policy,
       prompter,
       emit: this.emitFn,
-      onFileChange: (c) => turn.diff.record(c),
+      onFileChange: (c) => recordFileChange(turn.fileChanges, c),
       signal,
       scope: turn.scope,
     };
@@ -390,9 +399,9 @@ export class ConversationRuntime {
     let refreshedAuth = false;
     for (;;) {
       if (this.probePending) await this.healthProbe(signal);
-      if (this.ports.tools.prepareStep) await abortable(this.ports.tools.prepareStep(signal), signal);
+      if (this.tools.prepareStep) await abortable(this.tools.prepareStep(signal), signal);
       if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', signal)) ?? turn.autoCompaction;
-      const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.ports.tools.definitions());
+      const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.tools.definitions());
       const charsAtRequest = this.historySize;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
       try {
@@ -499,12 +508,13 @@ export class ConversationRuntime {
   }
 
   private contextTokens(): number {
-    return this.meter.estimate(this.historySize, () => requestChars(this.config.systemPrompt, this.ports.tools.definitions(), []));
+    return this.meter.estimate(this.historySize, () => requestChars(this.config.systemPrompt, this.tools.definitions(), []));
   }
 
   private resolveLimits(model: string): ModelLimits {
     const { limits, known } = modelLimits(model, { contextWindow: this.config.contextWindow, maxOutputTokens: this.config.maxTokens });
-    if (!known && !this.config.contextWindow) {
+    if (!known && !this.config.contextWindow && !this.unknownModelsLogged.has(model)) {
+      this.unknownModelsLogged.add(model);
       this.ports.log?.(`model ${model} is not in the context-window table: assuming a ${limits.contextWindow}-token window and ${limits.maxOutputTokens} output tokens (set turnstone.contextWindow to change)`);
     }
     return limits;
@@ -638,7 +648,7 @@ export class ConversationRuntime {
    * kept. Undefined when neither changed anything.
    */
   private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal, targetTokens?: number): Promise<CompactionEvent | undefined> {
-    const tools = this.ports.tools.definitions();
+    const tools = this.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
     const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
     // What the model has not seen yet (the newest tool results, the new prompt) is given up last: old images
@@ -689,13 +699,13 @@ export class ConversationRuntime {
   /** C2: after a compaction, check the tools still answer before spending another step. */
   private async healthProbe(signal: AbortSignal): Promise<void> {
     // Still pending after a failure: every later turn probes again until one succeeds.
-    if (this.ports.tools.isReadOnly('glob_search') === undefined) {
+    if (this.tools.isReadOnly('glob_search') === undefined) {
       this.probePending = false;
       return;
     }
     let problem: string | undefined;
     try {
-      const output = await abortable(this.ports.tools.execute('glob_search', { ...HEALTH_PROBE_INPUT }, { signal }), signal);
+      const output = await abortable(this.tools.execute('glob_search', { ...HEALTH_PROBE_INPUT }, { signal }), signal);
       if (output.isError) problem = output.content;
     } catch (error) {
       if (signal.aborted) throw abortedError();
@@ -711,7 +721,6 @@ export class ConversationRuntime {
     // Steering that never reached the model starts the next turn, never lost.
     this.steering.carryOver();
     this.active = undefined;
-    this.lastDiff = turn.diff;
     const summary = this.summary(turn, outcome, error);
     this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
     if (error) {
@@ -729,7 +738,6 @@ export class ConversationRuntime {
     this.appendUser([...pending.map((u) => abortedResult(u.id)), { type: 'text', text: TURN_ABORTED_NOTE }]);
     this.repairTail();
     this.active = undefined;
-    this.lastDiff = turn.diff;
     const summary = this.summary(turn, 'aborted');
     this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.costRecord() });
     this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
@@ -752,7 +760,7 @@ export class ConversationRuntime {
       autoCompaction: turn.autoCompaction,
       context: this.context,
       finalText: turn.finalText ?? (last ? textOf(last) : ''),
-      fileChanges: turn.diff.changes(),
+      fileChanges: [...turn.fileChanges.values()].filter((c) => c.before !== c.after),
       ...(error ? { error } : {}),
     };
   }

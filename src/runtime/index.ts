@@ -14,5 +14,4 @@ export { autoCompactThreshold, DEFAULT_KEEP_RECENT, COMPACT_ENV } from './compac
 export { compactionThreshold, modelLimits, DEFAULT_AUTO_COMPACT_PERCENT, type ContextInfo, type ModelLimits } from './context-window';
 export { type QueuedInput } from './steering';
 export * from './usage';
-export * from './turn-diff';
 export { splitAttachments, withAttachments, type PromptAttachment } from './user-text';

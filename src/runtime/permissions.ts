@@ -61,20 +61,28 @@ export interface PolicyInput {
 }
 
 export class PermissionPolicy {
-  private readonly allow: PermissionRule[];
-  private readonly deny: PermissionRule[];
-  private readonly ask: PermissionRule[];
+  private allow: PermissionRule[] = [];
+  private deny: PermissionRule[] = [];
+  private ask: PermissionRule[] = [];
+  private deniedTools: readonly string[] = [];
   /** "Allow for this session" answers, kept apart so they never leak into settings. */
   private readonly remembered: PermissionRule[] = [];
 
   constructor(
     public mode: PermissionMode = 'ask',
     rules: PermissionRules = {},
-    private readonly deniedTools: readonly string[] = [],
+    deniedTools: readonly string[] = [],
   ) {
+    this.configure(mode, rules, deniedTools);
+  }
+
+  /** A turn's mode and rules (its context): the session's "allow for this session" answers stay. */
+  configure(mode: PermissionMode, rules: PermissionRules = {}, deniedTools: readonly string[] = []): void {
+    this.mode = mode;
     this.allow = parseRules(rules.allow);
     this.deny = parseRules(rules.deny);
     this.ask = parseRules(rules.ask);
+    this.deniedTools = deniedTools;
   }
 
   remember(rule: string): void {

@@ -107,7 +107,7 @@ export class UsageTracker {
 
   constructor(
     model: string,
-    private readonly prices: PriceTable = {},
+    private prices: PriceTable = {},
     initial: Usage = emptyUsage(),
     saved?: SavedCost,
   ) {
@@ -120,8 +120,10 @@ export class UsageTracker {
     this.unpriced = (saved?.unpricedRequests ?? 0) + (!price && !isZero(unsaved) ? 1 : 0);
   }
 
-  setModel(model: string): void {
+  /** A turn's model and prices (its context); what was already charged keeps the price it had. */
+  configure(model: string, prices: PriceTable = {}): void {
     this.model = model;
+    this.prices = prices;
   }
 
   /** Prices a request at `model`'s price (default: the session's current model). */

@@ -42,8 +42,8 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     await rt.runTurn(long('b'));
     await rt.runTurn(long('c'));
     assert.equal(model.completeRequests.length, 0, '30k of a 200k window: no compaction');
-    rt.setModel('llama3.1:8b'); // 32k window: 30k is past 85 %
-    const s = await rt.runTurn('d');
+    // 27: the next turn's context names another model (32k window: 30k is past 85 %); the session is the same.
+    const s = await rt.runTurn('d', { context: { model, tools: memoryTools(), config: { ...baseConfig, model: 'llama3.1:8b' } } });
     assert.equal(s.autoCompaction?.trigger, 'auto');
     assert.equal(model.completeRequests.length, 1);
     assert.match(JSON.stringify(model.requests[3]!.messages[0]), /conversation_summary/);
@@ -111,8 +111,8 @@ describe('runtime: context, cost and steering (issue 14)', () => {
     assert.match(t.error!.message, /this session has cost \$0\.12/);
     assert.equal(t.error?.spendCap?.cap, 'session');
     // Raised for this session (the user chose to continue): the same turn now goes through.
-    capped.setSpendCaps({ perTurnUsd: 0, perSessionUsd: 0.3 });
-    assert.equal((await capped.runTurn('')).outcome, 'completed');
+    const raised = { model: new ScriptedModel([step('x')]), tools: memoryTools(), config: { ...baseConfig, model: 'claude-sonnet-4-5', maxTokens: 1000, maxCostPerSessionUsd: 0.3 } };
+    assert.equal((await capped.runTurn('', { context: raised })).outcome, 'completed');
   });
 
   const fourReads = () => ['a', 'b', 'c', 'd'].map((p) => ({ id: p, name: 'read_file', input: { path: p } }));

@@ -127,14 +127,12 @@ describe('runtime: project instructions', () => {
     ]);
     const rt = new ConversationRuntime({ model, tools: memoryTools() }, { ...baseConfig });
     const promptNow = async () => buildSystemPrompt({ workspaceRoot: ws, platform: 'linux', host: 'test', date: '2026-11-30', extra: (await load()).text });
-    // What the editor does at the start of every turn.
-    rt.setSystemPrompt(await promptNow());
-    await rt.runTurn('one');
+    // What the editor does at the start of every turn: a fresh context with the instructions of the moment.
+    const context = async () => ({ model, tools: memoryTools(), config: { ...baseConfig, systemPrompt: await promptNow() } });
+    await rt.runTurn('one', { context: await context() });
     put('AGENTS.md', 'version two');
-    rt.setSystemPrompt(await promptNow());
-    await rt.runTurn('two');
-    rt.setSystemPrompt(await promptNow());
-    await rt.runTurn('three');
+    await rt.runTurn('two', { context: await context() });
+    await rt.runTurn('three', { context: await context() });
     const systems = model.requests.map((r) => r.system);
     assert.equal(systems.length, 5);
     assert.ok(systems[0]!.includes('version one'));
@@ -145,7 +143,7 @@ describe('runtime: project instructions', () => {
     assert.equal(systems[4], systems[2]);
   });
 
-  it('refuses to change the system prompt while a turn runs', async () => {
+  it('27: a turn running keeps its context: another turn (with another prompt) is refused until it ends', async () => {
     const gate = deferred();
     const model = new ScriptedModel([
       async function* () {
@@ -156,7 +154,7 @@ describe('runtime: project instructions', () => {
     const rt = new ConversationRuntime({ model, tools: memoryTools() }, { ...baseConfig });
     const turn = rt.runTurn('hi');
     await new Promise((r) => setImmediate(r));
-    assert.throws(() => rt.setSystemPrompt('other'), /cannot change while a turn is running/);
+    await assert.rejects(rt.runTurn('again', { context: { model, tools: memoryTools(), config: { ...baseConfig, systemPrompt: 'other' } } }), /a turn is already running/);
     gate.resolve();
     assert.equal((await turn).outcome, 'completed');
     assert.equal(model.requests[0]!.system, baseConfig.systemPrompt);

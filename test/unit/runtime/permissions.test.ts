@@ -196,7 +196,7 @@ describe('runtime: permissions', () => {
     assert.equal(once.requests.length, 2);
   });
 
-  it('P3: session answers carry over to a rebuilt runtime (settings change), and a new deny rule still wins', async () => {
+  it('P3 / 27: session answers carry over to the next turn\'s context (settings change), and a new deny rule still wins', async () => {
     const first = new ConversationRuntime(
       { model: new ScriptedModel([step('', [{ id: 'a', name: 'bash', input: { command: 'npm test' } }]), step('done')]), tools: memoryTools() },
       baseConfig,
@@ -204,21 +204,13 @@ describe('runtime: permissions', () => {
     await first.runTurn('test', { prompter: new ScriptedPrompter({ kind: 'allow', scope: 'session' }) });
     assert.deepEqual(first.sessionRules, ['bash(npm test)']);
 
-    const rebuilt = new ConversationRuntime(
-      { model: new ScriptedModel([step('', [{ id: 'b', name: 'bash', input: { command: 'npm test' } }]), step('done')]), tools: memoryTools() },
-      baseConfig,
-      { messages: [...first.messages], sessionRules: first.sessionRules },
-    );
     const asked = new ScriptedPrompter({ kind: 'deny' });
-    await rebuilt.runTurn('again', { prompter: asked });
-    assert.equal(asked.requests.length, 0, 'remembered across the rebuild');
+    const next = { model: new ScriptedModel([step('', [{ id: 'b', name: 'bash', input: { command: 'npm test' } }]), step('done')]), tools: memoryTools(), config: { ...baseConfig, model: 'claude-haiku-4-5' } };
+    await first.runTurn('again', { prompter: asked, context: next });
+    assert.equal(asked.requests.length, 0, 'remembered when the next turn has a new context');
 
-    const denied = new ConversationRuntime(
-      { model: new ScriptedModel([step('', [{ id: 'c', name: 'bash', input: { command: 'npm test' } }]), step('done')]), tools: memoryTools() },
-      { ...baseConfig, permissionRules: { deny: ['bash(npm test:*)'] } },
-      { sessionRules: first.sessionRules },
-    );
-    const s = await denied.runTurn('once more', { prompter: asked });
+    const denying = { model: new ScriptedModel([step('', [{ id: 'c', name: 'bash', input: { command: 'npm test' } }]), step('done')]), tools: memoryTools(), config: { ...baseConfig, permissionRules: { deny: ['bash(npm test:*)'] } } };
+    const s = await first.runTurn('once more', { prompter: asked, context: denying });
     assert.match(JSON.stringify(s.toolResults), /denied by rule bash\(npm test:\*\)/);
   });
 
