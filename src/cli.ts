@@ -6,6 +6,10 @@ import * as path from 'node:path';
 import manifest from '../package.json';
 import { HELP, parseCliArgs, UsageError, type CliConfig } from './cli/args';
 import { createRenderer, toCliResult, type Sink } from './cli/output';
+import { mcpServersOf, parseSettingsObject, SettingsError, type SettingSchema, type TurnstoneSettings } from './agent/settings';
+import { TurnCheckpoints } from './agent/turn-checkpoints';
+import { createTurnContext } from './agent/turn-context';
+import { openCheckpointStore } from './runtime/checkpoints';
 import { ConversationRuntime } from './runtime/conversation';
 import { errorMessage } from './runtime/errors';
 import { ImageError, imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from './runtime/images';
@@ -27,9 +31,6 @@ import { CommandSandbox } from './tools/sandbox';
 import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
 import { findOnPath } from './cli/which';
 import { createCliMcp, killServers, McpConfigError } from './cli/mcp';
-import { withMcpTools } from './tools/mcp-tools';
-
-const DEFAULT_MODEL: string = manifest.contributes.configuration.properties['turnstone.model'].default;
 
 const sink: Sink = {
   stdout: (text) => process.stdout.write(text),
@@ -38,8 +39,11 @@ const sink: Sink = {
   columns: process.stdout.columns,
 };
 
-function modelOptions(env: NodeJS.ProcessEnv): ModelClientOptions | { error: string } {
-  const provider = env.TURNSTONE_PROVIDER ?? 'anthropic';
+/** The environment wins over --settings' provider and base URL (the key only ever comes from the environment). */
+function modelOptions(processEnv: NodeJS.ProcessEnv, settings: TurnstoneSettings): ModelClientOptions | { error: string } {
+  const provider = processEnv.TURNSTONE_PROVIDER ?? settings.provider;
+  const baseUrl = settings.baseUrl ? { [provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL']: settings.baseUrl } : {};
+  const env = { ...baseUrl, ...processEnv };
   if (provider === 'anthropic') {
     const resolved = resolveAnthropicEnv(env);
     if (!resolved.apiKey) return { error: 'no API key: set ANTHROPIC_API_KEY in the environment (e.g. export ANTHROPIC_API_KEY=sk-ant-…)' };
@@ -133,26 +137,65 @@ function readPrices(file: string | undefined): { prices: PriceTable } | { error:
   return { prices: parsed.prices };
 }
 
+/** `--settings <file>` (flags win over it), or the manifest's defaults; or the one line that says what is wrong (exit 2). */
+function readSettings(config: CliConfig): { settings: TurnstoneSettings; mcpServers: unknown } | { error: string } {
+  const schema = manifest.contributes.configuration.properties as Record<string, SettingSchema>;
+  let json: unknown = {};
+  if (config.settings !== undefined) {
+    try {
+      json = JSON.parse(readFileSync(config.settings, 'utf8'));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return { error: `--settings ${config.settings} ${code ? `cannot be read (${code})` : `is not valid JSON (${errorMessage(error)})`}` };
+    }
+  }
+  let s: TurnstoneSettings;
+  try {
+    s = parseSettingsObject(json, schema, `--settings ${config.settings ?? ''}`.trim());
+  } catch (error) {
+    if (error instanceof SettingsError) return { error: error.message };
+    throw error;
+  }
+  const settings: TurnstoneSettings = {
+    ...s,
+    model: config.model ?? s.model,
+    permissionMode: config.permissionMode ?? s.permissionMode,
+    allow: [...s.allow, ...config.allow],
+    deny: [...s.deny, ...config.deny],
+    maxIterations: config.maxIterations ?? s.maxIterations,
+    maxCostPerTurnUsd: config.maxCostUsd ?? s.maxCostPerTurnUsd,
+    sandbox: config.sandbox ?? s.sandbox,
+  };
+  return { settings, mcpServers: mcpServersOf(json) };
+}
+
 async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const attached = readImages(config.images);
   if ('error' in attached) {
     sink.stderr(`turnstone: ${attached.error}\n`);
     return 2;
   }
+  const read = readSettings(config);
+  if ('error' in read) {
+    sink.stderr(`turnstone: ${read.error}\n`);
+    return 2;
+  }
+  const s = read.settings;
   const priced = readPrices(config.modelPrices);
   if ('error' in priced) {
     sink.stderr(`turnstone: ${priced.error}\n`);
     return 2;
   }
-  const options = modelOptions(env);
+  const options = modelOptions(env, s);
   if ('error' in options) {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;
   }
   // contracts.md "Slash commands": `-p "/review src/a.ts"` sends .turnstone/commands/review.md with $ARGUMENTS filled in.
+  const sensitive = sensitiveFileMatcher(s.sensitiveFiles);
   let prompt = config.prompt;
   if (prompt.trimStart().startsWith('/')) {
-    const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd, sensitiveFileMatcher());
+    const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd, sensitive);
     for (const note of commands.notes) sink.stderr(`turnstone: ${note}\n`);
     const slash = resolveSlash(prompt, commands.custom);
     if (slash.kind === 'builtin') {
@@ -161,52 +204,65 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     }
     if (slash.kind === 'custom') prompt = slash.text;
   }
-  const model = config.model ?? DEFAULT_MODEL;
   const sessionProblem = config.session ? sessionPathProblem(config.session) : undefined;
   if (sessionProblem) {
     sink.stderr(`turnstone: ${sessionProblem}\n`);
     return 2;
   }
-  const session = config.session ? await openSession(config.session, config.cwd, model) : undefined;
-  const sandbox = new CommandSandbox(() => ({ mode: config.sandbox, network: 'allow', roots: [config.cwd], hideSecrets: true }), {
+  const session = config.session ? await openSession(config.session, config.cwd, s.model) : undefined;
+  const sandbox = new CommandSandbox(() => ({ mode: s.sandbox, network: s.sandboxNetwork, roots: [config.cwd], hideSecrets: s.sandboxHideSecrets, sensitive }), {
     onUnavailable: (reason) => sink.stderr(`turnstone: no command sandbox: ${reason}; commands run with permission rules only\n`),
   });
-  const builtIn = createToolExecutor(
-    { workspace: new NodeWorkspace(config.cwd), shell: new NodeShell({ sandbox }) },
-    // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
-    // Full output of long commands goes to the user's cache folder, which no sandboxed command can write.
-    { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(userCacheDir(), 'output') },
-  );
   // Servers start with the turn's first step, and stop in the finally below whatever happens.
   let mcp;
   try {
-    mcp = await createCliMcp(config.cwd, config.mcpConfigs, manifest.version, (m) => sink.stderr(`turnstone: ${m}\n`));
+    mcp = await createCliMcp(config.cwd, config.mcpConfigs, manifest.version, (m) => sink.stderr(`turnstone: ${m}\n`), { servers: read.mcpServers, source: `--settings ${config.settings ?? ''}`, callTimeoutMs: s.mcpCallTimeoutMs, startTimeoutMs: s.mcpStartTimeoutMs });
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;
     sink.stderr(`turnstone: ${error.message}\n`);
     return 2;
   }
-  const tools = mcp ? withMcpTools(builtIn, mcp) : builtIn;
+  // A saved session gets checkpoints, as in the editor: beside its file, under its name.
+  const checkpoints = session
+    ? new TurnCheckpoints({
+        dir: (id) => path.join(path.dirname(session.store.path), 'checkpoints', id),
+        root: () => config.cwd,
+        maxFileBytes: () => s.checkpointsMaxFileSizeMB * 1024 * 1024,
+        openStore: openCheckpointStore,
+        log: { info: () => undefined, warn: (m) => sink.stderr(`turnstone: ${m}\n`) },
+      })
+    : undefined;
   // Same files and caps as the editor (contracts.md "Project instructions").
-  const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir(), sensitive: sensitiveFileMatcher() });
+  const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir(), sensitive });
   for (const note of instructions.notes) sink.stderr(`turnstone: ${note}\n`);
+  const context = createTurnContext({
+    settings: s,
+    permissionMode: s.permissionMode,
+    model: createModelClient(options),
+    builtInTools: (wrapWorkspace) =>
+      createToolExecutor(
+        { workspace: wrapWorkspace(new NodeWorkspace(config.cwd)), shell: new NodeShell({ sandbox }) },
+        // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
+        // Full output of long commands goes to the user's cache folder, which no sandboxed command can write.
+        { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(userCacheDir(), 'output'), limits: { bashDefaultTimeoutMs: s.bashTimeoutMs }, sensitiveFiles: s.sensitiveFiles },
+      ),
+    mcp,
+    checkpoints,
+    systemPrompt: buildSystemPrompt({
+      workspaceRoot: config.cwd,
+      platform: process.platform,
+      host: 'the Turnstone CLI (non-interactive: nobody can answer permission prompts)',
+      date: new Date().toISOString().slice(0, 10),
+      ...(instructions.text ? { extra: instructions.text } : {}),
+    }),
+    // Hooks come only from --settings, a file the user named: running them is their choice.
+    hooksCwd: config.cwd,
+    prices: priced.prices,
+    warn: (m) => sink.stderr(`turnstone: ${m}\n`),
+  });
   const runtime = new ConversationRuntime(
-    { model: createModelClient(options), tools, ...(session ? { session: session.store } : {}) },
-    {
-      model,
-      systemPrompt: buildSystemPrompt({
-        workspaceRoot: config.cwd,
-        platform: process.platform,
-        host: 'the Turnstone CLI (non-interactive: nobody can answer permission prompts)',
-        date: new Date().toISOString().slice(0, 10),
-        ...(instructions.text ? { extra: instructions.text } : {}),
-      }),
-      permissionMode: config.permissionMode,
-      permissionRules: { allow: config.allow, deny: config.deny },
-      ...(config.maxIterations ? { maxIterations: config.maxIterations } : {}),
-      ...(config.maxCostUsd ? { maxCostPerTurnUsd: config.maxCostUsd } : {}),
-      prices: priced.prices,
-    },
+    { model: context.model, tools: context.tools, ...(context.hooks ? { hooks: context.hooks } : {}), ...(session ? { session: session.store } : {}) },
+    context.config,
     session?.loaded
       ? { messages: session.loaded.messages, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}), ...(session.loaded.cost ? { cost: session.loaded.cost } : {}) }
       : {},
@@ -229,7 +285,9 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
+    if (session) checkpoints?.turnStarted(path.basename(session.store.path, '.jsonl'), () => new NodeWorkspace(config.cwd), runtime.messages.length, config.prompt);
     const summary = await runtime.runTurn(prompt, { signal: controller.signal, ...(attached.images.length > 0 ? { images: attached.images } : {}) });
+    await checkpoints?.turnEnded();
     await session?.store.flush();
     renderer.finish(toCliResult(summary, session?.store.path));
     if (summary.outcome === 'aborted') return 130;

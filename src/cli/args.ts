@@ -14,13 +14,17 @@ export interface CliConfig {
   prompt: string;
   cwd: string;
   model: string | undefined;
-  permissionMode: PermissionMode;
+  /** Absent: the settings file's, else ask. */
+  permissionMode: PermissionMode | undefined;
   allow: string[];
   deny: string[];
   maxIterations: number | undefined;
   outputFormat: OutputFormat;
   session: string | undefined;
-  sandbox: SandboxMode;
+  /** Absent: the settings file's, else auto. */
+  sandbox: SandboxMode | undefined;
+  /** `--settings`: a JSON object of `turnstone.*` settings, resolved against the directory the CLI was started in. */
+  settings: string | undefined;
   /** --mcp-config files, resolved against the directory the CLI was started in. */
   mcpConfigs: string[];
   /** `--max-cost-usd`: per-turn spend cap in US dollars. */
@@ -45,13 +49,14 @@ Options:
   -p, --print <prompt>          run one turn non-interactively and exit
   --cwd <dir>                   workspace root (default: current directory)
   --model <id>                  model id (default: the extension's default model)
-  --permission-mode <mode>      plan | ask | acceptEdits | bypassPermissions (default ask;
+  --permission-mode <mode>      plan | ask | acceptEdits | bypassPermissions (default ask, or --settings';
                                 without a person to ask, "ask" denies with a reason)
   --allow <rule>                allow tool uses matching a rule; repeatable
   --deny <rule>                 deny tool uses matching a rule; repeatable
   --max-iterations <n>          most model requests in the turn (default 50)
   --output-format <fmt>         text | json | stream-json (default text)
-  --session <file.jsonl>        append to / resume this session file
+  --session <file.jsonl>        append to / resume this session file; a checkpoint of the workspace is
+                                taken when the turn starts and ends (in checkpoints/ beside the file)
   --sandbox <mode>              auto | off (default auto): run bash commands in an OS sandbox
                                 (bubblewrap) that writes only in the workspace and the temp folder
   --mcp-config <file>           add MCP servers from a JSON file ({"mcpServers": …} or
@@ -62,6 +67,10 @@ Options:
   --model-prices <file>         prices for models the built-in table lacks (or overrides), as JSON:
                                 {"gpt-4o": {"input": 2.5, "output": 10, "cacheRead": 1.25}} in US
                                 dollars per million tokens
+  --settings <file>             a JSON object of turnstone.* settings, as in VS Code's settings.json:
+                                {"turnstone.hooks": {…}, "turnstone.permissions.allow": […],
+                                "turnstone.sandbox.network": "deny", "turnstone.checkpoints.maxFileSizeMB": 5}.
+                                Flags win over the file; its hooks run (it is your own file)
   --image <file>                attach a PNG, JPEG, GIF or WebP image (at most 5 MB) to the
                                 prompt; repeatable (up to 20), e.g. --image screenshot.png
   -h, --help                    show this help
@@ -113,6 +122,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         'mcp-config': { type: 'string', multiple: true },
         'max-cost-usd': { type: 'string' },
         'model-prices': { type: 'string' },
+        settings: { type: 'string' },
         image: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -130,16 +140,16 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
   const prompt = v.print;
   if (prompt === undefined || prompt.trim() === '') throw new UsageError('missing prompt: pass it with -p "<prompt>" (see --help)');
 
-  const mode = (v['permission-mode'] ?? 'ask') as PermissionMode;
-  if (!PERMISSION_MODES.includes(mode)) {
+  const mode = v['permission-mode'] as PermissionMode | undefined;
+  if (mode !== undefined && !PERMISSION_MODES.includes(mode)) {
     throw new UsageError(`bad --permission-mode '${v['permission-mode']}': use one of ${PERMISSION_MODES.join(', ')}`);
   }
   const format = (v['output-format'] ?? 'text') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) {
     throw new UsageError(`bad --output-format '${v['output-format']}': use one of ${OUTPUT_FORMATS.join(', ')}`);
   }
-  const sandbox = (v.sandbox ?? 'auto') as SandboxMode;
-  if (!SANDBOX_MODES.includes(sandbox)) {
+  const sandbox = v.sandbox as SandboxMode | undefined;
+  if (sandbox !== undefined && !SANDBOX_MODES.includes(sandbox)) {
     throw new UsageError(`bad --sandbox '${v.sandbox}': use one of ${SANDBOX_MODES.join(', ')}`);
   }
   let maxIterations: number | undefined;
@@ -181,6 +191,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       mcpConfigs: (v['mcp-config'] ?? []).map((f) => path.resolve(cwd, f)),
       maxCostUsd,
       modelPrices: v['model-prices'] === undefined ? undefined : path.resolve(cwd, v['model-prices']),
+      settings: v.settings === undefined ? undefined : path.resolve(cwd, v.settings),
       images: (v.image ?? []).map((f) => path.resolve(cwd, f)),
     },
   };

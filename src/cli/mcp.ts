@@ -2,7 +2,7 @@
 // file, in that order (a later file wins per server name). Running the CLI in a
 // folder is the user's choice of that folder, so its files count as trusted;
 // the tools still need --allow rules (or bypassPermissions) to run unasked.
-import { mergeLayers, readServerFile, readWorkspaceServers, type ExpandContext } from '../runtime/mcp/config';
+import { mergeLayers, parseServerMap, readServerFile, readWorkspaceServers, type ExpandContext } from '../runtime/mcp/config';
 import { McpManager } from '../runtime/mcp/manager';
 
 /** A --mcp-config file that cannot be read or parsed is a usage error (exit 2): the user named it. */
@@ -10,21 +10,33 @@ export class McpConfigError extends Error {
   override readonly name = 'McpConfigError';
 }
 
-export async function createCliMcp(cwd: string, files: readonly string[], version: string, warn: (message: string) => void): Promise<McpManager | undefined> {
+/** `turnstone.mcpServers` and the MCP timeouts of a `--settings` file. */
+export interface CliMcpSettings {
+  servers: unknown;
+  source: string;
+  callTimeoutMs: number;
+  startTimeoutMs: number;
+}
+
+export async function createCliMcp(cwd: string, files: readonly string[], version: string, warn: (message: string) => void, settings?: CliMcpSettings): Promise<McpManager | undefined> {
   const ctx: ExpandContext = { workspaceFolder: cwd, env: process.env };
   const given = await Promise.all(files.map((f) => readServerFile(f, 'cli', ctx, true)));
-  const unreadable = given.flatMap((l) => l.problems.filter((p) => p.server === undefined));
-  if (unreadable.length > 0) throw new McpConfigError(unreadable.map((p) => `--mcp-config ${p.source}: ${p.message}`).join('; '));
-  const merged = mergeLayers([...(await readWorkspaceServers(cwd, ctx)), ...given]);
+  const fromSettings = settings?.servers !== undefined ? [parseServerMap(settings.servers, 'cli', settings.source, ctx)] : [];
+  const unreadable = [...fromSettings, ...given].flatMap((l) => l.problems.filter((p) => p.server === undefined));
+  if (unreadable.length > 0) throw new McpConfigError(unreadable.map((p) => `${p.source.startsWith('--settings') ? '' : '--mcp-config '}${p.source}: ${p.message}`).join('; '));
+  // Later layers win per server name: the workspace's files, then --settings, then each --mcp-config.
+  const merged = mergeLayers([...(await readWorkspaceServers(cwd, ctx)), ...fromSettings, ...given]);
   for (const p of merged.problems) warn(`MCP configuration ${p.source}${p.server ? ` (server ${p.server})` : ''}: ${p.message}`);
   if (merged.servers.length === 0) return undefined;
-  const callTimeout = Number(process.env.TURNSTONE_MCP_CALL_TIMEOUT_MS);
+  const envCallTimeout = Number(process.env.TURNSTONE_MCP_CALL_TIMEOUT_MS);
+  const callTimeout = Number.isFinite(envCallTimeout) && envCallTimeout > 0 ? envCallTimeout : settings?.callTimeoutMs;
   return new McpManager(
     { servers: merged.servers, problems: [] },
     {
       clientInfo: { name: 'turnstone-cli', version },
       workspaceTrusted: true,
-      ...(Number.isFinite(callTimeout) && callTimeout > 0 ? { callTimeoutMs: callTimeout } : {}),
+      ...(callTimeout !== undefined ? { callTimeoutMs: callTimeout } : {}),
+      ...(settings ? { startTimeoutMs: settings.startTimeoutMs } : {}),
       log: (level, message) => {
         if (level !== 'info') warn(message);
       },

@@ -1,0 +1,69 @@
+// One factory for what a turn runs with, called by the extension and the CLI
+// alike: the model client, the limits and caps, the system prompt, the
+// permission policy's mode and rules, the tools (built-in, MCP, checkpoints
+// around them) and the hooks. The session (history, usage, queue, store,
+// "allow for this session" answers) lives on in the runtime; a settings change
+// simply reaches the next turn's context.
+import { noHooks, ShellHookRunner } from '../runtime/hooks';
+import { withCheckpointCapture, afterCheckpoint } from '../runtime/checkpoints';
+import { type ConversationConfig, type TurnContext } from '../runtime/conversation';
+import { type McpManager } from '../runtime/mcp/manager';
+import { parseModelPrices } from '../runtime/model-prices';
+import { type PermissionMode } from '../runtime/permissions';
+import { type ModelClient, type ToolExecutor } from '../runtime/types';
+import { type PriceTable } from '../runtime/usage';
+import { withMcpTools } from '../tools/mcp-tools';
+import { type Workspace } from '../tools/ports';
+import { type TurnstoneSettings } from './settings';
+import { type TurnCheckpoints } from './turn-checkpoints';
+
+export interface TurnContextParts {
+  settings: TurnstoneSettings;
+  /** The mode this turn runs in: the settings' own, or plan in an untrusted workspace, or a CLI flag's. */
+  permissionMode: PermissionMode;
+  model: ModelClient;
+  /** The built-in tools, given the workspace they must write through (checkpoints see each write first). */
+  builtInTools(wrapWorkspace: (workspace: Workspace) => Workspace): ToolExecutor;
+  mcp?: McpManager | undefined;
+  /** The session's checkpoints; absent where there are none (no saved session, no local folder). */
+  checkpoints?: TurnCheckpoints | undefined;
+  systemPrompt: string;
+  /** Where hooks run; undefined runs none (an untrusted workspace: its settings must not run commands). */
+  hooksCwd: string | undefined;
+  /** Prices on top of `turnstone.modelPrices` (the CLI's --model-prices file). */
+  prices?: PriceTable;
+  /** The caps of this turn when they differ from the settings' (the user chose to go on past one). */
+  caps?: { perTurnUsd: number; perSessionUsd: number };
+  /** Problems with the settings (a malformed price) go here; the turn still runs. */
+  warn(message: string): void;
+}
+
+export function createTurnContext(parts: TurnContextParts): TurnContext {
+  const s = parts.settings;
+  const prices = parseModelPrices(s.modelPrices, 'turnstone.modelPrices');
+  for (const problem of prices.problems) parts.warn(problem);
+  const checkpoints = parts.checkpoints;
+  const builtIn = parts.builtInTools((workspace) => (checkpoints ? withCheckpointCapture(workspace, () => checkpoints.current) : workspace));
+  const withMcp = parts.mcp ? withMcpTools(builtIn, parts.mcp) : builtIn;
+  const config: ConversationConfig = {
+    model: s.model,
+    systemPrompt: parts.systemPrompt,
+    maxIterations: s.maxIterations,
+    thinkingBudgetTokens: s.thinkingBudgetTokens,
+    permissionMode: parts.permissionMode,
+    permissionRules: { allow: s.allow, deny: s.deny, ask: s.ask },
+    ...(s.autoCompactInputTokens ? { autoCompactInputTokens: s.autoCompactInputTokens } : {}),
+    autoCompactPercent: s.autoCompactPercent,
+    contextWindow: s.contextWindow,
+    maxTokens: s.maxOutputTokens,
+    maxCostPerTurnUsd: parts.caps?.perTurnUsd ?? s.maxCostPerTurnUsd,
+    maxCostPerSessionUsd: parts.caps?.perSessionUsd ?? s.maxCostPerSessionUsd,
+    prices: { ...prices.prices, ...parts.prices },
+  };
+  return {
+    model: parts.model,
+    tools: checkpoints ? afterCheckpoint(withMcp, () => checkpoints.settled()) : withMcp,
+    hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd }) : noHooks,
+    config,
+  };
+}
