@@ -123,16 +123,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       const decision = s.decision.kind === 'deny' ? 'deny' : s.savedRule ? 'allow_always' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
       const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
       const by = s.by === 'api' ? undefined : s.by;
-      post({
-        type: 'permission_settled',
-        requestId: permissionItemId(s.id),
-        settlement: { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) },
-      });
+      controller.panel.permissionSettled(s.id, { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) });
     }),
     // "Edit proposal" chosen (title bar, palette or panel): the card says the proposal is now editable.
     pending.onDidStartEditing((p) => {
-      const item = panel.snapshot.items.find((i) => i.id === permissionItemId(p.id));
-      if (item?.kind === 'permission' && !item.settled) post({ type: 'item_add', item: { ...item, editing: true } });
+      controller.panel.permissionEditing(panel.snapshot.items.find((i) => i.id === permissionItemId(p.id)));
     }),
     vscode.workspace.onDidChangeTextDocument((e) => {
       // Typing in an editor counts too: a modal would take its next key.
@@ -199,9 +194,9 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       controller.applySettings();
       postPermissionMode();
       void refreshNotices();
-      controller.postInstructions();
+      controller.instructions.postChip();
     }),
-    watchInstructionFiles(() => void controller.refreshInstructions().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`))),
+    watchInstructionFiles(() => void controller.instructions.refresh().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`))),
     keys.onDidChange(() => {
       void refreshNotices();
       void controller.keyChanged().catch((e: unknown) => log.error(`sending after the key was set failed: ${String(e)}`));

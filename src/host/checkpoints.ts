@@ -1,5 +1,6 @@
 // Checkpoints in the editor: one store per session in the extension's storage,
-// a checkpoint when each turn starts and ends, and "Restore checkpoint": files,
+// a checkpoint when each turn starts and ends (agent/turn-checkpoints.ts), and
+// "Restore checkpoint": files,
 // conversation or both, after one multi-file diff and a confirmation. Hand edits
 // made since are conflicts the user decides file by file; nothing of theirs is
 // overwritten without being shown.
@@ -7,13 +8,20 @@ import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type Checkpoint, type CheckpointStore, type FileState, type RestorePlan } from '../runtime/checkpoints';
-import { type Workspace } from '../tools/ports';
+import { TurnCheckpoints } from '../agent/turn-checkpoints';
+import { type Checkpoint, type FileState, type RestorePlan } from '../runtime/checkpoints';
 import { loadCore } from './load-core';
+import { readSettings } from './settings';
 import { showChangePreview } from './change-preview';
 import { type OriginalContentProvider } from './proposal-documents';
 
 export type RestoreMode = 'both' | 'files' | 'conversation';
+
+/** What a restore wrote, and what it left (the user's own edits kept, files it could not write or had no copy of). */
+export interface FilesRestored {
+  restored: string[];
+  skipped: string[];
+}
 
 export const RESTORE_CHOICES: ReadonlyArray<{ mode: RestoreMode; label: string; detail: string }> = [
   { mode: 'both', label: 'Restore files and conversation', detail: 'Files as they were when this message was sent; the conversation goes back to it.' },
@@ -21,119 +29,36 @@ export const RESTORE_CHOICES: ReadonlyArray<{ mode: RestoreMode; label: string; 
   { mode: 'conversation', label: 'Conversation only', detail: 'The conversation goes back to this message; files stay as they are.' },
 ];
 
-export interface CheckpointSettings {
-  maxFileSizeMB: number;
-  keepSessions: number;
-}
-
-export function readCheckpointSettings(): CheckpointSettings {
-  const c = vscode.workspace.getConfiguration('turnstone');
-  return { maxFileSizeMB: Math.max(0, c.get<number>('checkpoints.maxFileSizeMB', 5)), keepSessions: Math.max(1, c.get<number>('checkpoints.keepSessions', 50)) };
-}
-
-/** What the controller tells the service, and what a conversation restore needs from it. */
-export interface CheckpointSession {
-  /** The session's id (its file name without .jsonl); undefined while nothing is saved. */
-  readonly sessionId: string | undefined;
-}
-
-export class SessionCheckpoints {
-  private store: CheckpointStore | undefined;
-  private storeFor: string | undefined;
-  private turn = 0;
-  /** The turn-start checkpoint being taken (never rejects). */
-  private pending: Promise<void> = Promise.resolve();
-
+export class SessionCheckpoints extends TurnCheckpoints {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
-
-  /** The store of the current session, for the tools' write capture; undefined between sessions. */
-  get current(): CheckpointStore | undefined {
-    return this.store;
-  }
-
-  private root(): vscode.Uri | undefined {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
-    return root?.scheme === 'file' ? root : undefined;
-  }
-
-  dir(sessionId: string): string {
-    return path.join((this.context.storageUri ?? this.context.globalStorageUri).fsPath, 'checkpoints', sessionId);
-  }
-
-  /** Opens (or reuses) the session's store; undefined where checkpoints cannot work (no local folder). */
-  async open(sessionId: string, workspace: () => Workspace): Promise<CheckpointStore | undefined> {
-    if (this.store && this.storeFor === sessionId) return this.store;
-    const root = this.root();
-    if (!root) return undefined;
-    const core = loadCore();
-    const s = readCheckpointSettings();
-    const store = await core.openCheckpointStore({ dir: this.dir(sessionId), root: root.fsPath, workspace: workspace(), maxFileBytes: s.maxFileSizeMB * 1024 * 1024 });
-    this.store = store;
-    this.storeFor = sessionId;
-    this.turn = store.turns().at(-1)?.turn ?? 0;
-    void this.prune(sessionId);
-    return store;
-  }
-
-  /**
-   * Starts the checkpoint of a turn that is starting, without holding up the turn's first request (a take
-   * costs about one `git status`). Tools wait for it through settled() before they run, so it still sees
-   * every file as it was before the turn changed anything. Never stops the turn: a failure is logged and
-   * the turn has no checkpoint.
-   */
-  turnStarted(sessionId: string | undefined, workspace: () => Workspace, messageIndex: number, prompt: string): void {
-    if (!sessionId) return;
-    this.pending = this.pending.then(() => this.takeStart(sessionId, workspace, messageIndex, prompt));
-  }
-
-  /** Resolves once the checkpoints started so far are written (tool runs and restores wait for it). */
-  settled(): Promise<void> {
-    return this.pending;
-  }
-
-  private async takeStart(sessionId: string, workspace: () => Workspace, messageIndex: number, prompt: string): Promise<void> {
-    const t0 = Date.now();
-    try {
-      const store = await this.open(sessionId, workspace);
-      if (!store) return;
-      const checkpoint = await store.take({ kind: 'turn-start', turn: ++this.turn, messageIndex, prompt });
-      this.log.info(`checkpoint for turn ${checkpoint.turn} (${store.mode}, ${Object.keys(checkpoint.overlay).length} changed file(s) copied) in ${Date.now() - t0} ms`);
-    } catch (error) {
-      this.log.warn(`no checkpoint for this turn: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-
-  async turnEnded(): Promise<void> {
-    await this.pending;
-    const last = this.store?.all().at(-1);
-    if (!this.store || last?.kind !== 'turn-start') return;
-    await this.store.take({ kind: 'turn-end', turn: last.turn, messageIndex: last.messageIndex, prompt: last.prompt }).catch((error: unknown) => {
-      this.log.warn(`turn-end checkpoint failed: ${error instanceof Error ? error.message : String(error)}`);
+  ) {
+    super({
+      dir: (sessionId) => path.join(storageOf(context), 'checkpoints', sessionId),
+      root: () => localRoot()?.fsPath,
+      maxFileBytes: () => readSettings().checkpointsMaxFileSizeMB * 1024 * 1024,
+      // The checkpoint code is in the core bundle: loaded by the first turn, not at activation.
+      openStore: (options) => loadCore().openCheckpointStore(options),
+      log,
+      onOpened: (sessionId) => void this.prune(sessionId),
     });
-  }
-
-  forget(): void {
-    this.store = undefined;
-    this.storeFor = undefined;
-    this.turn = 0;
   }
 
   /**
    * Shows what restoring `checkpoint`'s files would change as one multi-file diff, lets the user settle
-   * conflicts, asks, and restores. Returns false when the user backed out.
+   * conflicts, asks, and restores: the files restored, and those kept (the user's own edits kept, or
+   * failed). Undefined when the user backed out.
    */
-  async restoreFiles(checkpoint: Checkpoint, originals: OriginalContentProvider, confirm: boolean): Promise<boolean> {
-    const store = this.store;
-    if (!store) return false;
+  async restoreFiles(checkpoint: Checkpoint, originals: OriginalContentProvider, confirm: boolean): Promise<FilesRestored | undefined> {
+    const store = this.current;
+    if (!store) return undefined;
     const plan = await store.plan(checkpoint.id);
     if (plan.entries.length === 0 && plan.unrestorable.length === 0) {
       void vscode.window.showInformationMessage(`Turnstone: the files are already as they were at turn ${checkpoint.turn}.`);
-      return true;
+      return { restored: [], skipped: [] };
     }
-    const root = this.root()!;
+    const root = localRoot()!;
     const text = async (state: FileState) => (state.kind === 'absent' ? undefined : state.kind === 'blob' ? loadCore().decodeText(await store.read(state.id)).text : '');
     const preview = confirm
       ? await showChangePreview(
@@ -144,15 +69,15 @@ export class SessionCheckpoints {
       : undefined;
     try {
       const takeCheckpoint = confirm ? await this.settleConflicts(plan) : new Set<string>();
-      if (takeCheckpoint === undefined) return false;
-      if (confirm && !(await this.confirm(plan, takeCheckpoint))) return false;
-      const workspace = new (loadCore().VsCodeWorkspace)([this.root()!]);
+      if (takeCheckpoint === undefined) return undefined;
+      if (confirm && !(await this.confirm(plan, takeCheckpoint))) return undefined;
+      const workspace = new (loadCore().VsCodeWorkspace)([root]);
       const result = await store.apply(plan, workspace, takeCheckpoint);
       this.log.info(`restored turn ${checkpoint.turn}: ${result.restored.length} file(s), kept ${result.keptMine.length} of yours, ${result.failed.length} failed`);
       if (result.failed.length > 0) {
         void vscode.window.showErrorMessage(`Turnstone could not restore ${result.failed.map((f) => `${f.path} (${f.error})`).join(', ')}`);
       }
-      return true;
+      return { restored: result.restored, skipped: [...result.keptMine, ...result.failed.map((f) => f.path), ...plan.unrestorable.map((e) => e.path)] };
     } finally {
       // The preview has done its job whether the files were restored or the user backed out.
       await preview?.close();
@@ -193,13 +118,13 @@ export class SessionCheckpoints {
 
   /** Checkpoints go with their session: those of deleted sessions, and beyond the newest `keepSessions`, are removed. */
   private async prune(currentId: string): Promise<void> {
-    const storage = (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
+    const storage = storageOf(this.context);
     const base = path.join(storage, 'checkpoints');
     try {
       const names = await readdir(base);
       const dated = await Promise.all(names.map(async (n) => ({ n, t: (await stat(path.join(base, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
       dated.sort((a, b) => b.t - a.t);
-      const keep = readCheckpointSettings().keepSessions;
+      const keep = readSettings().checkpointsKeepSessions;
       const old = dated.filter((d, i) => d.n !== currentId && (i >= keep || !existsSync(path.join(storage, 'sessions', `${d.n}.jsonl`))));
       for (const d of old) await rm(path.join(base, d.n), { recursive: true, force: true });
       if (old.length > 0) this.log.info(`pruned the checkpoints of ${old.length} older session(s)`);
@@ -209,3 +134,12 @@ export class SessionCheckpoints {
   }
 }
 
+function storageOf(context: vscode.ExtensionContext): string {
+  return (context.storageUri ?? context.globalStorageUri).fsPath;
+}
+
+/** Checkpoints cover the first workspace folder when it is on this machine's disk. */
+function localRoot(): vscode.Uri | undefined {
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return root?.scheme === 'file' ? root : undefined;
+}

@@ -10,7 +10,6 @@ import { modelSummary } from '../runtime/model-summary';
 import { modelPicks } from './model-choices';
 import { RESTORE_CHOICES } from './checkpoints';
 import { runSlashInput } from './slash';
-import { undoTurn } from './undo-turn';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
 import { type OriginalContentProvider } from './proposal-documents';
@@ -113,14 +112,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return done;
     },
     'turnstone.undoTurn': async (arg?: unknown) => {
-      const diff = controller.lastTurnDiff;
-      if (!diff || diff.isEmpty) {
-        void vscode.window.showInformationMessage('Turnstone: the last turn changed no files.');
+      // The files go back to the last turn's start checkpoint; `{ confirm: false }` is for scripts and tests.
+      const confirm = !(typeof arg === 'object' && arg !== null && (arg as { confirm?: unknown }).confirm === false);
+      const result = await controller.undoLastTurn(deps.originals, confirm);
+      if (result === 'no_checkpoint') {
+        void vscode.window.showInformationMessage('Turnstone: there is no turn to undo in this session yet (a checkpoint is taken when each turn starts).');
         return undefined;
       }
-      // `{ confirm: false }` is for scripts and tests that already showed the diff.
-      const confirm = !(typeof arg === 'object' && arg !== null && (arg as { confirm?: unknown }).confirm === false);
-      const result = await undoTurn(diff.changes(), deps.originals, { confirm });
       if (result) log.info(`undo turn: restored ${result.restored.length} file(s), skipped ${result.skipped.length}`);
       return result;
     },
@@ -198,7 +196,7 @@ async function pickSession(controller: SessionController, deps: CommandDeps): Pr
     void vscode.window.showInformationMessage('Turnstone: no saved sessions in this workspace yet.');
     return;
   }
-  const current = controller.currentSessionFile;
+  const current = controller.sessionFile;
   const qp = vscode.window.createQuickPick<Item>();
   qp.title = 'Turnstone sessions';
   qp.placeholder = 'Pick a session to resume';

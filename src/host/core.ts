@@ -2,8 +2,8 @@
 // tools, diffing), bundled apart as dist/core.js and required on the first
 // turn, so activation only compiles the thin host (see load-core.ts).
 export { ConversationRuntime } from '../runtime/conversation';
-export { afterCheckpoint, openCheckpointStore, withCheckpointCapture } from '../runtime/checkpoints';
-export { ShellHookRunner } from '../runtime/hooks';
+export { openCheckpointStore } from '../runtime/checkpoints';
+export { createTurnContext } from '../agent/turn-context';
 export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';
 export { splitAttachments, withAttachments } from '../runtime/user-text';
@@ -18,5 +18,4 @@ export { checkPanelImages } from './panel-images';
 export { diffStats } from '../webview/tool-view';
 export { McpManager } from '../runtime/mcp/manager';
 export { mergeLayers, parseServerMap, readWorkspaceServers } from '../runtime/mcp/config';
-export { withMcpTools } from '../tools/mcp-tools';
 export { parseModelPrices } from '../runtime/model-prices';

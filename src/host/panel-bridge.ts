@@ -4,7 +4,7 @@ import { type RuntimeEvent } from '../runtime/events';
 import { type ImageBlock, type Message } from '../runtime/types';
 import { splitAttachments } from '../runtime/user-text';
 import { approvalQuestion, whyText } from '../webview/approval-wording';
-import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PermissionDecision as PanelDecision, type TranscriptItem } from '../webview/protocol';
+import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../webview/tool-view';
 import { describeFailure, retryReason, spendCapCard } from './failure-text';
 import { permissionItemId } from './permission-ids';
@@ -18,8 +18,17 @@ export interface PanelBridgeOptions {
   turnCapUsd?: () => number;
 }
 
+type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
+type UserItem = Extract<TranscriptItem, { kind: 'user' }>;
+
+/**
+ * The one author of what the panel shows: items made from the runtime's events (handle), and the few
+ * the host makes itself (a message the user sent, a card it raises, a restored transcript). Nothing else
+ * posts items, so ids and order have one owner.
+ */
 export class PanelBridge {
   private turnId = '';
+  private userItems = 0;
   private stepId: string | undefined;
   private textId: string | undefined;
   private thinkingId: string | undefined;
@@ -42,6 +51,44 @@ export class PanelBridge {
     this.describeTool = options.describeTool ?? (() => undefined);
     this.provider = options.provider ?? (() => 'Anthropic');
     this.turnCapUsd = options.turnCapUsd ?? (() => 0);
+  }
+
+  /** A message the user sent: typed, steered into the running turn, or queued for the next. */
+  userMessage(message: Omit<UserItem, 'kind' | 'id'>): void {
+    this.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, ...message } });
+  }
+
+  /** A card the host raises itself (no key yet, a session that cannot be saved, an image refused); returns it. */
+  hostCard(card: Omit<ErrorItem, 'kind' | 'id'> & { id?: string }): ErrorItem {
+    const item: ErrorItem = { kind: 'error', ...card, id: card.id ?? this.newBlockId(`h${card.errorKind}-`) };
+    this.post({ type: 'item_add', item });
+    return item;
+  }
+
+  /** The same card again, now settled (`resolved`), with new words. */
+  settleHostCard(item: ErrorItem, message: string): void {
+    const { hint: _hint, ...rest } = item;
+    this.post({ type: 'item_add', item: { ...rest, message, resolved: true } });
+  }
+
+  /** A whole transcript at once (a new or resumed session): what any earlier turn left open is forgotten. */
+  restore(snapshot: PanelSnapshot): void {
+    this.closeBlocks();
+    this.inputs.clear();
+    this.denied.clear();
+    this.streamed.clear();
+    this.unresolved = [];
+    this.post({ type: 'restore', snapshot });
+  }
+
+  /** Where and how a permission request was answered ("Denied in the dialog: use make"). */
+  permissionSettled(toolUseId: string, settlement: PermissionSettlement): void {
+    this.post({ type: 'permission_settled', requestId: permissionItemId(toolUseId), settlement });
+  }
+
+  /** "Edit proposal" was chosen: the request's card says the proposal is now editable. */
+  permissionEditing(item: TranscriptItem | undefined): void {
+    if (item?.kind === 'permission' && !item.settled) this.post({ type: 'item_add', item: { ...item, editing: true } });
   }
 
   handle(event: RuntimeEvent): void {
@@ -104,7 +151,7 @@ export class PanelBridge {
       }
       case 'permission_decided': {
         const decision: PanelDecision = event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow';
-        this.post({ type: 'permission_settled', requestId: permissionItemId(event.toolUseId), settlement: { decision } });
+        this.permissionSettled(event.toolUseId, { decision });
         if (event.decision === 'deny') {
           this.denied.add(event.toolUseId);
           this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: event.reason.slice(0, 100_000) });

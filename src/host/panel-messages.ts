@@ -81,11 +81,11 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'ready':
       // The `@` picker's list is built now, in the background, so the first `@` finds it ready.
       deps.mentions.index.warm();
-      await controller.refreshInstructions();
+      await controller.instructions.refresh();
       return;
     case 'open_instructions': {
       // Only a file the host itself listed: the label is looked up, never used as a path.
-      const file = controller.instructionFile(m.label);
+      const file = controller.instructions.fileOf(m.label);
       if (!file) {
         log.warn(`panel asked to open an instruction file that is not in use: ${m.label}`);
         return;
@@ -100,11 +100,11 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
         // Through the core bundle: image decoding stays out of what activation compiles.
         const checked = loadCore().checkPanelImages(m.images);
         if ('error' in checked) {
-          deps.post({ type: 'item_add', item: { kind: 'error', id: `image-${Date.now()}`, message: checked.error, errorKind: 'invalid_image', retryable: false } });
+          controller.panel.hostCard({ message: checked.error, errorKind: 'invalid_image', retryable: false });
           return;
         }
         if (m.text.trimStart().startsWith('/')) {
-          deps.post({ type: 'item_add', item: { kind: 'error', id: `image-${Date.now()}`, message: 'Images cannot be attached to a slash command: send them in a message of their own.', errorKind: 'invalid_image', retryable: false } });
+          controller.panel.hostCard({ message: 'Images cannot be attached to a slash command: send them in a message of their own.', errorKind: 'invalid_image', retryable: false });
           return;
         }
         await controller.send(m.text, await resolveAttachments(m.attachments, deps.mentions), checked.images);
@@ -114,7 +114,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       const slash = await runSlashInput(m.text, log);
       if (slash.kind === 'ran') return;
       if (slash.kind === 'unavailable') {
-        deps.post({ type: 'item_add', item: { kind: 'error', id: `slash-${Date.now()}`, message: slash.message, errorKind: 'slash_command', retryable: false } });
+        controller.panel.hostCard({ message: slash.message, errorKind: 'slash_command', retryable: false });
         return;
       }
       if (m.type === 'send') await controller.send(slash.text, await resolveAttachments(m.attachments, deps.mentions), [], slash.typed);

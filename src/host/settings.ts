@@ -1,48 +1,16 @@
-// Typed view of the `turnstone.*` settings (contracts.md). Read fresh on every
-// turn so changes apply live without a reload.
+// The `turnstone.*` settings (contracts.md) read from VS Code's configuration into
+// the one settings type of agent/settings.ts. Read fresh on every turn so changes
+// apply live without a reload.
 import * as vscode from 'vscode';
+import { type ApprovalDialog, type TurnstoneSettings } from '../agent/settings';
 import { type HooksConfig } from '../runtime/hooks';
 import { type PermissionMode } from '../runtime/permissions';
 
 // Spelled out rather than imported so reading settings does not load the policy code at activation.
 const PERMISSION_MODES: readonly PermissionMode[] = ['plan', 'ask', 'acceptEdits', 'bypassPermissions'];
 
-export type ProviderName = 'anthropic' | 'openai-compatible';
+export type { ApprovalDialog, ProviderName, TurnstoneSettings } from '../agent/settings';
 
-export interface TurnstoneSettings {
-  provider: ProviderName;
-  model: string;
-  baseUrl: string;
-  maxIterations: number;
-  permissionMode: PermissionMode;
-  allow: string[];
-  deny: string[];
-  ask: string[];
-  /** Globs extending the built-in list of files whose reads ask. */
-  sensitiveFiles: string[];
-  /** Only when the user set it (contracts.md: an absolute override of autoCompactPercent). */
-  autoCompactInputTokens: number | undefined;
-  autoCompactPercent: number;
-  contextWindow: number;
-  maxOutputTokens: number;
-  maxCostPerTurnUsd: number;
-  maxCostPerSessionUsd: number;
-  /** `turnstone.modelPrices` as written: parsed with the core (parseModelPrices) when a runtime is built, not at activation. */
-  modelPrices: unknown;
-  thinkingBudgetTokens: number;
-  hooks: HooksConfig;
-  bashTimeoutMs: number;
-  sandbox: 'auto' | 'off';
-  sandboxNetwork: 'allow' | 'deny';
-  /** turnstone.sandbox.hideSecrets: the workspace's secret files unreadable to sandboxed commands (only an explicit false turns it off). */
-  sandboxHideSecrets: boolean;
-  mcpCallTimeoutMs: number;
-  mcpStartTimeoutMs: number;
-  /** How a permission request asks: a modal (default), a notification, or only the panel and the diff editor. */
-  approvalDialog: ApprovalDialog;
-}
-
-export type ApprovalDialog = 'modal' | 'notification' | 'panel';
 const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'panel'];
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -74,6 +42,8 @@ export function readSettings(): TurnstoneSettings {
     mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
     mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),
     approvalDialog: readApprovalDialog(c.get<string>('approvalDialog', 'modal')),
+    checkpointsMaxFileSizeMB: Math.max(0, c.get<number>('checkpoints.maxFileSizeMB', 5)),
+    checkpointsKeepSessions: Math.max(1, c.get<number>('checkpoints.keepSessions', 50)),
   };
 }
 

@@ -68,7 +68,8 @@ describe('e2e: a key rejected mid-session (issue 25.2)', function () {
 
 describe('e2e: spend cap and refused requests (issue 25.6)', function () {
   this.timeout(240_000);
-  const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.maxCostPerTurnUsd': 0.05, 'turnstone.permissionMode': 'acceptEdits' } } });
+  // A 1000-token reply limit: each request's worst case (its whole reply at the output price) stays under the cap.
+  const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.maxCostPerTurnUsd': 0.05, 'turnstone.maxOutputTokens': 1000, 'turnstone.permissionMode': 'acceptEdits' } } });
   const send = (text: string) => sendText(chat, text);
   const idle = () => turnIdle(chat);
 

@@ -87,6 +87,8 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
       userSettings: {
         'turnstone.approvalDialog': 'panel',
         'turnstone.maxCostPerTurnUsd': 0.05,
+        // Each request's worst case (its whole reply limit at the output price) stays under the cap.
+        'turnstone.maxOutputTokens': 1000,
       },
     },
     prepare: (wb) => {
