@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type Checkpoint, type CheckpointStore, type FileState, type RestorePlan } from '../runtime/checkpoints';
+import { type Checkpoint, type CheckpointStore, type FileState, type RestorePlan } from '../tools/checkpoints';
 import { type Workspace } from '../tools/ports';
 import { loadCore } from './load-core';
 import { showChangePreview } from './change-preview';

@@ -2,7 +2,7 @@
 // tools, diffing), bundled apart as dist/core.js and required on the first
 // turn, so activation only compiles the thin host (see load-core.ts).
 export { ConversationRuntime } from '../runtime/conversation';
-export { afterCheckpoint, openCheckpointStore, withCheckpointCapture } from '../runtime/checkpoints';
+export { afterCheckpoint, openCheckpointStore, withCheckpointCapture } from '../tools/checkpoints';
 export { ShellHookRunner } from '../runtime/hooks';
 export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';

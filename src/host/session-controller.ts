@@ -12,7 +12,7 @@ import { type QueuedInput } from '../runtime/steering';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type ImageBlock, type Message, type Usage } from '../runtime/types';
 import { type SavedCost } from '../runtime/usage';
-import { type Checkpoint } from '../runtime/checkpoints';
+import { type Checkpoint } from '../tools/checkpoints';
 import { type OriginalContentProvider } from './proposal-documents';
 import { type RestoreMode, SessionCheckpoints } from './checkpoints';
 import { formatPromptWithAttachments, type AttachmentBlock, userWordsOf } from './attachment-blocks';
