@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openCheckpointStore } from '../src/runtime/checkpoints';
+import { openCheckpointStore } from '../src/tools/checkpoints';
 import { NodeWorkspace } from '../src/tools/node-adapter';
 import { type BenchResult, ratioResult, round, sample } from './lib';
 

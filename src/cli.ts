@@ -9,7 +9,7 @@ import { createRenderer, toCliResult, type Sink } from './cli/output';
 import { mcpServersOf, parseSettingsObject, SettingsError, type SettingSchema, type TurnstoneSettings } from './agent/settings';
 import { TurnCheckpoints } from './agent/turn-checkpoints';
 import { createTurnContext } from './agent/turn-context';
-import { openCheckpointStore } from './runtime/checkpoints';
+import { openCheckpointStore } from './tools/checkpoints';
 import { ConversationRuntime } from './runtime/conversation';
 import { errorMessage } from './runtime/errors';
 import { ImageError, imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from './runtime/images';

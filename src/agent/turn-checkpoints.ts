@@ -2,7 +2,7 @@
 // turn starts (taken while its first request streams; tools wait for it) and one
 // when it ends. The editor adds restoring on top (host/checkpoints.ts); the CLI
 // takes them beside its session file.
-import { type CheckpointStore } from '../runtime/checkpoints';
+import { type CheckpointStore } from '../tools/checkpoints';
 import { type Workspace } from '../tools/ports';
 
 export interface CheckpointLog {

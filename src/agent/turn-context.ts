@@ -5,7 +5,7 @@
 // "allow for this session" answers) lives on in the runtime; a settings change
 // simply reaches the next turn's context.
 import { noHooks, ShellHookRunner } from '../runtime/hooks';
-import { withCheckpointCapture, afterCheckpoint } from '../runtime/checkpoints';
+import { withCheckpointCapture, afterCheckpoint } from '../tools/checkpoints';
 import { type ConversationConfig, type TurnContext } from '../runtime/conversation';
 import { type McpManager } from '../runtime/mcp/manager';
 import { parseModelPrices } from '../runtime/model-prices';

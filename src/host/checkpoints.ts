@@ -9,7 +9,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { TurnCheckpoints } from '../agent/turn-checkpoints';
-import { type Checkpoint, type FileState, type RestorePlan } from '../runtime/checkpoints';
+import { type Checkpoint, type FileState, type RestorePlan } from '../tools/checkpoints';
 import { loadCore } from './load-core';
 import { readSettings } from './settings';
 import { showChangePreview } from './change-preview';

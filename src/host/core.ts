@@ -2,7 +2,7 @@
 // tools, diffing), bundled apart as dist/core.js and required on the first
 // turn, so activation only compiles the thin host (see load-core.ts).
 export { ConversationRuntime } from '../runtime/conversation';
-export { openCheckpointStore } from '../runtime/checkpoints';
+export { openCheckpointStore } from '../tools/checkpoints';
 export { createTurnContext } from '../agent/turn-context';
 export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../runtime/session';
 export { buildSystemPrompt } from '../runtime/system-prompt';

@@ -14,9 +14,9 @@ import { type Attachment as PanelAttachment } from '../webview/protocol';
 import { estimateTokens, type AttachmentBlock } from './attachment-blocks';
 import { selectionAttachment } from './commands';
 import { PathRanker } from './fuzzy';
-import { insideWorkspace, realInsideWorkspace } from './panel-messages';
 import { type TerminalRecorder } from './terminal-context';
 import { type PathIndex } from './workspace-index';
+import { insideWorkspace, realInsideWorkspace } from './workspace-paths';
 
 const MAX_FILE_BYTES = 200_000;
 const MAX_LISTING = 1_000;

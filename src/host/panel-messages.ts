@@ -1,7 +1,6 @@
 // What the host does with each (already validated) message from the webview.
 // The webview is untrusted: it can only ask for what a user could do, and every
 // path or request id it names is checked here.
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type PermissionDecision } from '../runtime/permissions';
@@ -19,6 +18,7 @@ import { type ApiKeys } from './secrets';
 import { ownSettingsChange } from './policy-guard';
 import { readSettings } from './settings';
 import { loadCore } from './load-core';
+import { realInsideWorkspace } from './workspace-paths';
 
 export interface PanelMessageDeps {
   controller: SessionController;
@@ -38,37 +38,6 @@ export interface PanelMessageDeps {
 
 /** What a model id from the webview may look like: claude-sonnet-4-5, gpt-4o, openai/gpt-4o, llama3:8b… */
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/;
-
-/** Resolves a path the webview sent; undefined unless it is inside a workspace folder (lexically: no symlinks are followed). */
-export function insideWorkspace(p: string): string | undefined {
-  const folders = vscode.workspace.workspaceFolders ?? [];
-  const root = folders[0]?.uri.fsPath;
-  if (!root) return undefined;
-  const abs = path.resolve(root, p);
-  return folders.some((f) => isWithin(f.uri.fsPath, abs)) ? abs : undefined;
-}
-
-function isWithin(folder: string, abs: string): boolean {
-  const rel = path.relative(folder, abs);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
-/**
- * Like insideWorkspace, but also after following symlinks: a link inside the
- * workspace pointing outside it does not pass. Resolves the real path (the one
- * to open or read), or undefined (also when the path does not exist).
- */
-export async function realInsideWorkspace(p: string): Promise<string | undefined> {
-  const abs = insideWorkspace(p);
-  if (!abs) return undefined;
-  try {
-    const real = await fs.realpath(abs);
-    const roots = await Promise.all((vscode.workspace.workspaceFolders ?? []).map((f) => fs.realpath(f.uri.fsPath).catch(() => f.uri.fsPath)));
-    return roots.some((r) => isWithin(r, real)) ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function toDecision(m: Extract<WebviewToHost, { type: 'permission_decision' }>): PermissionDecision {
   if (m.decision === 'deny') return m.feedback?.trim() ? { kind: 'deny', feedback: m.feedback.trim() } : { kind: 'deny' };

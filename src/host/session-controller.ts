@@ -9,7 +9,7 @@ import { type TurnSummary } from '../runtime/events';
 import { type ConversationHistory, type ConversationRuntime, type TurnContext } from '../runtime/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../runtime/session';
 import { type FileChange, type ImageBlock, type Message } from '../runtime/types';
-import { type Checkpoint } from '../runtime/checkpoints';
+import { type Checkpoint } from '../tools/checkpoints';
 import { type OriginalContentProvider } from './proposal-documents';
 import { type FilesRestored, type RestoreMode, SessionCheckpoints } from './checkpoints';
 import { type AttachmentBlock, userWordsOf } from './attachment-blocks';

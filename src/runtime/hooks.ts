@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { errorMessage } from './errors';
 import { cutHead } from './text-cut';
 import { isShellTool, matchesAnyPart, matchesEveryPart, parseRule, ruleSubject, type PermissionRule } from './permission-rules';
-import { analyseShell, type CommandAnalysis } from './shell-analysis';
+import { analyseShell } from './shell-analysis';
+import { type CommandAnalysis } from './shell-command';
 
 export type HookEventName = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure' | 'Stop' | 'UserPromptSubmit';
 

@@ -7,7 +7,8 @@
 // names cannot be known, denies.
 import picomatch from 'picomatch';
 import { RuntimeError } from './errors';
-import { analyseCommand, type CommandAnalysis, type ShellCommand } from './shell-analysis';
+import { analyseCommand } from './shell-analysis';
+import { type CommandAnalysis, type ShellCommand } from './shell-command';
 
 export interface PermissionRule {
   tool: string;

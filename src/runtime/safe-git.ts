@@ -4,7 +4,7 @@
 // the sandbox the moment Turnstone looks at the work tree. Command-line `-c`
 // settings win over every config file (includes too), so these switch off
 // fsmonitor, hooks, pagers, external diffs and every clean/smudge filter.
-// Checked against git 2.39 in test/unit/runtime/checkpoints-hostile.test.ts.
+// Checked against git 2.39 in test/unit/tools/checkpoints-hostile.test.ts.
 
 /** Programs git could run for the commands Turnstone uses, switched off. */
 export const NO_REPOSITORY_PROGRAMS: readonly string[] = [

@@ -4,7 +4,7 @@ import { type Notice, type PermissionModeInfo, type SessionInfo, type UsageInfo 
 import { type Reconnecting } from '../transcript';
 import { button, count, el, formatInt, formatTokens, icon } from './dom';
 import { KeyField } from './error-view';
-import { type Post } from './items';
+import { type Post } from './item-view';
 
 const NOTICE_ICONS: Record<Notice['kind'], string> = { restricted: 'shield', no_api_key: 'key', info: 'info', warning: 'warning', error: 'error' };
 

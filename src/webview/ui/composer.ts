@@ -6,7 +6,7 @@ import { type Attachment, type QueuedInput, type SlashCommandInfo, type TurnStat
 import { button, count, el, formatTokens, icon } from './dom';
 import { chipIcon, chipLabel } from './chips';
 import { ImageAttach } from './image-attach';
-import { type Post } from './items';
+import { type Post } from './item-view';
 import { MentionPicker } from './mention-picker';
 import { SlashMenu } from './slash-menu';
 

@@ -3,7 +3,7 @@
 // past a spend cap (a pause, not an error), Retry where trying again can work.
 import { type TranscriptItem } from '../protocol';
 import { article, button, el, icon } from './dom';
-import { type ItemView, type Post } from './items';
+import { type ItemView, type Post } from './item-view';
 
 type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
 

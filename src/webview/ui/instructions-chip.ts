@@ -4,7 +4,7 @@
 // too, with only plan mode running.
 import { type HostEvent } from '../protocol';
 import { button, el, formatInt, icon } from './dom';
-import { type Post } from './items';
+import { type Post } from './item-view';
 
 type InstructionsEvent = Extract<HostEvent, { type: 'instructions' }>;
 

@@ -2,20 +2,14 @@
 // text nodes; only assistant text goes through the markdown sanitiser.
 // Permission buttons exist only here, built from a `permission` item the host
 // created: nothing a model writes can produce one.
-import { type ToolStatus, type ToolView, type TranscriptItem, type WebviewToHostInput } from '../protocol';
+import { type ToolStatus, type ToolView, type TranscriptItem } from '../protocol';
 import { article, button, count, el, firstLine, formatInt, icon } from './dom';
 import { sentChip } from './chips';
 import { ErrorView } from './error-view';
 import { imageThumbs } from './image-attach';
+import { type ItemView, type Post, type ToolCard } from './item-view';
 import { StreamingMarkdown } from './markdown';
 import { PermissionView } from './permission-view';
-
-export interface ItemView {
-  readonly root: HTMLElement;
-  update(item: TranscriptItem): void;
-}
-
-export type Post = (message: WebviewToHostInput) => void;
 
 type Of<K extends TranscriptItem['kind']> = Extract<TranscriptItem, { kind: K }>;
 
@@ -139,7 +133,7 @@ const OUTPUT_LINES = 20;
 
 const WAITING = { icon: 'shield', label: 'Waiting for approval' };
 
-export class ToolCardView implements ItemView {
+export class ToolCardView implements ToolCard {
   readonly root = article('tool', 'Tool');
   private readonly header = el('div', { class: 'tool-header' });
   private readonly body = el('div', { class: 'tool-body' });

@@ -4,7 +4,7 @@
 // the text after `@`. Choosing one removes the `@query` from the text and
 // hands the attachment to the composer as a chip.
 import { type Attachment } from '../protocol';
-import { type Post } from './items';
+import { type Post } from './item-view';
 import { SuggestList, type Suggestion } from './suggest-list';
 
 const ICONS: Record<Attachment['kind'], string> = { file: 'file', selection: 'selection', folder: 'folder', problems: 'warning', terminal: 'terminal', git: 'git-compare' };

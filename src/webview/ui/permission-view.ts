@@ -5,7 +5,7 @@
 import { alwaysAllowLabel, APPROVAL_LABELS as L, ruleFitsButton } from '../approval-wording';
 import { type PermissionDecision, type PermissionSettlement, type TranscriptItem } from '../protocol';
 import { article, button, el, firstLine, icon } from './dom';
-import { type ItemView, type Post, type ToolCardView } from './items';
+import { type ItemView, type Post, type ToolCard } from './item-view';
 
 type PermissionItem = Extract<TranscriptItem, { kind: 'permission' }>;
 
@@ -27,7 +27,7 @@ export class PermissionView implements ItemView {
   private readonly feedback = el('textarea', { class: 'feedback', rows: '2', placeholder: 'Tell the agent what to do instead…', 'aria-label': 'Feedback for the agent' });
   private item: PermissionItem | undefined;
   /** The tool card this request renders inside (it already names the command or file). */
-  private card: ToolCardView | undefined;
+  private card: ToolCard | undefined;
 
   constructor(private readonly post: Post) {
     this.root.setAttribute('role', 'group');
@@ -43,7 +43,7 @@ export class PermissionView implements ItemView {
   }
 
   /** Moves this request into its tool's card. */
-  nestIn(card: ToolCardView): void {
+  nestIn(card: ToolCard): void {
     this.card = card;
     this.root.classList.add('nested');
     card.approval.append(this.root);

@@ -3,7 +3,7 @@
 // choosing one completes `/name ` so arguments can follow. The host runs or
 // expands the command when the message is sent.
 import { type SlashCommandInfo } from '../protocol';
-import { type Post } from './items';
+import { type Post } from './item-view';
 import { SuggestList } from './suggest-list';
 
 export class SlashMenu {

@@ -4,7 +4,8 @@
 // trimmed so a long session streams as cheaply as a new one.
 import { type TranscriptItem } from '../protocol';
 import { el, icon } from './dom';
-import { type ItemView, type Post, ToolCardView, createItemView } from './items';
+import { type ItemView, type Post } from './item-view';
+import { ToolCardView, createItemView } from './items';
 import { PermissionView } from './permission-view';
 
 const INITIAL = 12;

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openCheckpointStore } from '../../../src/runtime/checkpoints';
+import { openCheckpointStore } from '../../../src/tools/checkpoints';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 import { MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 import { runCli } from '../../support/run-cli';

@@ -19,10 +19,10 @@ const PARSE = 'parsing at a delimiter that was found, not shortening';
 
 /** `file: call` → why it is not a cut of model-bound text. */
 const NOT_CUTS: Record<string, string> = {
-  'src/runtime/checkpoints/store.ts: entry.target.id.slice(0, 12)': ID,
-  'src/runtime/checkpoints/store.ts: this.checkpoints.slice(0, index)': ARRAY,
-  'src/runtime/checkpoints/store.ts: id.slice(0, 12)': ID,
-  'src/runtime/checkpoints/store.ts: id.slice(0, 2)': ID,
+  'src/tools/checkpoints/store.ts: entry.target.id.slice(0, 12)': ID,
+  'src/tools/checkpoints/store.ts: this.checkpoints.slice(0, index)': ARRAY,
+  'src/tools/checkpoints/store.ts: id.slice(0, 12)': ID,
+  'src/tools/checkpoints/store.ts: id.slice(0, 2)': ID,
   'src/runtime/compaction.ts: rest.slice(0, split)': ARRAY,
   'src/runtime/conversation.ts: this.history.slice(0, from)': ARRAY,
   'src/runtime/instructions.ts: names.slice(0, MAX_FOLDER_FILES)': ARRAY,

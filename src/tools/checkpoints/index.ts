@@ -1,8 +1,9 @@
-// Opening a session's checkpoints and letting the tools' writes feed them.
-import { type Workspace } from '../../tools/ports';
-import { type ToolExecutor } from '../types';
-import { DEFAULT_SKIP_DIRS, walkFiles } from '../../tools/walk';
-import { findProgram } from '../../tools/program-path';
+// Opening a session's checkpoints and letting the tools' writes feed them. It
+// lives with the tools: it snapshots the workspace through their Workspace port.
+import { type Workspace } from '../ports';
+import { type ToolExecutor } from '../../runtime/types';
+import { DEFAULT_SKIP_DIRS, walkFiles } from '../walk';
+import { findProgram } from '../program-path';
 import { gitRunner, gitTopLevel } from './scan';
 import { CheckpointStore } from './store';
 

@@ -7,9 +7,9 @@
 // conflicts the caller resolves; nothing of the user's is overwritten silently.
 import { copyFile, link, lstat, mkdir, open, readdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type Workspace } from '../../tools/ports';
-import { RuntimeError } from '../errors';
-import { cutHead } from '../text-cut';
+import { type Workspace } from '../ports';
+import { RuntimeError } from '../../runtime/errors';
+import { cutHead } from '../../runtime/text-cut';
 import { blobId, captureFile, commitListing, type FileState, type FileWalker, type GitRunner, listingId, type ObjectSink, parsePlainListing, type Scan, scanGit, scanPlain } from './scan';
 
 export type CheckpointKind = 'turn-start' | 'turn-end' | 'before-restore';

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterCheckpoint, openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/runtime/checkpoints';
+import { afterCheckpoint, openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/tools/checkpoints';
 import { type ToolExecutor } from '../../../src/runtime/types';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { openCheckpointStore } from '../../../src/runtime/checkpoints';
+import { openCheckpointStore } from '../../../src/tools/checkpoints';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 
 const sh = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'pipe' }).toString();
