@@ -24,6 +24,13 @@ export class TurnstoneStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
+  /** The session's model, usage and running state, here and in the `turnstone.turnRunning` context key (menus, keys). */
+  showSession(session: { readonly model: string; readonly isRunning: boolean; readonly usage: { usage: Usage; costUsd?: number } | undefined }): void {
+    void vscode.commands.executeCommand('setContext', 'turnstone.turnRunning', session.isRunning);
+    const u = session.usage;
+    this.update({ model: session.model, running: session.isRunning, ...(u ? { usage: u.usage, ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}) } : {}) });
+  }
+
   update(state: { model: string; running: boolean; usage?: Usage; costUsd?: number }): void {
     const icon = state.running ? '$(loading~spin)' : '$(comment-discussion)';
     const u = state.usage;

@@ -67,11 +67,13 @@ describe('MCP servers in the real extension host', function () {
     const turn = turnstone.sendPrompt('add 2 and 3');
     const id = await asked;
     assert.equal(turnstone.pendingPermissions()[0]?.toolName, 'mcp__everything__get-sum');
-    const card = turnstone.panelSnapshot().items.find((i) => i.kind === 'permission') as { title: string; subject: string; reason?: string } | undefined;
+    const card = turnstone.panelSnapshot().items.find((i) => i.kind === 'permission') as { title: string; subject: string; reason?: string; description?: string } | undefined;
     assert.ok(card);
-    assert.equal(card.title, 'Use get-sum from MCP server everything?');
+    assert.equal(card.title, 'Use the tool get-sum of the MCP server everything?');
     assert.deepEqual(JSON.parse(card.subject), { a: 2, b: 3 });
-    assert.match(card.reason ?? '', /sum/i);
+    // 25.4: the server's description of the tool apart from why Turnstone asks.
+    assert.match(card.description ?? '', /sum/i);
+    assert.match(card.reason ?? '', /MCP tool call/);
     assert.ok(turnstone.decide(id, { kind: 'deny' }));
     const summary = await turn;
     assert.equal(summary.toolResults[0]!.isError, true);

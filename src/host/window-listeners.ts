@@ -1,0 +1,75 @@
+// What the window tells Turnstone and where it goes: a permission request
+// answered or opened for editing (the panel's card says so), typing in an editor
+// (a modal approval waits), settings and trust changes (the policy guard, the
+// live mode switch, the header, the notices), edited instruction files, keys.
+import * as vscode from 'vscode';
+import { watchInstructionFiles } from './instructions-watch';
+import { type PanelNotices } from './panel-notices';
+import { type PendingPermissions } from './pending-permissions';
+import { permissionItemId } from './permission-ids';
+import { policyOf, type PolicyGuard } from './policy-guard';
+import { type ApiKeys } from './secrets';
+import { type SessionController } from './session-controller';
+import { readSettings } from './settings';
+import { type TurnstoneStatusBar } from './status-bar';
+import { type TypingGate } from './typing-gate';
+import { type HostEvent, type PanelSnapshot } from '../webview/protocol';
+
+export interface WindowParts {
+  controller: SessionController;
+  pending: PendingPermissions;
+  typing: TypingGate;
+  guard: PolicyGuard;
+  notices: PanelNotices;
+  statusBar: TurnstoneStatusBar;
+  keys: ApiKeys;
+  log: vscode.LogOutputChannel;
+  post(event: HostEvent): void;
+  snapshot(): PanelSnapshot;
+}
+
+export function postPermissionMode(post: (event: HostEvent) => void): void {
+  post({ type: 'permission_mode', info: { mode: readSettings().permissionMode, restricted: !vscode.workspace.isTrusted } });
+}
+
+export function watchWindow(parts: WindowParts): vscode.Disposable[] {
+  const { controller, pending, typing, guard, notices, statusBar, keys, log, post } = parts;
+  return [
+    // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
+    pending.onDidSettle((s) => {
+      const decision = s.decision.kind === 'deny' ? 'deny' : s.savedRule ? 'allow_always' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
+      const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
+      const by = s.by === 'api' ? undefined : s.by;
+      controller.panel.permissionSettled(s.id, { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) });
+    }),
+    // "Edit proposal" chosen (title bar, palette or panel): the card says the proposal is now editable.
+    pending.onDidStartEditing((p) => controller.panel.permissionEditing(parts.snapshot().items.find((i) => i.id === permissionItemId(p.id)))),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      // Typing in an editor counts too: a modal would take its next key.
+      if (e.contentChanges.length > 0 && e.document === vscode.window.activeTextEditor?.document) typing.editorTyped();
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('turnstone')) return;
+      guard.onSettingsChanged(policyOf(readSettings()), () => controller.applySettings());
+      controller.applySettings();
+      // The header and the status bar name the model the next request will use, from the moment it is picked.
+      if (e.affectsConfiguration('turnstone.model')) {
+        controller.postSessionInfo();
+        statusBar.showSession(controller);
+      }
+      if (e.affectsConfiguration('turnstone.permissionMode')) postPermissionMode(post);
+      void notices.refresh();
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      controller.applySettings();
+      postPermissionMode(post);
+      void notices.refresh();
+      controller.instructions.postChip();
+    }),
+    watchInstructionFiles(() => void controller.instructions.refresh().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`))),
+    keys.onDidChange(() => {
+      void notices.refresh();
+      void controller.keyChanged().catch((e: unknown) => log.error(`sending after the key was set failed: ${String(e)}`));
+    }),
+  ];
+}
