@@ -87,20 +87,24 @@ describe('e2e: one card per tool, bash output kept (issue 19, findings 2 and 3)'
     assert.equal(await card.locator('.exit-line').innerText(), 'Exit code 1');
     assert.equal(await card.locator('.exit').innerText(), 'exit 1');
     const colours = await card.evaluate((el) => {
-      const errorColour = getComputedStyle(document.body).getPropertyValue('--vscode-errorForeground').trim();
-      const probe = document.createElement('span');
-      probe.style.color = errorColour;
-      el.append(probe);
-      const error = getComputedStyle(probe).color;
-      probe.remove();
+      // The theme's error colour, and the plain colour of command output (the terminal's text colour).
+      const [error, plain] = ['--vscode-errorForeground', '--vscode-terminal-foreground'].map((variable) => {
+        const probe = document.createElement('span');
+        probe.style.color = getComputedStyle(document.body).getPropertyValue(variable).trim() || getComputedStyle(document.body).color;
+        el.append(probe);
+        const colour = getComputedStyle(probe).color;
+        probe.remove();
+        return colour;
+      });
       // No named helper in here: tsx would wrap it in a __name() call the page does not have.
       const [output, exitLine, exitIcon] = ['pre.output', '.exit-line', '.exit-line .codicon'].map((selector) => getComputedStyle(el.querySelector(selector)!).color);
-      return { error, text: getComputedStyle(document.body).color, output, exitLine, exitIcon };
+      return { error, plain, output, exitLine, exitIcon };
     });
     // The line is in the error colour (its words tinted toward the text colour to keep contrast: 25.3).
     assert.equal(colours.exitIcon, colours.error, 'the exit line is marked in the error colour');
     assert.notEqual(colours.exitLine, colours.output, 'the exit line stands out from the output');
-    assert.equal(colours.output, colours.text, 'the passing lines are in the plain text colour');
+    assert.equal(colours.output, colours.plain, 'the passing lines are in the plain colour of command output');
+    assert.notEqual(colours.output, colours.error, 'not in the error colour');
     await screenshot(chat.wb.page, 'cards-failing-command.png');
   });
 });

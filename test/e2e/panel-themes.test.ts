@@ -94,6 +94,8 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
     prepare: (wb) => {
       const bin = path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
       writeFileSync(path.join(wb.server.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [bin, 'stdio'] } } }));
+      // Read early in the transcript: enough older text for a compaction to be worth its summary (issue 26.6).
+      writeFileSync(path.join(wb.server.workspace, 'notes.txt'), Array.from({ length: 600 }, (_, i) => `note ${i}: ${'the greeting should stay short and friendly '.repeat(2)}`).join('\n'));
     },
   });
   const send = async (text: string) => {
@@ -128,6 +130,7 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
         { type: 'thinking', thinking: 'I will look at the file, run the tests and then change the greeting.', signature: 'sig-1' },
         { type: 'text', text: 'Let me look around first.' },
         { type: 'tool_use', id: 'tu_read', name: 'read_file', input: { path: 'src/hello.ts' } },
+        { type: 'tool_use', id: 'tu_notes', name: 'read_file', input: { path: 'notes.txt' } },
         { type: 'tool_use', id: 'tu_glob', name: 'glob_search', input: { pattern: '**/*.ts' } },
         { type: 'tool_use', id: 'tu_grep', name: 'grep_search', input: { pattern: 'greeting' } },
       ]),

@@ -114,7 +114,9 @@ describe('chat panel: hostile model output', function () {
       // Clicking every link only asks the host to open safe URLs; the page never navigates.
       const links = page.locator('.markdown a');
       const count = await links.count();
-      for (let i = 0; i < count; i++) await links.nth(i).click({ modifiers: i % 2 ? ['Control'] : [] });
+      // A DOM click on each link (what the panel's handler and the browser's default action see): a pointer click
+      // needs a still layout, and items sized lazily as they scroll into view moved links under the pointer on a busy machine.
+      for (let i = 0; i < count; i++) await links.nth(i).dispatchEvent('click', { bubbles: true, cancelable: true, ctrlKey: i % 2 === 1, button: 0 });
       const opened = (await posted(page)).filter((m) => m.type === 'open_link');
       const canaryAfterClicks = await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY);
       const decisions = (await posted(page)).filter((m) => m.type === 'permission_decision');
