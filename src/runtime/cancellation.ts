@@ -28,8 +28,8 @@ export function isAbortedError(error: unknown): boolean {
 type Parent = AbortSignal | TurnCancellation | undefined;
 
 export class TurnCancellation {
-  /** Mirrors signal.aborted without the cost of the getter on every check of the loop's hot path. */
-  cancelled = false;
+  /** Mirrors signal.aborted without the cost of its getter on every check of the loop's hot path. */
+  private done = false;
   private readonly controller = new AbortController();
   /**
    * Pending races reject through this set rather than an EventTarget listener each,
@@ -42,20 +42,24 @@ export class TurnCancellation {
   /** Cancelled when `parent` is (an AbortSignal, or a TurnCancellation: prefer its child()). */
   constructor(parent?: Parent) {
     if (parent instanceof TurnCancellation) {
-      if (parent.cancelled) this.cancelled = true;
+      if (parent.cancelled) this.done = true;
       else {
         parent.children.add(this);
         this.detach = () => parent.children.delete(this);
       }
     } else if (parent) {
-      if (parent.aborted) this.cancelled = true;
+      if (parent.aborted) this.done = true;
       else {
         const onAbort = () => this.cancel();
         parent.addEventListener('abort', onAbort, { once: true });
         this.detach = () => parent.removeEventListener('abort', onAbort);
       }
     }
-    if (this.cancelled) this.controller.abort(new AbortedError());
+    if (this.done) this.controller.abort(new AbortedError());
+  }
+
+  get cancelled(): boolean {
+    return this.done;
   }
 
   /** For the ports (model, tools, hooks, prompter), which take the platform's signal. */
@@ -74,8 +78,8 @@ export class TurnCancellation {
   }
 
   cancel(): void {
-    if (this.cancelled && this.controller.signal.aborted) return;
-    this.cancelled = true;
+    if (this.done) return;
+    this.done = true;
     this.detach?.();
     this.detach = undefined;
     const error = new AbortedError();
