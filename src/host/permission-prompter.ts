@@ -8,6 +8,7 @@
 // the proposal and answer from the diff editor's title bar or the panel.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { isAbortedError, TurnCancellation } from '../runtime/cancellation';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../runtime/permissions';
 import { alwaysAllowLabel, APPROVAL_LABELS as L, approvalQuestion, whyText } from '../webview/approval-wording';
 import { loadCore } from './load-core';
@@ -58,16 +59,19 @@ export class NativePermissionPrompter implements PermissionPrompter {
 
     const entry: PendingPermission = { id, request: req, ...(proposedUri ? { proposedUri } : {}) };
     const settled = this.deps.pending.wait(entry);
-    const onAbort = () => this.deps.pending.settle(id, { kind: 'deny', feedback: 'The turn was interrupted.' }, 'abort');
-    signal.addEventListener('abort', onAbort, { once: true });
+    const cancellation = new TurnCancellation(signal);
     if (this.deps.dialogs()) void this.askInDialog(entry);
 
     try {
-      let decision = await settled;
+      let decision = await cancellation.race(settled);
       if (decision.kind === 'allow' && proposedUri && req.preview) decision = this.withUserEdits(decision, req, proposedUri);
       return decision;
+    } catch (error) {
+      // Stop settles the request wherever it is shown (panel card, dialog, diff editor), so nothing waits on an answer.
+      if (isAbortedError(error)) this.deps.pending.settle(id, { kind: 'deny', feedback: 'The turn was interrupted.' }, 'abort');
+      throw error;
     } finally {
-      signal.removeEventListener('abort', onAbort);
+      cancellation.dispose();
       if (proposedUri && originalUri) await this.closeDiff(originalUri, proposedUri);
     }
   }

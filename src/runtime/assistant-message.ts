@@ -2,7 +2,7 @@
 // accumulate into a text block that is flushed when a thinking or tool-use
 // block arrives and at the end, so streamed block order is kept. A provider's
 // step_reset (S6 retry) discards everything the step produced so far.
-import { abortedError, type AbortScope } from './errors';
+import { type TurnCancellation } from './cancellation';
 import { type RuntimeEvent } from './events';
 import { type ToolUseIds } from './tool-use-ids';
 import { addUsage } from './usage';
@@ -163,19 +163,19 @@ export class AssistantMessageBuilder {
 }
 
 /**
- * Reads one step's stream. The read loop itself is raced against the turn's
- * abort scope, so an interrupt returns at once even from a provider that has
- * gone silent; the loop stops feeding the builder as soon as the signal fired.
+ * Reads one step's stream. The read loop itself is raced against the request's
+ * cancellation, so an interrupt returns at once even from a provider that has
+ * gone silent; the loop stops feeding the builder as soon as it is cancelled.
  */
-export function consumeStep(stream: AsyncIterable<AssistantEvent>, builder: AssistantMessageBuilder, scope: AbortScope): Promise<StepResult> {
-  return scope.race(readStep(stream, builder, scope));
+export function consumeStep(stream: AsyncIterable<AssistantEvent>, builder: AssistantMessageBuilder, request: TurnCancellation): Promise<StepResult> {
+  return request.race(readStep(stream, builder, request));
 }
 
-async function readStep(stream: AsyncIterable<AssistantEvent>, builder: AssistantMessageBuilder, scope: AbortScope): Promise<StepResult> {
+async function readStep(stream: AsyncIterable<AssistantEvent>, builder: AssistantMessageBuilder, request: TurnCancellation): Promise<StepResult> {
   for await (const event of stream) {
-    if (scope.aborted) break;
+    if (request.cancelled) break;
     builder.push(event);
   }
-  if (scope.aborted) throw abortedError();
+  request.throwIfCancelled();
   return builder.finish();
 }

@@ -7,7 +7,8 @@ import { AssistantMessageBuilder, consumeStep, type StepResult } from './assista
 import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from './budget';
 import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT, SUMMARY_MAX_TOKENS } from './compaction';
 import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
-import { abortable, abortedError, AbortScope, errorMessage, isAborted, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
+import { isAbortedError, TurnCancellation } from './cancellation';
+import { errorMessage, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
 import { abortedResult, appendUserContent, historyProblem, normaliseHistory, TURN_ABORTED_NOTE, unansweredToolUses } from './history';
 import { dropOldImages, largestUserMessageTokens, shrinkToolResults, unseenFrom } from './overflow';
@@ -136,7 +137,8 @@ interface TurnState {
   stopBlocks: number;
   /** C5: one before/after per file the turn changed (before its first change, after its last). */
   fileChanges: Map<string, FileChange>;
-  scope: AbortScope;
+  /** The turn's one cancellation (from the host's signal); each request and tool use runs under a child (T8). */
+  cancellation: TurnCancellation;
 }
 
 export class ConversationRuntime {
@@ -282,7 +284,6 @@ export class ConversationRuntime {
   async runTurn(input: string, options: RunTurnOptions = {}): Promise<TurnSummary> {
     if (this.active) throw new RuntimeError('busy', 'a turn is already running: steer() or queue() instead');
     if (options.context) this.useContext(options.context);
-    const signal = options.signal ?? new AbortController().signal;
     const turn: TurnState = {
       id: `turn-${++this.turnCounter}-${this.clock.now()}`,
       iterations: 0,
@@ -298,7 +299,7 @@ export class ConversationRuntime {
       autoCompaction: undefined,
       stopBlocks: 0,
       fileChanges: new Map(),
-      scope: new AbortScope(signal),
+      cancellation: new TurnCancellation(options.signal),
     };
     this.active = turn;
     this.sessionWarned = false;
@@ -308,11 +309,11 @@ export class ConversationRuntime {
     this.persistEvent('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await this.submitInput(queued, input, turn.scope, options.images ?? []);
-      await this.loop(turn, signal, options.prompter);
+      await this.submitInput(queued, input, turn.cancellation, options.images ?? []);
+      await this.loop(turn, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
-      if (signal.aborted || isAborted(error)) summary = this.finishAborted(turn);
+      if (turn.cancellation.cancelled || isAbortedError(error)) summary = this.finishAborted(turn);
       else {
         const kind: RuntimeErrorKind = error instanceof RuntimeError || error instanceof ModelError ? error.kind : 'internal';
         const requestId = error instanceof ModelError ? error.details.requestId : undefined;
@@ -320,22 +321,23 @@ export class ConversationRuntime {
         summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}) });
       }
     }
-    turn.scope.dispose();
+    turn.cancellation.dispose();
     await this.ports.session?.flush().catch(() => undefined);
     return summary;
   }
 
   /** C1 by command, between turns. Undefined when there was nothing to compact. */
-  async compact(signal: AbortSignal = new AbortController().signal): Promise<CompactionEvent | undefined> {
+  async compact(signal?: AbortSignal): Promise<CompactionEvent | undefined> {
     if (this.active) throw new RuntimeError('busy', 'cannot compact while a turn is running');
-    const event = await this.compactNow('manual', signal);
+    const cancellation = new TurnCancellation(signal);
+    const event = await this.compactNow('manual', cancellation).finally(() => cancellation.dispose());
     await this.ports.session?.flush().catch(() => undefined);
     return event;
   }
 
   // ---------------------------------------------------------------------------
 
-  private async loop(turn: TurnState, signal: AbortSignal, prompter: PermissionPrompter | undefined): Promise<void> {
+  private async loop(turn: TurnState, prompter: PermissionPrompter | undefined): Promise<void> {
     const dispatch: DispatchContext = {
       tools: this.tools,
       hooks: this.hooks,
@@ -343,16 +345,15 @@ export class ConversationRuntime {
       prompter,
       emit: this.emitFn,
       onFileChange: (c) => recordFileChange(turn.fileChanges, c),
-      signal,
-      scope: turn.scope,
+      cancellation: turn.cancellation,
     };
     for (;;) {
-      if (turn.scope.aborted) throw abortedError();
+      turn.cancellation.throwIfCancelled();
       turn.iterations++;
       if (turn.iterations > (this.config.maxIterations ?? 50)) throw new RuntimeError('max_iterations', MAX_ITERATIONS_MESSAGE);
       this.emit({ type: 'step_started', turnId: turn.id, step: turn.iterations });
 
-      const step = await this.sampleStep(turn, signal);
+      const step = await this.sampleStep(turn);
       this.appendMessage(step.message);
       turn.assistantMessages.push(step.message);
 
@@ -365,7 +366,7 @@ export class ConversationRuntime {
         // The reply is the reply: what was cut at the output limit and its continuation, together.
         turn.finalText = turn.replyPrefix + text;
         turn.replyPrefix = '';
-        if (await this.stopHookBlocks(turn, step.message, signal)) continue;
+        if (await this.stopHookBlocks(turn, step.message)) continue;
         if (this.steering.hasCurrent && (await this.applyInterjections(turn))) continue;
         // The last check, after the last await: input steered from here on starts the next turn (T7).
         turn.closing = true;
@@ -384,7 +385,7 @@ export class ConversationRuntime {
       // The results go into the history before anything else can wait (a steered text's hook): a Stop from
       // here on keeps them, and never leaves a tool use without its result.
       this.appendUser(blocks);
-      if (turn.scope.aborted) throw abortedError();
+      turn.cancellation.throwIfCancelled();
       if (this.steering.hasCurrent) await this.applyInterjections(turn);
     }
   }
@@ -394,38 +395,42 @@ export class ConversationRuntime {
    * fill the window (C1), stop at a spend cap, then sample. Resubmitted after a
    * context overflow (shrinking what compaction cannot) or a credential refresh (T6).
    */
-  private async sampleStep(turn: TurnState, signal: AbortSignal): Promise<StepResult> {
+  private async sampleStep(turn: TurnState): Promise<StepResult> {
+    const { cancellation } = turn;
     let overflows = 0;
     let refreshedAuth = false;
     for (;;) {
-      if (this.probePending) await this.healthProbe(signal);
-      if (this.tools.prepareStep) await abortable(this.tools.prepareStep(signal), signal);
-      if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', signal)) ?? turn.autoCompaction;
+      if (this.probePending) await this.healthProbe(cancellation);
+      if (this.tools.prepareStep) await cancellation.race(this.tools.prepareStep(cancellation.signal));
+      if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', cancellation)) ?? turn.autoCompaction;
       const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.tools.definitions());
       const charsAtRequest = this.historySize;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
+      const sampling = cancellation.child();
       try {
-        const step = await consumeStep(this.model.stream(request, signal), builder, turn.scope);
+        const step = await consumeStep(this.model.stream(request, sampling.signal), builder, sampling);
         this.recordUsage(turn, step, charsAtRequest);
         this.emit({ type: 'step_finished', step: turn.iterations, stopReason: step.stopReason });
         return step;
       } catch (error) {
         // A request that failed after the API counted it was still billed (C4).
         this.charge(builder.billedUsage());
-        if (signal.aborted) throw abortedError();
+        cancellation.throwIfCancelled();
         if (!(error instanceof ModelError)) throw error;
         if (error.kind === 'context_overflow' && overflows < 2) {
           overflows++;
           this.emit({ type: 'step_discarded', step: turn.iterations });
-          turn.autoCompaction = (await this.recoverOverflow(error, overflows, signal)) ?? turn.autoCompaction;
+          turn.autoCompaction = (await this.recoverOverflow(error, overflows, cancellation)) ?? turn.autoCompaction;
           continue;
         }
         if (error.kind === 'auth' && !refreshedAuth && this.ports.onAuthError) {
           refreshedAuth = true;
           this.emit({ type: 'step_discarded', step: turn.iterations });
-          if (await abortable(this.ports.onAuthError(error, signal), signal)) continue;
+          if (await cancellation.race(this.ports.onAuthError(error, cancellation.signal))) continue;
         }
         throw error;
+      } finally {
+        sampling.dispose();
       }
     }
   }
@@ -435,7 +440,7 @@ export class ConversationRuntime {
    * overflow again; compactNow also shrinks those, harder on a second overflow.
    * A user message that alone exceeds the window cannot be saved: say so.
    */
-  private async recoverOverflow(error: ModelError, attempt: number, signal: AbortSignal): Promise<CompactionEvent | undefined> {
+  private async recoverOverflow(error: ModelError, attempt: number, cancellation: TurnCancellation): Promise<CompactionEvent | undefined> {
     const window = this.limits.contextWindow;
     const largest = largestUserMessageTokens(this.history);
     if (largest > window) {
@@ -445,7 +450,7 @@ export class ConversationRuntime {
     // setting): aim under 40 % of the window and also well under what we sent, harder on a second refusal.
     const sent = this.contextTokens();
     const target = Math.min((window * POST_COMPACTION_PERCENT) / 100, sent / 2 ** attempt);
-    const event = await this.compactNow('context_overflow', signal, Math.floor(target));
+    const event = await this.compactNow('context_overflow', cancellation, Math.floor(target));
     if (!event) throw error;
     return event;
   }
@@ -525,7 +530,7 @@ export class ConversationRuntime {
    * its own, as steered text does: a blocked one is left out with a warning and the others still go (the
    * turn fails only when nothing is left). A Stop while a hook runs puts the queued inputs back in the queue.
    */
-  private async submitInput(queued: readonly QueuedInput[], input: string, scope: AbortScope, images: ImageBlock[]): Promise<void> {
+  private async submitInput(queued: readonly QueuedInput[], input: string, cancellation: TurnCancellation, images: ImageBlock[]): Promise<void> {
     const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
     if (texts.length === 0 && images.length > 0) texts.push('(see the attached image' + (images.length > 1 ? 's)' : ')'));
     if (texts.length === 0) {
@@ -537,7 +542,7 @@ export class ConversationRuntime {
     const blocked: string[] = [];
     try {
       for (const text of texts) {
-        const hook = await this.promptHook(text, scope);
+        const hook = await this.promptHook(text, cancellation);
         if (hook.outcome === 'denied') {
           blocked.push(hook.messages.join('\n'));
           continue;
@@ -556,11 +561,11 @@ export class ConversationRuntime {
   }
 
   /** T10: a Stop hook may send the model back to work, a bounded number of times. */
-  private async stopHookBlocks(turn: TurnState, message: AssistantMessage, signal: AbortSignal): Promise<boolean> {
+  private async stopHookBlocks(turn: TurnState, message: AssistantMessage): Promise<boolean> {
     if (this.hooks.has?.('Stop') === false) return false;
     const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-    const result = await turn.scope.race(this.hooks.run('Stop', { last_assistant_message: text, stop_hook_active: turn.stopBlocks > 0 }, signal));
-    if (signal.aborted) throw abortedError();
+    const result = await turn.cancellation.race(this.hooks.run('Stop', { last_assistant_message: text, stop_hook_active: turn.stopBlocks > 0 }, turn.cancellation.signal));
+    turn.cancellation.throwIfCancelled();
     if (result.outcome === 'failed') this.emit({ type: 'warning', kind: 'hook', message: result.messages.join('\n') });
     if (result.outcome !== 'denied') return false;
     const maxBlocks = this.config.maxStopHookBlocks ?? 3;
@@ -587,7 +592,7 @@ export class ConversationRuntime {
         const text = texts[i]!;
         let hook: Awaited<ReturnType<ConversationRuntime['promptHook']>>;
         try {
-          hook = await this.promptHook(text, turn.scope);
+          hook = await this.promptHook(text, turn.cancellation);
         } catch (error) {
           // Stopped while a hook judged it: this text and those after it were never sent; the next turn gets them.
           this.steering.returnCurrent(texts.slice(i));
@@ -608,10 +613,10 @@ export class ConversationRuntime {
   }
 
   /** UserPromptSubmit for typed, queued and steered text alike. */
-  private async promptHook(prompt: string, scope: AbortScope): Promise<{ outcome: 'denied' | 'ok'; messages: string[]; feedback: UserContentBlock[] }> {
+  private async promptHook(prompt: string, cancellation: TurnCancellation): Promise<{ outcome: 'denied' | 'ok'; messages: string[]; feedback: UserContentBlock[] }> {
     if (this.hooks.has?.('UserPromptSubmit') === false) return { outcome: 'ok', messages: [], feedback: [] };
-    const hook = await scope.race(this.hooks.run('UserPromptSubmit', { prompt }, scope.signal));
-    if (scope.signal.aborted) throw abortedError();
+    const hook = await cancellation.race(this.hooks.run('UserPromptSubmit', { prompt }, cancellation.signal));
+    cancellation.throwIfCancelled();
     if (hook.outcome === 'denied') return { outcome: 'denied', messages: hook.messages, feedback: [] };
     if (hook.outcome === 'failed') {
       this.emit({ type: 'warning', kind: 'hook', message: hook.messages.join('\n') });
@@ -647,7 +652,7 @@ export class ConversationRuntime {
    * `targetTokens`, by default 40 % of the window) shrink oversized tool results the summary
    * kept. Undefined when neither changed anything.
    */
-  private async compactNow(trigger: CompactionEvent['trigger'], signal: AbortSignal, targetTokens?: number): Promise<CompactionEvent | undefined> {
+  private async compactNow(trigger: CompactionEvent['trigger'], cancellation: TurnCancellation, targetTokens?: number): Promise<CompactionEvent | undefined> {
     const tools = this.tools.definitions();
     const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
     const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
@@ -660,16 +665,15 @@ export class ConversationRuntime {
     // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
     const outcome = enough
       ? undefined
-      : await abortable(
+      : await cancellation.race(
           compactHistory(start, {
             keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT,
             client: this.model,
             model: this.config.model,
-            signal,
+            signal: cancellation.signal,
             protectFrom: unseenFrom(start),
             minRemovedTokens: SUMMARY_MAX_TOKENS,
           }),
-          signal,
         );
     const summarised = outcome?.messages ?? start;
     // Old tool results shrink first; the unseen ones only if the request still cannot fit (T6).
@@ -697,7 +701,7 @@ export class ConversationRuntime {
   }
 
   /** C2: after a compaction, check the tools still answer before spending another step. */
-  private async healthProbe(signal: AbortSignal): Promise<void> {
+  private async healthProbe(cancellation: TurnCancellation): Promise<void> {
     // Still pending after a failure: every later turn probes again until one succeeds.
     if (this.tools.isReadOnly('glob_search') === undefined) {
       this.probePending = false;
@@ -705,10 +709,10 @@ export class ConversationRuntime {
     }
     let problem: string | undefined;
     try {
-      const output = await abortable(this.tools.execute('glob_search', { ...HEALTH_PROBE_INPUT }, { signal }), signal);
+      const output = await cancellation.race(this.tools.execute('glob_search', { ...HEALTH_PROBE_INPUT }, { signal: cancellation.signal }));
       if (output.isError) problem = output.content;
     } catch (error) {
-      if (signal.aborted) throw abortedError();
+      cancellation.throwIfCancelled();
       problem = errorMessage(error);
     }
     if (problem !== undefined) {

@@ -4,7 +4,8 @@
 // goes on. Consecutive read-only uses run concurrently; everything else runs
 // alone; results always come back in call order.
 import { type ParsedToolUse } from './assistant-message';
-import { errorMessage, isAborted, type AbortScope } from './errors';
+import { isAbortedError, type TurnCancellation } from './cancellation';
+import { errorMessage } from './errors';
 import { type RuntimeEvent, type ToolResultRecord } from './events';
 import { ABORTED_RESULT } from './history';
 import { mergeHookFeedback, NO_HOOK_RESULT, type HookEventName, type HookPayload, type HookResult, type HookRunner } from './hooks';
@@ -20,9 +21,8 @@ export interface DispatchContext {
   prompter: PermissionPrompter | undefined;
   emit: (event: RuntimeEvent) => void;
   onFileChange: (change: FileChange) => void;
-  signal: AbortSignal;
-  /** The turn's abort scope: every wait on a port races it (T8). */
-  scope: AbortScope;
+  /** The turn's: each tool use runs under a child of it, and every wait on a port races that child (T8). */
+  cancellation: TurnCancellation;
 }
 
 /** Prompts are shown one at a time even when their tool uses run in parallel. */
@@ -45,12 +45,7 @@ export async function dispatchToolUses(uses: readonly ParsedToolUse[], ctx: Disp
       while (end < uses.length && ctx.tools.isReadOnly(uses[end]!.name) === true) end++;
     }
     if (end - i === 1) {
-      const use = uses[i]!;
-      try {
-        results.push(await runChecked(use, ctx, prompts));
-      } catch (error) {
-        results.push(failed(ctx, use, error));
-      }
+      results.push(await runToolUse(uses[i]!, ctx, prompts));
     } else results.push(...(await Promise.all(uses.slice(i, end).map((use) => runToolUse(use, ctx, prompts)))));
     i = end;
   }
@@ -77,12 +72,8 @@ function hookConfigured(ctx: DispatchContext, event: HookEventName): boolean {
   return ctx.hooks.has?.(event) !== false;
 }
 
-function runHook(ctx: DispatchContext, event: HookEventName, payload: HookPayload): Promise<HookResult> {
-  return ctx.scope.race(ctx.hooks.run(event, payload, ctx.signal));
-}
-
-function runToolUse(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<ToolResultRecord> {
-  return runChecked(use, ctx, prompts).catch((error: unknown) => failed(ctx, use, error));
+function runHook(ctx: DispatchContext, cancel: TurnCancellation, event: HookEventName, payload: HookPayload): Promise<HookResult> {
+  return cancel.race(ctx.hooks.run(event, payload, cancel.signal));
 }
 
 // Bound per tool use rather than a fresh closure: the hot path stays allocation-light.
@@ -91,14 +82,22 @@ function emitProgress(ctx: DispatchContext, id: string, chunk: string): void {
 }
 
 /** What an exception escaping the pipeline becomes: "aborted" after an interrupt, else a readable error. */
-function failed(ctx: DispatchContext, use: ParsedToolUse, error: unknown): ToolResultRecord {
-  if (isAborted(error) || ctx.scope.aborted) return finish(ctx, use, ABORTED_RESULT, true);
+function failed(ctx: DispatchContext, use: ParsedToolUse, error: unknown, cancel: TurnCancellation): ToolResultRecord {
+  if (isAbortedError(error) || cancel.cancelled) return finish(ctx, use, ABORTED_RESULT, true);
   return finish(ctx, use, `internal error running ${use.name}: ${errorMessage(error)}`, true);
 }
 
-async function runChecked(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<ToolResultRecord> {
-  const auth = await authorize(use, ctx, prompts);
-  return auth.kind === 'allow' ? execute(use, auth, ctx) : auth.result;
+/** One tool use under its own child of the turn's cancellation; its result always comes back. */
+async function runToolUse(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<ToolResultRecord> {
+  const cancel = ctx.cancellation.child();
+  try {
+    const auth = await authorize(use, ctx, prompts, cancel);
+    return auth.kind === 'allow' ? await execute(use, auth, ctx, cancel) : auth.result;
+  } catch (error) {
+    return failed(ctx, use, error, cancel);
+  } finally {
+    cancel.dispose();
+  }
 }
 
 /** What authorize() decided: run the tool with this input, or the finished (denied, invalid, aborted) result. */
@@ -120,10 +119,10 @@ export type Authorization =
  * (P1) and ask the user where it says so. Generic over every tool the registry
  * holds (built-in or MCP): nothing here knows a tool by name.
  */
-export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue): Promise<Authorization> {
+export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue, cancel: TurnCancellation): Promise<Authorization> {
   const { name, id } = use;
   const done = (result: ToolResultRecord): Authorization => ({ kind: 'finished', result });
-  if (ctx.scope.aborted) return done(finish(ctx, use, ABORTED_RESULT, true));
+  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true));
   if (use.inputError) return done(finish(ctx, use, use.inputError, true));
   const readOnly = ctx.tools.isReadOnly(name);
   if (readOnly === undefined) return done(finish(ctx, use, `unknown tool: ${name}`, true));
@@ -135,10 +134,10 @@ export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompt
   } catch (error) {
     return done(finish(ctx, use, assessFailure(name, error), true));
   }
-  if (ctx.scope.aborted) return done(finish(ctx, use, ABORTED_RESULT, true));
+  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true));
 
-  const pre = hookConfigured(ctx, 'PreToolUse') ? await runHook(ctx, 'PreToolUse', { tool_name: name, tool_input: input, subject: assessment.subject }) : NO_HOOK_RESULT;
-  if (ctx.scope.aborted) return done(finish(ctx, use, ABORTED_RESULT, true));
+  const pre = hookConfigured(ctx, 'PreToolUse') ? await runHook(ctx, cancel, 'PreToolUse', { tool_name: name, tool_input: input, subject: assessment.subject }) : NO_HOOK_RESULT;
+  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true));
   if (pre.outcome === 'cancelled') return done(deny(ctx, use, pre, 'the PreToolUse hook was cancelled'));
   if (pre.outcome === 'failed') return done(deny(ctx, use, pre, 'the PreToolUse hook failed'));
   if (pre.outcome === 'denied') return done(deny(ctx, use, pre, 'denied by a PreToolUse hook'));
@@ -152,7 +151,7 @@ export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompt
   }
 
   // The policy judges commands on their syntax tree: the parser loads on the first command, not at activation.
-  if (isShellTool(name) && !assessment.shell) await ctx.scope.race(loadShellParser());
+  if (isShellTool(name) && !assessment.shell) await cancel.race(loadShellParser());
   const outcome = ctx.policy.decide({ toolName: name, readOnly, assessment, hookOverride: pre.decision });
   if (outcome.kind === 'allow') return { kind: 'allow', input, subject: assessment.subject, pre };
   if (outcome.kind === 'deny') {
@@ -165,8 +164,8 @@ export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompt
     return done(deny(ctx, use, pre, reason));
   }
   const prompter = ctx.prompter;
-  const preview = await ctx.scope.race(ctx.tools.preview?.(name, input) ?? Promise.resolve(undefined)).catch((error: unknown) => {
-    if (isAborted(error)) throw error;
+  const preview = await cancel.race(ctx.tools.preview?.(name, input) ?? Promise.resolve(undefined)).catch((error: unknown) => {
+    if (isAbortedError(error)) throw error;
     return undefined;
   });
   const request: PermissionRequest = {
@@ -181,7 +180,7 @@ export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompt
   };
   const decision = await prompts.run(() => {
     ctx.emit({ type: 'permission_requested', request });
-    return ctx.scope.race(prompter.request(request, ctx.signal));
+    return cancel.race(prompter.request(request, cancel.signal));
   });
   if (decision.kind === 'deny') {
     const reason = `the user denied ${name}${decision.feedback ? `. User feedback: ${decision.feedback}` : ''}`;
@@ -194,7 +193,7 @@ export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompt
 }
 
 /** Runs an authorized tool use and its PostToolUse hook; the result always comes back (errors become is_error results). */
-export async function execute(use: ParsedToolUse, auth: Extract<Authorization, { kind: 'allow' }>, ctx: DispatchContext): Promise<ToolResultRecord> {
+export async function execute(use: ParsedToolUse, auth: Extract<Authorization, { kind: 'allow' }>, ctx: DispatchContext, cancel: TurnCancellation): Promise<ToolResultRecord> {
   const { name, id } = use;
   const { input, pre, userNote } = auth;
   let content: string;
@@ -204,9 +203,9 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
   let exit: CommandExit | undefined;
   try {
     const onProgress = emitProgress.bind(undefined, ctx, id);
-    ({ content, isError, fileChange, images, exit } = await ctx.scope.race(ctx.tools.execute(name, input, { signal: ctx.signal, onProgress })));
+    ({ content, isError, fileChange, images, exit } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
   } catch (error) {
-    if (isAborted(error) || ctx.scope.aborted) throw error;
+    if (isAbortedError(error) || cancel.cancelled) throw error;
     content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
     isError = true;
   }
@@ -217,10 +216,10 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
   let post: HookResult;
   try {
     const event = isError ? 'PostToolUseFailure' : 'PostToolUse';
-    post = hookConfigured(ctx, event) ? await runHook(ctx, event, { tool_name: name, tool_input: input, subject: auth.subject, tool_output: content, is_error: isError }) : NO_HOOK_RESULT;
+    post = hookConfigured(ctx, event) ? await runHook(ctx, cancel, event, { tool_name: name, tool_input: input, subject: auth.subject, tool_output: content, is_error: isError }) : NO_HOOK_RESULT;
   } catch (error) {
     // The tool already ran: an interrupt during its PostToolUse hook keeps the real result.
-    if (!isAborted(error)) throw error;
+    if (!isAbortedError(error)) throw error;
     post = { outcome: 'cancelled', messages: ['PostToolUse hook cancelled'] };
   }
   if (post.outcome !== 'ok') isError = true;

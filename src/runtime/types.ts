@@ -122,8 +122,7 @@ export type ModelErrorKind =
   | 'context_overflow' // prompt too long: compact and resubmit (T6)
   | 'invalid_request' // other 400/404/413/422: not retried
   | 'stalled' // S4: no event after tool results, even after one resend
-  | 'protocol' // the stream broke its own rules and no fallback worked
-  | 'aborted'; // the caller's signal fired
+  | 'protocol'; // the stream broke its own rules and no fallback worked (an abort is AbortedError, never a ModelError)
 
 export class ModelError extends Error {
   override readonly name = 'ModelError';

@@ -304,4 +304,28 @@ describe('turns in the real extension host', function () {
     assert.ok(fs.readFileSync(file).equals(bytes), 'the denied command changed the file');
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
+
+  it('27.cancel, T8: Stop while an edit waits for approval settles the request, closes its diff and ends the turn aborted', async () => {
+    await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
+    turnstone.setDialogsEnabled(false);
+    const file = path.join(root(), 'stop-me.txt');
+    fs.writeFileSync(file, 'keep\n');
+    server.enqueue(toolUseReply([{ id: 'tu_stop', name: 'edit_file', input: { path: 'stop-me.txt', old_string: 'keep', new_string: 'changed' } }]));
+    const requested = waitFor(turnstone.onDidRequestPermission);
+    const turn = turnstone.sendPrompt('change it');
+    assert.equal(await requested, 'tu_stop');
+    assert.deepEqual(turnstone.pendingPermissions().map((p) => p.id), ['tu_stop']);
+
+    turnstone.stop();
+    const summary = await turn;
+    assert.equal(summary.outcome, 'aborted');
+    assert.deepEqual(turnstone.pendingPermissions(), [], 'Stop settled the request');
+    assert.equal(turnstone.decide('tu_stop', { kind: 'allow', scope: 'once' }), false, 'nothing is left to answer');
+    const proposalOpen = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label.includes('proposed by Turnstone'));
+    for (let i = 0; i < 100 && proposalOpen(); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(proposalOpen(), false, 'the proposal\'s diff closes with the request');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'keep\n');
+    assert.equal(server.requests.length, 1, 'no request after Stop');
+    fs.rmSync(file, { force: true });
+  });
 });

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { AbortScope } from '../../src/runtime/errors';
+import { TurnCancellation } from '../../src/runtime/cancellation';
 import { noHooks } from '../../src/runtime/hooks';
 import { PermissionPolicy } from '../../src/runtime/permissions';
 import { dispatchToolUses } from '../../src/runtime/tool-dispatch';
@@ -68,7 +68,6 @@ function workbench(options: { ripgrep?: boolean } = {}): Workbench {
     root,
     outputDir,
     async call(name, input) {
-      const controller = new AbortController();
       // Counted, not kept: a UI that held every progress chunk would be the memory hog, not the tool.
       let events = 0;
       const started = Date.now();
@@ -79,8 +78,7 @@ function workbench(options: { ripgrep?: boolean } = {}): Workbench {
         prompter: undefined,
         emit: () => void events++,
         onFileChange: () => undefined,
-        signal: controller.signal,
-        scope: new AbortScope(controller.signal),
+        cancellation: new TurnCancellation(),
       });
       return { ...result!, ms: Date.now() - started };
     },

@@ -282,16 +282,23 @@ export class ServerConnection {
   }
 }
 
-const derived = new WeakMap<AbortSignal, AbortSignal>();
+/** Signals calls were made under: undefined after the first call, the derived signal from the second on. */
+const derived = new WeakMap<AbortSignal, AbortSignal | undefined>();
 
 /**
- * The signal handed to the SDK for calls made under `signal` (a turn's). The
- * SDK adds an abort listener per request and never removes it, so the turn's
- * own signal would collect one per call (and Node warn past ten); and a fresh
- * signal per call costs ~25 µs in Node 20, a fifth of a local call. One derived
- * signal per turn: its listeners go away with the turn.
+ * The signal handed to the SDK for calls made under `signal`. The SDK adds an
+ * abort listener per request and never removes it. The loop gives each tool use
+ * its own signal (a child of the turn's), so the first call under a signal gets
+ * it as is: deriving one costs ~25 µs in Node 20, a fifth of a local call. A
+ * caller making many calls under one signal gets a derived one from the second
+ * call on, so the SDK's listeners collect there (Node warns past ten on one
+ * signal) and go away with it.
  */
 function callSignal(signal: AbortSignal): AbortSignal {
+  if (!derived.has(signal)) {
+    derived.set(signal, undefined);
+    return signal;
+  }
   let d = derived.get(signal);
   if (!d) {
     const controller = new AbortController();

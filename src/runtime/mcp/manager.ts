@@ -3,6 +3,7 @@
 // parallel, each within a start timeout; restarts a crashed one on a later step
 // after a backoff; and hands the loop the tool list of the servers that are
 // alive right now. Knows nothing of VS Code.
+import { TurnCancellation } from '../cancellation';
 import { type ToolDefinition } from '../types';
 import { describeServer, type ConfigProblem, type McpServerConfig, type ServerLayer } from './config';
 import { McpCallError, type CallOptions, type PreparedTool, ServerConnection, type ServerStatus } from './connection';
@@ -127,7 +128,15 @@ export class McpManager {
     }
     this.started = true;
     if (starts.length === 0) return;
-    await raceSignal(Promise.all(starts), signal);
+    const cancellation = new TurnCancellation(signal);
+    try {
+      await cancellation.race(Promise.all(starts));
+    } catch (error) {
+      // A Stop does not wait for servers still starting: they go on, and the loop gives way to the Stop.
+      if (!cancellation.cancelled) throw error instanceof Error ? error : new Error(String(error));
+    } finally {
+      cancellation.dispose();
+    }
   }
 
   /** The tools of live servers, as the model sees them. Cached between changes: this runs on every step. */
@@ -217,23 +226,4 @@ export class McpManager {
   private log(level: 'info' | 'warn' | 'error', message: string): void {
     this.opts.log?.(level, message);
   }
-}
-
-function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

@@ -1,6 +1,7 @@
 // S6: the retry policy both providers share. We own retries (the SDKs' own are
 // switched off) so that every retry is visible to the loop as an event and a
 // retried step can tell the consumer to discard what it already showed.
+import { AbortedError } from '../cancellation';
 import { ModelError } from '../types';
 
 export interface RetryOptions {
@@ -48,14 +49,16 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Resolves after `ms`, or rejects with ModelError('aborted') as soon as `signal` fires. */
+export const REQUEST_ABORTED = 'The request was aborted.';
+
+/** Resolves after `ms`, or rejects with AbortedError as soon as `signal` fires. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(abortedError());
+  if (signal.aborted) return Promise.reject(new AbortedError(REQUEST_ABORTED));
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(abortedError());
+      reject(new AbortedError(REQUEST_ABORTED));
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
@@ -64,8 +67,6 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-export const abortedError = () => new ModelError('aborted', 'The request was aborted.');
 
 const CONTEXT_OVERFLOW =
   /prompt is too long|context window|context length|context_length|maximum context|too many (input )?tokens|exceeds? (the )?(model'?s? )?(maximum )?context|input is too long/i;

@@ -5,7 +5,8 @@
 // step (S6). Provider specifics live behind StepSource.
 import { type AssistantEvent, ModelError } from '../types';
 import { cutHead } from '../text-cut';
-import { abortedError, backoffDelay, classifyError, type ResolvedRetry, sleep } from './retry';
+import { AbortedError, TurnCancellation } from '../cancellation';
+import { backoffDelay, classifyError, REQUEST_ABORTED, type ResolvedRetry, sleep } from './retry';
 
 export interface StepNormaliser<Raw> {
   /** Appends the events for one raw event to `out`; true once the message is complete. */
@@ -44,31 +45,36 @@ export interface StepTiming {
 type FireReason = 'caller' | 'stall' | 'idle';
 
 /**
- * Aborts an attempt when the caller aborts, when the first event is late (stall),
- * or when the stream goes silent (idle). Per-event cost is one clock read, since
- * the watchdog re-arms lazily instead of resetting a timer on every event.
+ * Cancels an attempt when the caller does, when the first event is late (stall),
+ * or when the stream goes silent (idle): a child of the caller's signal that its
+ * own timers may cancel alone. Per-event cost is one clock read, since the
+ * watchdog re-arms lazily instead of resetting a timer on every event.
  */
 class Watchdog {
-  readonly controller = new AbortController();
-  reason: FireReason | undefined;
+  private readonly attempt: TurnCancellation;
+  private timedOut: 'stall' | 'idle' | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private last = Date.now();
   private sawEvent = false;
 
   constructor(
-    private readonly caller: AbortSignal,
+    caller: AbortSignal,
     private readonly stallMs: number | undefined,
     private readonly idleMs: number,
   ) {
-    if (caller.aborted) this.fire('caller');
-    else caller.addEventListener('abort', this.onCallerAbort, { once: true });
-    if (this.reason) return;
+    this.attempt = new TurnCancellation(caller);
+    if (this.attempt.cancelled) return;
     if (stallMs !== undefined) this.timer = setTimeout(() => this.fire('stall'), stallMs);
     else this.armIdle(idleMs);
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.attempt.signal;
+  }
+
+  /** Why the attempt was cancelled; undefined while it may go on. */
+  get reason(): FireReason | undefined {
+    return this.timedOut ?? (this.attempt.cancelled ? 'caller' : undefined);
   }
 
   tick(): void {
@@ -90,21 +96,19 @@ class Watchdog {
 
   dispose(): void {
     this.disarm();
-    this.caller.removeEventListener('abort', this.onCallerAbort);
+    this.attempt.dispose();
   }
 
-  error(): ModelError {
-    switch (this.reason) {
+  error(): ModelError | AbortedError {
+    switch (this.timedOut) {
       case 'stall':
         return new ModelError('stalled', `No response within ${this.stallMs} ms after tool results.`);
       case 'idle':
         return new ModelError('retryable', `The stream went silent for ${this.idleMs} ms.`);
       default:
-        return abortedError();
+        return new AbortedError(REQUEST_ABORTED);
     }
   }
-
-  private readonly onCallerAbort = () => this.fire('caller');
 
   private armIdle(ms: number): void {
     this.timer = setTimeout(() => {
@@ -114,11 +118,11 @@ class Watchdog {
     }, ms);
   }
 
-  private fire(reason: FireReason): void {
+  private fire(reason: 'stall' | 'idle'): void {
     if (this.reason) return;
-    this.reason = reason;
+    this.timedOut = reason;
     clearTimeout(this.timer);
-    this.controller.abort();
+    this.attempt.cancel();
   }
 }
 
@@ -152,11 +156,11 @@ export async function* runStep<Raw>(
   // Whether the consumer has seen content of the current attempt (then a retry must reset it).
   let emitted = false;
   for (;;) {
-    if (signal.aborted) throw abortedError();
+    if (signal.aborted) throw new AbortedError(REQUEST_ABORTED);
     const dog = new Watchdog(signal, afterToolResults ? timing.stallTimeoutMs : undefined, timing.idleTimeoutMs);
     let iterator: AsyncIterator<readonly Raw[]> | undefined;
     let requestId: string | undefined;
-    let failure: ModelError;
+    let failure: ModelError | AbortedError;
     try {
       const opened = await source.open(dog.signal);
       requestId = opened.requestId;
@@ -191,14 +195,15 @@ export async function* runStep<Raw>(
       for (const event of out) yield event;
       return;
     } catch (err) {
-      failure = withRequestId(dog.reason ? dog.error() : classifyError(err, source.provider), requestId);
+      failure = dog.reason ? dog.error() : classifyError(err, source.provider);
     } finally {
       dog.dispose();
       // Closing the iterator cancels the body (the response may still be open after message_stop).
       void iterator?.return?.()?.catch(() => undefined);
     }
 
-    if (signal.aborted || failure.kind === 'aborted') throw abortedError();
+    if (signal.aborted || failure instanceof AbortedError) throw new AbortedError(REQUEST_ABORTED);
+    failure = withRequestId(failure, requestId);
     let delayMs: number;
     let attempt: number;
     let maxAttempts: number;
@@ -232,11 +237,11 @@ export async function* runStep<Raw>(
 /** Retries a one-shot request (non-streaming `complete`) under the same policy, silently; `beforeRetry` may stop a retry by throwing. */
 export async function withRetries<T>(provider: string, signal: AbortSignal, policy: ResolvedRetry, run: (signal: AbortSignal) => Promise<T>, beforeRetry?: () => void): Promise<T> {
   for (let retries = 0; ; retries++) {
-    if (signal.aborted) throw abortedError();
+    if (signal.aborted) throw new AbortedError(REQUEST_ABORTED);
     try {
       return await run(signal);
     } catch (err) {
-      if (signal.aborted) throw abortedError();
+      if (signal.aborted) throw new AbortedError(REQUEST_ABORTED);
       const failure = classifyError(err, provider);
       if (failure.kind !== 'retryable' || retries >= policy.maxRetries) throw failure;
       const asked = failure.details.retryAfterMs;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { AbortedError } from '../../../src/runtime/cancellation';
 import { AnthropicModelClient } from '../../../src/runtime/providers/anthropic';
 import { type AnthropicClientOptions } from '../../../src/runtime/providers/options';
 import {
@@ -280,7 +281,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
       } catch (err) {
         caught = err;
       }
-      assert.equal((caught as { kind?: string }).kind, 'aborted');
+      assert.ok(caught instanceof AbortedError, `an abort is an AbortedError, got ${String(caught)}`);
       assert.deepEqual(seen, ['usage', 'text_delta']);
     });
 
@@ -296,15 +297,14 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
       } catch (err) {
         caught = err;
       }
-      assert.equal((caught as { kind?: string }).kind, 'aborted');
+      assert.ok(caught instanceof AbortedError, `an abort is an AbortedError, got ${String(caught)}`);
       assert.ok(Date.now() - t0 < 5000);
     });
 
     it('T8: an already aborted signal makes no request', async () => {
       const controller = new AbortController();
       controller.abort();
-      const { error } = await collectError(client().stream(request(), controller.signal));
-      assert.equal(error.kind, 'aborted');
+      await assert.rejects(collect(client().stream(request(), controller.signal)), AbortedError);
       assert.equal(mock.requests.length, 0);
     });
 

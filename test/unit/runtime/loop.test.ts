@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { AssistantMessageBuilder, consumeStep } from '../../../src/runtime/assistant-message';
 import { ConversationRuntime } from '../../../src/runtime/conversation';
-import { AbortScope, MAX_ITERATIONS_MESSAGE } from '../../../src/runtime/errors';
+import { TurnCancellation } from '../../../src/runtime/cancellation';
+import { MAX_ITERATIONS_MESSAGE } from '../../../src/runtime/errors';
 import { type RuntimeEvent } from '../../../src/runtime/events';
 import { historyProblem, TURN_ABORTED_NOTE } from '../../../src/runtime/history';
 import { ModelError, type AssistantEvent, type Message, type ToolResultBlock } from '../../../src/runtime/types';
@@ -73,7 +74,7 @@ describe('runtime: the turn loop', () => {
 
   it('T3: a stream without message_stop, or without content, is a protocol error', async () => {
     const run = (evs: AssistantEvent[]) =>
-      consumeStep((async function* () { yield* evs; })(), new AssistantMessageBuilder(() => undefined, Date.now, 1), new AbortScope(new AbortController().signal));
+      consumeStep((async function* () { yield* evs; })(), new AssistantMessageBuilder(() => undefined, Date.now, 1), new TurnCancellation());
     await assert.rejects(run([{ type: 'text_delta', text: 'hi' }]), (e: unknown) => e instanceof ModelError && e.kind === 'protocol' && /message stop/.test(e.message));
     await assert.rejects(run([{ type: 'message_stop', stopReason: 'end_turn' }]), (e: unknown) => e instanceof ModelError && /no content/.test(e.message));
   });
