@@ -6,19 +6,20 @@
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
 import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from './budget';
 import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT, SUMMARY_MAX_TOKENS } from './compaction';
-import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, messageChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
+import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from './context-window';
 import { isAbortedError, TurnCancellation } from './cancellation';
 import { errorMessage, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from './errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from './events';
-import { abortedResult, appendUserContent, historyProblem, normaliseHistory, TURN_ABORTED_NOTE, unansweredToolUses } from './history';
+import { abortedResult, TURN_ABORTED_NOTE, unansweredToolUses } from './history';
 import { dropOldImages, largestUserMessageTokens, shrinkToolResults, unseenFrom } from './overflow';
 import { noHooks, type HookRunner } from './hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from './permissions';
 import { buildRequest, maxTokensOf } from './request';
-import { type SessionRecord, type SessionStore } from './session';
+import { type SessionStore } from './session';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
-import { repairLoneSurrogates } from './text-cut';
+import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
+import { Transcript } from './transcript';
 import { ToolUseIds } from './tool-use-ids';
 import { spendGated } from './spend-gate';
 import { ModelError, type AssistantMessage, type FileChange, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from './types';
@@ -142,7 +143,8 @@ interface TurnState {
 }
 
 export class ConversationRuntime {
-  private history: Message[];
+  /** The session's messages, and their record in the session file. */
+  private readonly transcript: Transcript;
   private readonly events = new EventEmitter<RuntimeEvent>();
   private readonly policy: PermissionPolicy;
   private readonly usage: UsageTracker;
@@ -155,15 +157,12 @@ export class ConversationRuntime {
   /** Models the "not in the context-window table" note was logged for. */
   private readonly unknownModelsLogged = new Set<string>();
   private readonly meter: ContextMeter;
-  /** historyChars(this.history), kept as messages are appended: the context estimate must not rescan history every step. */
-  private historySize: number;
   /** The step just charged is saved with its assistant message. */
   private usageToSave = false;
   private probePending: boolean;
   private readonly steering: SteeringQueue;
   private active: TurnState | undefined;
   private turnCounter = 0;
-  private sessionWarned = false;
   /** T9: tool use ids stay unique in the session, whatever the server sends. */
   private readonly toolUseIds: ToolUseIds;
   /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
@@ -178,21 +177,20 @@ export class ConversationRuntime {
     config: ConversationConfig,
     resume: ConversationHistory = {},
   ) {
-    this.history = [...(resume.messages ?? [])];
-    this.toolUseIds = new ToolUseIds(this.history);
-    this.historySize = historyChars(this.history);
+    this.clock = ports.clock ?? systemClock;
+    this.transcript = new Transcript(resume.messages ?? [], ports.session, () => this.clock.now(), (message) => this.emit({ type: 'warning', kind: 'session_write', message }));
+    this.toolUseIds = new ToolUseIds(this.transcript.messages);
     this.policy = new PermissionPolicy();
     this.usage = new UsageTracker(config.model, config.prices, resume.usage, resume.cost);
-    this.clock = ports.clock ?? systemClock;
     this.meter = new ContextMeter(0);
     this.useContext({ model: ports.model, tools: ports.tools, ...(ports.hooks ? { hooks: ports.hooks } : {}), config });
     this.steering = new SteeringQueue((items) => this.emit({ type: 'queue_changed', items: [...items] }), resume.queued);
     // C2: a resumed session that was compacted is probed before its first step, like a fresh compaction.
-    this.probePending = extractSummary(this.history).summary !== undefined;
+    this.probePending = extractSummary(this.transcript.messages).summary !== undefined;
   }
 
   get messages(): readonly Message[] {
-    return this.history;
+    return this.transcript.messages;
   }
   get isRunning(): boolean {
     return this.active !== undefined;
@@ -302,14 +300,14 @@ export class ConversationRuntime {
       cancellation: new TurnCancellation(options.signal),
     };
     this.active = turn;
-    this.sessionWarned = false;
+    this.transcript.newTurn();
     const queued = this.steering.takeNext();
     const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
     this.emit({ type: 'turn_started', turnId: turn.id, input: texts.join('\n\n') });
-    this.persistEvent('turn_started', { turnId: turn.id });
+    this.transcript.event('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await this.submitInput(queued, input, turn.cancellation, options.images ?? []);
+      await submitInput(this.inputPorts, queued, input, options.images ?? [], turn.cancellation, this.transcript.messages.at(-1)?.role);
       await this.loop(turn, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
@@ -322,7 +320,7 @@ export class ConversationRuntime {
       }
     }
     turn.cancellation.dispose();
-    await this.ports.session?.flush().catch(() => undefined);
+    await this.transcript.flush();
     return summary;
   }
 
@@ -331,7 +329,7 @@ export class ConversationRuntime {
     if (this.active) throw new RuntimeError('busy', 'cannot compact while a turn is running');
     const cancellation = new TurnCancellation(signal);
     const event = await this.compactNow('manual', cancellation).finally(() => cancellation.dispose());
-    await this.ports.session?.flush().catch(() => undefined);
+    await this.transcript.flush();
     return event;
   }
 
@@ -354,7 +352,9 @@ export class ConversationRuntime {
       this.emit({ type: 'step_started', turnId: turn.id, step: turn.iterations });
 
       const step = await this.sampleStep(turn);
-      this.appendMessage(step.message);
+      // The step just charged is saved with its assistant message (one record a step).
+      this.transcript.appendAssistant(step.message, this.usageToSave ? { usage: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests } : undefined);
+      this.usageToSave = false;
       turn.assistantMessages.push(step.message);
 
       const text = textOf(step.message);
@@ -366,8 +366,11 @@ export class ConversationRuntime {
         // The reply is the reply: what was cut at the output limit and its continuation, together.
         turn.finalText = turn.replyPrefix + text;
         turn.replyPrefix = '';
-        if (await this.stopHookBlocks(turn, step.message)) continue;
-        if (this.steering.hasCurrent && (await this.applyInterjections(turn))) continue;
+        if (await stopHookSendsBack(this.inputPorts, step.message, turn.cancellation, turn.stopBlocks, this.config.maxStopHookBlocks ?? 3)) {
+          turn.stopBlocks++;
+          continue;
+        }
+        if (this.steering.hasCurrent && (await applyInterjections(this.inputPorts, turn.cancellation))) continue;
         // The last check, after the last await: input steered from here on starts the next turn (T7).
         turn.closing = true;
         return;
@@ -376,7 +379,7 @@ export class ConversationRuntime {
       turn.replyPrefix = '';
       // C3: the tool uses are on disk before any of them acts, so a crash mid-tool leaves a session that
       // names what was running (and a resume can clean up after an interrupted write).
-      await this.ports.session?.flush().catch(() => undefined);
+      await this.transcript.flush();
       const results = await dispatchToolUses(step.toolUses, dispatch);
       turn.toolResults.push(...results);
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
@@ -386,7 +389,7 @@ export class ConversationRuntime {
       // here on keeps them, and never leaves a tool use without its result.
       this.appendUser(blocks);
       turn.cancellation.throwIfCancelled();
-      if (this.steering.hasCurrent) await this.applyInterjections(turn);
+      if (this.steering.hasCurrent) await applyInterjections(this.inputPorts, turn.cancellation);
     }
   }
 
@@ -403,8 +406,8 @@ export class ConversationRuntime {
       if (this.probePending) await this.healthProbe(cancellation);
       if (this.tools.prepareStep) await cancellation.race(this.tools.prepareStep(cancellation.signal));
       if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', cancellation)) ?? turn.autoCompaction;
-      const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.history, this.tools.definitions());
-      const charsAtRequest = this.historySize;
+      const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.transcript.messages, this.tools.definitions());
+      const charsAtRequest = this.transcript.chars;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
       const sampling = cancellation.child();
       try {
@@ -442,7 +445,7 @@ export class ConversationRuntime {
    */
   private async recoverOverflow(error: ModelError, attempt: number, cancellation: TurnCancellation): Promise<CompactionEvent | undefined> {
     const window = this.limits.contextWindow;
-    const largest = largestUserMessageTokens(this.history);
+    const largest = largestUserMessageTokens(this.transcript.messages);
     if (largest > window) {
       throw new RuntimeError('context_overflow', `A single message is larger than the model's context window (about ${largest} tokens; the window holds ${window}). Send a shorter message or attach less.`, { cause: error });
     }
@@ -488,7 +491,7 @@ export class ConversationRuntime {
   /** A step carries the live history (measured by the API last time); anything else (a summary) is estimated whole. */
   private estimateRequest(request: ModelRequest): SpendEstimate {
     const maxOutputTokens = maxTokensOf(request);
-    if (request.messages === this.history) {
+    if (request.messages === this.transcript.messages) {
       const tokens = this.contextTokens();
       const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
       return { model: request.model, cachedTokens: cached, newTokens: tokens - cached, maxOutputTokens };
@@ -513,7 +516,7 @@ export class ConversationRuntime {
   }
 
   private contextTokens(): number {
-    return this.meter.estimate(this.historySize, () => requestChars(this.config.systemPrompt, this.tools.definitions(), []));
+    return this.meter.estimate(this.transcript.chars, () => requestChars(this.config.systemPrompt, this.tools.definitions(), []));
   }
 
   private resolveLimits(model: string): ModelLimits {
@@ -525,104 +528,9 @@ export class ConversationRuntime {
     return limits;
   }
 
-  /**
-   * The turn's input: inputs queued for it, then the typed text. Each passes the UserPromptSubmit hook on
-   * its own, as steered text does: a blocked one is left out with a warning and the others still go (the
-   * turn fails only when nothing is left). A Stop while a hook runs puts the queued inputs back in the queue.
-   */
-  private async submitInput(queued: readonly QueuedInput[], input: string, cancellation: TurnCancellation, images: ImageBlock[]): Promise<void> {
-    const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
-    if (texts.length === 0 && images.length > 0) texts.push('(see the attached image' + (images.length > 1 ? 's)' : ')'));
-    if (texts.length === 0) {
-      if (this.history[this.history.length - 1]?.role !== 'user') throw new RuntimeError('invalid_request', 'nothing to send: the input is empty');
-      return;
-    }
-    const blocks: UserContentBlock[] = [];
-    const feedback: UserContentBlock[] = [];
-    const blocked: string[] = [];
-    try {
-      for (const text of texts) {
-        const hook = await this.promptHook(text, cancellation);
-        if (hook.outcome === 'denied') {
-          blocked.push(hook.messages.join('\n'));
-          continue;
-        }
-        blocks.push({ type: 'text', text });
-        feedback.push(...hook.feedback);
-      }
-    } catch (error) {
-      this.steering.returnNext(queued);
-      throw error;
-    }
-    const why = (messages: string) => (messages ? `: ${messages}` : '');
-    if (blocks.length === 0) throw new RuntimeError('prompt_blocked', `a UserPromptSubmit hook blocked the prompt${why(blocked.join('\n'))}`);
-    for (const messages of blocked) this.emit({ type: 'warning', kind: 'prompt_blocked', message: `a UserPromptSubmit hook blocked one of the inputs of this turn; the others were sent${why(messages)}` });
-    this.appendUser([...blocks, ...images, ...feedback]);
-  }
-
-  /** T10: a Stop hook may send the model back to work, a bounded number of times. */
-  private async stopHookBlocks(turn: TurnState, message: AssistantMessage): Promise<boolean> {
-    if (this.hooks.has?.('Stop') === false) return false;
-    const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-    const result = await turn.cancellation.race(this.hooks.run('Stop', { last_assistant_message: text, stop_hook_active: turn.stopBlocks > 0 }, turn.cancellation.signal));
-    turn.cancellation.throwIfCancelled();
-    if (result.outcome === 'failed') this.emit({ type: 'warning', kind: 'hook', message: result.messages.join('\n') });
-    if (result.outcome !== 'denied') return false;
-    const maxBlocks = this.config.maxStopHookBlocks ?? 3;
-    if (turn.stopBlocks >= maxBlocks) {
-      this.emit({ type: 'warning', kind: 'stop_hook_cap', message: `a Stop hook blocked ${maxBlocks} times; ending the turn anyway` });
-      return false;
-    }
-    turn.stopBlocks++;
-    this.appendUser([{ type: 'text', text: `Stop hook feedback:\n${result.messages.join('\n') || 'Continue working.'}` }]);
-    return true;
-  }
-
-  /**
-   * T7: steered text joins the pending tool results (never splitting a
-   * tool_use/tool_result pair). It passes the UserPromptSubmit hook like a typed
-   * prompt: a blocked text is dropped with a warning, the rest still goes.
-   */
-  private async applyInterjections(turn: TurnState): Promise<boolean> {
-    const applied: string[] = [];
-    const extra: UserContentBlock[] = [];
-    while (this.steering.hasCurrent) {
-      const texts = this.steering.takeCurrent();
-      for (let i = 0; i < texts.length; i++) {
-        const text = texts[i]!;
-        let hook: Awaited<ReturnType<ConversationRuntime['promptHook']>>;
-        try {
-          hook = await this.promptHook(text, turn.cancellation);
-        } catch (error) {
-          // Stopped while a hook judged it: this text and those after it were never sent; the next turn gets them.
-          this.steering.returnCurrent(texts.slice(i));
-          throw error;
-        }
-        if (hook.outcome === 'denied') {
-          this.emit({ type: 'warning', kind: 'prompt_blocked', message: `a UserPromptSubmit hook blocked the steered text${hook.messages.length ? `: ${hook.messages.join('\n')}` : ''}` });
-          continue;
-        }
-        applied.push(text);
-        extra.push({ type: 'text', text }, ...hook.feedback);
-      }
-    }
-    // Joins the pending tool results (already in the history) in the same user message.
-    this.appendUser(extra);
-    for (const text of applied) this.emit({ type: 'interjection_applied', text });
-    return applied.length > 0;
-  }
-
-  /** UserPromptSubmit for typed, queued and steered text alike. */
-  private async promptHook(prompt: string, cancellation: TurnCancellation): Promise<{ outcome: 'denied' | 'ok'; messages: string[]; feedback: UserContentBlock[] }> {
-    if (this.hooks.has?.('UserPromptSubmit') === false) return { outcome: 'ok', messages: [], feedback: [] };
-    const hook = await cancellation.race(this.hooks.run('UserPromptSubmit', { prompt }, cancellation.signal));
-    cancellation.throwIfCancelled();
-    if (hook.outcome === 'denied') return { outcome: 'denied', messages: hook.messages, feedback: [] };
-    if (hook.outcome === 'failed') {
-      this.emit({ type: 'warning', kind: 'hook', message: hook.messages.join('\n') });
-      return { outcome: 'ok', messages: hook.messages, feedback: [] };
-    }
-    return { outcome: 'ok', messages: hook.messages, feedback: hook.messages.length > 0 ? [{ type: 'text', text: `Hook feedback:\n${hook.messages.join('\n')}` }] : [] };
+  /** What the turn's input and hooks (turn-input.ts) act on: this turn's hooks. */
+  private get inputPorts(): TurnInputPorts {
+    return { hooks: this.hooks, steering: this.steering, emit: this.emitFn, appendUser: (blocks) => this.appendUser(blocks) };
   }
 
   private recordUsage(turn: TurnState, step: StepResult, charsAtRequest: number): void {
@@ -642,7 +550,7 @@ export class ConversationRuntime {
     // Priced once, here, at the model that served it: the saved figure is what a resume sums (C4).
     const record = this.usage.record(usage, this.config.model);
     const cost = { stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, unpricedRequests: record.unpricedRequests };
-    if (persist) this.persistEvent('usage', { step: record.step, cumulative: record.cumulative, model: this.config.model, ...cost });
+    if (persist) this.transcript.event('usage', { step: record.step, cumulative: record.cumulative, model: this.config.model, ...cost });
     const context = this.meter.info(contextTokens ?? this.contextTokens());
     this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, ...cost, context });
   }
@@ -658,8 +566,8 @@ export class ConversationRuntime {
     const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
     // What the model has not seen yet (the newest tool results, the new prompt) is given up last: old images
     // go first, oldest first; when that alone makes room, an automatic compaction keeps every word.
-    const images = dropOldImages(this.history, target, fixed, unseenFrom(this.history));
-    const start = images?.messages ?? this.history;
+    const images = dropOldImages(this.transcript.messages, target, fixed, unseenFrom(this.transcript.messages));
+    const start = images?.messages ?? this.transcript.messages;
     const enough = images !== undefined && trigger !== 'manual' && fixed + estimateTextTokens(historyChars(start)) <= target;
     // A summary is asked for only when what it removes is larger than the summary can be.
     // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
@@ -681,12 +589,10 @@ export class ConversationRuntime {
     const unseen = shrinkToolResults(old?.messages ?? summarised, target, fixed);
     const shrunk = old || unseen ? { messages: (unseen ?? old)!.messages, shrunk: (old?.shrunk ?? 0) + (unseen?.shrunk ?? 0) } : undefined;
     if (!outcome && !shrunk && !images) return undefined;
-    this.history = shrunk?.messages ?? outcome?.messages ?? start;
-    this.historySize = historyChars(this.history);
+    this.transcript.replace(shrunk?.messages ?? outcome?.messages ?? start, 'compaction');
     this.meter.reset();
     // Charged after the history is replaced, so the usage event shows the context as it now is.
     this.charge(outcome?.usage);
-    this.persist({ type: 'snapshot', ts: this.clock.now(), reason: 'compaction', messages: this.history });
     this.probePending = true;
     const event: CompactionEvent = {
       trigger,
@@ -726,7 +632,7 @@ export class ConversationRuntime {
     this.steering.carryOver();
     this.active = undefined;
     const summary = this.summary(turn, outcome, error);
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
+    this.transcript.event('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
     if (error) {
       const { kind, message, requestId, spendCap } = error;
       this.emit({ type: 'turn_failed', turnId: turn.id, kind, message, ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), summary });
@@ -738,12 +644,12 @@ export class ConversationRuntime {
   /** T8: answer every unanswered tool use with "aborted" and leave a note, so history stays valid. */
   private finishAborted(turn: TurnState): TurnSummary {
     this.steering.carryOver();
-    const pending = unansweredToolUses(this.history);
+    const pending = unansweredToolUses(this.transcript.messages);
     this.appendUser([...pending.map((u) => abortedResult(u.id)), { type: 'text', text: TURN_ABORTED_NOTE }]);
-    this.repairTail();
+    this.transcript.repairTail();
     this.active = undefined;
     const summary = this.summary(turn, 'aborted');
-    this.persistEvent('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.costRecord() });
+    this.transcript.event('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.costRecord() });
     this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
     return summary;
   }
@@ -769,33 +675,8 @@ export class ConversationRuntime {
     };
   }
 
-  /** T9 whatever the path to here: the last tool uses answered once each, in call order (only the tail can be off). */
-  private repairTail(): void {
-    const from = this.history.findLastIndex((m) => m.role === 'assistant');
-    if (from < 0) return;
-    const tail = this.history.slice(from);
-    if (historyProblem(tail) === undefined) return;
-    this.history = [...this.history.slice(0, from), ...normaliseHistory(tail)];
-    this.historySize = historyChars(this.history);
-  }
-
-  private appendMessage(message: AssistantMessage): void {
-    // A lone surrogate (from a server's JSON escapes) would make the API refuse every later request.
-    message = repairLoneSurrogates(message).value;
-    this.history.push(message);
-    this.historySize += messageChars(message);
-    const usage = this.usageToSave ? { usage: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests } : {};
-    this.usageToSave = false;
-    this.persist({ type: 'message', ts: this.clock.now(), message, ...usage });
-  }
-
   private appendUser(blocks: UserContentBlock[]): void {
-    if (blocks.length === 0) return;
-    // Tool output, hook output and typed text alike: nothing with a lone surrogate enters the history.
-    blocks = repairLoneSurrogates(blocks).value;
-    appendUserContent(this.history, blocks);
-    this.historySize += messageChars({ role: 'user', content: blocks });
-    this.persist({ type: 'message', ts: this.clock.now(), message: { role: 'user', content: blocks } });
+    this.transcript.appendUser(blocks);
   }
 
   /** The session's cumulative usage and cost, as saved records carry them. */
@@ -803,20 +684,6 @@ export class ConversationRuntime {
     return { cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests };
   }
 
-  private persistEvent(name: string, data: Record<string, unknown>): void {
-    this.persist({ type: 'event', ts: this.clock.now(), name, data });
-  }
-
-  // C3: a disk error must not kill the turn; say so once and carry on in memory.
-  private persist(record: SessionRecord): void {
-    this.ports.session?.append(record).catch(this.onSessionError);
-  }
-
-  private readonly onSessionError = (error: unknown): void => {
-    if (this.sessionWarned) return;
-    this.sessionWarned = true;
-    this.emit({ type: 'warning', kind: 'session_write', message: `could not write the session file (${errorMessage(error)}); continuing in memory` });
-  };
 
   private emit(event: RuntimeEvent): void {
     this.events.emit(event);

@@ -86,8 +86,8 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
     workbench: {
       userSettings: {
         'turnstone.approvalDialog': 'panel',
-        'turnstone.maxCostPerTurnUsd': 0.05,
-        // Each request's worst case (its whole reply limit at the output price) stays under the cap.
+        'turnstone.maxCostPerTurnUsd': 0.1,
+        // Each request's worst case (its context and its whole reply limit) stays under the cap.
         'turnstone.maxOutputTokens': 1000,
       },
     },
@@ -95,7 +95,7 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
       const bin = path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
       writeFileSync(path.join(wb.server.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [bin, 'stdio'] } } }));
       // Read early in the transcript: enough older text for a compaction to be worth its summary (issue 26.6).
-      writeFileSync(path.join(wb.server.workspace, 'notes.txt'), Array.from({ length: 600 }, (_, i) => `note ${i}: ${'the greeting should stay short and friendly '.repeat(2)}`).join('\n'));
+      writeFileSync(path.join(wb.server.workspace, 'notes.txt'), Array.from({ length: 150 }, (_, i) => `note ${i}: ${'the greeting should stay short and friendly '.repeat(2)}`).join('\n'));
     },
   });
   const send = async (text: string) => {
@@ -165,7 +165,8 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
     await send('go on');
     await frame.locator('article.item.error .key-input').waitFor({ timeout: 60_000 });
     await idle();
-    server.enqueue(toolUseReply([{ id: 'tu_cap', name: 'glob_search', input: { pattern: '*.md' } }], { usage: { input_tokens: 20_000, output_tokens: 100 } }));
+    // $0.12 at Sonnet's input price: the next request could pass the $0.10 cap.
+    server.enqueue(toolUseReply([{ id: 'tu_cap', name: 'glob_search', input: { pattern: '*.md' } }], { usage: { input_tokens: 40_000, output_tokens: 100 } }));
     await send('look for docs');
     await frame.locator('article.item.error.paused').waitFor({ timeout: 60_000 });
     await idle();

@@ -24,7 +24,7 @@ const NOT_CUTS: Record<string, string> = {
   'src/tools/checkpoints/store.ts: id.slice(0, 12)': ID,
   'src/tools/checkpoints/store.ts: id.slice(0, 2)': ID,
   'src/runtime/compaction.ts: rest.slice(0, split)': ARRAY,
-  'src/runtime/conversation.ts: this.history.slice(0, from)': ARRAY,
+  'src/runtime/transcript.ts: this.list.slice(0, from)': ARRAY,
   'src/runtime/instructions.ts: names.slice(0, MAX_FOLDER_FILES)': ARRAY,
   'src/runtime/providers/sse.ts: line.slice(0, colon)': PARSE,
   'src/runtime/session.ts: id.slice(0, 8)': ID,
