@@ -39,7 +39,7 @@ export async function undoTurn(
   options: { confirm: boolean },
 ): Promise<UndoResult | undefined> {
   if (changes.length === 0) {
-    void vscode.window.showInformationMessage('Turnstone: the last turn changed no files.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the last turn changed no files.'));
     return undefined;
   }
   const current = await Promise.all(changes.map((c) => readOrNull(c.path)));
@@ -47,18 +47,19 @@ export async function undoTurn(
 
   // Left: the file now; right: what undo would restore.
   const preview = options.confirm
-    ? await showChangePreview('Undo last Turnstone turn (now ↔ after undo)', changes.map((c, i) => ({ file: vscode.Uri.file(c.path), now: current[i]?.text, after: c.before ?? undefined })), originals)
+    ? await showChangePreview(vscode.l10n.t('Undo last Turnstone turn (now ↔ after undo)'), changes.map((c, i) => ({ file: vscode.Uri.file(c.path), now: current[i]?.text, after: c.before ?? undefined })), originals)
     : undefined;
   try {
     if (options.confirm) {
       const names = changes.map((c) => vscode.workspace.asRelativePath(c.path)).join(', ');
-      const warning = changedSince.length > 0 ? `\n\nChanged since the turn (your edits there will be lost): ${changedSince.map((p) => vscode.workspace.asRelativePath(p)).join(', ')}` : '';
+      const warning = changedSince.length > 0 ? `\n\n${vscode.l10n.t('Changed since the turn (your edits there will be lost): {0}', changedSince.map((p) => vscode.workspace.asRelativePath(p)).join(', '))}` : '';
+      const undo = vscode.l10n.t('Undo Changes');
       const choice = await vscode.window.showWarningMessage(
-        `Undo the last turn's changes to ${changes.length} file${changes.length === 1 ? '' : 's'}?`,
+        changes.length === 1 ? vscode.l10n.t("Undo the last turn's changes to 1 file?") : vscode.l10n.t("Undo the last turn's changes to {0} files?", changes.length),
         { modal: true, detail: `${names}${warning}` },
-        'Undo Changes',
+        undo,
       );
-      if (choice !== 'Undo Changes') return undefined;
+      if (choice !== undo) return undefined;
     }
     const result: UndoResult = { restored: [], skipped: [] };
     const core = loadCore();

@@ -123,7 +123,7 @@ describe('manifest and contract consistency', () => {
       .filter(Boolean);
     const allowed = [/^(LICENSE|README\.md|package\.json)$/, /^dist\/[\w.-]+\.(js|css|wasm)$/, /^dist\/codicons\/codicon\.(css|ttf)$/, /^docs\/[\w.-]+\.md$/, /^media\/[\w.-]+\.svg$/, /^package\.nls(\.[\w-]+)?\.json$/, /^l10n\/bundle\.l10n\.[\w-]+\.json$/];
     for (const file of listed) assert.ok(allowed.some((re) => re.test(file)), `${file} should not be in the VSIX`);
-    for (const needed of [manifest.main.replace(/^\.\//, ''), 'dist/core.js', 'dist/panel-support.js', 'dist/webview.js', 'dist/webview.css', 'media/turnstone.svg', 'package.nls.json', 'package.nls.zh-cn.json']) {
+    for (const needed of [manifest.main.replace(/^\.\//, ''), 'dist/core.js', 'dist/panel-support.js', 'dist/webview.js', 'dist/webview.css', 'media/turnstone.svg', 'package.nls.json', 'package.nls.zh-cn.json', 'l10n/bundle.l10n.zh-cn.json']) {
       assert.ok(listed.includes(needed), `${needed} is missing from the VSIX`);
     }
   });
