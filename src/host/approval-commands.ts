@@ -51,13 +51,13 @@ async function pick(pending: PendingPermissions, arg: unknown, only: (p: Pending
   const fromEditor = uri && list.find((p) => p.proposedUri?.toString() === uri.toString());
   if (fromEditor) return { entry: fromEditor, by: 'editor' };
   if (list.length === 0) {
-    void vscode.window.showInformationMessage('Turnstone: no request is waiting for an answer.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no request is waiting for an answer.'));
     return undefined;
   }
   if (list.length === 1) return { entry: list[0]!, by: 'palette' };
   const choice = await vscode.window.showQuickPick(
-    list.map((p) => ({ label: p.request.need === 'command' ? 'Run a command' : p.request.need === 'edit' ? 'Edit a file' : p.request.toolName, description: p.request.subject, entry: p })),
-    { title: 'Which request?' },
+    list.map((p) => ({ label: p.request.need === 'command' ? vscode.l10n.t('Run a command') : p.request.need === 'edit' ? vscode.l10n.t('Edit a file') : p.request.toolName, description: p.request.subject, entry: p })),
+    { title: vscode.l10n.t('Which request?') },
   );
   return choice ? { entry: choice.entry, by: 'palette' } : undefined;
 }

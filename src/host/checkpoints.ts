@@ -23,11 +23,14 @@ export interface FilesRestored {
   skipped: string[];
 }
 
-export const RESTORE_CHOICES: ReadonlyArray<{ mode: RestoreMode; label: string; detail: string }> = [
-  { mode: 'both', label: 'Restore files and conversation', detail: 'Files as they were when this message was sent; the conversation goes back to it.' },
-  { mode: 'files', label: 'Files only', detail: 'Files as they were when this message was sent; the conversation stays.' },
-  { mode: 'conversation', label: 'Conversation only', detail: 'The conversation goes back to this message; files stay as they are.' },
-];
+/** What a restore can bring back, in the user's language. */
+export function restoreChoices(): ReadonlyArray<{ mode: RestoreMode; label: string; detail: string }> {
+  return [
+    { mode: 'both', label: vscode.l10n.t('Restore files and conversation'), detail: vscode.l10n.t('Files as they were when this message was sent; the conversation goes back to it.') },
+    { mode: 'files', label: vscode.l10n.t('Files only'), detail: vscode.l10n.t('Files as they were when this message was sent; the conversation stays.') },
+    { mode: 'conversation', label: vscode.l10n.t('Conversation only'), detail: vscode.l10n.t('The conversation goes back to this message; files stay as they are.') },
+  ];
+}
 
 export class SessionCheckpoints extends TurnCheckpoints {
   constructor(
@@ -55,14 +58,14 @@ export class SessionCheckpoints extends TurnCheckpoints {
     if (!store) return undefined;
     const plan = await store.plan(checkpoint.id);
     if (plan.entries.length === 0 && plan.unrestorable.length === 0) {
-      void vscode.window.showInformationMessage(`Turnstone: the files are already as they were at turn ${checkpoint.turn}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the files are already as they were at turn {0}.', checkpoint.turn));
       return { restored: [], skipped: [] };
     }
     const root = localRoot()!;
     const text = async (state: FileState) => (state.kind === 'absent' ? undefined : state.kind === 'blob' ? loadCore().decodeText(await store.read(state.id)).text : '');
     const preview = confirm
       ? await showChangePreview(
-          `Restore checkpoint: turn ${checkpoint.turn} (now ↔ after restore)`,
+          vscode.l10n.t('Restore checkpoint: turn {0} (now ↔ after restore)', checkpoint.turn),
           await Promise.all(plan.entries.map(async (e) => ({ file: vscode.Uri.joinPath(root, e.path), now: await text(e.now), after: await text(e.target) }))),
           originals,
         )
@@ -75,7 +78,7 @@ export class SessionCheckpoints extends TurnCheckpoints {
       const result = await store.apply(plan, workspace, takeCheckpoint);
       this.log.info(`restored turn ${checkpoint.turn}: ${result.restored.length} file(s), kept ${result.keptMine.length} of yours, ${result.failed.length} failed`);
       if (result.failed.length > 0) {
-        void vscode.window.showErrorMessage(`Turnstone could not restore ${result.failed.map((f) => `${f.path} (${f.error})`).join(', ')}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('Turnstone could not restore {0}', result.failed.map((f) => `${f.path} (${f.error})`).join(', ')));
       }
       return { restored: result.restored, skipped: [...result.keptMine, ...result.failed.map((f) => f.path), ...plan.unrestorable.map((e) => e.path)] };
     } finally {
@@ -89,11 +92,11 @@ export class SessionCheckpoints extends TurnCheckpoints {
     const conflicts = plan.entries.filter((e) => e.conflict);
     if (conflicts.length === 0) return new Set();
     const picked = await vscode.window.showQuickPick(
-      conflicts.map((e) => ({ label: e.path, description: 'changed by hand since', picked: false })),
+      conflicts.map((e) => ({ label: e.path, description: vscode.l10n.t('changed by hand since'), picked: false })),
       {
         canPickMany: true,
-        title: 'You changed these files since that turn',
-        placeHolder: 'Tick the files to take from the checkpoint; the others keep your version',
+        title: vscode.l10n.t('You changed these files since that turn'),
+        placeHolder: vscode.l10n.t('Tick the files to take from the checkpoint; the others keep your version'),
         ignoreFocusOut: true,
       },
     );
@@ -104,16 +107,18 @@ export class SessionCheckpoints extends TurnCheckpoints {
     const written = plan.entries.filter((e) => !e.conflict || takeCheckpoint.has(e.path));
     const kept = plan.entries.filter((e) => e.conflict && !takeCheckpoint.has(e.path));
     const lines = [
-      ...written.map((e) => `${e.target.kind === 'absent' ? 'delete' : e.now.kind === 'absent' ? 'recreate' : 'restore'} ${e.path}`),
-      ...kept.map((e) => `keep yours: ${e.path}`),
-      ...plan.unrestorable.map((e) => `cannot restore ${e.path} (${e.target.kind === 'unrestorable' ? e.target.why : ''})`),
+      ...written.map((e) => (e.target.kind === 'absent' ? vscode.l10n.t('delete {0}', e.path) : e.now.kind === 'absent' ? vscode.l10n.t('recreate {0}', e.path) : vscode.l10n.t('restore {0}', e.path))),
+      ...kept.map((e) => vscode.l10n.t('keep yours: {0}', e.path)),
+      ...plan.unrestorable.map((e) => vscode.l10n.t('cannot restore {0} ({1})', e.path, e.target.kind === 'unrestorable' ? e.target.why : '')),
     ];
+    const restore = vscode.l10n.t('Restore');
+    const more = lines.length > 30 ? `\n${vscode.l10n.t('… and {0} more', lines.length - 30)}` : '';
     const choice = await vscode.window.showWarningMessage(
-      `Restore ${written.length} file${written.length === 1 ? '' : 's'} to turn ${plan.checkpoint.turn}?`,
-      { modal: true, detail: `${lines.slice(0, 30).join('\n')}${lines.length > 30 ? `\n… and ${lines.length - 30} more` : ''}\n\nA checkpoint is taken first, so this can be undone.` },
-      'Restore',
+      written.length === 1 ? vscode.l10n.t('Restore 1 file to turn {0}?', plan.checkpoint.turn) : vscode.l10n.t('Restore {0} files to turn {1}?', written.length, plan.checkpoint.turn),
+      { modal: true, detail: `${lines.slice(0, 30).join('\n')}${more}\n\n${vscode.l10n.t('A checkpoint is taken first, so this can be undone.')}` },
+      restore,
     );
-    return choice === 'Restore';
+    return choice === restore;
   }
 
   /** Checkpoints go with their session: those of deleted sessions, and beyond the newest `keepSessions`, are removed. */

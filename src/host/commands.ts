@@ -8,7 +8,7 @@ import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
 import { modelSummary } from '../runtime/model-summary';
 import { modelPicks } from './model-choices';
-import { RESTORE_CHOICES } from './checkpoints';
+import { restoreChoices } from './checkpoints';
 import { runSlashInput } from './slash';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
@@ -50,11 +50,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     'turnstone.sendPrompt': async (arg?: unknown): Promise<TurnSummary | undefined> => {
       let text = typeof arg === 'string' ? arg : undefined;
-      text ??= await vscode.window.showInputBox({ title: 'Ask Turnstone', prompt: 'What should Turnstone do?', ignoreFocusOut: true });
+      text ??= await vscode.window.showInputBox({ title: vscode.l10n.t('Ask Turnstone'), prompt: vscode.l10n.t('What should Turnstone do?'), ignoreFocusOut: true });
       if (!text?.trim()) return undefined;
       // A custom slash command expands here too; a built-in runs and there is no turn to return.
       const slash = await runSlashInput(text.trim(), log);
-      if (slash.kind === 'unavailable') void vscode.window.showWarningMessage(`Turnstone: ${slash.message}`);
+      if (slash.kind === 'unavailable') void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: {0}', slash.message));
       if (slash.kind !== 'prompt') return undefined;
       return controller.send(slash.text, [], [], slash.typed);
     },
@@ -62,7 +62,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const editor = vscode.window.activeTextEditor;
       const attachment = editor && selectionAttachment(editor);
       if (!attachment) {
-        void vscode.window.showInformationMessage('Turnstone: select some code first.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: select some code first.'));
         return undefined;
       }
       await deps.focusPanel();
@@ -73,7 +73,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const question =
         typeof arg === 'string'
           ? arg
-          : await vscode.window.showInputBox({ title: `Ask Turnstone about ${attachment.label}`, prompt: 'Your question about the selected code', value: 'Explain this code.', ignoreFocusOut: true });
+          : await vscode.window.showInputBox({ title: vscode.l10n.t('Ask Turnstone about {0}', attachment.label), prompt: vscode.l10n.t('Your question about the selected code'), value: vscode.l10n.t('Explain this code.'), ignoreFocusOut: true });
       if (!question?.trim()) return undefined;
       return controller.send(question.trim(), [attachment]);
     },
@@ -81,7 +81,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'turnstone.setApiKey': async () => {
       const provider = readSettings().provider;
       if (await keys.prompt(provider)) {
-        void vscode.window.showInformationMessage('Turnstone: API key saved in secret storage.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: API key saved in secret storage.'));
         await deps.refreshNotices();
       }
     },
@@ -91,24 +91,24 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         const current = readSettings().model;
         const picks = modelPicks(current);
         type Item = vscode.QuickPickItem & { model?: string };
-        const items: Item[] = picks.filter((m) => !m.family).map((m) => ({ label: m.label, model: m.model, description: `${m.current ? 'current · ' : ''}${modelSummary(m.model)}` }));
-        items.push({ label: 'Other…', description: 'type a model id' });
+        const items: Item[] = picks.filter((m) => !m.family).map((m) => ({ label: m.label, model: m.model, description: m.current ? vscode.l10n.t('current · {0}', modelSummary(m.model)) : modelSummary(m.model) }));
+        items.push({ label: vscode.l10n.t('Other…'), description: vscode.l10n.t('type a model id') });
         // Family entries sort first when their family is typed (see model-choices.ts).
-        items.push({ label: 'Newest of each family', kind: vscode.QuickPickItemKind.Separator });
-        for (const m of picks.filter((p) => p.family)) items.push({ label: m.label, model: m.model, description: `newest ${m.family}: ${m.model}` });
-        const pick = await vscode.window.showQuickPick(items, { title: 'Turnstone model', placeHolder: current });
+        items.push({ label: vscode.l10n.t('Newest of each family'), kind: vscode.QuickPickItemKind.Separator });
+        for (const m of picks.filter((p) => p.family)) items.push({ label: m.label, model: m.model, description: vscode.l10n.t('newest {0}: {1}', m.family ?? '', m.model) });
+        const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Turnstone model'), placeHolder: current });
         if (!pick) return;
-        model = pick.model ?? (await vscode.window.showInputBox({ title: 'Model id', value: current }));
+        model = pick.model ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Model id'), value: current }));
       }
       if (model?.trim()) await setModel(model.trim());
     },
     'turnstone.compact': async () => {
       if (controller.isRunning) {
-        void vscode.window.showWarningMessage('Turnstone: wait for the turn to finish (or stop it) before compacting.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: wait for the turn to finish (or stop it) before compacting.'));
         return false;
       }
       const done = await controller.compact();
-      void vscode.window.showInformationMessage(done ? 'Turnstone: the session was compacted.' : 'Turnstone: nothing to compact yet.');
+      void vscode.window.showInformationMessage(done ? vscode.l10n.t('Turnstone: the session was compacted.') : vscode.l10n.t('Turnstone: nothing to compact yet.'));
       return done;
     },
     'turnstone.undoTurn': async (arg?: unknown) => {
@@ -116,7 +116,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const confirm = !(typeof arg === 'object' && arg !== null && (arg as { confirm?: unknown }).confirm === false);
       const result = await controller.undoLastTurn(deps.originals, confirm);
       if (result === 'no_checkpoint') {
-        void vscode.window.showInformationMessage('Turnstone: there is no turn to undo in this session yet (a checkpoint is taken when each turn starts).');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: there is no turn to undo in this session yet (a checkpoint is taken when each turn starts).'));
         return undefined;
       }
       if (result) log.info(`undo turn: restored ${result.restored.length} file(s), skipped ${result.skipped.length}`);
@@ -127,7 +127,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const opts = (typeof arg === 'object' && arg !== null ? arg : {}) as { turn?: unknown; mode?: unknown; confirm?: unknown };
       const checkpoints = await controller.listCheckpoints();
       if (checkpoints.length === 0) {
-        void vscode.window.showInformationMessage('Turnstone: this session has no checkpoints yet (one is taken when each turn starts).');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: this session has no checkpoints yet (one is taken when each turn starts).'));
         return undefined;
       }
       const checkpoint =
@@ -135,14 +135,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           ? checkpoints.find((c) => c.turn === opts.turn)
           : (
               await vscode.window.showQuickPick(
-                checkpoints.map((c) => ({ label: `Turn ${c.turn}`, description: relativeTime(new Date(c.at)), detail: c.prompt.replace(/\s+/g, ' ').slice(0, 120), c })),
-                { title: 'Restore a checkpoint: go back to the start of a turn', matchOnDetail: true },
+                checkpoints.map((c) => ({ label: vscode.l10n.t('Turn {0}', c.turn), description: relativeTime(new Date(c.at)), detail: c.prompt.replace(/\s+/g, ' ').slice(0, 120), c })),
+                { title: vscode.l10n.t('Restore a checkpoint: go back to the start of a turn'), matchOnDetail: true },
               )
             )?.c;
       if (!checkpoint) return undefined;
       const mode =
-        RESTORE_CHOICES.find((c) => c.mode === opts.mode)?.mode ??
-        (await vscode.window.showQuickPick(RESTORE_CHOICES.map((c) => ({ label: c.label, detail: c.detail, mode: c.mode })), { title: `Restore checkpoint: turn ${checkpoint.turn}` }))?.mode;
+        restoreChoices().find((c) => c.mode === opts.mode)?.mode ??
+        (await vscode.window.showQuickPick(restoreChoices().map((c) => ({ label: c.label, detail: c.detail, mode: c.mode })), { title: vscode.l10n.t('Restore checkpoint: turn {0}', checkpoint.turn) }))?.mode;
       if (!mode) return undefined;
       const done = await controller.restoreCheckpoint(checkpoint, mode, deps.originals, opts.confirm !== false);
       if (done?.words !== undefined) {
@@ -163,26 +163,26 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return await run(...args);
       } catch (error) {
         log.error(`${id} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        void vscode.window.showErrorMessage(`Turnstone: ${error instanceof Error ? error.message : String(error)}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('Turnstone: {0}', error instanceof Error ? error.message : String(error)));
         return undefined;
       }
     }),
   );
 }
 
-const RENAME: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: 'Rename' };
-const DELETE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete' };
+const RENAME: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: vscode.l10n.t('Rename') };
+const DELETE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: vscode.l10n.t('Delete') };
 
 // Made on first use: creating an Intl formatter loads ICU's locale data (~30 ms and ~7 MB at activation, measured).
 let relative: Intl.RelativeTimeFormat | undefined;
 /** "5 minutes ago", "yesterday", "3 weeks ago". */
 export function relativeTime(date: Date, now = Date.now()): string {
-  const format = (relative ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' }));
+  const format = (relative ??= new Intl.RelativeTimeFormat(vscode.env.language, { numeric: 'auto' }));
   const s = Math.round((date.getTime() - now) / 1000);
   const steps: [Intl.RelativeTimeFormatUnit, number][] = [['second', 60], ['minute', 60], ['hour', 24], ['day', 7], ['week', 4.35], ['month', 12], ['year', Infinity]];
   let v = s;
   for (const [unit, size] of steps) {
-    if (Math.abs(v) < size) return unit === 'second' && Math.abs(v) < 45 ? 'just now' : format.format(Math.round(v), unit);
+    if (Math.abs(v) < size) return unit === 'second' && Math.abs(v) < 45 ? vscode.l10n.t('just now') : format.format(Math.round(v), unit);
     v /= size;
   }
   return format.format(Math.round(v), 'year');
@@ -193,18 +193,18 @@ async function pickSession(controller: SessionController, deps: CommandDeps): Pr
   type Item = vscode.QuickPickItem & { session: SessionInfo };
   const sessions = await controller.listSessions();
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage('Turnstone: no saved sessions in this workspace yet.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no saved sessions in this workspace yet.'));
     return;
   }
   const current = controller.sessionFile;
   const qp = vscode.window.createQuickPick<Item>();
-  qp.title = 'Turnstone sessions';
-  qp.placeholder = 'Pick a session to resume';
+  qp.title = vscode.l10n.t('Turnstone sessions');
+  qp.placeholder = vscode.l10n.t('Pick a session to resume');
   qp.matchOnDescription = true;
   qp.items = sessions.map((s) => ({
     label: `${s.path === current ? '$(circle-filled) ' : ''}${s.title}`,
-    description: `${s.path === current ? 'current · ' : ''}${relativeTime(s.updatedAt)}`,
-    detail: `${s.messageCount} messages · ${s.updatedAt.toLocaleString()}`,
+    description: s.path === current ? vscode.l10n.t('current · {0}', relativeTime(s.updatedAt)) : relativeTime(s.updatedAt),
+    detail: vscode.l10n.t('{0} messages · {1}', s.messageCount, s.updatedAt.toLocaleString(vscode.env.language)),
     buttons: [RENAME, DELETE],
     session: s,
   }));
@@ -230,11 +230,12 @@ async function pickSession(controller: SessionController, deps: CommandDeps): Pr
     return;
   }
   if (action.kind === 'rename') {
-    const title = await vscode.window.showInputBox({ title: 'Rename session', value: session.title, validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty.') });
+    const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename session'), value: session.title, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A name cannot be empty.')) });
     if (title?.trim()) await controller.renameSession(session, title.trim().slice(0, 200));
   } else {
-    const ok = await vscode.window.showWarningMessage(`Delete the session "${session.title}"?`, { modal: true, detail: 'Its saved conversation and checkpoints are removed. This cannot be undone.' }, 'Delete');
-    if (ok === 'Delete') await controller.deleteSession(session);
+    const remove = vscode.l10n.t('Delete');
+    const ok = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the session "{0}"?', session.title), { modal: true, detail: vscode.l10n.t('Its saved conversation and checkpoints are removed. This cannot be undone.') }, remove);
+    if (ok === remove) await controller.deleteSession(session);
   }
   await pickSession(controller, deps);
 }

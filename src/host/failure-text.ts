@@ -4,6 +4,7 @@
 // what to do next. No vscode import: the panel bridge (loaded with the core)
 // uses it too.
 import { type SpendCapStop, usd } from '../runtime/budget';
+import { english, type Translate } from '../webview/l10n-format';
 import { type ErrorCause } from '../webview/protocol';
 
 export interface FailureText {
@@ -48,40 +49,40 @@ function apiWords(message: string): string {
     .trim();
 }
 
-export function describeFailure(kind: string, message: string, provider = 'Anthropic'): FailureText {
+export function describeFailure(kind: string, message: string, provider = 'Anthropic', t: Translate = english): FailureText {
   const cause = causeOf(kind, message);
   switch (cause) {
     case 'no_key':
-      return { cause, message: `No API key is set, so nothing was sent to ${provider}.`, hint: 'Add your key to start chatting.', action: 'set_key' };
+      return { cause, message: t('No API key is set, so nothing was sent to {0}.', provider), hint: t('Add your key to start chatting.'), action: 'set_key' };
     case 'auth':
-      return { cause, message: `${provider} did not accept the API key.`, hint: 'Check the key (or set a new one), then try again.', action: 'set_key' };
+      return { cause, message: t('{0} did not accept the API key.', provider), hint: t('Check the key (or set a new one), then try again.'), action: 'set_key' };
     case 'overloaded':
-      return { cause, message: `${provider}'s servers are overloaded right now, even after several attempts.`, hint: 'Nothing was lost. Try again in a minute.', action: 'retry' };
+      return { cause, message: t("{0}'s servers are overloaded right now, even after several attempts.", provider), hint: t('Nothing was lost. Try again in a minute.'), action: 'retry' };
     case 'rate_limit':
-      return { cause, message: 'Too many requests for this key right now (rate limit).', hint: 'Wait a moment, then try again.', action: 'retry' };
+      return { cause, message: t('Too many requests for this key right now (rate limit).'), hint: t('Wait a moment, then try again.'), action: 'retry' };
     case 'network':
-      return { cause, message: `Could not connect to ${provider} (network problem).`, hint: 'Check your network or proxy settings, then try again.', action: 'retry' };
+      return { cause, message: t('Could not connect to {0} (network problem).', provider), hint: t('Check your network or proxy settings, then try again.'), action: 'retry' };
     case 'server':
-      return { cause, message: `${provider} had a server error.`, hint: 'This is usually brief. Try again.', action: 'retry' };
+      return { cause, message: t('{0} had a server error.', provider), hint: t('This is usually brief. Try again.'), action: 'retry' };
     case 'budget':
-      return { cause, message: `${provider} refused the request: the account is out of credit or over its spending limit.`, hint: 'Add credit or raise the limit in your account, then send a message to go on.', action: 'none' };
+      return { cause, message: t('{0} refused the request: the account is out of credit or over its spending limit.', provider), hint: t('Add credit or raise the limit in your account, then send a message to go on.'), action: 'none' };
     case 'spend_cap':
       // The card is built from the structured stop (spendCapCard); this is for a stop without its figures.
-      return { cause, message: 'Stopped before the next request: it would pass your spend cap.', hint: 'Raise Turnstone: Max Cost Per Turn Usd or Max Cost Per Session Usd in the settings, then send a message to go on.', action: 'none' };
+      return { cause, message: t('Stopped before the next request: it would pass your spend cap.'), hint: t('Raise Turnstone: Max Cost Per Turn Usd or Max Cost Per Session Usd in the settings, then send a message to go on.'), action: 'none' };
     case 'context':
-      return { cause, message: 'The conversation is too long for the model, even after compacting.', hint: 'Start a new session, or remove large attachments.', action: 'none' };
+      return { cause, message: t('The conversation is too long for the model, even after compacting.'), hint: t('Start a new session, or remove large attachments.'), action: 'none' };
     case 'stalled':
-      return { cause, message: 'The model stopped responding in the middle of the answer.', hint: 'Try again.', action: 'retry' };
+      return { cause, message: t('The model stopped responding in the middle of the answer.'), hint: t('Try again.'), action: 'retry' };
     case 'request': {
       const words = apiWords(message);
       // The same request would be refused again: no Retry.
-      return { cause, message: `${provider} refused the request${words ? `: ${words}` : '.'}`, hint: 'Change what you asked (or the setting it names), then send a message.', action: 'none' };
+      return { cause, message: words ? t('{0} refused the request: {1}', provider, words) : t('{0} refused the request.', provider), hint: t('Change what you asked (or the setting it names), then send a message.'), action: 'none' };
     }
     case 'other': {
-      if (kind === 'prompt_blocked') return { cause, message: 'A hook in your settings blocked this prompt.', hint: 'See the Turnstone log for what it said.', action: 'none' };
-      if (kind === 'max_iterations') return { cause, message: 'The turn stopped after too many steps.', hint: 'Send a message to continue.', action: 'retry' };
+      if (kind === 'prompt_blocked') return { cause, message: t('A hook in your settings blocked this prompt.'), hint: t('See the Turnstone log for what it said.'), action: 'none' };
+      if (kind === 'max_iterations') return { cause, message: t('The turn stopped after too many steps.'), hint: t('Send a message to continue.'), action: 'retry' };
       const words = apiWords(message);
-      return { cause, message: words ? `Something went wrong: ${words}` : 'Something went wrong.', action: 'retry' };
+      return { cause, message: words ? t('Something went wrong: {0}', words) : t('Something went wrong.'), action: 'retry' };
     }
   }
 }
@@ -97,15 +98,19 @@ export interface SpendCapCard extends FailureText {
  * cap (for a per-turn cap, or a session cap when a per-turn cap is set too),
  * else one more session cap, rounded up to the cent.
  */
-export function spendCapCard(stop: SpendCapStop, perTurnCapUsd: number): SpendCapCard {
+export function spendCapCard(stop: SpendCapStop, perTurnCapUsd: number, t: Translate = english): SpendCapCard {
   const turn = stop.cap === 'turn';
   const setting = turn ? 'turnstone.maxCostPerTurnUsd' : 'turnstone.maxCostPerSessionUsd';
   // Never less than the request that was held back, or continuing would stop at once again.
   const continueUsd = Math.ceil(Math.max(turn || perTurnCapUsd <= 0 ? stop.capUsd : perTurnCapUsd, stop.nextUsd) * 100) / 100;
   return {
     cause: 'spend_cap',
-    message: `Paused at your spend cap: this ${turn ? 'turn' : 'session'} has cost ${usd(stop.spentUsd)}, and the next request (about ${usd(stop.nextUsd)}) would pass the ${turn ? 'per-turn' : 'per-session'} cap of ${usd(stop.capUsd)}.`,
-    hint: `Nothing was lost. Continue goes on with ${usd(continueUsd)} more ${turn ? 'for this turn' : 'for this session'}; the cap itself is the setting ${turn ? 'Turnstone: Max Cost Per Turn Usd' : 'Turnstone: Max Cost Per Session Usd'} (${setting}).`,
+    message: turn
+      ? t('Paused at your spend cap: this turn has cost {0}, and the next request (about {1}) would pass the per-turn cap of {2}.', usd(stop.spentUsd), usd(stop.nextUsd), usd(stop.capUsd))
+      : t('Paused at your spend cap: this session has cost {0}, and the next request (about {1}) would pass the per-session cap of {2}.', usd(stop.spentUsd), usd(stop.nextUsd), usd(stop.capUsd)),
+    hint: turn
+      ? t('Nothing was lost. Continue goes on with {0} more for this turn; the cap itself is the setting Turnstone: Max Cost Per Turn Usd ({1}).', usd(continueUsd), setting)
+      : t('Nothing was lost. Continue goes on with {0} more for this session; the cap itself is the setting Turnstone: Max Cost Per Session Usd ({1}).', usd(continueUsd), setting),
     action: 'continue',
     continueUsd,
     setting,
@@ -113,19 +118,19 @@ export function spendCapCard(stop: SpendCapStop, perTurnCapUsd: number): SpendCa
 }
 
 /** The short reason shown beside "Retrying in N s". */
-export function retryReason(reason: string): string {
+export function retryReason(reason: string, t: Translate = english): string {
   switch (causeOf('retryable', reason)) {
     case 'overloaded':
-      return 'servers overloaded';
+      return t('servers overloaded');
     case 'rate_limit':
-      return 'rate limited';
+      return t('rate limited');
     case 'network':
-      return 'connection failed';
+      return t('connection failed');
     case 'server':
-      return 'server error';
+      return t('server error');
     case 'stalled':
-      return 'no response';
+      return t('no response');
     default:
-      return 'temporary problem';
+      return t('temporary problem');
   }
 }

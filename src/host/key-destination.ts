@@ -37,19 +37,19 @@ export class KeyDestinations {
     }
     throw new ModelError(
       'invalid_request',
-      `This workspace's settings send requests, with your API key, to ${baseUrl} (turnstone.baseUrl in .vscode/settings.json), and you have not allowed that. Remove the setting, set it in your user settings, or send again and allow it.`,
+      vscode.l10n.t("This workspace's settings send requests, with your API key, to {0} (turnstone.baseUrl in .vscode/settings.json), and you have not allowed that. Remove the setting, set it in your user settings, or send again and allow it.", baseUrl),
     );
   }
 }
 
 function confirmDestination(url: string): Thenable<boolean> {
-  const allow = 'Allow';
+  const allow = vscode.l10n.t('Allow');
   return vscode.window
     .showWarningMessage(
-      `Send Turnstone's requests and your API key to ${url}?`,
+      vscode.l10n.t("Send Turnstone's requests and your API key to {0}?", url),
       {
         modal: true,
-        detail: `This workspace's settings (.vscode/settings.json) set turnstone.baseUrl to ${url}. A repository can ship that file, and the agent can write it: allow it only for a server you trust. Your answer is remembered for this URL.`,
+        detail: vscode.l10n.t("This workspace's settings (.vscode/settings.json) set turnstone.baseUrl to {0}. A repository can ship that file, and the agent can write it: allow it only for a server you trust. Your answer is remembered for this URL.", url),
       },
       allow,
     )

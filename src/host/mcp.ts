@@ -77,22 +77,22 @@ export class HostMcp implements vscode.Disposable {
     const servers = this.servers();
     const skipped = servers.filter((s) => s.status === 'skipped').map((s) => s.name);
     if (skipped.length > 0) {
-      notices.push({ id: 'mcp_skipped', kind: 'info', text: `MCP servers defined by this workspace were not started in Restricted Mode: ${skipped.join(', ')}. Trust the folder to use them.`.slice(0, 2000), actions: [{ id: 'trust', label: 'Manage Workspace Trust' }] });
+      notices.push({ id: 'mcp_skipped', kind: 'info', text: vscode.l10n.t('MCP servers defined by this workspace were not started in Restricted Mode: {0}. Trust the folder to use them.', skipped.join(', ')).slice(0, 2000), actions: [{ id: 'trust', label: vscode.l10n.t('Manage Workspace Trust') }] });
     } else if (!this.manager && !vscode.workspace.isTrusted) {
       // Before the first turn nothing is parsed (that would load the core at activation): name the files instead.
       const root = vscode.workspace.workspaceFolders?.[0]?.uri;
       const files = root?.scheme === 'file' ? ['.vscode/mcp.json', '.mcp.json'].filter((f) => existsSync(path.join(root.fsPath, f))) : [];
-      if (files.length > 0) notices.push({ id: 'mcp_skipped', kind: 'info', text: `MCP servers defined by this workspace (${files.join(', ')}) will not start in Restricted Mode. Trust the folder to use them.`, actions: [{ id: 'trust', label: 'Manage Workspace Trust' }] });
+      if (files.length > 0) notices.push({ id: 'mcp_skipped', kind: 'info', text: vscode.l10n.t('MCP servers defined by this workspace ({0}) will not start in Restricted Mode. Trust the folder to use them.', files.join(', ')), actions: [{ id: 'trust', label: vscode.l10n.t('Manage Workspace Trust') }] });
     }
     const failed = servers.filter((s) => s.status === 'failed' || s.status === 'crashed');
     if (failed.length > 0) {
       const text = failed.map((s) => `${s.name}: ${oneLine(s.lastError ?? s.status)}`).join('; ');
-      notices.push({ id: 'mcp_failed', kind: 'warning', text: `MCP server${failed.length > 1 ? 's' : ''} not available — ${text}`.slice(0, 2000), actions: [{ id: 'mcp_servers', label: 'Show MCP Servers' }] });
+      notices.push({ id: 'mcp_failed', kind: 'warning', text: (failed.length > 1 ? vscode.l10n.t('MCP servers not available — {0}', text) : vscode.l10n.t('MCP server not available — {0}', text)).slice(0, 2000), actions: [{ id: 'mcp_servers', label: vscode.l10n.t('Show MCP Servers') }] });
     }
     const problems = this.manager?.configProblems ?? [];
     if (problems.length > 0) {
-      const text = problems.map((p) => `${p.server ? `${p.server} in ` : ''}${p.source}: ${p.message}`).join('; ');
-      notices.push({ id: 'mcp_config', kind: 'warning', text: oneLine(`MCP configuration not understood — ${text}`, 600), actions: [{ id: 'mcp_servers', label: 'Show MCP Servers' }] });
+      const text = problems.map((p) => `${p.server ? vscode.l10n.t('{0} in {1}', p.server, p.source) : p.source}: ${p.message}`).join('; ');
+      notices.push({ id: 'mcp_config', kind: 'warning', text: oneLine(vscode.l10n.t('MCP configuration not understood — {0}', text), 600), actions: [{ id: 'mcp_servers', label: vscode.l10n.t('Show MCP Servers') }] });
     }
     return notices;
   }

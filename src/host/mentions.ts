@@ -23,10 +23,11 @@ const MAX_LISTING = 1_000;
 const MAX_PROBLEMS = 300;
 const MAX_DIFF_CHARS = 100_000;
 
-const SPECIALS: { kind: 'problems' | 'terminal' | 'git'; label: string; path: string }[] = [
-  { kind: 'problems', label: 'problems', path: 'Diagnostics: file, line, severity, message' },
-  { kind: 'terminal', label: 'terminal', path: "The active terminal's last command and its output (through shell integration)" },
-  { kind: 'git', label: 'git', path: 'Working-tree diff (git diff HEAD)' },
+/** The picker's specials, described in the user's language (the label is what is typed after `@`). */
+const specials = (): { kind: 'problems' | 'terminal' | 'git'; label: string; path: string }[] => [
+  { kind: 'problems', label: 'problems', path: vscode.l10n.t('Diagnostics: file, line, severity, message') },
+  { kind: 'terminal', label: 'terminal', path: vscode.l10n.t("The active terminal's last command and its output (through shell integration)") },
+  { kind: 'git', label: 'git', path: vscode.l10n.t('Working-tree diff (git diff HEAD)') },
 ];
 
 const ranker = new PathRanker();
@@ -35,7 +36,7 @@ const ranker = new PathRanker();
 export async function mentionCandidates(query: string, index: PathIndex): Promise<PanelAttachment[]> {
   const q = query.trim().toLowerCase();
   const out: PanelAttachment[] = [];
-  for (const s of SPECIALS) if (!q || s.label.startsWith(q)) out.push({ kind: s.kind, label: s.label, path: s.path });
+  for (const s of specials()) if (!q || s.label.startsWith(q)) out.push({ kind: s.kind, label: s.label, path: s.path });
   const editor = vscode.window.activeTextEditor;
   if (editor && !editor.selection.isEmpty && (!q || 'selection'.startsWith(q))) {
     const rel = vscode.workspace.asRelativePath(editor.document.uri);

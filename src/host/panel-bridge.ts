@@ -4,6 +4,7 @@ import { type RuntimeEvent } from '../runtime/events';
 import { type ImageBlock, type Message } from '../runtime/types';
 import { splitAttachments } from '../runtime/user-text';
 import { approvalQuestion, whyText } from '../webview/approval-wording';
+import { english, type Translate } from '../webview/l10n-format';
 import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type TranscriptItem } from '../webview/protocol';
 import { countResultLines, diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../webview/tool-view';
 import { describeFailure, retryReason, spendCapCard } from './failure-text';
@@ -16,6 +17,8 @@ export interface PanelBridgeOptions {
   provider?: () => string;
   /** turnstone.maxCostPerTurnUsd now (0: none): a session-cap card offers one more turn's worth when it is set. */
   turnCapUsd?: () => number;
+  /** The user's language for the words the bridge writes (vscode.l10n.t in the editor; English otherwise). */
+  translate?: Translate;
 }
 
 type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
@@ -43,6 +46,7 @@ export class PanelBridge {
   private readonly describeTool: NonNullable<PanelBridgeOptions['describeTool']>;
   private readonly provider: NonNullable<PanelBridgeOptions['provider']>;
   private readonly turnCapUsd: NonNullable<PanelBridgeOptions['turnCapUsd']>;
+  private readonly t: Translate;
 
   constructor(
     private readonly post: (event: HostEvent) => void,
@@ -51,6 +55,7 @@ export class PanelBridge {
     this.describeTool = options.describeTool ?? (() => undefined);
     this.provider = options.provider ?? (() => 'Anthropic');
     this.turnCapUsd = options.turnCapUsd ?? (() => 0);
+    this.t = options.translate ?? english;
   }
 
   /** A message the user sent: typed, steered into the running turn, or queued for the next. */
@@ -129,7 +134,7 @@ export class PanelBridge {
         const edit = r.need === 'edit';
         const mcp = this.describeTool(r.toolName);
         // One wording with the dialog and the notification (approval-wording.ts).
-        const title = approvalQuestion({ need: r.need, toolName: r.toolName, subject: r.subject, creates: r.preview?.before === null, mcp }).slice(0, 2000);
+        const title = approvalQuestion({ need: r.need, toolName: r.toolName, subject: r.subject, creates: r.preview?.before === null, mcp }, this.t).slice(0, 2000);
         this.post({
           type: 'item_add',
           item: {
@@ -139,7 +144,7 @@ export class PanelBridge {
             toolName: r.toolName,
             title,
             subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
-            reason: whyText(r.reason).slice(0, 2000),
+            reason: whyText(r.reason, this.t).slice(0, 2000),
             ...(mcp?.description ? { description: mcp.description.slice(0, 2000) } : {}),
             canOpenDiff: r.preview !== undefined,
             canAllowSession: edit,
@@ -189,7 +194,7 @@ export class PanelBridge {
         this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount, ...(event.droppedImages ? { imagesDropped: event.droppedImages } : {}) } });
         break;
       case 'retrying':
-        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: retryReason(event.reason), delayMs: Math.max(0, Math.round(event.delayMs)) });
+        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: retryReason(event.reason, this.t), delayMs: Math.max(0, Math.round(event.delayMs)) });
         break;
       case 'step_discarded':
         this.post({ type: 'step_discarded', stepId: `${this.turnId}:${event.step}` });
@@ -202,8 +207,8 @@ export class PanelBridge {
       case 'turn_failed': {
         this.closeBlocks();
         // Plain words for the card; the raw message and kind are in the log (session controller).
-        const cap = event.spendCap ? spendCapCard(event.spendCap, this.turnCapUsd()) : undefined;
-        const text = cap ?? describeFailure(event.kind, event.message, this.provider());
+        const cap = event.spendCap ? spendCapCard(event.spendCap, this.turnCapUsd(), this.t) : undefined;
+        const text = cap ?? describeFailure(event.kind, event.message, this.provider(), this.t);
         const item: Extract<TranscriptItem, { kind: 'error' }> = {
           kind: 'error',
           id: this.newBlockId('e'),

@@ -73,7 +73,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
           return;
         }
         if (m.text.trimStart().startsWith('/')) {
-          controller.panel.hostCard({ message: 'Images cannot be attached to a slash command: send them in a message of their own.', errorKind: 'invalid_image', retryable: false });
+          controller.panel.hostCard({ message: vscode.l10n.t('Images cannot be attached to a slash command: send them in a message of their own.'), errorKind: 'invalid_image', retryable: false });
           return;
         }
         await controller.send(m.text, await resolveAttachments(m.attachments, deps.mentions), checked.images);
@@ -166,7 +166,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       // Only a result this session recorded for a bash tool use: the webview names an id, never content.
       const content = bashResultOf(controller.messages, m.toolId);
       if (content === undefined) {
-        void vscode.window.showInformationMessage('Turnstone: the output of that command is no longer in this session.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the output of that command is no longer in this session.'));
         return;
       }
       // A read-only virtual document (our content provider): nothing to save, no prompt on close.
@@ -179,7 +179,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'restore_checkpoint': {
       const checkpoint = await checkpointOfMessage(m.itemId, deps);
       if (checkpoint === undefined) {
-        void vscode.window.showInformationMessage('Turnstone: this message has no checkpoint (it was sent before checkpoints were kept, or the folder is not on this machine).');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: this message has no checkpoint (it was sent before checkpoints were kept, or the folder is not on this machine).'));
         return;
       }
       await vscode.commands.executeCommand('turnstone.restoreCheckpoint', { turn: checkpoint.turn });
@@ -188,7 +188,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'open_terminal': {
       const terminal = vscode.window.terminals.find((t) => t.name === 'Turnstone');
       if (terminal) terminal.show(false);
-      else void vscode.window.showInformationMessage('Turnstone: the terminal the command ran in was closed.');
+      else void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the terminal the command ran in was closed.'));
       return;
     }
     case 'new_session':
@@ -231,12 +231,13 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       const c = vscode.workspace.getConfiguration('turnstone');
       if (m.mode === 'bypassPermissions' && c.get('permissionMode') !== 'bypassPermissions') {
         // The one switch that removes every question: confirmed natively, never on the webview's word alone.
+        const bypass = vscode.l10n.t('Bypass Permissions');
         const ok = await vscode.window.showWarningMessage(
-          'Let Turnstone edit files and run commands without asking?',
-          { modal: true, detail: 'Deny rules still apply. You can switch back in the panel or with turnstone.permissionMode.' },
-          'Bypass Permissions',
+          vscode.l10n.t('Let Turnstone edit files and run commands without asking?'),
+          { modal: true, detail: vscode.l10n.t('Deny rules still apply. You can switch back in the panel or with turnstone.permissionMode.') },
+          bypass,
         );
-        if (ok !== 'Bypass Permissions') {
+        if (ok !== bypass) {
           deps.post({ type: 'permission_mode', info: { mode: readSettings().permissionMode, restricted: false } });
           return;
         }

@@ -39,12 +39,12 @@ export class PanelNotices {
   async refresh(): Promise<void> {
     const notices: Notice[] = [];
     if (!vscode.workspace.isTrusted) {
-      notices.push({ id: 'restricted', kind: 'restricted', text: 'Restricted Mode: Turnstone can read and search but not edit files or run commands until you trust this folder.', actions: [{ id: 'trust', label: 'Manage Workspace Trust' }] });
+      notices.push({ id: 'restricted', kind: 'restricted', text: vscode.l10n.t('Restricted Mode: Turnstone can read and search but not edit files or run commands until you trust this folder.'), actions: [{ id: 'trust', label: vscode.l10n.t('Manage Workspace Trust') }] });
     }
     const provider = readSettings().provider;
     if (provider === 'anthropic' && !(await this.keys.get(provider))) {
       // The notice carries the panel's own key field; ANTHROPIC_API_KEY in the environment also works.
-      notices.push({ id: 'no_api_key', kind: 'no_api_key', text: 'Add your Anthropic API key to start.', actions: [] });
+      notices.push({ id: 'no_api_key', kind: 'no_api_key', text: vscode.l10n.t('Add your Anthropic API key to start.'), actions: [] });
     }
     const sandbox = this.panelShown ? await sandboxNotice() : undefined;
     if (sandbox) notices.push(sandbox);
@@ -59,5 +59,5 @@ async function sandboxNotice(): Promise<Notice | undefined> {
   if (!vscode.workspace.isTrusted || !local || readSettings().sandbox === 'off') return undefined;
   const status = await sandboxStatus();
   if (status.available) return undefined;
-  return { id: 'sandbox_unavailable', kind: 'warning', text: `No OS sandbox for commands: ${status.reason}. Commands run with the permission rules only.`, actions: [] };
+  return { id: 'sandbox_unavailable', kind: 'warning', text: vscode.l10n.t('No OS sandbox for commands: {0}. Commands run with the permission rules only.', status.reason), actions: [] };
 }

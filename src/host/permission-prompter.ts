@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isAbortedError, TurnCancellation } from '../runtime/cancellation';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../runtime/permissions';
-import { alwaysAllowLabel, APPROVAL_LABELS as L, approvalQuestion, whyText } from '../webview/approval-wording';
+import { alwaysAllowLabel, approvalLabels, approvalQuestion, whyText } from '../webview/approval-wording';
 import { loadCore } from './load-core';
 import { readSettings } from './settings';
 import { type AnsweredBy, type PendingPermission, type PendingPermissions } from './pending-permissions';
@@ -113,10 +113,11 @@ export class NativePermissionPrompter implements PermissionPrompter {
     if (style === 'modal' && !(await this.typingPaused(entry.id))) return;
     const edit = isEdit(req);
     const mcp = this.deps.describeTool?.(req.toolName);
-    const message = `Turnstone: ${approvalQuestion({ need: req.need, toolName: req.toolName, subject: req.subject, creates: req.preview?.before === null, mcp })}`;
+    const L = approvalLabels(vscode.l10n.t);
+    const message = vscode.l10n.t('Turnstone: {0}', approvalQuestion({ need: req.need, toolName: req.toolName, subject: req.subject, creates: req.preview?.before === null, mcp }, vscode.l10n.t));
     // At most four choices, the last one closing the dialog without an answer (never an unexplained "Cancel").
     // "Allow edits for this session" stays in the panel's card, next to the diff it applies to.
-    const always = offersAlways(req) ? alwaysAllowLabel(req.suggestedRule) : undefined;
+    const always = offersAlways(req) ? alwaysAllowLabel(req.suggestedRule, vscode.l10n.t) : undefined;
     const labels = always ? [L.allow, always, L.denyWithFeedback] : [L.allow, L.deny, L.denyWithFeedback];
     const close = edit ? L.reviewFirst : L.decideInPanel;
     const items: vscode.MessageItem[] = [...labels.map((title) => ({ title })), { title: close, isCloseAffordance: true }];
@@ -140,8 +141,8 @@ export class NativePermissionPrompter implements PermissionPrompter {
         break;
       case L.denyWithFeedback: {
         const feedback = await vscode.window.showInputBox({
-          title: 'Tell Turnstone what to do instead',
-          prompt: 'Optional: this goes to the model with the denial. Leave it empty to just deny.',
+          title: vscode.l10n.t('Tell Turnstone what to do instead'),
+          prompt: vscode.l10n.t('Optional: this goes to the model with the denial. Leave it empty to just deny.'),
           ignoreFocusOut: true,
         });
         decision = feedback?.trim() ? { kind: 'deny', feedback: feedback.trim() } : { kind: 'deny' };
@@ -170,30 +171,31 @@ export class NativePermissionPrompter implements PermissionPrompter {
 
   private detail(req: PermissionRequest, close: string): string {
     const lines: string[] = [];
+    const L = approvalLabels(vscode.l10n.t);
     const mcp = this.deps.describeTool?.(req.toolName);
     if (mcp) {
-      lines.push(`MCP server: ${mcp.server}`, `Tool: ${mcp.tool}`);
-      if (mcp.description) lines.push(`Description (from the server): ${mcp.description.slice(0, 1000)}`);
-      lines.push('', 'Input:', JSON.stringify(req.input, null, 2).slice(0, 4000));
+      lines.push(vscode.l10n.t('MCP server: {0}', mcp.server), vscode.l10n.t('Tool: {0}', mcp.tool));
+      if (mcp.description) lines.push(vscode.l10n.t('Description (from the server): {0}', mcp.description.slice(0, 1000)));
+      lines.push('', vscode.l10n.t('Input:'), JSON.stringify(req.input, null, 2).slice(0, 4000));
     } else if (req.need === 'command') {
       lines.push(`$ ${String(req.input['command'] ?? req.subject)}`);
       const description = req.input['description'];
-      if (typeof description === 'string' && description.trim()) lines.push('', `Purpose (as the model states it): ${description.trim()}`);
-      lines.push('', `Working directory: ${vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '(none)'}`);
+      if (typeof description === 'string' && description.trim()) lines.push('', vscode.l10n.t('Purpose (as the model states it): {0}', description.trim()));
+      lines.push('', vscode.l10n.t('Working directory: {0}', vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? vscode.l10n.t('(none)')));
     } else if (req.preview) {
       const { added, removed } = loadCore().diffStats(req.preview.before, req.preview.after);
-      lines.push(`${vscode.workspace.asRelativePath(req.preview.path)}: +${added} −${removed} lines. The proposal is open, read-only, in the diff editor; "${L.editProposal}" there or in the panel lets you change it before allowing.`);
+      lines.push(vscode.l10n.t('{0}: +{1} −{2} lines. The proposal is open, read-only, in the diff editor; "{3}" there or in the panel lets you change it before allowing.', vscode.workspace.asRelativePath(req.preview.path), added, removed, L.editProposal));
     }
     if (offersAlways(req)) {
       // The exact rule, whole: a button cannot always hold it.
-      lines.push('', `"${alwaysAllowLabel(req.suggestedRule)}" allows it and saves this rule to the workspace settings (turnstone.permissions.allow):`, req.suggestedRule);
+      lines.push('', vscode.l10n.t('"{0}" allows it and saves this rule to the workspace settings (turnstone.permissions.allow):', alwaysAllowLabel(req.suggestedRule, vscode.l10n.t)), req.suggestedRule);
     }
-    lines.push('', whyText(req.reason));
+    lines.push('', whyText(req.reason, vscode.l10n.t));
     lines.push(
       '',
       req.preview
-        ? `"${close}" closes this dialog and keeps the request waiting: review or edit the proposal, then use Allow or Deny in the diff editor's title bar or in the Turnstone panel.`
-        : `"${close}" closes this dialog and keeps the request waiting in the Turnstone panel (where you can also deny with feedback).`,
+        ? vscode.l10n.t('"{0}" closes this dialog and keeps the request waiting: review or edit the proposal, then use {1} or {2} in the diff editor\'s title bar or in the Turnstone panel.', close, L.allow, L.deny)
+        : vscode.l10n.t('"{0}" closes this dialog and keeps the request waiting in the Turnstone panel (where you can also deny with feedback).', close),
     );
     return lines.join('\n');
   }
@@ -234,7 +236,7 @@ export class NativePermissionPrompter implements PermissionPrompter {
   }
 }
 
-const diffTitle = (file: string, creates: boolean) => `${path.basename(file)} ↔ proposed by Turnstone${creates ? ' (new file)' : ''}`;
+const diffTitle = (file: string, creates: boolean) => (creates ? vscode.l10n.t('{0} ↔ proposed by Turnstone (new file)', path.basename(file)) : vscode.l10n.t('{0} ↔ proposed by Turnstone', path.basename(file)));
 
 const firstLine = (s: string) => {
   const line = s.split('\n', 1)[0] ?? '';

@@ -48,23 +48,23 @@ const added = (from: readonly string[], to: readonly string[]) => to.filter((r) 
 /** What `next` grants that `accepted` did not, in words; empty when it grants nothing more. */
 export function loosenings(accepted: PolicySettings, next: PolicySettings): string[] {
   const more: string[] = [];
-  if (MODE_RANK[next.permissionMode] > MODE_RANK[accepted.permissionMode]) more.push(`permission mode ${accepted.permissionMode} → ${next.permissionMode}`);
-  for (const rule of added(accepted.allow, next.allow)) more.push(`allow rule ${rule}`);
-  for (const rule of added(next.deny, accepted.deny)) more.push(`deny rule ${rule} removed`);
-  for (const rule of added(next.ask, accepted.ask)) more.push(`ask rule ${rule} removed`);
-  for (const glob of added(next.sensitiveFiles, accepted.sensitiveFiles)) more.push(`sensitive files ${glob} removed`);
+  if (MODE_RANK[next.permissionMode] > MODE_RANK[accepted.permissionMode]) more.push(vscode.l10n.t('permission mode {0} → {1}', accepted.permissionMode, next.permissionMode));
+  for (const rule of added(accepted.allow, next.allow)) more.push(vscode.l10n.t('allow rule {0}', rule));
+  for (const rule of added(next.deny, accepted.deny)) more.push(vscode.l10n.t('deny rule {0} removed', rule));
+  for (const rule of added(next.ask, accepted.ask)) more.push(vscode.l10n.t('ask rule {0} removed', rule));
+  for (const glob of added(next.sensitiveFiles, accepted.sensitiveFiles)) more.push(vscode.l10n.t('sensitive files {0} removed', glob));
   // A hook is a command Turnstone runs, and can approve tool uses: any change to them grants something.
-  if (JSON.stringify(next.hooks) !== JSON.stringify(accepted.hooks)) more.push('hooks changed');
-  if (accepted.sandbox !== 'off' && next.sandbox === 'off') more.push('command sandbox off');
-  if (accepted.sandboxNetwork === 'deny' && next.sandboxNetwork !== 'deny') more.push('network allowed in the sandbox');
-  if (accepted.sandboxHideSecrets && !next.sandboxHideSecrets) more.push('secret files readable in the sandbox');
+  if (JSON.stringify(next.hooks) !== JSON.stringify(accepted.hooks)) more.push(vscode.l10n.t('hooks changed'));
+  if (accepted.sandbox !== 'off' && next.sandbox === 'off') more.push(vscode.l10n.t('command sandbox off'));
+  if (accepted.sandboxNetwork === 'deny' && next.sandboxNetwork !== 'deny') more.push(vscode.l10n.t('network allowed in the sandbox'));
+  if (accepted.sandboxHideSecrets && !next.sandboxHideSecrets) more.push(vscode.l10n.t('secret files readable in the sandbox'));
   // Requests carry the conversation and the API key: where they go is the user's choice.
-  if (next.provider !== accepted.provider) more.push(`provider ${accepted.provider} → ${next.provider} (requests and the API key go to it)`);
-  if (next.baseUrl !== accepted.baseUrl) more.push(`API base URL ${accepted.baseUrl || '(default)'} → ${next.baseUrl || '(default)'} (requests and the API key go there)`);
+  if (next.provider !== accepted.provider) more.push(vscode.l10n.t('provider {0} → {1} (requests and the API key go to it)', accepted.provider, next.provider));
+  if (next.baseUrl !== accepted.baseUrl) more.push(vscode.l10n.t('API base URL {0} → {1} (requests and the API key go there)', accepted.baseUrl || vscode.l10n.t('(default)'), next.baseUrl || vscode.l10n.t('(default)')));
   const before = workspaceServers(accepted.mcpServers);
   for (const [name, def] of workspaceServers(next.mcpServers)) {
-    if (!before.has(name)) more.push(`MCP server ${name} added (Turnstone would start it)`);
-    else if (before.get(name) !== def) more.push(`MCP server ${name} changed (Turnstone would start it as changed)`);
+    if (!before.has(name)) more.push(vscode.l10n.t('MCP server {0} added (Turnstone would start it)', name));
+    else if (before.get(name) !== def) more.push(vscode.l10n.t('MCP server {0} changed (Turnstone would start it as changed)', name));
   }
   return more;
 }
@@ -166,12 +166,12 @@ export class PolicyGuard {
 }
 
 export async function confirmLoosening(changes: string[]): Promise<boolean> {
-  const apply = 'Apply to This Session';
+  const apply = vscode.l10n.t('Apply to This Session');
   const choice = await vscode.window.showWarningMessage(
-    "This workspace's settings now give Turnstone more permissions. Apply them?",
+    vscode.l10n.t("This workspace's settings now give Turnstone more permissions. Apply them?"),
     {
       modal: true,
-      detail: `${changes.join('\n')}\n\nThese came from the workspace's settings (.vscode/settings.json), a file the agent can write. Until you apply them, the session keeps the permissions it had.`,
+      detail: `${changes.join('\n')}\n\n${vscode.l10n.t("These came from the workspace's settings (.vscode/settings.json), a file the agent can write. Until you apply them, the session keeps the permissions it had.")}`,
     },
     apply,
   );

@@ -82,8 +82,8 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   }
   writeFile(uri: vscode.Uri, content: Uint8Array): void {
     const prev = this.files.get(uri.toString());
-    if (!prev) throw vscode.FileSystemError.NoPermissions('Only the proposal opened by Turnstone can be edited here.');
-    if (!prev.editable) throw vscode.FileSystemError.NoPermissions('Choose "Edit Proposal" first: a proposal is read-only until you do.');
+    if (!prev) throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Only the proposal opened by Turnstone can be edited here.'));
+    if (!prev.editable) throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Choose "{0}" first: a proposal is read-only until you do.', vscode.l10n.t('Edit proposal')));
     this.files.set(uri.toString(), { ...prev, data: content, mtime: Date.now() });
     this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
@@ -91,6 +91,6 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
     this.files.delete(uri.toString());
   }
   rename(): void {
-    throw vscode.FileSystemError.NoPermissions('Proposals cannot be renamed.');
+    throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Proposals cannot be renamed.'));
   }
 }

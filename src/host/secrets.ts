@@ -30,12 +30,12 @@ export class ApiKeys {
   /** Password-style input box; resolves the stored key or undefined when dismissed. */
   async prompt(provider: ProviderName, reason?: string): Promise<string | undefined> {
     const key = await vscode.window.showInputBox({
-      title: provider === 'anthropic' ? 'Anthropic API key' : 'API key for the OpenAI-compatible server',
-      prompt: reason ?? `Stored in VS Code's secret storage, never in settings. (${envKey(provider)} in the environment also works.)`,
+      title: provider === 'anthropic' ? vscode.l10n.t('Anthropic API key') : vscode.l10n.t('API key for the OpenAI-compatible server'),
+      prompt: reason ?? vscode.l10n.t("Stored in VS Code's secret storage, never in settings. ({0} in the environment also works.)", envKey(provider)),
       password: true,
       ignoreFocusOut: true,
       placeHolder: provider === 'anthropic' ? 'sk-ant-…' : 'sk-…',
-      validateInput: (v) => (v.trim().length < 8 ? 'That is too short to be an API key.' : undefined),
+      validateInput: (v) => (v.trim().length < 8 ? vscode.l10n.t('That is too short to be an API key.') : undefined),
     });
     if (!key) return undefined;
     await this.set(provider, key.trim());

@@ -43,7 +43,8 @@ export interface ControllerDeps {
 /** Context sent with a prompt: a chip in the panel, text for the model. */
 export type Attachment = AttachmentBlock;
 
-const NEW_TITLE = 'New session';
+/** A session's title until its first message names it. */
+const newTitle = () => vscode.l10n.t('New session');
 
 export class SessionController implements vscode.Disposable {
   private runtime: ConversationRuntime | undefined;
@@ -63,7 +64,9 @@ export class SessionController implements vscode.Disposable {
   private readonly spend = new SpendAllowance();
   private readonly destinations: KeyDestinations;
   private bridge: PanelBridge | undefined;
-  title = NEW_TITLE;
+  title = newTitle();
+  /** The title was set (by the first message, a rename or a resume). */
+  private named = false;
   readonly checkpoints: SessionCheckpoints;
   readonly library: SessionLibrary;
   readonly instructions: InstructionsState;
@@ -81,6 +84,7 @@ export class SessionController implements vscode.Disposable {
       describeTool: (name) => this.deps.mcp.describe(name),
       provider: () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'),
       turnCapUsd: () => readSettings().maxCostPerTurnUsd,
+      translate: vscode.l10n.t,
     });
     return this.bridge;
   }
@@ -119,7 +123,8 @@ export class SessionController implements vscode.Disposable {
       ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
       ...(images.length ? { images: images.map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height })) } : {}),
     });
-    if (this.title === NEW_TITLE) {
+    if (!this.named) {
+      this.named = true;
       this.title = (slashCommand ?? text).replace(/\s+/g, ' ').slice(0, 60);
       this.postSessionInfo();
     }
@@ -128,7 +133,7 @@ export class SessionController implements vscode.Disposable {
     if (provider === 'anthropic' && !(await this.deps.keys.get(provider))) {
       // First run: nothing can be sent. Hold the prompt and ask for a key instead of
       // letting the request fail as if a key had been rejected.
-      const failure = describeFailure('auth', 'No API key', 'Anthropic');
+      const failure = describeFailure('auth', 'No API key', 'Anthropic', vscode.l10n.t);
       const card = this.panel.hostCard({ message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}), errorKind: 'no_key', cause: failure.cause, action: failure.action, retryable: false });
       this.awaitingKey = { prompt, images, card };
       return undefined;
@@ -149,7 +154,7 @@ export class SessionController implements vscode.Disposable {
     const held = this.awaitingKey;
     if (held) {
       this.awaitingKey = undefined;
-      this.panel.settleHostCard(held.card, 'API key saved. Sending your message.');
+      this.panel.settleHostCard(held.card, vscode.l10n.t('API key saved. Sending your message.'));
       await this.run(held.prompt, undefined, held.images);
     } else if (this.lastFailure === 'auth') {
       await this.retry();
@@ -274,7 +279,7 @@ export class SessionController implements vscode.Disposable {
     } catch (error) {
       // The turn still runs, in memory: an unwritable storage folder must not stop the user's work.
       this.store = undefined;
-      const message = `This session cannot be saved (${error instanceof Error ? error.message : String(error)}); it continues in memory and cannot be resumed later.`;
+      const message = vscode.l10n.t('This session cannot be saved ({0}); it continues in memory and cannot be resumed later.', error instanceof Error ? error.message : String(error));
       this.deps.log.warn(message);
       this.panel.hostCard({ message, errorKind: 'session_write', retryable: false });
     }
@@ -323,7 +328,8 @@ export class SessionController implements vscode.Disposable {
 
   async newSession(): Promise<void> {
     await this.close();
-    this.title = NEW_TITLE;
+    this.title = newTitle();
+    this.named = false;
     this.panel.restore({ items: [], turn: 'idle', notices: [], queued: [], session: this.sessionInfo() });
     this.deps.onDidChangeState();
   }
@@ -349,6 +355,7 @@ export class SessionController implements vscode.Disposable {
     await this.library.saveTitle(session.id, title);
     if (session.path === this.store?.path) {
       this.title = title;
+      this.named = true;
       this.postSessionInfo();
     }
   }
@@ -377,13 +384,14 @@ export class SessionController implements vscode.Disposable {
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
     const words = firstUser?.type === 'text' ? core.splitAttachments(firstUser.text).words.replace(/\s+/g, ' ').trim() : '';
     this.title = this.library.titleOf(id) ?? title ?? (words ? words.slice(0, 60) : path.basename(file));
+    this.named = true;
     const u = loaded.usage;
     this.panel.restore({
       // A torn or damaged line was skipped: say so where the user is looking, not only in the log.
       items: [
         ...core.itemsFromHistory(loaded.messages),
         ...(loaded.warnings.length > 0
-          ? [{ kind: 'error' as const, id: 'load-warnings', message: `Parts of this session file could not be read and were skipped:\n${loaded.warnings.slice(0, 5).join('\n')}`, errorKind: 'session_load', retryable: false }]
+          ? [{ kind: 'error' as const, id: 'load-warnings', message: vscode.l10n.t('Parts of this session file could not be read and were skipped:\n{0}', loaded.warnings.slice(0, 5).join('\n')), errorKind: 'session_load', retryable: false }]
           : []),
       ],
       turn: 'idle',
@@ -433,7 +441,9 @@ export class SessionController implements vscode.Disposable {
     // Compaction replaces older messages with a summary: the checkpoint's message may no longer be there.
     if (!file || !words || words.type !== 'text' || !userWordsOf(words.text).startsWith(checkpoint.prompt)) {
       void vscode.window.showWarningMessage(
-        `Turnstone: the conversation at turn ${checkpoint.turn} was summarised by compaction and cannot be gone back to${mode === 'both' ? '; the files were restored' : ''}.`,
+        mode === 'both'
+          ? vscode.l10n.t('Turnstone: the conversation at turn {0} was summarised by compaction and cannot be gone back to; the files were restored.', checkpoint.turn)
+          : vscode.l10n.t('Turnstone: the conversation at turn {0} was summarised by compaction and cannot be gone back to.', checkpoint.turn),
       );
       return mode === 'both' ? { ...(files ? { files } : {}) } : undefined;
     }

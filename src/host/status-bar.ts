@@ -38,13 +38,13 @@ export class TurnstoneStatusBar implements vscode.Disposable {
     const cost = state.costUsd !== undefined && state.costUsd > 0 ? ` $${state.costUsd.toFixed(state.costUsd < 1 ? 3 : 2)}` : '';
     this.item.text = `${icon} ${state.model || 'Turnstone'}${tokens}${cost}`;
     const tip = new vscode.MarkdownString(undefined, true);
-    tip.appendMarkdown(`**Turnstone** — ${state.running ? 'a turn is running' : 'idle'}\n\n`);
-    tip.appendMarkdown(`Model: \`${state.model}\`\n\n`);
+    tip.appendMarkdown(`**Turnstone** — ${state.running ? vscode.l10n.t('a turn is running') : vscode.l10n.t('idle')}\n\n`);
+    tip.appendMarkdown(`${vscode.l10n.t('Model: {0}', `\`${state.model}\``)}\n\n`);
     if (u) {
-      tip.appendMarkdown(`Session: ${u.input_tokens} in · ${u.output_tokens} out · cache read ${u.cache_read_input_tokens} / write ${u.cache_creation_input_tokens} (${cacheHitPercent(u)}% hit)\n\n`);
+      tip.appendMarkdown(`${vscode.l10n.t('Session: {0} in · {1} out · cache read {2} / write {3} ({4}% hit)', u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, cacheHitPercent(u))}\n\n`);
     }
-    if (state.costUsd !== undefined) tip.appendMarkdown(`Estimated cost: $${state.costUsd.toFixed(4)}\n\n`);
-    tip.appendMarkdown('Click to open the chat.');
+    if (state.costUsd !== undefined) tip.appendMarkdown(`${vscode.l10n.t('Estimated cost: ${0}', state.costUsd.toFixed(4))}\n\n`);
+    tip.appendMarkdown(vscode.l10n.t('Click to open the chat.'));
     this.item.tooltip = tip;
   }
 

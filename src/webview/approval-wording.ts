@@ -1,25 +1,33 @@
 // Issue 25.4: one wording for one decision, wherever the user is asked (the
 // modal, the notification, the panel's card). Pure: the host's prompter and
-// panel bridge and the webview's card all read it.
+// panel bridge and the webview's card all read it, each with its translator
+// (`vscode.l10n.t` in the host, ./ui/l10n.ts in the panel; English without one).
+import { english, type Translate } from './l10n-format';
 
-export const APPROVAL_LABELS = {
-  allow: 'Allow',
-  deny: 'Deny',
-  denyWithFeedback: 'Deny with feedback…',
-  allowEditsForSession: 'Allow edits for this session',
-  editProposal: 'Edit proposal',
-  /** The modal's close button for an edit: the request stays pending while the user reviews the diff. */
-  reviewFirst: 'Review first',
-  /** The modal's close button otherwise: the request stays pending in the panel. */
-  decideInPanel: 'Decide in panel',
-} as const;
+/** The buttons' words in the user's language: the host compares the chosen button against the same values. */
+export function approvalLabels(t: Translate = english) {
+  return {
+    allow: t('Allow'),
+    deny: t('Deny'),
+    denyWithFeedback: t('Deny with feedback…'),
+    allowEditsForSession: t('Allow edits for this session'),
+    editProposal: t('Edit proposal'),
+    /** The modal's close button for an edit: the request stays pending while the user reviews the diff. */
+    reviewFirst: t('Review first'),
+    /** The modal's close button otherwise: the request stays pending in the panel. */
+    decideInPanel: t('Decide in panel'),
+  } as const;
+}
+
+/** The English labels. */
+export const APPROVAL_LABELS = approvalLabels();
 
 /** A rule longer than this does not fit on a button; the button then points at the rule shown beside it. */
 const MAX_RULE_ON_BUTTON = 48;
 
 /** The button that saves an allow rule names the exact rule it saves. */
-export function alwaysAllowLabel(rule: string): string {
-  return rule.length <= MAX_RULE_ON_BUTTON ? `Always allow ${rule}` : 'Always allow the rule below';
+export function alwaysAllowLabel(rule: string, t: Translate = english): string {
+  return rule.length <= MAX_RULE_ON_BUTTON ? t('Always allow {0}', rule) : t('Always allow the rule below');
 }
 
 /** Whether the rule is on its button (else it must be shown in full beside it). */
@@ -36,12 +44,12 @@ export interface ApprovalSubject {
 }
 
 /** The question every surface asks, e.g. "Run this command?". */
-export function approvalQuestion(r: ApprovalSubject): string {
-  if (r.mcp) return `Use the tool ${r.mcp.tool} of the MCP server ${r.mcp.server}?`;
-  if (r.need === 'edit') return `${r.creates ? 'Create' : 'Edit'} ${r.subject}?`;
-  if (r.need === 'command') return 'Run this command?';
-  return `Allow ${r.toolName}${r.subject ? ` on ${r.subject}` : ''}?`;
+export function approvalQuestion(r: ApprovalSubject, t: Translate = english): string {
+  if (r.mcp) return t('Use the tool {0} of the MCP server {1}?', r.mcp.tool, r.mcp.server);
+  if (r.need === 'edit') return r.creates ? t('Create {0}?', r.subject) : t('Edit {0}?', r.subject);
+  if (r.need === 'command') return t('Run this command?');
+  return r.subject ? t('Allow {0} on {1}?', r.toolName, r.subject) : t('Allow {0}?', r.toolName);
 }
 
 /** The policy's reason, as the line under the question. */
-export const whyText = (reason: string): string => `Why Turnstone asks: ${reason}`;
+export const whyText = (reason: string, t: Translate = english): string => t('Why Turnstone asks: {0}', reason);

@@ -9,9 +9,11 @@ export interface PanelHtmlInput {
   nonce: string;
   /** URL of a file in dist/ as the webview can load it. */
   asset(name: string): string;
+  /** The display language and its bundle (`vscode.l10n.bundle`; none for English), read by ./ui/l10n.ts. */
+  l10n?: { language: string; bundle?: Readonly<Record<string, string>> | undefined };
 }
 
-export function panelHtml({ cspSource, nonce, asset }: PanelHtmlInput): string {
+export function panelHtml({ cspSource, nonce, asset, l10n }: PanelHtmlInput): string {
   const csp = [
     "default-src 'none'",
     `style-src ${cspSource}`,
@@ -23,7 +25,7 @@ export function panelHtml({ cspSource, nonce, asset }: PanelHtmlInput): string {
     "form-action 'none'",
   ].join('; ');
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${languageTag(l10n?.language)}"${l10n?.bundle ? ` data-l10n="${escapeAttribute(JSON.stringify(l10n.bundle))}"` : ''}>
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -34,10 +36,20 @@ export function panelHtml({ cspSource, nonce, asset }: PanelHtmlInput): string {
 <title>Turnstone</title>
 </head>
 <body>
-<main id="app" aria-label="Turnstone chat"></main>
+<main id="app" class="turnstone-chat" aria-label="Turnstone chat"></main>
 <script nonce="${nonce}" src="${asset('webview.js')}"></script>
 </body>
 </html>`;
+}
+
+/** A BCP 47 tag such as `zh-cn`; anything else is English (it lands in an attribute). */
+function languageTag(language: string | undefined): string {
+  return language && /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(language) ? language : 'en';
+}
+
+/** The bundle goes in a data attribute (the CSP allows no inline script): quotes and markup characters escaped. */
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** A fresh nonce per render: 128 random bits, base64url (the CSP's only way for a script to run). */

@@ -164,5 +164,6 @@ function renderHtml(webview: vscode.Webview, dist: vscode.Uri): string {
     cspSource: webview.cspSource,
     nonce: makeNonce(),
     asset: (name) => webview.asWebviewUri(vscode.Uri.joinPath(dist, name)).toString(),
+    l10n: { language: vscode.env.language, bundle: vscode.l10n.bundle },
   });
 }

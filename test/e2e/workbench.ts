@@ -133,7 +133,7 @@ export async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> 
   while (Date.now() < deadline) {
     for (const frame of page.frames()) {
       try {
-        if (await frame.$('main#app[aria-label="Turnstone chat"]')) return frame;
+        if (await frame.$('main#app.turnstone-chat')) return frame;
       } catch {
         /* frame navigated away; keep looking */
       }
@@ -150,7 +150,7 @@ export async function chatGone(page: Page, timeoutMs = 30_000): Promise<void> {
     let found = false;
     for (const frame of page.frames()) {
       try {
-        if (await frame.$('main#app[aria-label="Turnstone chat"]')) found = true;
+        if (await frame.$('main#app.turnstone-chat')) found = true;
       } catch {
         /* frame navigated away: gone */
       }

@@ -52,6 +52,13 @@ export interface CodeServerOptions {
    * Turnstone from there instead of from the repository in development mode.
    */
   vsix?: string;
+  /**
+   * Display language (`--locale`), e.g. `zh-cn`. VS Code resolves a locale to
+   * English unless a language pack for it is registered, so a stand-in pack with
+   * no translations of VS Code's own strings (they stay English) is registered
+   * too: the extension's package.nls.<locale>.json and l10n bundle then apply.
+   */
+  locale?: string;
 }
 
 export interface CodeServer {
@@ -109,6 +116,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   };
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
   if (!options.dataDir || !existsSync(settingsFile)) writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  if (options.locale) registerEmptyLanguagePack(userDataDir, options.locale);
   const config = path.join(dir, 'config.yaml');
   writeFileSync(config, 'auth: none\n');
   if (options.vsix) {
@@ -131,6 +139,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
       '--disable-update-check',
       ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
+      ...(options.locale ? ['--locale', options.locale] : []),
       workspace,
     ],
     {
@@ -182,6 +191,14 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
       if (!options.dataDir && !process.env.TURNSTONE_KEEP_RUNS) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What VS Code's language-pack cache (user-data/languagepacks.json) holds for an installed pack; the core file has no translations. */
+function registerEmptyLanguagePack(userDataDir: string, locale: string): void {
+  const core = path.join(userDataDir, 'empty-language-pack.i18n.json');
+  writeFileSync(core, JSON.stringify({ version: '1.0.0', contents: {} }));
+  const pack = { hash: `empty-${locale}`, extensions: [{ extensionIdentifier: { id: 'turnstone-tests.empty-language-pack' }, version: '0.0.0' }], translations: { vscode: core }, label: locale };
+  writeFileSync(path.join(userDataDir, 'languagepacks.json'), JSON.stringify({ [locale]: pack }));
 }
 
 async function waitForHttp(url: string, timeoutMs: number, logs: () => string): Promise<void> {

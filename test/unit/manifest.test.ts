@@ -6,6 +6,10 @@ import { CHAT_VIEW, COMMANDS, INTERNAL_COMMANDS, SETTINGS, VIEW_CONTAINER } from
 
 const root = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+// Titles and descriptions are `%key%` placeholders (issue 25, languages): read them as English users see them.
+const nls: Record<string, string> = JSON.parse(readFileSync(path.join(root, 'package.nls.json'), 'utf8'));
+const english = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value.replace(/^%(.+)%$/, (whole, key: string) => nls[key] ?? whole) : undefined;
 // The manifest is checked against the repository's own copy of the contract, so a
 // clone with nothing beside it tests the same thing as CI.
 const contractsPath = path.join(root, 'docs', 'contracts.md');
@@ -36,7 +40,8 @@ describe('manifest and contract consistency', () => {
   it('declares limited support for untrusted workspaces with a description', () => {
     const untrusted = manifest.capabilities.untrustedWorkspaces;
     assert.equal(untrusted.supported, 'limited');
-    assert.ok(untrusted.description.length > 20);
+    assert.ok((english(untrusted.description) ?? '').length > 20);
+    assert.match(english(untrusted.description) ?? '', /plan mode/);
   });
 
   it('contributes the activity-bar container and the chat webview view', () => {
@@ -93,7 +98,8 @@ describe('manifest and contract consistency', () => {
     for (const [key, p] of Object.entries<Record<string, unknown>>(props)) {
       assert.ok(p.type, `${key} has a type`);
       assert.ok('default' in p, `${key} has a default`);
-      assert.ok(p.description || p.markdownDescription, `${key} has a description`);
+      assert.ok(english(p.description) || english(p.markdownDescription), `${key} has a description`);
+      for (const d of [p.description, p.markdownDescription]) if (d !== undefined) assert.doesNotMatch(english(d) ?? '', /^%.*%$/, `${key}: ${String(d)} is in package.nls.json`);
     }
     assert.deepEqual(props['turnstone.permissionMode'].enum, ['plan', 'ask', 'acceptEdits', 'bypassPermissions']);
     assert.deepEqual(props['turnstone.provider'].enum, ['anthropic', 'openai-compatible']);
@@ -115,9 +121,9 @@ describe('manifest and contract consistency', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter(Boolean);
-    const allowed = [/^(LICENSE|README\.md|package\.json)$/, /^dist\/[\w.-]+\.(js|css|wasm)$/, /^dist\/codicons\/codicon\.(css|ttf)$/, /^docs\/[\w.-]+\.md$/, /^media\/[\w.-]+\.svg$/];
+    const allowed = [/^(LICENSE|README\.md|package\.json)$/, /^dist\/[\w.-]+\.(js|css|wasm)$/, /^dist\/codicons\/codicon\.(css|ttf)$/, /^docs\/[\w.-]+\.md$/, /^media\/[\w.-]+\.svg$/, /^package\.nls(\.[\w-]+)?\.json$/, /^l10n\/bundle\.l10n\.[\w-]+\.json$/];
     for (const file of listed) assert.ok(allowed.some((re) => re.test(file)), `${file} should not be in the VSIX`);
-    for (const needed of [manifest.main.replace(/^\.\//, ''), 'dist/core.js', 'dist/panel-support.js', 'dist/webview.js', 'dist/webview.css', 'media/turnstone.svg']) {
+    for (const needed of [manifest.main.replace(/^\.\//, ''), 'dist/core.js', 'dist/panel-support.js', 'dist/webview.js', 'dist/webview.css', 'media/turnstone.svg', 'package.nls.json', 'package.nls.zh-cn.json', 'l10n/bundle.l10n.zh-cn.json']) {
       assert.ok(listed.includes(needed), `${needed} is missing from the VSIX`);
     }
   });

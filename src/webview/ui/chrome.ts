@@ -2,23 +2,24 @@
 // missing key), the reconnect line, the usage footer and the live region.
 import { type Notice, type PermissionModeInfo, type SessionInfo, type UsageInfo } from '../protocol';
 import { type Reconnecting } from '../transcript';
-import { button, count, el, formatInt, formatTokens, icon } from './dom';
+import { button, el, formatInt, formatTokens, icon } from './dom';
 import { KeyField } from './error-view';
 import { type Post } from './item-view';
+import { t } from './l10n';
 
 const NOTICE_ICONS: Record<Notice['kind'], string> = { restricted: 'shield', no_api_key: 'key', info: 'info', warning: 'warning', error: 'error' };
 
 /** The session's title (and, beside it, the instructions chip). New session and history live in the view's title bar. */
 export class Header {
   readonly root = el('header', { class: 'header' });
-  private readonly title = el('h1', { class: 'title' }, 'New session');
+  private readonly title = el('h1', { class: 'title' }, t('New session'));
 
   constructor() {
     this.root.append(this.title);
   }
 
   update(session: SessionInfo | undefined): void {
-    this.title.textContent = session?.title || 'New session';
+    this.title.textContent = session?.title || t('New session');
     this.title.title = session?.title ?? '';
   }
 }
@@ -32,15 +33,15 @@ export class ModelButton {
   readonly root: HTMLButtonElement;
 
   constructor(post: Post) {
-    this.root = button('Model', () => post({ type: 'select_model' }), { icon: 'sparkle', secondary: true, cls: 'model', title: 'Select model' });
+    this.root = button(t('Model'), () => post({ type: 'select_model' }), { icon: 'sparkle', secondary: true, cls: 'model', title: t('Select model') });
   }
 
   update(session: SessionInfo | undefined): void {
     const id = session?.model;
     const label = this.root.querySelector('.label');
-    if (label) label.textContent = id ? modelName(id) : 'Model';
-    this.root.title = id ? `Model: ${id} (select another)` : 'Select model';
-    this.root.setAttribute('aria-label', id ? `Model: ${id}. Select model` : 'Select model');
+    if (label) label.textContent = id ? modelName(id) : t('Model');
+    this.root.title = id ? t('Model: {0} (select another)', id) : t('Select model');
+    this.root.setAttribute('aria-label', id ? t('Model: {0}. Select model', id) : t('Select model'));
     this.root.dataset.model = id ?? '';
   }
 }
@@ -88,7 +89,7 @@ export class StatusLine {
     const count = el('span', { class: 'countdown' });
     const tick = () => {
       const left = r.delayMs !== undefined && r.at !== undefined ? Math.ceil((r.at + r.delayMs - Date.now()) / 1000) : 0;
-      count.textContent = left > 0 ? `Retrying in ${left} s` : 'Retrying…';
+      count.textContent = left > 0 ? t('Retrying in {0} s', left) : t('Retrying…');
       if (left <= 0 && this.timer !== undefined) {
         clearInterval(this.timer);
         this.timer = undefined;
@@ -100,13 +101,13 @@ export class StatusLine {
       icon('sync', 'codicon-modifier-spin'),
       ' ',
       count,
-      el('span', { class: 'hint' }, ` · attempt ${r.attempt} of ${r.maxAttempts}${r.reason ? ` · ${r.reason}` : ''}`),
+      el('span', { class: 'hint' }, ` · ${t('attempt {0} of {1}', r.attempt, r.maxAttempts)}${r.reason ? ` · ${r.reason}` : ''}`),
     );
   }
 }
 
 export class UsageFooter {
-  readonly root = el('footer', { class: 'usage', 'aria-label': 'Session usage' });
+  readonly root = el('footer', { class: 'usage', 'aria-label': t('Session usage') });
 
   update(usage: UsageInfo | undefined): void {
     if (!usage) {
@@ -115,11 +116,11 @@ export class UsageFooter {
     }
     const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     const hit = prompt > 0 ? Math.round((usage.cacheReadTokens / prompt) * 100) : 0;
-    this.root.title = `Input ${formatInt(usage.inputTokens)} · cache read ${formatInt(usage.cacheReadTokens)} · cache write ${formatInt(usage.cacheWriteTokens)} · output ${formatInt(usage.outputTokens)}`;
+    this.root.title = t('Input {0} · cache read {1} · cache write {2} · output {3}', formatInt(usage.inputTokens), formatInt(usage.cacheReadTokens), formatInt(usage.cacheWriteTokens), formatInt(usage.outputTokens));
     this.root.replaceChildren(
-      el('span', { class: 'usage-in', 'aria-label': `${count(prompt, 'token')} in` }, icon('arrow-up'), formatTokens(prompt)),
-      el('span', { class: 'usage-out', 'aria-label': `${count(usage.outputTokens, 'token')} out` }, icon('arrow-down'), formatTokens(usage.outputTokens)),
-      el('span', { class: 'usage-cache' }, `cache ${hit}%`),
+      el('span', { class: 'usage-in', 'aria-label': prompt === 1 ? t('1 token in') : t('{0} tokens in', prompt) }, icon('arrow-up'), formatTokens(prompt)),
+      el('span', { class: 'usage-out', 'aria-label': usage.outputTokens === 1 ? t('1 token out') : t('{0} tokens out', usage.outputTokens) }, icon('arrow-down'), formatTokens(usage.outputTokens)),
+      el('span', { class: 'usage-cache' }, t('cache {0}%', hit)),
       usage.costUsd !== undefined ? el('span', { class: 'usage-cost' }, `$${usage.costUsd < 1 ? usage.costUsd.toFixed(3) : usage.costUsd.toFixed(2)}`) : '',
       contextIndicator(usage),
     );
@@ -136,7 +137,7 @@ function contextIndicator(usage: UsageInfo): HTMLElement | string {
   const level = percent >= 85 ? 'high' : percent >= 60 ? 'mid' : 'low';
   return el(
     'span',
-    { class: `usage-context context-${level}`, title: `Context ${formatInt(usage.contextTokens)} of ${formatInt(window)} tokens`, 'aria-label': `Context ${percent}% of the window used` },
+    { class: `usage-context context-${level}`, title: t('Context {0} of {1} tokens', formatInt(usage.contextTokens), formatInt(window)), 'aria-label': t('Context {0}% of the window used', percent) },
     el('span', { class: 'context-bar' }, fill),
     `${percent}%`,
   );
@@ -151,15 +152,15 @@ export class Announcer {
 }
 
 const MODES: { mode: PermissionModeInfo['mode']; label: string; title: string }[] = [
-  { mode: 'plan', label: 'Plan', title: 'Read and search only: nothing is edited or run' },
-  { mode: 'ask', label: 'Ask', title: 'Every edit and command asks first' },
-  { mode: 'acceptEdits', label: 'Accept edits', title: 'Edits inside the workspace go ahead; commands ask' },
-  { mode: 'bypassPermissions', label: 'Bypass', title: 'Nothing asks (deny rules still apply)' },
+  { mode: 'plan', label: t('Plan'), title: t('Read and search only: nothing is edited or run') },
+  { mode: 'ask', label: t('Ask'), title: t('Every edit and command asks first') },
+  { mode: 'acceptEdits', label: t('Accept edits'), title: t('Edits inside the workspace go ahead; commands ask') },
+  { mode: 'bypassPermissions', label: t('Bypass'), title: t('Nothing asks (deny rules still apply)') },
 ];
 
 /** The composer's permission-mode switch; the host owns the setting, this only asks to change it. */
 export class ModeSwitch {
-  readonly root = el('select', { class: 'mode-switch', 'aria-label': 'Permission mode' });
+  readonly root = el('select', { class: 'mode-switch', 'aria-label': t('Permission mode') });
   private info: PermissionModeInfo | undefined;
 
   constructor(post: Post) {
@@ -180,6 +181,6 @@ export class ModeSwitch {
     this.root.replaceChildren(...offered.map((m) => el('option', { value: m.mode, title: m.title }, m.label)));
     this.root.value = mode;
     this.root.disabled = info.restricted;
-    this.root.title = info.restricted ? 'Restricted Mode: plan only until you trust this folder' : (MODES.find((m) => m.mode === mode)?.title ?? '');
+    this.root.title = info.restricted ? t('Restricted Mode: plan only until you trust this folder') : (MODES.find((m) => m.mode === mode)?.title ?? '');
   }
 }

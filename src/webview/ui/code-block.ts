@@ -2,6 +2,7 @@
 // the sanitised <pre>, capped at ~20 lines with "Show all N lines". All of it
 // ours, built after sanitising; nothing from the model becomes a control.
 import { el, icon } from './dom';
+import { t } from './l10n';
 
 /** Lines a code block shows before "Show all N lines". */
 export const CODE_LINES = 20;
@@ -16,7 +17,7 @@ export class CodeBlock {
     readonly code: HTMLElement | null,
     readonly lang: string,
   ) {
-    const copy = el('button', { type: 'button', class: 'icon-button copy', title: 'Copy code', 'aria-label': 'Copy code' }, icon('copy'));
+    const copy = el('button', { type: 'button', class: 'icon-button copy', title: t('Copy code'), 'aria-label': t('Copy code') }, icon('copy'));
     copy.addEventListener('click', () => copyText(code?.textContent ?? pre.textContent ?? '', copy));
     this.root.append(el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy), pre);
     this.setLines(countLines(code?.textContent ?? pre.textContent ?? ''));
@@ -41,7 +42,7 @@ export class CodeBlock {
   }
 
   private label(): void {
-    if (this.expand) this.expand.textContent = this.root.classList.contains('capped') ? `Show all ${this.lines} lines` : 'Show less';
+    if (this.expand) this.expand.textContent = this.root.classList.contains('capped') ? t('Show all {0} lines', this.lines) : t('Show less');
   }
 }
 

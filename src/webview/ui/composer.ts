@@ -3,25 +3,26 @@
 // opens a picker over the whole workspace (files, folders, @problems,
 // @terminal, @git, the selection); `/` at the start lists slash commands.
 import { type Attachment, type QueuedInput, type SlashCommandInfo, type TurnState } from '../protocol';
-import { button, count, el, formatTokens, icon } from './dom';
+import { button, el, formatTokens, icon } from './dom';
 import { chipIcon, chipLabel } from './chips';
 import { ImageAttach } from './image-attach';
 import { type Post } from './item-view';
 import { MentionPicker } from './mention-picker';
 import { SlashMenu } from './slash-menu';
+import { t } from './l10n';
 
 
 export class Composer {
-  readonly root = el('form', { class: 'composer', 'aria-label': 'Message' });
-  readonly input = el('textarea', { class: 'input', rows: '3', 'aria-label': 'Message Turnstone' });
-  private readonly queuedRow = el('div', { class: 'queued', 'aria-label': 'Queued for the next turn' });
-  private readonly chipsRow = el('div', { class: 'attachments', 'aria-label': 'Attached context' });
+  readonly root = el('form', { class: 'composer', 'aria-label': t('Message') });
+  readonly input = el('textarea', { class: 'input', rows: '3', 'aria-label': t('Message Turnstone') });
+  private readonly queuedRow = el('div', { class: 'queued', 'aria-label': t('Queued for the next turn') });
+  private readonly chipsRow = el('div', { class: 'attachments', 'aria-label': t('Attached context') });
   /** What an attachment cannot include (e.g. @terminal without shell integration), said in words under the chips. */
   private readonly notesRow = el('div', { class: 'attachment-notes', role: 'status' });
   private readonly notes = new WeakMap<Attachment, string>();
-  private readonly sendButton = button('Send', () => this.submit('enter'), { icon: 'send', iconOnly: true, cls: 'send' });
-  private readonly queueButton = button('Queue', () => this.submit('queue'), { icon: 'list-ordered', secondary: true, cls: 'queue', title: 'Queue for the next turn (Alt+Enter)' });
-  private readonly stopButton = button('Stop', () => this.post({ type: 'stop' }), { icon: 'debug-stop', secondary: true, cls: 'stop', title: 'Stop the running turn' });
+  private readonly sendButton = button(t('Send'), () => this.submit('enter'), { icon: 'send', iconOnly: true, cls: 'send' });
+  private readonly queueButton = button(t('Queue'), () => this.submit('queue'), { icon: 'list-ordered', secondary: true, cls: 'queue', title: t('Queue for the next turn (Alt+Enter)') });
+  private readonly stopButton = button(t('Stop'), () => this.post({ type: 'stop' }), { icon: 'debug-stop', secondary: true, cls: 'stop', title: t('Stop the running turn') });
   private readonly mentions: MentionPicker;
   private readonly slash: SlashMenu;
   private attachments: Attachment[] = [];
@@ -39,7 +40,7 @@ export class Composer {
       this.onDraftChange();
     });
     this.slash = new SlashMenu(this.input, post, () => this.onDraftChange());
-    const attach = button('Attach context (@)', () => {
+    const attach = button(t('Attach context (@)'), () => {
       this.slash.close();
       this.mentions.open(-1);
       this.input.focus();
@@ -103,18 +104,18 @@ export class Composer {
     this.root.classList.toggle('running', running);
     this.stopButton.hidden = !running;
     this.queueButton.hidden = !running;
-    this.sendButton.title = running ? 'Steer the running turn (Enter)' : 'Send (Enter)';
-    this.sendButton.setAttribute('aria-label', running ? 'Steer' : 'Send');
+    this.sendButton.title = running ? t('Steer the running turn (Enter)') : t('Send (Enter)');
+    this.sendButton.setAttribute('aria-label', running ? t('Steer') : t('Send'));
     this.input.placeholder = running
-      ? 'Steer the running turn (Enter) or queue for the next (Alt+Enter)…'
-      : 'Ask Turnstone… (Enter to send, Shift+Enter for a new line, @ to attach, / for commands)';
+      ? t('Steer the running turn (Enter) or queue for the next (Alt+Enter)…')
+      : t('Ask Turnstone… (Enter to send, Shift+Enter for a new line, @ to attach, / for commands)');
   }
 
   setQueued(items: QueuedInput[]): void {
     this.queuedRow.replaceChildren(
       ...items.map((q) =>
         el('span', { class: 'chip queued-item', title: q.text }, icon('clock'), el('span', { class: 'chip-text' }, q.text),
-          button('Remove from queue', () => this.post({ type: 'unqueue', id: q.id }), { icon: 'close', iconOnly: true })),
+          button(t('Remove from queue'), () => this.post({ type: 'unqueue', id: q.id }), { icon: 'close', iconOnly: true })),
       ),
     );
     this.queuedRow.hidden = items.length === 0;
@@ -156,7 +157,7 @@ export class Composer {
   private submit(how: 'enter' | 'queue'): void {
     const text = this.input.value.trim();
     if (!text) {
-      if (this.images.count > 0) this.images.say('Add a few words about the image to send it.');
+      if (this.images.count > 0) this.images.say(t('Add a few words about the image to send it.'));
       return;
     }
     const type = this.turn !== 'running' ? 'send' : how === 'queue' ? 'queue' : 'steer';
@@ -228,12 +229,12 @@ export class Composer {
   private renderChips(): void {
     this.chipsRow.replaceChildren(
       ...this.attachments.map((a, i) => {
-        const tokens = a.tokens !== undefined ? `~${count(a.tokens, 'token', 'tokens', formatTokens)}` : 'measuring…';
+        const tokens = a.tokens === undefined ? t('measuring…') : a.tokens === 1 ? t('~1 token') : t('~{0} tokens', formatTokens(a.tokens));
         const note = this.notes.get(a);
         return el('span', { class: `chip chip-${a.kind}${note ? ' chip-limited' : ''}`, title: `${a.path}\n${tokens}${note ? `\n${note}` : ''}` }, icon(chipIcon(a)), el('span', { class: 'chip-text' }, chipLabel(a)),
           note ? el('span', { class: 'chip-note', role: 'img', 'aria-label': note }, icon('warning')) : '',
           el('span', { class: 'chip-tokens', 'aria-label': tokens }, a.tokens !== undefined ? `~${formatTokens(a.tokens)}` : '…'),
-          button(`Remove ${chipLabel(a)}`, () => {
+          button(t('Remove {0}', chipLabel(a)), () => {
             this.attachments.splice(i, 1);
             this.renderChips();
             this.onDraftChange();

@@ -49,15 +49,6 @@ export function formatInt(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
 }
 
-/**
- * "1 line" / "2 lines": a count with the word that fits it, so a screen reader
- * never hears "1 lines added". Plain digits by default (for aria-labels);
- * pass formatInt to show "1 234".
- */
-export function count(n: number, one: string, many = `${one}s`, show: (n: number) => string = String): string {
-  return `${show(n)} ${n === 1 ? one : many}`;
-}
-
 /** Compact token counts for the footer: 950, 12.3k, 1.2M. */
 export function formatTokens(n: number): string {
   if (n < 1000) return String(n);

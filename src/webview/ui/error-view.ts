@@ -4,11 +4,12 @@
 import { type TranscriptItem } from '../protocol';
 import { article, button, el, icon } from './dom';
 import { type ItemView, type Post } from './item-view';
+import { t } from './l10n';
 
 type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
 
 export class ErrorView implements ItemView {
-  readonly root = article('error', 'Error');
+  readonly root = article('error', t('Error'));
   private keyField: KeyField | undefined;
   constructor(private readonly post: Post) {}
   update(item: TranscriptItem): void {
@@ -17,21 +18,21 @@ export class ErrorView implements ItemView {
     if (it.resolved) {
       // The retry went through: one quiet line, nothing left to press.
       this.root.removeAttribute('role');
-      this.root.setAttribute('aria-label', 'Resolved error');
+      this.root.setAttribute('aria-label', t('Resolved error'));
       this.keyField = undefined;
-      this.root.replaceChildren(el('div', { class: 'error-line' }, icon('pass'), el('span', { class: 'message' }, `${it.message}`), el('span', { class: 'resolved-tag' }, 'Resolved')));
+      this.root.replaceChildren(el('div', { class: 'error-line' }, icon('pass'), el('span', { class: 'message' }, `${it.message}`), el('span', { class: 'resolved-tag' }, t('Resolved'))));
       return;
     }
     // A spend cap is a stop the user chose: a pause, not an error.
     const paused = it.cause === 'spend_cap';
     this.root.classList.toggle('paused', paused);
     this.root.setAttribute('role', paused ? 'status' : 'alert');
-    this.root.setAttribute('aria-label', paused ? 'Paused' : 'Error');
+    this.root.setAttribute('aria-label', paused ? t('Paused') : t('Error'));
     const actions: Node[] = [];
     // A key the API rejected mid-session: the field is there at once (never focused: the user may be typing).
     if (it.action === 'set_key' && it.cause === 'auth') this.keyField ??= new KeyField(this.post);
     if (it.action === 'set_key') {
-      const open = button('Set API Key', () => {
+      const open = button(t('Set API Key'), () => {
         this.keyField ??= new KeyField(this.post);
         if (!this.keyField.root.isConnected) this.root.append(this.keyField.root);
         open.hidden = true;
@@ -41,11 +42,11 @@ export class ErrorView implements ItemView {
       actions.push(open);
     }
     if (it.action === 'continue' && it.continueUsd !== undefined) {
-      actions.push(button(`Continue (+$${it.continueUsd.toFixed(2)})`, () => this.post({ type: 'continue_turn', itemId: it.id }), { icon: 'debug-continue', cls: 'continue' }));
+      actions.push(button(t('Continue (+${0})', it.continueUsd.toFixed(2)), () => this.post({ type: 'continue_turn', itemId: it.id }), { icon: 'debug-continue', cls: 'continue' }));
       const setting = it.setting;
-      if (setting) actions.push(button('Open setting', () => this.post({ type: 'open_setting', setting }), { icon: 'settings-gear', secondary: true, cls: 'open-setting', title: `Open the setting ${setting}` }));
+      if (setting) actions.push(button(t('Open setting'), () => this.post({ type: 'open_setting', setting }), { icon: 'settings-gear', secondary: true, cls: 'open-setting', title: t('Open the setting {0}', setting) }));
     }
-    if (it.retryable) actions.push(button('Retry', () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true, cls: 'retry' }));
+    if (it.retryable) actions.push(button(t('Retry'), () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true, cls: 'retry' }));
     const requestId = it.requestId;
     this.root.replaceChildren(
       el('div', { class: 'error-line' }, icon(paused ? 'debug-pause' : 'error'), el('span', { class: 'message' }, it.message)),
@@ -53,7 +54,7 @@ export class ErrorView implements ItemView {
       actions.length || requestId
         ? el('div', { class: 'error-actions' },
             ...actions,
-            requestId ? button('Copy request id', () => this.post({ type: 'copy_request_id', requestId }), { icon: 'copy', secondary: true, cls: 'copy-request-id', title: `Request id ${requestId} (for support)` }) : '')
+            requestId ? button(t('Copy request id'), () => this.post({ type: 'copy_request_id', requestId }), { icon: 'copy', secondary: true, cls: 'copy-request-id', title: t('Request id {0} (for support)', requestId) }) : '')
         : '',
       this.keyField?.root ?? '',
     );
@@ -66,15 +67,17 @@ export class ErrorView implements ItemView {
  * it in its state.
  */
 export class KeyField {
-  readonly root = el('form', { class: 'key-field', 'aria-label': 'Anthropic API key' });
-  private readonly input = el('input', { type: 'password', class: 'key-input', placeholder: 'sk-ant-…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Anthropic API key' });
+  readonly root = el('form', { class: 'key-field', 'aria-label': t('Anthropic API key') });
+  private readonly input = el('input', { type: 'password', class: 'key-input', placeholder: 'sk-ant-…', autocomplete: 'off', spellcheck: 'false', 'aria-label': t('Anthropic API key') });
   private readonly note = el('div', { class: 'hint key-note', role: 'status' });
 
   constructor(private readonly post: Post) {
-    const where = button('console.anthropic.com', () => this.post({ type: 'open_link', href: 'https://console.anthropic.com/settings/keys' }), { cls: 'link key-where', title: 'Create a key in the Anthropic Console' });
+    const where = button('console.anthropic.com', () => this.post({ type: 'open_link', href: 'https://console.anthropic.com/settings/keys' }), { cls: 'link key-where', title: t('Create a key in the Anthropic Console') });
+    // The link sits inside the sentence, wherever the translation puts {0}.
+    const [before = '', after = ''] = t("Get a key at {0}. It is kept in VS Code's secret storage.").split('{0}');
     this.root.append(
-      el('div', { class: 'key-row' }, this.input, button('Save', () => this.save(), { icon: 'check', cls: 'key-save' })),
-      el('div', { class: 'hint' }, 'Get a key at ', where, '. It is kept in VS Code\'s secret storage.'),
+      el('div', { class: 'key-row' }, this.input, button(t('Save'), () => this.save(), { icon: 'check', cls: 'key-save' })),
+      el('div', { class: 'hint' }, before, where, after),
       this.note,
     );
     this.root.addEventListener('submit', (e) => {
@@ -90,12 +93,12 @@ export class KeyField {
   private save(): void {
     const key = this.input.value.trim();
     if (key.length < 8) {
-      this.note.textContent = 'That is too short to be an API key.';
+      this.note.textContent = t('That is too short to be an API key.');
       return;
     }
     this.post({ type: 'set_api_key', key });
     this.input.value = '';
-    this.note.textContent = 'Saved.';
+    this.note.textContent = t('Saved.');
   }
 }
 

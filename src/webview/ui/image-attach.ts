@@ -7,6 +7,7 @@ import { sniffImageType } from '../../runtime/image-sniff';
 import { type ImageData, MAX_COMPOSER_IMAGES } from '../protocol';
 import { button, el } from './dom';
 import { claimedType, formatKb, JPEG_QUALITY, LARGE_PNG_BYTES, MAX_SEND_BYTES, planImage } from './image-plan';
+import { t } from './l10n';
 
 interface Pending {
   image: ImageData;
@@ -32,14 +33,14 @@ function base64Of(blob: Blob): Promise<string> {
 export async function prepareImage(file: Blob, name: string): Promise<{ image: ImageData; blob: Blob } | string> {
   const bytes = new Uint8Array(await file.arrayBuffer());
   const type = sniffImageType(bytes);
-  if (!type) return `${name} is not a PNG, JPEG, GIF or WebP image.`;
+  if (!type) return t('{0} is not a PNG, JPEG, GIF or WebP image.', name);
   const claimed = claimedType(file.type);
-  if (claimed !== '' && claimed !== type) return `${name} claims to be ${claimed} but its bytes are ${type}; it was not attached.`;
+  if (claimed !== '' && claimed !== type) return t('{0} claims to be {1} but its bytes are {2}; it was not attached.', name, claimed, type);
   let bitmap: ImageBitmap;
   try {
     bitmap = await createImageBitmap(file);
   } catch {
-    return `${name} could not be decoded as ${type}; it may be damaged.`;
+    return t('{0} could not be decoded as {1}; it may be damaged.', name, type);
   }
   try {
     const plan = planImage(type, bitmap.width, bitmap.height, bytes.length);
@@ -48,7 +49,7 @@ export async function prepareImage(file: Blob, name: string): Promise<{ image: I
     if (plan.encodeAs) {
       const canvas = el('canvas', { width: String(plan.width), height: String(plan.height) });
       const ctx = canvas.getContext('2d');
-      if (!ctx) return `${name} could not be downscaled (no canvas).`;
+      if (!ctx) return t('{0} could not be downscaled (no canvas).', name);
       ctx.imageSmoothingQuality = 'high';
       ctx.drawImage(bitmap, 0, 0, plan.width, plan.height);
       blob = await toBlob(canvas, plan.encodeAs, plan.encodeAs === 'image/png' ? undefined : JPEG_QUALITY);
@@ -62,7 +63,7 @@ export async function prepareImage(file: Blob, name: string): Promise<{ image: I
         }
       }
     }
-    if (blob.size > MAX_SEND_BYTES) return `${name} is ${formatKb(blob.size)} even after downscaling; images over ${formatKb(MAX_SEND_BYTES)} cannot be sent.`;
+    if (blob.size > MAX_SEND_BYTES) return t('{0} is {1} even after downscaling; images over {2} cannot be sent.', name, formatKb(blob.size), formatKb(MAX_SEND_BYTES));
     return { image: { mediaType, data: await base64Of(blob), width: plan.width, height: plan.height }, blob: blob.type === mediaType ? blob : new Blob([blob], { type: mediaType }) };
   } finally {
     bitmap.close();
@@ -70,7 +71,7 @@ export async function prepareImage(file: Blob, name: string): Promise<{ image: I
 }
 
 export class ImageAttach {
-  readonly root = el('div', { class: 'image-attachments', 'aria-label': 'Attached images' });
+  readonly root = el('div', { class: 'image-attachments', 'aria-label': t('Attached images') });
   private readonly list = el('div', { class: 'image-thumbs' });
   private readonly notice = el('div', { class: 'image-notice', role: 'alert' });
   private items: Pending[] = [];
@@ -96,12 +97,12 @@ export class ImageAttach {
     const problems: string[] = [];
     for (const file of files) {
       if (this.items.length + this.inFlight >= MAX_COMPOSER_IMAGES) {
-        problems.push(`At most ${MAX_COMPOSER_IMAGES} images can be attached to one message.`);
+        problems.push(t('At most {0} images can be attached to one message.', MAX_COMPOSER_IMAGES));
         break;
       }
       this.inFlight++;
       try {
-        const name = file.name || 'The pasted image';
+        const name = file.name || t('The pasted image');
         const prepared = await prepareImage(file, name);
         if (typeof prepared === 'string') problems.push(prepared);
         else this.items.push({ image: prepared.image, url: URL.createObjectURL(prepared.blob), bytes: prepared.blob.size });
@@ -141,9 +142,9 @@ export class ImageAttach {
       ...this.items.map((p, i) => {
         const size = `${p.image.width}×${p.image.height} · ${formatKb(p.bytes)}`;
         return el('figure', { class: 'image-thumb', title: size },
-          el('img', { src: p.url, alt: `Attached image ${i + 1}, ${size}` }),
+          el('img', { src: p.url, alt: t('Attached image {0}, {1}', i + 1, size) }),
           el('figcaption', {}, size),
-          button(`Remove image ${i + 1}`, () => {
+          button(t('Remove image {0}', i + 1), () => {
             URL.revokeObjectURL(p.url);
             this.items.splice(i, 1);
             this.render();
@@ -164,8 +165,8 @@ export function imageThumbs(images: readonly ImageData[]): HTMLElement {
   return el('div', { class: 'image-thumbs in-transcript' },
     ...images.map((image, i) => {
       const src = `data:${image.mediaType};base64,${image.data}`;
-      const thumb = el('img', { src, alt: `Image ${i + 1}, ${image.width}×${image.height}`, loading: 'lazy', decoding: 'async', width: String(Math.min(image.width, 160)) });
-      const open = el('button', { type: 'button', class: 'image-open', title: `Show full size (${image.width}×${image.height})`, 'aria-label': `Show image ${i + 1} full size` }, thumb);
+      const thumb = el('img', { src, alt: t('Image {0}, {1}×{2}', i + 1, image.width, image.height), loading: 'lazy', decoding: 'async', width: String(Math.min(image.width, 160)) });
+      const open = el('button', { type: 'button', class: 'image-open', title: t('Show full size ({0}×{1})', image.width, image.height), 'aria-label': t('Show image {0} full size', i + 1) }, thumb);
       open.addEventListener('click', () => showFullSize(src, image));
       return open;
     }),
@@ -173,13 +174,13 @@ export function imageThumbs(images: readonly ImageData[]): HTMLElement {
 }
 
 function showFullSize(src: string, image: ImageData): void {
-  const dialog = el('dialog', { class: 'image-full', 'aria-label': `Image ${image.width}×${image.height}` },
-    el('img', { src, alt: `Image ${image.width}×${image.height}` }));
+  const dialog = el('dialog', { class: 'image-full', 'aria-label': t('Image {0}×{1}', image.width, image.height) },
+    el('img', { src, alt: t('Image {0}×{1}', image.width, image.height) }));
   const close = () => {
     dialog.close();
     dialog.remove();
   };
-  dialog.append(button('Close', close, { icon: 'close', iconOnly: true, cls: 'image-close' }));
+  dialog.append(button(t('Close'), close, { icon: 'close', iconOnly: true, cls: 'image-close' }));
   dialog.addEventListener('click', (e) => {
     if (e.target === dialog) close();
   });

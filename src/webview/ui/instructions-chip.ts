@@ -5,17 +5,18 @@
 import { type HostEvent } from '../protocol';
 import { button, el, formatInt, icon } from './dom';
 import { type Post } from './item-view';
+import { t } from './l10n';
 
 type InstructionsEvent = Extract<HostEvent, { type: 'instructions' }>;
 
 export class InstructionsChip {
   readonly root = el('div', { class: 'instructions-chip' });
   private readonly toggle: HTMLButtonElement;
-  private readonly list = el('div', { class: 'instructions-list', role: 'menu', 'aria-label': 'Instruction files in use', hidden: '' });
+  private readonly list = el('div', { class: 'instructions-list', role: 'menu', 'aria-label': t('Instruction files in use'), hidden: '' });
   private files: InstructionsEvent['files'] = [];
 
   constructor(private readonly post: Post) {
-    this.toggle = button('Instructions', () => this.onToggle(), { icon: 'book', secondary: true, cls: 'instructions' });
+    this.toggle = button(t('Instructions'), () => this.onToggle(), { icon: 'book', secondary: true, cls: 'instructions' });
     this.toggle.setAttribute('aria-haspopup', 'menu');
     this.toggle.setAttribute('aria-expanded', 'false');
     this.root.append(this.toggle, this.list);
@@ -31,20 +32,21 @@ export class InstructionsChip {
     this.root.hidden = event.files.length === 0;
     const label = this.toggle.querySelector('.label');
     const n = event.files.length;
-    if (label) label.textContent = n === 1 ? event.files[0]!.label : `${n} instruction files`;
+    if (label) label.textContent = n === 1 ? event.files[0]!.label : t('{0} instruction files', n);
     const lines = [
-      `Project instructions in the system prompt: ${event.files.map((f) => f.label).join(', ')}`,
-      ...(event.restricted ? ['Restricted Mode: these files are read, and only plan mode (read-only) runs until you trust this folder.'] : []),
+      t('Project instructions in the system prompt: {0}', event.files.map((f) => f.label).join(', ')),
+      ...(event.restricted ? [t('Restricted Mode: these files are read, and only plan mode (read-only) runs until you trust this folder.')] : []),
       ...event.notes,
     ];
     this.toggle.title = lines.join('\n');
-    this.toggle.setAttribute('aria-label', `Instructions: ${event.files.map((f) => f.label).join(', ')}${event.restricted ? ' (Restricted Mode, plan mode only)' : ''}`);
+    const files = event.files.map((f) => f.label).join(', ');
+    this.toggle.setAttribute('aria-label', event.restricted ? t('Instructions: {0} (Restricted Mode, plan mode only)', files) : t('Instructions: {0}', files));
     this.toggle.classList.toggle('restricted', event.restricted);
     this.toggle.classList.toggle('cut', event.notes.length > 0);
     this.list.replaceChildren(
-      ...(event.restricted ? [el('div', { class: 'instructions-note', role: 'note' }, icon('shield'), ' Restricted Mode: read, plan mode only')] : []),
+      ...(event.restricted ? [el('div', { class: 'instructions-note', role: 'note' }, icon('shield'), ` ${t('Restricted Mode: read, plan mode only')}`)] : []),
       ...event.files.map((f) => {
-        const item = button(f.label, () => this.open(f.label), { icon: 'file', cls: 'instructions-file', title: f.included < f.chars ? `${formatInt(f.included)} of ${formatInt(f.chars)} characters used` : `${formatInt(f.chars)} characters` });
+        const item = button(f.label, () => this.open(f.label), { icon: 'file', cls: 'instructions-file', title: f.included < f.chars ? t('{0} of {1} characters used', formatInt(f.included), formatInt(f.chars)) : t('{0} characters', formatInt(f.chars)) });
         item.setAttribute('role', 'menuitem');
         return item;
       }),

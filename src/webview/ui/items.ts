@@ -3,13 +3,14 @@
 // Permission buttons exist only here, built from a `permission` item the host
 // created: nothing a model writes can produce one.
 import { type ToolStatus, type ToolView, type TranscriptItem } from '../protocol';
-import { article, button, count, el, firstLine, formatInt, icon } from './dom';
+import { article, button, el, firstLine, formatInt, icon } from './dom';
 import { sentChip } from './chips';
 import { ErrorView } from './error-view';
 import { imageThumbs } from './image-attach';
 import { type ItemView, type Post, type ToolCard } from './item-view';
 import { StreamingMarkdown } from './markdown';
 import { PermissionView } from './permission-view';
+import { t } from './l10n';
 
 type Of<K extends TranscriptItem['kind']> = Extract<TranscriptItem, { kind: K }>;
 
@@ -35,7 +36,7 @@ export function createItemView(item: TranscriptItem, post: Post): ItemView {
 }
 
 class UserView implements ItemView {
-  readonly root = article('user', 'You');
+  readonly root = article('user', t('You'));
   constructor(private readonly post: Post) {}
   update(item: TranscriptItem): void {
     const it = item as Of<'user'>;
@@ -43,18 +44,18 @@ class UserView implements ItemView {
     const restore =
       it.delivery === 'steer'
         ? undefined
-        : button('Restore checkpoint', () => this.post({ type: 'restore_checkpoint', itemId: it.id }), {
+        : button(t('Restore checkpoint'), () => this.post({ type: 'restore_checkpoint', itemId: it.id }), {
             icon: 'discard',
             iconOnly: true,
             cls: 'restore-checkpoint',
-            title: 'Restore checkpoint: go back to before this message (files, conversation or both)',
+            title: t('Restore checkpoint: go back to before this message (files, conversation or both)'),
           });
     const chips = it.attachments?.length
       ? el('div', { class: 'attachments' }, ...it.attachments.map(sentChip))
       : undefined;
-    const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? 'sent while running' : 'queued') : undefined;
+    const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? t('sent while running') : t('queued')) : undefined;
     // A custom command reads as the user typed it; what it expanded to is one hover away.
-    const bubble = it.slashCommand ? el('div', { class: 'bubble slash-command', title: `Sent as:\n${it.text.slice(0, 600)}${it.text.length > 600 ? '…' : ''}` }, it.slashCommand) : el('div', { class: 'bubble' }, it.text);
+    const bubble = it.slashCommand ? el('div', { class: 'bubble slash-command', title: t('Sent as:\n{0}', `${it.text.slice(0, 600)}${it.text.length > 600 ? '…' : ''}`) }, it.slashCommand) : el('div', { class: 'bubble' }, it.text);
     this.root.replaceChildren(bubble, it.images?.length ? imageThumbs(it.images) : '', chips ?? '', tag ?? '', restore ?? '');
   }
 }
@@ -73,7 +74,7 @@ class AssistantView implements ItemView {
 }
 
 class ThinkingView implements ItemView {
-  readonly root = article('thinking', 'Thinking');
+  readonly root = article('thinking', t('Thinking'));
   private readonly details = el('details', {});
   private readonly summaryIcon = icon('loading', 'codicon-modifier-spin');
   private readonly label = el('span', { class: 'label' });
@@ -93,15 +94,15 @@ class ThinkingView implements ItemView {
   update(item: TranscriptItem): void {
     const it = (this.item = item as Of<'thinking'>);
     const n = countWords(it.text);
-    const chars = count(n, 'word', 'words', formatInt);
+    const chars = n === 1 ? t('1 word') : t('{0} words', formatInt(n));
     if (it.open) {
       this.sawOpen = true;
-      this.label.textContent = `Thinking… · ${chars}`;
+      this.label.textContent = t('Thinking… · {0}', chars);
     } else {
       const ms = it.durationMs ?? (this.sawOpen ? performance.now() - this.startedAt : undefined);
       if (it.durationMs === undefined && ms !== undefined) it.durationMs = Math.round(ms);
       const seconds = ms === undefined ? undefined : ms < 1000 ? '<1' : String(Math.round(ms / 1000));
-      this.label.textContent = seconds === undefined ? `Thought · ${chars}` : `Thought for ${seconds} s · ${chars}`;
+      this.label.textContent = seconds === undefined ? t('Thought · {0}', chars) : t('Thought for {0} s · {1}', seconds, chars);
     }
     this.summaryIcon.className = it.open ? 'codicon codicon-loading codicon-modifier-spin' : 'codicon codicon-lightbulb';
     this.fill(it);
@@ -122,19 +123,19 @@ const TOOL_ICONS: Record<string, string> = {
 };
 
 const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
-  running: { icon: 'loading codicon-modifier-spin', label: 'Running' },
-  done: { icon: 'check', label: 'Done' },
-  error: { icon: 'error', label: 'Failed' },
-  denied: { icon: 'circle-slash', label: 'Denied' },
-  aborted: { icon: 'debug-stop', label: 'Stopped' },
+  running: { icon: 'loading codicon-modifier-spin', label: t('Running') },
+  done: { icon: 'check', label: t('Done') },
+  error: { icon: 'error', label: t('Failed') },
+  denied: { icon: 'circle-slash', label: t('Denied') },
+  aborted: { icon: 'debug-stop', label: t('Stopped') },
 };
 
 const OUTPUT_LINES = 20;
 
-const WAITING = { icon: 'shield', label: 'Waiting for approval' };
+const WAITING = { icon: 'shield', label: t('Waiting for approval') };
 
 export class ToolCardView implements ToolCard {
-  readonly root = article('tool', 'Tool');
+  readonly root = article('tool', t('Tool'));
   private readonly header = el('div', { class: 'tool-header' });
   private readonly body = el('div', { class: 'tool-body' });
   private readonly errorLine = el('div', { class: 'tool-error' });
@@ -192,13 +193,13 @@ export class ToolCardView implements ToolCard {
         return [this.pathLink(view.path, view.offset), range ? el('span', { class: 'range' }, range) : ''];
       }
       case 'edit': {
-        const diff = button(view.path, () => this.post({ type: 'open_diff', toolId: id }), { cls: 'link path', title: `Open diff of ${view.path}` });
+        const diff = button(view.path, () => this.post({ type: 'open_diff', toolId: id }), { cls: 'link path', title: t('Open diff of {0}', view.path) });
         return [diff];
       }
       case 'bash':
         return [el('code', { class: 'command' }, firstLine(view.command))];
       case 'search':
-        return [el('code', { class: 'pattern' }, view.pattern), view.path ? el('span', { class: 'range' }, `in ${view.path}`) : ''];
+        return [el('code', { class: 'pattern' }, view.pattern), view.path ? el('span', { class: 'range' }, t('in {0}', view.path)) : ''];
       case 'mcp':
         return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
       case 'other':
@@ -207,7 +208,7 @@ export class ToolCardView implements ToolCard {
   }
 
   private pathLink(path: string, offset?: number): HTMLButtonElement {
-    return button(path, () => this.post({ type: 'open_file', path, ...(offset !== undefined ? { line: offset } : {}) }), { cls: 'link path', title: `Open ${path}` });
+    return button(path, () => this.post({ type: 'open_file', path, ...(offset !== undefined ? { line: offset } : {}) }), { cls: 'link path', title: t('Open {0}', path) });
   }
 
   private renderBody(it: Of<'tool'>): void {
@@ -216,7 +217,7 @@ export class ToolCardView implements ToolCard {
       if (this.diffText !== view.diff) {
         this.diffText = view.diff;
         const wasOpen = this.diffDetails?.open ?? false;
-        this.diffDetails = el('details', { class: 'diff' }, el('summary', {}, 'Diff'), renderDiff(view.diff));
+        this.diffDetails = el('details', { class: 'diff' }, el('summary', {}, t('Diff')), renderDiff(view.diff));
         this.diffDetails.open = wasOpen;
         this.body.replaceChildren(this.diffDetails);
       }
@@ -232,21 +233,21 @@ export class ToolCardView implements ToolCard {
       const parts: Node[] = [];
       if (view.command.includes('\n')) parts.push(el('pre', { class: 'command-full' }, view.command));
       if (tail) {
-        this.outputPre ??= el('pre', { class: 'output', tabindex: '0', 'aria-label': 'Command output (last lines)' });
+        this.outputPre ??= el('pre', { class: 'output', tabindex: '0', 'aria-label': t('Command output (last lines)') });
         if (this.outputPre.textContent !== tail) this.outputPre.textContent = tail;
         parts.push(this.outputPre);
-        if (lines.length > OUTPUT_LINES) parts.unshift(el('div', { class: 'output-note' }, `… last ${OUTPUT_LINES} of ${formatInt(lines.length)} lines`));
+        if (lines.length > OUTPUT_LINES) parts.unshift(el('div', { class: 'output-note' }, t('… last {0} of {1} lines', OUTPUT_LINES, formatInt(lines.length))));
       }
       // The output keeps its own colours; only the line saying it failed is coloured as an error.
       if (view.exitCode !== undefined && view.exitCode !== 0) {
-        const text = view.exitCode === null ? 'Killed before it exited' : `Exit code ${view.exitCode}`;
+        const text = view.exitCode === null ? t('Killed before it exited') : t('Exit code {0}', view.exitCode);
         if (this.exitLine?.textContent !== text) this.exitLine = el('div', { class: 'exit-line' }, icon('error'), text);
         parts.push(this.exitLine);
       }
       // Built once: the output is kept after the command ends, with the whole result one click away.
       this.outputActions ??= el('div', { class: 'output-actions' },
-        button('Show full output', () => this.post({ type: 'show_tool_output', toolId: it.id }), { icon: 'go-to-file', secondary: true, cls: 'show-output' }),
-        button('Open in terminal', () => this.post({ type: 'open_terminal' }), { icon: 'terminal', secondary: true, cls: 'open-terminal' }));
+        button(t('Show full output'), () => this.post({ type: 'show_tool_output', toolId: it.id }), { icon: 'go-to-file', secondary: true, cls: 'show-output' }),
+        button(t('Open in terminal'), () => this.post({ type: 'open_terminal' }), { icon: 'terminal', secondary: true, cls: 'open-terminal' }));
       this.outputActions.querySelector<HTMLButtonElement>('.show-output')!.hidden = it.status === 'running' || it.status === 'denied';
       // Nothing to show before the command printed anything (or while it waits for approval).
       this.outputActions.hidden = it.status === 'denied' || (!tail && it.status === 'running');
@@ -263,9 +264,9 @@ export class ToolCardView implements ToolCard {
     if (this.mcpKey === key) return;
     this.mcpKey = key;
     const wasOpen = this.mcpInput?.open ?? false;
-    this.mcpInput = el('details', { class: 'mcp-input' }, el('summary', {}, 'Input'), el('pre', { class: 'mcp-json', tabindex: '0', 'aria-label': 'Tool input' }, view.input));
+    this.mcpInput = el('details', { class: 'mcp-input' }, el('summary', {}, t('Input')), el('pre', { class: 'mcp-json', tabindex: '0', 'aria-label': t('Tool input') }, view.input));
     this.mcpInput.open = wasOpen;
-    const output = view.output !== undefined ? el('pre', { class: 'output mcp-output', tabindex: '0', 'aria-label': 'Tool output' }, view.output || '(no output)') : '';
+    const output = view.output !== undefined ? el('pre', { class: 'output mcp-output', tabindex: '0', 'aria-label': t('Tool output') }, view.output || t('(no output)')) : '';
     this.body.replaceChildren(this.mcpInput, output);
   }
 }
@@ -277,26 +278,29 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
   let what: string;
   switch (v.kind) {
     case 'read':
-      what = done ? `Read ${v.path}${v.lines !== undefined ? `, ${count(v.lines, 'line')}` : ''}` : `Read ${v.path}`;
+      what = done && v.lines !== undefined ? (v.lines === 1 ? t('Read {0}, 1 line', v.path) : t('Read {0}, {1} lines', v.path, v.lines)) : t('Read {0}', v.path);
       break;
     case 'edit':
-      what = `${done ? (v.created ? 'Created' : 'Edited') : v.created ? 'Create' : 'Edit'} ${v.path}${done ? `, ${count(v.added, 'line')} added, ${v.removed} removed` : ''}`;
+      if (!done) what = v.created ? t('Create {0}', v.path) : t('Edit {0}', v.path);
+      else if (v.added === 1) what = v.created ? t('Created {0}, 1 line added, {1} removed', v.path, v.removed) : t('Edited {0}, 1 line added, {1} removed', v.path, v.removed);
+      else what = v.created ? t('Created {0}, {1} lines added, {2} removed', v.path, v.added, v.removed) : t('Edited {0}, {1} lines added, {2} removed', v.path, v.added, v.removed);
       break;
     case 'bash':
-      what = `${done || it.status === 'error' ? 'Ran' : 'Run'} ${firstLine(v.command)}${v.exitCode !== undefined ? (v.exitCode === null ? ', killed' : `, exit ${v.exitCode}`) : ''}`;
+      what = done || it.status === 'error' ? t('Ran {0}', firstLine(v.command)) : t('Run {0}', firstLine(v.command));
+      if (v.exitCode !== undefined) what = v.exitCode === null ? t('{0}, killed', what) : t('{0}, exit {1}', what, v.exitCode);
       break;
     case 'search':
-      what = `Searched ${v.pattern}${v.matches !== undefined ? `, ${count(v.matches, 'match', 'matches')}` : ''}`;
+      what = v.matches === undefined ? t('Searched {0}', v.pattern) : v.matches === 1 ? t('Searched {0}, 1 match', v.pattern) : t('Searched {0}, {1} matches', v.pattern, v.matches);
       break;
     case 'mcp':
-      what = `${done ? 'Used' : 'Use'} ${v.tool} of the MCP server ${v.server}`;
+      what = done ? t('Used {0} of the MCP server {1}', v.tool, v.server) : t('Use {0} of the MCP server {1}', v.tool, v.server);
       break;
     case 'other':
       what = `${it.name}`;
       break;
   }
-  if (waiting) return `${what}: waiting for approval`;
-  if (it.status === 'running') return `${what}: running`;
+  if (waiting) return t('{0}: waiting for approval', what);
+  if (it.status === 'running') return t('{0}: running', what);
   if (it.status === 'done') return what;
   return `${what}: ${STATUS[it.status].label.toLowerCase()}`;
 }
@@ -304,18 +308,20 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
 function meta(view: ToolView): (Node | string)[] {
   switch (view.kind) {
     case 'read':
-      return view.lines !== undefined ? [count(view.lines, 'line', 'lines', formatInt)] : [];
+      return view.lines === undefined ? [] : [view.lines === 1 ? t('1 line') : t('{0} lines', formatInt(view.lines))];
     case 'edit':
       return [
-        view.created ? el('span', { class: 'created' }, 'new ') : '',
-        el('span', { class: 'added', 'aria-label': `${count(view.added, 'line')} added` }, `+${formatInt(view.added)}`),
+        view.created ? el('span', { class: 'created' }, `${t('new')} `) : '',
+        el('span', { class: 'added', 'aria-label': view.added === 1 ? t('1 line added') : t('{0} lines added', view.added) }, `+${formatInt(view.added)}`),
         ' ',
-        el('span', { class: 'removed', 'aria-label': `${count(view.removed, 'line')} removed` }, `−${formatInt(view.removed)}`),
+        el('span', { class: 'removed', 'aria-label': view.removed === 1 ? t('1 line removed') : t('{0} lines removed', view.removed) }, `−${formatInt(view.removed)}`),
       ];
     case 'bash':
-      return view.exitCode === undefined ? [] : [el('span', { class: view.exitCode === 0 ? 'exit ok' : 'exit fail' }, view.exitCode === null ? 'killed' : `exit ${view.exitCode}`)];
+      return view.exitCode === undefined ? [] : [el('span', { class: view.exitCode === 0 ? 'exit ok' : 'exit fail' }, view.exitCode === null ? t('killed') : t('exit {0}', view.exitCode))];
     case 'search': {
-      const parts = [view.matches !== undefined ? count(view.matches, 'match', 'matches', formatInt) : '', view.files !== undefined ? count(view.files, 'file', 'files', formatInt) : ''];
+      const matches = view.matches === undefined ? '' : view.matches === 1 ? t('1 match') : t('{0} matches', formatInt(view.matches));
+      const files = view.files === undefined ? '' : view.files === 1 ? t('1 file') : t('{0} files', formatInt(view.files));
+      const parts = [matches, files];
       return [parts.filter(Boolean).join(' · ')];
     }
     case 'mcp':
@@ -337,9 +343,9 @@ function renderDiff(diff: string): HTMLElement {
 }
 
 class InterruptedView implements ItemView {
-  readonly root = el('div', { class: 'item interrupted', role: 'note', 'aria-label': 'Interrupted' });
+  readonly root = el('div', { class: 'item interrupted', role: 'note', 'aria-label': t('Interrupted') });
   update(): void {
-    if (!this.root.childElementCount) this.root.append(el('span', { class: 'interrupted-label' }, icon('debug-stop'), 'Interrupted'));
+    if (!this.root.childElementCount) this.root.append(el('span', { class: 'interrupted-label' }, icon('debug-stop'), t('Interrupted')));
   }
 }
 
@@ -347,10 +353,10 @@ class CompactionView implements ItemView {
   readonly root = el('div', { class: 'item compaction', role: 'separator' });
   update(item: TranscriptItem): void {
     const it = item as Of<'compaction'>;
-    const parts = ['Context compacted'];
-    if (it.tokensBefore !== undefined && it.tokensAfter !== undefined) parts.push(`${formatInt(it.tokensBefore)} → ${count(it.tokensAfter, 'token', 'tokens', formatInt)}`);
-    if (it.imagesDropped) parts.push(`${count(it.imagesDropped, 'older image', 'older images', formatInt)} removed`);
-    if (it.messagesRemoved !== undefined) parts.push(`${count(it.messagesRemoved, 'message', 'messages', formatInt)} summarised`);
+    const parts = [t('Context compacted')];
+    if (it.tokensBefore !== undefined && it.tokensAfter !== undefined) parts.push(it.tokensAfter === 1 ? t('{0} → 1 token', formatInt(it.tokensBefore)) : t('{0} → {1} tokens', formatInt(it.tokensBefore), formatInt(it.tokensAfter)));
+    if (it.imagesDropped) parts.push(it.imagesDropped === 1 ? t('1 older image removed') : t('{0} older images removed', formatInt(it.imagesDropped)));
+    if (it.messagesRemoved !== undefined) parts.push(it.messagesRemoved === 1 ? t('1 message summarised') : t('{0} messages summarised', formatInt(it.messagesRemoved)));
     const label = el('span', { class: 'compaction-label' }, icon('fold'), parts.join(' · '));
     this.root.replaceChildren(it.summary ? el('details', {}, el('summary', {}, label), el('div', { class: 'summary-text' }, it.summary)) : label);
   }

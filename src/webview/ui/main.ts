@@ -11,6 +11,7 @@ import { InstructionsChip } from './instructions-chip';
 import { plainText } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
+import { t } from './l10n';
 
 // Events here come straight from JSON and zod, so the model may keep them without copying.
 const model = new Transcript(false);
@@ -43,7 +44,8 @@ for (const control of [modeSwitch.root, modelButton.root]) {
   else composer.root.append(control);
 }
 
-const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app' }));
+const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app', class: 'turnstone-chat' }));
+app.setAttribute('aria-label', t('Turnstone chat'));
 app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
 
 // Links come only from sanitised markdown; they never navigate the webview.
@@ -183,12 +185,12 @@ function onChange(change: Change): void {
 function noteStreaming(id: string, item: { kind: string; open?: boolean; text?: string }): void {
   if (item.kind !== 'assistant') return;
   if (item.open) streaming.add(id);
-  else if (streaming.delete(id) && item.text) announcer.say(`Turnstone: ${plainText(item.text)}`);
+  else if (streaming.delete(id) && item.text) announcer.say(t('Turnstone: {0}', plainText(item.text)));
 }
 
 function announceNew(item: { kind: string; title?: string; message?: string }): void {
-  if (item.kind === 'permission') announcer.say(`Permission needed: ${item.title ?? ''}`);
-  else if (item.kind === 'error') announcer.say(`Error: ${item.message ?? ''}`);
+  if (item.kind === 'permission') announcer.say(t('Permission needed: {0}', item.title ?? ''));
+  else if (item.kind === 'error') announcer.say(t('Error: {0}', item.message ?? ''));
 }
 
 let dropped = 0;

@@ -6,6 +6,7 @@
 import { type Attachment } from '../protocol';
 import { type Post } from './item-view';
 import { SuggestList, type Suggestion } from './suggest-list';
+import { t } from './l10n';
 
 const ICONS: Record<Attachment['kind'], string> = { file: 'file', selection: 'selection', folder: 'folder', problems: 'warning', terminal: 'terminal', git: 'git-compare' };
 
@@ -25,7 +26,7 @@ export class MentionPicker {
     private readonly post: Post,
     private readonly onPick: (a: Attachment) => void,
   ) {
-    this.list = new SuggestList(input, 'Attach context', (i) => this.choose(i));
+    this.list = new SuggestList(input, t('Attach context'), (i) => this.choose(i));
   }
 
   get isOpen(): boolean {
@@ -106,11 +107,11 @@ export class MentionPicker {
         icon: ICONS[c.kind],
         label: special ? `@${c.label}` : c.label,
         ...(c.path !== c.label ? { detail: c.path } : {}),
-        ...(c.kind === 'folder' ? { tag: 'folder' } : c.kind === 'selection' ? { tag: 'selection' } : {}),
+        ...(c.kind === 'folder' ? { tag: t('folder') } : c.kind === 'selection' ? { tag: t('selection') } : {}),
         query: special ? '' : q,
       };
     });
-    this.list.set(items, this.answered ? 'No match' : 'Searching the workspace…');
+    this.list.set(items, this.answered ? t('No match') : t('Searching the workspace…'));
   }
 
   private choose(i: number): void {

@@ -2,29 +2,49 @@
 // nothing a model writes can produce its buttons. Inside its tool's card once
 // that card exists (one card per tool); one line once answered. The words are
 // the dialog's and the notification's (approval-wording.ts, issue 25.4).
-import { alwaysAllowLabel, APPROVAL_LABELS as L, ruleFitsButton } from '../approval-wording';
+import { alwaysAllowLabel, approvalLabels, ruleFitsButton } from '../approval-wording';
 import { type PermissionDecision, type PermissionSettlement, type TranscriptItem } from '../protocol';
 import { article, button, el, firstLine, icon } from './dom';
 import { type ItemView, type Post, type ToolCard } from './item-view';
+import { t } from './l10n';
+
+const L = approvalLabels(t);
 
 type PermissionItem = Extract<TranscriptItem, { kind: 'permission' }>;
 
-const SETTLED_TEXT: Record<PermissionDecision, string> = { allow: 'Allowed', allow_session: 'Allowed edits for this session', allow_always: 'Always allowed', deny: 'Denied' };
+const SETTLED_TEXT: Record<PermissionDecision, string> = { allow: t('Allowed'), allow_session: t('Allowed edits for this session'), allow_always: t('Always allowed'), deny: t('Denied') };
 
 /** One line for an answered request: what was decided, where, and what it saved or said. */
 function settledText(settled: PermissionSettlement): string {
-  const where = settled.by ? BY_TEXT[settled.by] : '';
-  if (settled.decision === 'allow_always' && settled.rule) return `Always allowed${where}: ${settled.rule} saved to the workspace settings`;
-  return `${SETTLED_TEXT[settled.decision]}${where}${settled.feedback ? `: ${settled.feedback}` : ''}`;
+  const decided = decidedWhere(SETTLED_TEXT[settled.decision], settled.by);
+  if (settled.decision === 'allow_always' && settled.rule) return t('{0}: {1} saved to the workspace settings', decided, settled.rule);
+  return settled.feedback ? `${decided}: ${settled.feedback}` : decided;
 }
 
-const BY_TEXT: Record<NonNullable<PermissionSettlement['by']>, string> = { panel: '', dialog: ' in the dialog', editor: ' in the diff editor', palette: ' from the command palette', policy: ' by a rule', abort: ' (turn stopped)' };
+/** "Allowed in the dialog": the decision with where it was made (the panel's own card says nothing more). */
+function decidedWhere(decision: string, by: PermissionSettlement['by']): string {
+  switch (by) {
+    case 'dialog':
+      return t('{0} in the dialog', decision);
+    case 'editor':
+      return t('{0} in the diff editor', decision);
+    case 'palette':
+      return t('{0} from the command palette', decision);
+    case 'policy':
+      return t('{0} by a rule', decision);
+    case 'abort':
+      return t('{0} (turn stopped)', decision);
+    case 'panel':
+    case undefined:
+      return decision;
+  }
+}
 
 export class PermissionView implements ItemView {
-  readonly root = article('permission', 'Permission request');
+  readonly root = article('permission', t('Permission request'));
   private pendingDecision: PermissionDecision | undefined;
   private feedbackOpen = false;
-  private readonly feedback = el('textarea', { class: 'feedback', rows: '2', placeholder: 'Tell the agent what to do instead…', 'aria-label': 'Feedback for the agent' });
+  private readonly feedback = el('textarea', { class: 'feedback', rows: '2', placeholder: t('Tell the agent what to do instead…'), 'aria-label': t('Feedback for the agent') });
   private item: PermissionItem | undefined;
   /** The tool card this request renders inside (it already names the command or file). */
   private card: ToolCard | undefined;
@@ -71,17 +91,17 @@ export class PermissionView implements ItemView {
     const buttons: HTMLButtonElement[] = [
       button(L.allow, () => this.decide('allow'), { icon: 'check', cls: 'perm-allow' }),
       ...(it.canAllowSession ? [button(L.allowEditsForSession, () => this.decide('allow_session'), { secondary: true, cls: 'perm-allow-session' })] : []),
-      ...(rule ? [button(alwaysAllowLabel(rule), () => this.decide('allow_always'), { secondary: true, cls: 'perm-allow-always', title: `Allow, and save the rule ${rule} to the workspace settings (turnstone.permissions.allow)` })] : []),
+      ...(rule ? [button(alwaysAllowLabel(rule, t), () => this.decide('allow_always'), { secondary: true, cls: 'perm-allow-always', title: t('Allow, and save the rule {0} to the workspace settings (turnstone.permissions.allow)', rule) })] : []),
       button(L.deny, () => this.decide('deny'), { secondary: true, cls: 'perm-deny' }),
       button(L.denyWithFeedback, () => this.openFeedback(), { secondary: true, cls: 'perm-feedback' }),
     ];
     for (const b of buttons) b.disabled = locked;
     // The proposal's diff tab closes once the request is settled: nothing left to open. It opens read-only.
-    const diff = it.canOpenDiff ? button('Open diff', () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
-    const edit = it.canOpenDiff && !it.editing && !locked ? button(L.editProposal, () => this.post({ type: 'edit_proposal', requestId: it.id }), { icon: 'edit', secondary: true, cls: 'perm-edit', title: 'Make the proposal editable in the diff editor: what you change there is what gets written when you allow it' }) : '';
+    const diff = it.canOpenDiff ? button(t('Open diff'), () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
+    const edit = it.canOpenDiff && !it.editing && !locked ? button(L.editProposal, () => this.post({ type: 'edit_proposal', requestId: it.id }), { icon: 'edit', secondary: true, cls: 'perm-edit', title: t('Make the proposal editable in the diff editor: what you change there is what gets written when you allow it') }) : '';
     const state = this.pendingDecision ? `${SETTLED_TEXT[this.pendingDecision]}…` : '';
     const feedbackRow = this.feedbackOpen && !locked
-      ? el('div', { class: 'feedback-row' }, this.feedback, button('Send feedback', () => this.decide('deny', this.feedback.value.trim()), { icon: 'send', cls: 'perm-send-feedback' }))
+      ? el('div', { class: 'feedback-row' }, this.feedback, button(t('Send feedback'), () => this.decide('deny', this.feedback.value.trim()), { icon: 'send', cls: 'perm-send-feedback' }))
       : '';
     this.root.replaceChildren(
       el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title)),
@@ -89,10 +109,10 @@ export class PermissionView implements ItemView {
       this.card ? '' : el('pre', { class: 'perm-subject' }, it.subject),
       it.reason ? el('div', { class: 'hint perm-reason' }, it.reason) : '',
       // The server's own words about its tool, apart from why Turnstone asks.
-      it.description ? el('details', { class: 'perm-description' }, el('summary', {}, 'Tool description (from the server)'), el('div', { class: 'perm-description-text' }, it.description)) : '',
-      it.editing ? el('div', { class: 'hint perm-editing' }, icon('edit'), ' The proposal is editable in the diff editor: what you change there is written when you allow it.') : '',
+      it.description ? el('details', { class: 'perm-description' }, el('summary', {}, t('Tool description (from the server)')), el('div', { class: 'perm-description-text' }, it.description)) : '',
+      it.editing ? el('div', { class: 'hint perm-editing' }, icon('edit'), ` ${t('The proposal is editable in the diff editor: what you change there is written when you allow it.')}`) : '',
       el('div', { class: 'perm-actions' }, ...buttons, diff, edit),
-      rule && !ruleFitsButton(rule) ? el('div', { class: 'hint perm-rule' }, 'The rule it saves: ', el('code', {}, rule)) : '',
+      rule && !ruleFitsButton(rule) ? el('div', { class: 'hint perm-rule' }, `${t('The rule it saves:')} `, el('code', {}, rule)) : '',
       feedbackRow,
       state ? el('div', { class: 'perm-state', role: 'status' }, state) : '',
     );

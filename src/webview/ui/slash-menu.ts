@@ -5,6 +5,7 @@
 import { type SlashCommandInfo } from '../protocol';
 import { type Post } from './item-view';
 import { SuggestList } from './suggest-list';
+import { t } from './l10n';
 
 export class SlashMenu {
   readonly list: SuggestList;
@@ -16,7 +17,7 @@ export class SlashMenu {
     private readonly post: Post,
     private readonly onComplete: () => void,
   ) {
-    this.list = new SuggestList(input, 'Slash commands', (i) => this.choose(i), 'slash-menu');
+    this.list = new SuggestList(input, t('Slash commands'), (i) => this.choose(i), 'slash-menu');
   }
 
   get isOpen(): boolean {
@@ -61,14 +62,14 @@ export class SlashMenu {
   }
 
   private render(token: string): void {
-    const t = token.toLowerCase();
+    const q = token.toLowerCase();
     const all = this.commands ?? [];
-    const starts = all.filter((c) => c.name.toLowerCase().startsWith(t));
-    const contains = all.filter((c) => !c.name.toLowerCase().startsWith(t) && c.name.toLowerCase().includes(t));
+    const starts = all.filter((c) => c.name.toLowerCase().startsWith(q));
+    const contains = all.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q));
     this.shown = [...starts, ...contains].slice(0, 50);
     this.list.set(
-      this.shown.map((c) => ({ icon: c.source === 'builtin' ? 'symbol-event' : 'file-code', label: `/${c.name}`, detail: c.description, tag: c.source === 'custom' ? 'custom' : '', query: `/${token}` })),
-      this.commands ? 'No command matches' : 'Loading commands…',
+      this.shown.map((c) => ({ icon: c.source === 'builtin' ? 'symbol-event' : 'file-code', label: `/${c.name}`, detail: c.description, tag: c.source === 'custom' ? t('custom') : '', query: `/${token}` })),
+      this.commands ? t('No command matches') : t('Loading commands…'),
     );
   }
 

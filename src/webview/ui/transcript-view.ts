@@ -7,6 +7,7 @@ import { el, icon } from './dom';
 import { type ItemView, type Post } from './item-view';
 import { ToolCardView, createItemView } from './items';
 import { PermissionView } from './permission-view';
+import { t } from './l10n';
 
 const INITIAL = 12;
 const PAGE = 30;
@@ -18,11 +19,11 @@ const USER_SCROLL_WINDOW_MS = 250;
 const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
 
 export class TranscriptView {
-  readonly root = el('section', { class: 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
+  readonly root = el('section', { class: 'transcript', tabindex: '0', 'aria-label': t('Conversation') });
   private readonly list = el('div', { class: 'items' });
   private readonly earlier = el('button', { type: 'button', class: 'earlier secondary', hidden: '' });
   private readonly emptyModel = el('p', { class: 'empty-model' });
-  private readonly empty = el('div', { class: 'empty' }, icon('comment-discussion'), el('p', {}, 'Ask Turnstone to read, change or run something in this workspace.'), this.emptyModel);
+  private readonly empty = el('div', { class: 'empty' }, icon('comment-discussion'), el('p', {}, t('Ask Turnstone to read, change or run something in this workspace.')), this.emptyModel);
   private readonly views = new Map<string, ItemView>();
   /** Items of the model (oldest first) that have no DOM yet, at the top. */
   private hiddenBefore = 0;
@@ -31,7 +32,7 @@ export class TranscriptView {
   /** When the user last wheeled, pressed a scroll key or held the scrollbar (performance.now()). */
   private userScrollAt = -Infinity;
   private pointerDown = false;
-  private readonly latest = el('button', { type: 'button', class: 'latest', hidden: '', title: 'Scroll to the newest message' }, icon('arrow-down'), el('span', { class: 'label' }, 'Latest'));
+  private readonly latest = el('button', { type: 'button', class: 'latest', hidden: '', title: t('Scroll to the newest message') }, icon('arrow-down'), el('span', { class: 'label' }, t('Latest')));
   /** Shown while a turn runs (CSS keys it on body.turn-running). */
   private readonly progress = el('div', { class: 'progress', 'aria-hidden': 'true' });
   readonly container = el('div', { class: 'transcript-wrap' });
@@ -127,7 +128,7 @@ export class TranscriptView {
 
   /** The empty panel names the model the first request will use. */
   setModel(model: string | undefined): void {
-    this.emptyModel.textContent = model ? `Model: ${model}` : '';
+    this.emptyModel.textContent = model ? t('Model: {0}', model) : '';
   }
 
   get isFollowing(): boolean {
@@ -208,7 +209,7 @@ export class TranscriptView {
 
   private syncChrome(): void {
     this.earlier.hidden = this.hiddenBefore === 0;
-    this.earlier.textContent = `Show ${Math.min(PAGE, this.hiddenBefore)} earlier (${this.hiddenBefore} hidden)`;
+    this.earlier.textContent = t('Show {0} earlier ({1} hidden)', Math.min(PAGE, this.hiddenBefore), this.hiddenBefore);
     this.empty.hidden = this.items().length > 0;
   }
 }
