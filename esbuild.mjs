@@ -41,10 +41,10 @@ const builds = [
     ...common,
     // Three bundles: the thin host compiled at activation; what only an open
     // panel needs (message schemas, the @ picker's index), required when it
-    // first shows (src/host/load-panel-support.ts); and the agent core
-    // (runtime, SDKs, tools) that src/host/load-core.ts requires on first use.
+    // first shows (src/host/panel/load-panel-support.ts); and the agent core
+    // (runtime, SDKs, tools) that src/host/session/load-core.ts requires on first use.
     // test/unit/activation-bundle.test.ts keeps the lazy parts out of the first.
-    entryPoints: { extension: 'src/extension.ts', 'panel-support': 'src/host/panel-support.ts', core: 'src/host/core.ts' },
+    entryPoints: { extension: 'src/extension.ts', 'panel-support': 'src/host/panel/panel-support.ts', core: 'src/host/session/core.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
@@ -92,7 +92,7 @@ function copyAssets() {
   mkdirSync('dist/codicons', { recursive: true });
   cpSync('node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicons/codicon.css');
   cpSync('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
-  // The bash parser behind permission decisions (src/runtime/shell-parser.ts): loaded from dist/ on first use.
+  // The bash parser behind permission decisions (src/runtime/policy/shell-parser.ts): loaded from dist/ on first use.
   cpSync('node_modules/web-tree-sitter/tree-sitter.wasm', 'dist/tree-sitter.wasm');
   cpSync('node_modules/tree-sitter-bash/tree-sitter-bash.wasm', 'dist/tree-sitter-bash.wasm');
 }

@@ -3,7 +3,7 @@
 // the size of the panel bundle with its syntax-highlighting grammars.
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { rankPaths, type IndexedPath } from '../src/host/fuzzy';
+import { rankPaths, type IndexedPath } from '../src/host/context/fuzzy';
 import { type BenchResult, round, sample } from './lib';
 
 function syntheticWorkspace(n: number): IndexedPath[] {

@@ -11,9 +11,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationRuntime } from '../src/runtime/conversation';
+import { ConversationRuntime } from '../src/runtime/loop/conversation';
 import { createModelClient } from '../src/runtime/providers';
-import { buildSystemPrompt } from '../src/runtime/system-prompt';
+import { buildSystemPrompt } from '../src/runtime/context/system-prompt';
 import { NodeShell, NodeWorkspace } from '../src/tools/node-adapter';
 import { createToolExecutor } from '../src/tools/registry';
 import { type AssistantEvent, type Message, type ModelClient, type ModelRequest, type ModelResponse, type ToolDefinition, type ToolExecutor } from '../src/runtime/types';

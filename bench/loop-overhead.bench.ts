@@ -7,8 +7,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationRuntime } from '../src/runtime/conversation';
-import { JsonlSessionStore } from '../src/runtime/session';
+import { ConversationRuntime } from '../src/runtime/loop/conversation';
+import { JsonlSessionStore } from '../src/runtime/session/session';
 import { type AssistantEvent, type Message, type ModelClient, type ModelRequest, type ModelResponse, type ToolExecutor, type ToolResultBlock, type ToolUseBlock } from '../src/runtime/types';
 import { type BenchResult, ratioResult, type Sampled } from './lib';
 

@@ -3,9 +3,9 @@
 // walks it and the policy matches every part against the allow and deny rules.
 // Target: median < 5 ms. Also reported: loading the parser on first use (the
 // wasm files are read only then, never at activation).
-import { PermissionPolicy } from '../src/runtime/permissions';
-import { analyseCommand } from '../src/runtime/shell-analysis';
-import { loadShellParser, parseShell } from '../src/runtime/shell-parser';
+import { PermissionPolicy } from '../src/runtime/policy/permissions';
+import { analyseCommand } from '../src/runtime/policy/shell-analysis';
+import { loadShellParser, parseShell } from '../src/runtime/policy/shell-parser';
 import { round, type BenchResult, type Sampled } from './lib';
 
 function stats(times: number[]): Sampled {

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { JsonlSessionStore, loadSession } from '../src/runtime/session';
+import { JsonlSessionStore, loadSession } from '../src/runtime/session/session';
 import { type Message } from '../src/runtime/types';
 import { cleanUpInterruptedWrites } from '../src/tools/interrupted-writes';
 import { type BenchResult, ratioResult, round, sample } from './lib';

@@ -3,23 +3,23 @@
 // model client imports its SDK lazily), so opening VS Code stays cheap
 // (bench/activation.bench.ts).
 import * as vscode from 'vscode';
-import { registerApprovalCommands } from './host/approval-commands';
+import { registerApprovalCommands } from './host/approvals/approval-commands';
 import { registerCommands } from './host/commands';
 import { createApi, type TurnstoneApi } from './host/extension-api';
-import { LazyWorkspaceIndex, loadPanelSupport } from './host/load-panel-support';
+import { LazyWorkspaceIndex, loadPanelSupport } from './host/panel/load-panel-support';
 import { HostMcp } from './host/mcp';
-import { handlePanelMessage } from './host/panel-messages';
-import { PanelNotices } from './host/panel-notices';
-import { PendingPermissions } from './host/pending-permissions';
-import { NativePermissionPrompter } from './host/permission-prompter';
-import { confirmLoosening, installPolicyGuard, ownSettingsChange, PolicyGuard } from './host/policy-guard';
-import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/proposal-documents';
+import { handlePanelMessage } from './host/panel/panel-messages';
+import { PanelNotices } from './host/panel/panel-notices';
+import { PendingPermissions } from './host/approvals/pending-permissions';
+import { NativePermissionPrompter } from './host/approvals/permission-prompter';
+import { confirmLoosening, installPolicyGuard, ownSettingsChange, PolicyGuard } from './host/approvals/policy-guard';
+import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/approvals/proposal-documents';
 import { ApiKeys } from './host/secrets';
-import { SessionController } from './host/session-controller';
+import { SessionController } from './host/session/session-controller';
 import { addAllowRule } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
-import { TerminalRecorder } from './host/terminal-context';
-import { TypingGate } from './host/typing-gate';
+import { TerminalRecorder } from './host/terminal/terminal-context';
+import { TypingGate } from './host/approvals/typing-gate';
 import { postPermissionMode, watchWindow } from './host/window-listeners';
 import { ChatPanelProvider } from './webview/panel-provider';
 import { type HostEvent } from './webview/protocol';

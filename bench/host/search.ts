@@ -3,7 +3,7 @@
 // vscode.workspace.fs, ripgrep from VS Code's own install run by the
 // terminal's child shell) against raw ripgrep spawned from the same process.
 import * as vscode from 'vscode';
-import { TerminalShell } from '../../src/host/terminal-shell';
+import { TerminalShell } from '../../src/host/terminal/terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from '../../src/host/vscode-workspace';
 import { createToolExecutor } from '../../src/tools/registry';
 import { measureSearch, type SearchFigures } from '../scale/search-measure';

@@ -2,8 +2,8 @@
 // extension from VS Code's configuration (host/settings.ts), the CLI from a
 // `--settings <file>` JSON object of the same keys (parseSettingsObject below).
 // Both then build a turn's context from it with the same factory (turn-context.ts).
-import { type HooksConfig } from '../runtime/hooks';
-import { type PermissionMode } from '../runtime/permissions';
+import { type HooksConfig } from '../runtime/policy/hooks';
+import { type PermissionMode } from '../runtime/policy/permissions';
 
 export type ProviderName = 'anthropic' | 'openai-compatible';
 export type ApprovalDialog = 'modal' | 'notification' | 'panel';

@@ -4,14 +4,14 @@
 // around them) and the hooks. The session (history, usage, queue, store,
 // "allow for this session" answers) lives on in the runtime; a settings change
 // simply reaches the next turn's context.
-import { noHooks, ShellHookRunner } from '../runtime/hooks';
+import { noHooks, ShellHookRunner } from '../runtime/policy/hooks';
 import { withCheckpointCapture, afterCheckpoint } from '../tools/checkpoints';
-import { type ConversationConfig, type TurnContext } from '../runtime/conversation';
+import { type ConversationConfig, type TurnContext } from '../runtime/loop/conversation';
 import { type McpManager } from '../runtime/mcp/manager';
-import { parseModelPrices } from '../runtime/model-prices';
-import { type PermissionMode } from '../runtime/permissions';
+import { parseModelPrices } from '../runtime/spend/model-prices';
+import { type PermissionMode } from '../runtime/policy/permissions';
 import { type ModelClient, type ToolExecutor } from '../runtime/types';
-import { type PriceTable } from '../runtime/usage';
+import { type PriceTable } from '../runtime/spend/usage';
 import { withMcpTools } from '../tools/mcp-tools';
 import { type Workspace } from '../tools/ports';
 import { type TurnstoneSettings } from './settings';

@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions';
+import { PERMISSION_MODES, type PermissionMode } from '../runtime/policy/permissions';
 import { SANDBOX_MODES, type SandboxMode } from '../tools/sandbox-probe';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;

@@ -2,17 +2,17 @@
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
 import { type CommandId } from './contract';
-import { type SessionInfo } from '../runtime/session';
-import { type Attachment, type SessionController } from './session-controller';
+import { type SessionInfo } from '../runtime/session/session';
+import { type Attachment, type SessionController } from './session/session-controller';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
-import { modelSummary } from '../runtime/model-summary';
+import { modelSummary } from '../runtime/context/model-summary';
 import { modelPicks } from './model-choices';
-import { restoreChoices } from './checkpoints';
-import { runSlashInput } from './slash';
+import { restoreChoices } from './session/checkpoints';
+import { runSlashInput } from './context/slash';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
-import { type OriginalContentProvider } from './proposal-documents';
+import { type OriginalContentProvider } from './approvals/proposal-documents';
 
 export interface CommandDeps {
   controller: SessionController;

@@ -1,11 +1,11 @@
 // What the extension exports: for scripts and the integration tests (never a global).
 import type * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
-import { type PermissionDecision } from '../runtime/permissions';
+import { type PermissionDecision } from '../runtime/policy/permissions';
 import { type PanelSnapshot } from '../webview/protocol';
 import { type HostMcp } from './mcp';
-import { type PendingPermissions } from './pending-permissions';
-import { type SessionController } from './session-controller';
+import { type PendingPermissions } from './approvals/pending-permissions';
+import { type SessionController } from './session/session-controller';
 
 export interface TurnstoneApi {
   readonly chatViewId: string;

@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type McpManager, type ServerInfo } from '../runtime/mcp/manager';
 import { type Notice } from '../webview/protocol';
-import { loadCore } from './load-core';
-import { readGuardedMcpServerSettings } from './policy-guard';
+import { loadCore } from './session/load-core';
+import { readGuardedMcpServerSettings } from './approvals/policy-guard';
 import { readSettings } from './settings';
 
 export class HostMcp implements vscode.Disposable {

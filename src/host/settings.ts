@@ -3,8 +3,8 @@
 // apply live without a reload.
 import * as vscode from 'vscode';
 import { type ApprovalDialog, type TurnstoneSettings } from '../agent/settings';
-import { type HooksConfig } from '../runtime/hooks';
-import { type PermissionMode } from '../runtime/permissions';
+import { type HooksConfig } from '../runtime/policy/hooks';
+import { type PermissionMode } from '../runtime/policy/permissions';
 
 // Spelled out rather than imported so reading settings does not load the policy code at activation.
 const PERMISSION_MODES: readonly PermissionMode[] = ['plan', 'ask', 'acceptEdits', 'bypassPermissions'];

@@ -8,10 +8,10 @@ import { type Workspace } from '../tools/ports';
 import { findProgram } from '../tools/program-path';
 import { createToolExecutor } from '../tools/registry';
 import { CommandSandbox } from '../tools/sandbox';
-import { hostSensitiveMatcher } from './load-panel-support';
-import { readGuardedSettings } from './policy-guard';
+import { hostSensitiveMatcher } from './panel/load-panel-support';
+import { readGuardedSettings } from './approvals/policy-guard';
 import { type TurnstoneSettings } from './settings';
-import { TerminalShell } from './terminal-shell';
+import { TerminalShell } from './terminal/terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
 
 /** One terminal for the whole window, whichever session runs. */

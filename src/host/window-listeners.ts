@@ -3,16 +3,16 @@
 // (a modal approval waits), settings and trust changes (the policy guard, the
 // live mode switch, the header, the notices), edited instruction files, keys.
 import * as vscode from 'vscode';
-import { watchInstructionFiles } from './instructions-watch';
-import { type PanelNotices } from './panel-notices';
-import { type PendingPermissions } from './pending-permissions';
-import { permissionItemId } from './permission-ids';
-import { policyOf, type PolicyGuard } from './policy-guard';
+import { watchInstructionFiles } from './session/instructions-watch';
+import { type PanelNotices } from './panel/panel-notices';
+import { type PendingPermissions } from './approvals/pending-permissions';
+import { permissionItemId } from './approvals/permission-ids';
+import { policyOf, type PolicyGuard } from './approvals/policy-guard';
 import { type ApiKeys } from './secrets';
-import { type SessionController } from './session-controller';
+import { type SessionController } from './session/session-controller';
 import { readSettings } from './settings';
 import { type TurnstoneStatusBar } from './status-bar';
-import { type TypingGate } from './typing-gate';
+import { type TypingGate } from './approvals/typing-gate';
 import { type HostEvent, type PanelSnapshot } from '../webview/protocol';
 
 export interface WindowParts {

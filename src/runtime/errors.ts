@@ -1,7 +1,7 @@
 // Runtime errors carry a kind so hosts branch on values, never on message text
 // (ARCHITECTURE: errors are values at boundaries). An interrupt is not one of
 // them: it is always cancellation.ts's AbortedError.
-import { type SpendCapStop } from './budget';
+import { type SpendCapStop } from './spend/budget';
 import { type ModelErrorKind } from './types';
 
 export type RuntimeErrorKind =

@@ -1,10 +1,10 @@
 // T12: what the runtime tells a UI or CLI. One discriminated union, rendered by
 // the webview, printed by the CLI (stream-json), asserted by tests.
-import { type SpendCapStop } from './budget';
-import { type ContextInfo } from './context-window';
+import { type SpendCapStop } from './spend/budget';
+import { type ContextInfo } from './context/context-window';
 import { type RuntimeErrorKind } from './errors';
-import { type PermissionDecision, type PermissionRequest } from './permissions';
-import { type QueuedInput } from './steering';
+import { type PermissionDecision, type PermissionRequest } from './policy/permissions';
+import { type QueuedInput } from './loop/steering';
 import { type AssistantMessage, type CommandExit, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
 
 export interface ToolResultRecord {

@@ -2,7 +2,7 @@
 // model stream is normalised into (S1), and the ports the turn loop depends on.
 // Declared once here; providers, tools, hosts and the CLI all speak these types.
 // No `vscode` import may ever appear under src/runtime or src/tools.
-import { type CommandAnalysis } from './shell-command';
+import { type CommandAnalysis } from './policy/shell-command';
 
 // ---------------------------------------------------------------------------
 // Messages (the Anthropic content-block shape is the lingua franca; the

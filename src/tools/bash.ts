@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { analyseShell } from '../runtime/shell-analysis';
+import { analyseShell } from '../runtime/policy/shell-analysis';
 import { type ToolUseAssessment } from '../runtime/types';
 import { ToolError } from './errors';
 import { cutMiddle } from '../runtime/text-cut';

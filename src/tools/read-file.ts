@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatImageSize, ImageError, imageFromBytes, sniffImageType } from '../runtime/images';
+import { formatImageSize, ImageError, imageFromBytes, sniffImageType } from '../runtime/context/images';
 import { cutHead } from '../runtime/text-cut';
 import { ToolError } from './errors';
 import { assessPath } from './file-common';

@@ -21,7 +21,7 @@ import { PathResolver } from './paths';
 import { type Shell, type Workspace, WorkspaceError } from './ports';
 import { readFileTool } from './read-file';
 import { userCacheDir } from './private-dir';
-import { sensitiveFileMatcher } from '../runtime/sensitive-files';
+import { sensitiveFileMatcher } from '../runtime/policy/sensitive-files';
 import { type Tool, type ToolEnv, type ToolLimits } from './tool';
 import { writeFileTool } from './write-file';
 

@@ -40,7 +40,7 @@ import { cachedScan } from './protected-layout';
 import { BASE_ARGS, type SandboxMode, type SandboxNetwork, type SandboxStatus, sandboxStatus } from './sandbox-probe';
 
 export { probeBwrap, SANDBOX_MODES, SANDBOX_NETWORKS, type SandboxMode, type SandboxNetwork, type SandboxStatus, sandboxStatus } from './sandbox-probe';
-import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/sensitive-files';
+import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/policy/sensitive-files';
 
 /** Home-relative folders and files a command never reads inside the sandbox: credentials and keys. */
 export const HIDDEN_HOME_PATHS: readonly string[] = [

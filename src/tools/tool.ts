@@ -12,7 +12,7 @@ import {
 import { type ReadRecords } from './file-state';
 import { type PathResolver } from './paths';
 import { type Shell, type Workspace } from './ports';
-import { type SensitiveMatcher } from '../runtime/sensitive-files';
+import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
 
 export interface ToolLimits {
   /** read_file: lines returned when no limit is given. */

@@ -7,7 +7,7 @@
 // real images, and Playwright cannot drag files from outside the page.
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
-import { imageDimensions } from '../../src/runtime/images';
+import { imageDimensions } from '../../src/runtime/context/images';
 import { makePng } from '../fixtures/images';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';

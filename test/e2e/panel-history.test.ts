@@ -109,7 +109,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     // Delete: the file and its checkpoints folder go.
     const [file] = findSessionFiles(chat.wb.server.userDataDir);
     assert.ok(file, 'the session file exists');
-    // Checkpoints are kept under the session file's name (src/host/checkpoints.ts).
+    // Checkpoints are kept under the session file's name (src/host/session/checkpoints.ts).
     const checkpoints = path.join(path.dirname(path.dirname(file)), 'checkpoints', path.basename(file, '.jsonl'));
     mkdirSync(checkpoints, { recursive: true });
     writeFileSync(path.join(checkpoints, 'cp-1.json'), '{}');

@@ -147,6 +147,12 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
     await allowUntil(frame, frame.locator('article.item.assistant', { hasText: 'Summary' }));
     await idle();
 
+    // One more short turn, so the long read is older than the messages a compaction keeps verbatim.
+    server.enqueue(textReply('You are welcome.'));
+    await send('thanks');
+    await frame.locator('article.item.assistant', { hasText: 'You are welcome.' }).waitFor({ timeout: 60_000 });
+    await idle();
+
     // A compaction (the summary comes from the model).
     server.enqueue(jsonMessageReply([{ type: 'text', text: 'The user asked for a friendlier greeting; it was changed to Howdy.' }]));
     await runCommand(chat.wb.page, 'Turnstone: Compact Session');

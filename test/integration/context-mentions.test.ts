@@ -9,10 +9,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
-import { gitDiff, mentionCandidates, problemsText, resolveAttachment } from '../../src/host/mentions';
-import { TerminalRecorder } from '../../src/host/terminal-context';
-import { runSlashInput, slashCommandList } from '../../src/host/slash';
-import { WorkspaceIndex } from '../../src/host/workspace-index';
+import { gitDiff, mentionCandidates, problemsText, resolveAttachment } from '../../src/host/context/mentions';
+import { TerminalRecorder } from '../../src/host/terminal/terminal-context';
+import { runSlashInput, slashCommandList } from '../../src/host/context/slash';
+import { WorkspaceIndex } from '../../src/host/context/workspace-index';
 import { MockAnthropicServer, textReply } from '../fixtures/mock-anthropic';
 
 const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;

@@ -7,8 +7,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
-import { KeyDestinations } from '../../src/host/key-destination';
-import { PolicyGuard, policyOf } from '../../src/host/policy-guard';
+import { KeyDestinations } from '../../src/host/session/key-destination';
+import { PolicyGuard, policyOf } from '../../src/host/approvals/policy-guard';
 import { readSettings } from '../../src/host/settings';
 import { ModelError } from '../../src/runtime/types';
 

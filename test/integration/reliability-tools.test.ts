@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { execFile } from 'node:child_process';
-import { TerminalShell, integratedCommandLine, runnerEnv, writeRunFile } from '../../src/host/terminal-shell';
+import { TerminalShell, integratedCommandLine, runnerEnv, writeRunFile } from '../../src/host/terminal/terminal-shell';
 import { VsCodeWorkspace } from '../../src/host/vscode-workspace';
 import { isAlive } from '../unit/tools/helpers';
 import { createToolExecutor } from '../../src/tools/registry';

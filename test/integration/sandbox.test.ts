@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
 import { readSettings } from '../../src/host/settings';
-import { TerminalShell } from '../../src/host/terminal-shell';
+import { TerminalShell } from '../../src/host/terminal/terminal-shell';
 import { VsCodeWorkspace } from '../../src/host/vscode-workspace';
 import { createToolExecutor } from '../../src/tools/registry';
 import { CommandSandbox, sandboxStatus } from '../../src/tools/sandbox';
@@ -121,7 +121,7 @@ describe('sandbox: bash in the Turnstone terminal runs under bubblewrap (A-SBX)'
       parts.push(`${mode} (ran via ${plant.ran}): ${plant.content.replace(/\n+/g, ' | ').slice(0, 300)}`);
     }
     // The line typed into the terminal is the command itself, handed to the terminal's own function (no bwrap plumbing).
-    const { integratedCommandLine } = await import('../../src/host/terminal-shell');
+    const { integratedCommandLine } = await import('../../src/host/terminal/terminal-shell');
     checks['typed line is the command'] = integratedCommandLine('npm test') === "turnstone 'npm test'";
     recordScenario({
       id: 'A-SBX-06',

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { TerminalShell } from '../../src/host/terminal-shell';
+import { TerminalShell } from '../../src/host/terminal/terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from '../../src/host/vscode-workspace';
 import { createToolExecutor } from '../../src/tools/registry';
 import { defineToolContractTests } from '../contract/tools.contract';

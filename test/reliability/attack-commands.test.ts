@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { type PermissionMode } from '../../src/runtime/permissions';
+import { type PermissionMode } from '../../src/runtime/policy/permissions';
 import { recordScenario } from './report';
 import { attempt, denied, makeSandbox, type Sandbox } from './attack-harness';
 

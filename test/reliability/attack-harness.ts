@@ -5,10 +5,10 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationRuntime } from '../../src/runtime/conversation';
+import { ConversationRuntime } from '../../src/runtime/loop/conversation';
 import { type RuntimeEvent, type ToolResultRecord } from '../../src/runtime/events';
-import { type HookRunner } from '../../src/runtime/hooks';
-import { type PermissionMode, type PermissionRequest, type PermissionRules } from '../../src/runtime/permissions';
+import { type HookRunner } from '../../src/runtime/policy/hooks';
+import { type PermissionMode, type PermissionRequest, type PermissionRules } from '../../src/runtime/policy/permissions';
 import { type ToolExecutor } from '../../src/runtime/types';
 import { NodeShell, NodeWorkspace } from '../../src/tools/node-adapter';
 import { createToolExecutor } from '../../src/tools/registry';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ConversationRuntime } from '../../src/runtime/conversation';
-import { type PermissionDecision, type PermissionMode, type PermissionRequest } from '../../src/runtime/permissions';
+import { ConversationRuntime } from '../../src/runtime/loop/conversation';
+import { type PermissionDecision, type PermissionMode, type PermissionRequest } from '../../src/runtime/policy/permissions';
 import { recordScenario } from './report';
 import { attempt, denied, makeSandbox, type Sandbox, type ToolCall } from './attack-harness';
 import { baseConfig, ScriptedModel, step } from '../unit/runtime/fakes';

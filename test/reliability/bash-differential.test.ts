@@ -7,8 +7,8 @@
 // way past an allow or deny rule. `npm test` runs a bounded sample;
 // `npm run test:stress` (TURNSTONE_DIFFERENTIAL_FULL=1) the full count.
 import assert from 'node:assert/strict';
-import { analyseCommand } from '../../src/runtime/shell-analysis';
-import { loadShellParser } from '../../src/runtime/shell-parser';
+import { analyseCommand } from '../../src/runtime/policy/shell-analysis';
+import { loadShellParser } from '../../src/runtime/policy/shell-parser';
 import { disagreements, generateCommands, runInBash, TRICKY_CORPUS, type AnalysisView, type Disagreement } from '../support/bash-differential';
 import { recordScenario } from './report';
 

@@ -3,8 +3,8 @@
 // Node tools on a temporary workspace, and the real CLI process. Each scenario
 // records what it observed (report.ts) before asserting.
 import assert from 'node:assert/strict';
-import { historyProblem, TURN_ABORTED_NOTE } from '../../src/runtime/history';
-import { loadSession } from '../../src/runtime/session';
+import { historyProblem, TURN_ABORTED_NOTE } from '../../src/runtime/session/history';
+import { loadSession } from '../../src/runtime/session/session';
 import type { AssistantMessage, ModelError } from '../../src/runtime/types';
 import {
   encodeSse,

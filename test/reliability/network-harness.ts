@@ -5,12 +5,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationRuntime, type ConversationPorts } from '../../src/runtime/conversation';
+import { ConversationRuntime, type ConversationPorts } from '../../src/runtime/loop/conversation';
 import { type RuntimeEvent } from '../../src/runtime/events';
-import { historyProblem } from '../../src/runtime/history';
+import { historyProblem } from '../../src/runtime/session/history';
 import { AnthropicModelClient } from '../../src/runtime/providers/anthropic';
 import { type AnthropicClientOptions } from '../../src/runtime/providers/options';
-import { JsonlSessionStore, loadSession } from '../../src/runtime/session';
+import { JsonlSessionStore, loadSession } from '../../src/runtime/session/session';
 import { type Message } from '../../src/runtime/types';
 import { NodeShell, NodeWorkspace } from '../../src/tools/node-adapter';
 import { createToolExecutor } from '../../src/tools/registry';

@@ -2,7 +2,7 @@
 // commands full of the spellings where a parser and bash can disagree, and a
 // runner that hands each command to bash itself in a throwaway bubblewrap
 // sandbox where every command name is a recording stub. What bash actually
-// ran is then compared with what the analysis (src/runtime/shell-analysis.ts)
+// ran is then compared with what the analysis (src/runtime/policy/shell-analysis.ts)
 // saw. Used by test/reliability/bash-differential.test.ts.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -15,11 +15,11 @@ const metaPath = path.join(root, 'dist', 'extension.meta.json');
 
 /** Modules of the lazy bundles that activation itself needs too, with why (keep this short). */
 const SHARED: Record<string, string> = {
-  'src/runtime/user-text.ts': 'the host formats attachment blocks with it (a few pure functions, no dependencies)',
+  'src/runtime/session/user-text.ts': 'the host formats attachment blocks with it (a few pure functions, no dependencies)',
 };
 
 /** The lazy bundles' entries: what each one exists to keep out of activation is what it exports. */
-const LAZY_ENTRIES = ['src/host/panel-support.ts', 'src/host/core.ts'];
+const LAZY_ENTRIES = ['src/host/panel/panel-support.ts', 'src/host/session/core.ts'];
 
 describe('activation bundle (dist/extension.js)', function () {
   let meta: Metafile;
@@ -69,7 +69,7 @@ describe('activation bundle (dist/extension.js)', function () {
     assert.deepEqual(
       leaked.map(chain),
       [],
-      'use `import type` for these, or reach them through loadPanelSupport() / loadCore() (src/host/load-panel-support.ts, load-core.ts)',
+      'use `import type` for these, or reach them through loadPanelSupport() / loadCore() (src/host/panel/load-panel-support.ts, load-core.ts)',
     );
   });
 });

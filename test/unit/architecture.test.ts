@@ -53,7 +53,7 @@ const RUNTIME_TYPES_ONLY: readonly Part[] = ['webview'];
  * itself (checked), so no Node code can follow it into the webview bundle.
  */
 const BROWSER_SAFE_RUNTIME: Record<string, string> = {
-  'src/runtime/image-sniff.ts': 'the composer checks a pasted image with the same magic numbers as read_file and --image',
+  'src/runtime/context/image-sniff.ts': 'the composer checks a pasted image with the same magic numbers as read_file and --image',
 };
 
 /** Parts that may import `vscode`: the host, its entry point and the panel provider beside the webview. */

@@ -3,7 +3,7 @@
 // header), embedded resources as text under their URI, structuredContent as
 // JSON. Audio and binary resources become a note saying what was returned.
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { formatImageSize, ImageError, imageFromBytes } from '../images';
+import { formatImageSize, ImageError, imageFromBytes } from '../context/images';
 import { IMAGE_MEDIA_TYPES, type ImageBlock, type ImageMediaType } from '../types';
 
 type Block = CallToolResult['content'][number];

@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { FILTER_DRIVERS_QUERY, filterOverrides, GIT_ENV_REMOVED, NO_REPOSITORY_PROGRAMS } from '../../runtime/safe-git';
+import { FILTER_DRIVERS_QUERY, filterOverrides, GIT_ENV_REMOVED, NO_REPOSITORY_PROGRAMS } from '../../runtime/policy/safe-git';
 
 /** One file's state in a scan: known content (git blob id), absent, or known only to have changed. */
 export type FileState =

@@ -3,7 +3,7 @@
 // is checked by its bytes (not its name or claimed type), downscaled on a
 // canvas to ≤ 1568 px and large PNGs re-encoded (image-plan.ts) before it is
 // kept, so what is shown is exactly what is sent.
-import { sniffImageType } from '../../runtime/image-sniff';
+import { sniffImageType } from '../../runtime/context/image-sniff';
 import { type ImageData, MAX_COMPOSER_IMAGES } from '../protocol';
 import { button, el } from './dom';
 import { claimedType, formatKb, JPEG_QUALITY, LARGE_PNG_BYTES, MAX_SEND_BYTES, planImage } from './image-plan';

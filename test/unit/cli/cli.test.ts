@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadSession } from '../../../src/runtime/session';
+import { loadSession } from '../../../src/runtime/session/session';
 import { type ContentBlock } from '../../../src/runtime/types';
 import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 import { runCli } from '../../support/run-cli';

@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { historyProblem } from '../../../src/runtime/history';
-import { loadSession } from '../../../src/runtime/session';
+import { historyProblem } from '../../../src/runtime/session/history';
+import { loadSession } from '../../../src/runtime/session/session';
 import { errorReply, jsonMessageReply, MockAnthropicServer, replyBytes, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 import { runCli } from '../../support/run-cli';
 

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { type RuntimeEvent } from '../../../src/runtime/events';
 import { type TurnSummary } from '../../../src/runtime/events';
-import { describeFailure, retryReason, spendCapCard } from '../../../src/host/failure-text';
-import { PanelBridge } from '../../../src/host/panel-bridge';
+import { describeFailure, retryReason, spendCapCard } from '../../../src/host/panel/failure-text';
+import { PanelBridge } from '../../../src/host/panel/panel-bridge';
 import { type HostEvent } from '../../../src/webview/protocol';
 
 const RAW = /retryable|anthropic:|gave up|\b5\d\d\b|\b4\d\d\b/i;

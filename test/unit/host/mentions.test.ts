@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { formatPromptWithAttachments, estimateTokens } from '../../../src/host/attachment-blocks';
-import { fuzzyScore, PathRanker, rankPaths, type IndexedPath } from '../../../src/host/fuzzy';
+import { formatPromptWithAttachments, estimateTokens } from '../../../src/host/context/attachment-blocks';
+import { fuzzyScore, PathRanker, rankPaths, type IndexedPath } from '../../../src/host/context/fuzzy';
 
 /** A synthetic workspace listing: `n` files spread over nested folders. */
 function syntheticWorkspace(n: number): IndexedPath[] {

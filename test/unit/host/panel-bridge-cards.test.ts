@@ -2,7 +2,7 @@
 // runtime's events to the panel's protocol (no DOM: the browser e2e renders them).
 import assert from 'node:assert/strict';
 import { type RuntimeEvent } from '../../../src/runtime/events';
-import { PanelBridge } from '../../../src/host/panel-bridge';
+import { PanelBridge } from '../../../src/host/panel/panel-bridge';
 import { type HostEvent, HostEvent as HostEventSchema } from '../../../src/webview/protocol';
 
 const run = (events: RuntimeEvent[], describeTool?: (name: string) => { server: string; tool: string; description: string } | undefined) => {

@@ -3,7 +3,7 @@
 // (test/integration/context-mentions.test.ts) and the browser workbench
 // (test/e2e/panel-terminal.test.ts).
 import assert from 'node:assert/strict';
-import { describeTerminal, MAX_TERMINAL_CHARS, type TerminalSnapshot } from '../../../src/host/terminal-description';
+import { describeTerminal, MAX_TERMINAL_CHARS, type TerminalSnapshot } from '../../../src/host/terminal/terminal-description';
 
 const since = new Date(2026, 11, 1, 9, 5);
 const base: TerminalSnapshot = { name: 'bash', integration: true, openedBeforeWatching: false, watchingSince: since };

@@ -6,14 +6,14 @@
 // thread, mocha's timeout with it.
 import * as assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { TurnGate } from '../../../src/host/turn-gate';
+import { TurnGate } from '../../../src/host/session/turn-gate';
 
 /** Runs `body` (an async function body with `gate`, `io` and `steps` in scope) in a worker; resolves with `steps`. */
 function scenario(body: string): Promise<string[]> {
   return new Promise<string[]>((resolve, reject) => {
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
-      const { TurnGate } = require(${JSON.stringify(require.resolve('../../../src/host/turn-gate'))});
+      const { TurnGate } = require(${JSON.stringify(require.resolve('../../../src/host/session/turn-gate'))});
       const io = () => new Promise((resolve) => setImmediate(resolve));
       const gate = new TurnGate();
       const steps = [];

@@ -2,7 +2,7 @@
 // types and opens once they pause. The panel says when typing starts and stops;
 // editor keystrokes are timed with a fake clock: no test waits for real time.
 import assert from 'node:assert/strict';
-import { type Clock, TypingGate } from '../../../src/host/typing-gate';
+import { type Clock, TypingGate } from '../../../src/host/approvals/typing-gate';
 
 class FakeClock implements Clock {
   t = 1_000;

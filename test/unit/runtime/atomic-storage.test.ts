@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { openCheckpointStore, type CheckpointStore } from '../../../src/tools/checkpoints';
 import { blobId } from '../../../src/tools/checkpoints/scan';
-import { imageFromBytes } from '../../../src/runtime/images';
-import { JsonlSessionStore, loadSession } from '../../../src/runtime/session';
-import { imagesDirFor } from '../../../src/runtime/session-images';
+import { imageFromBytes } from '../../../src/runtime/context/images';
+import { JsonlSessionStore, loadSession } from '../../../src/runtime/session/session';
+import { imagesDirFor } from '../../../src/runtime/session/session-images';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 import { makePng } from '../../fixtures/images';
 

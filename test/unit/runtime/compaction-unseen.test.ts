@@ -4,10 +4,10 @@
 // oldest first; and a summary is asked for only when what it removes is larger
 // than the summary can be (never for a 9-word prompt).
 import assert from 'node:assert/strict';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
-import { historyProblem } from '../../../src/runtime/history';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
+import { historyProblem } from '../../../src/runtime/session/history';
 import { type ImageBlock, type ToolResultBlock } from '../../../src/runtime/types';
-import { imageFromBytes } from '../../../src/runtime/images';
+import { imageFromBytes } from '../../../src/runtime/context/images';
 import { makePng } from '../../fixtures/images';
 import { baseConfig, FakeTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 

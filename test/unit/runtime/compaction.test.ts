@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { autoCompactThreshold, compactHistory, HEALTH_PROBE_INPUT, localSummary, planCompaction } from '../../../src/runtime/compaction';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
-import { historyProblem } from '../../../src/runtime/history';
+import { autoCompactThreshold, compactHistory, HEALTH_PROBE_INPUT, localSummary, planCompaction } from '../../../src/runtime/context/compaction';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
+import { historyProblem } from '../../../src/runtime/session/history';
 import { type Message } from '../../../src/runtime/types';
 import { baseConfig, deferred, long, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 

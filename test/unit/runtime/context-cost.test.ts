@@ -2,11 +2,11 @@
 // spend caps, overflow that never wedges (T6), max_tokens continued once, the
 // one steering queue (T7) and the probe after compaction (C2).
 import assert from 'node:assert/strict';
-import { ConversationRuntime, CONTINUE_AFTER_MAX_TOKENS } from '../../../src/runtime/conversation';
-import { modelLimits, UNKNOWN_MODEL_LIMITS } from '../../../src/runtime/context-window';
-import { historyProblem } from '../../../src/runtime/history';
-import { shrinkText } from '../../../src/runtime/overflow';
-import { MemorySessionStore, parseSession } from '../../../src/runtime/session';
+import { ConversationRuntime, CONTINUE_AFTER_MAX_TOKENS } from '../../../src/runtime/loop/conversation';
+import { modelLimits, UNKNOWN_MODEL_LIMITS } from '../../../src/runtime/context/context-window';
+import { historyProblem } from '../../../src/runtime/session/history';
+import { shrinkText } from '../../../src/runtime/context/overflow';
+import { MemorySessionStore, parseSession } from '../../../src/runtime/session/session';
 import { ModelError, type AssistantEvent, type ContentBlock, type Message, type ModelRequest } from '../../../src/runtime/types';
 import { AnthropicModelClient } from '../../../src/runtime/providers/anthropic';
 import { errorFrame, messageStartFrame, MockAnthropicServer, textReply } from '../../fixtures/mock-anthropic';

@@ -1,8 +1,8 @@
 // Scripted fakes of the runtime's ports. No live service, no timers: tests
 // control ordering with deferred promises instead of sleeps.
 import { type RuntimeEvent } from '../../../src/runtime/events';
-import { type HookEventName, type HookPayload, type HookResult, type HookRunner } from '../../../src/runtime/hooks';
-import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../../../src/runtime/permissions';
+import { type HookEventName, type HookPayload, type HookResult, type HookRunner } from '../../../src/runtime/policy/hooks';
+import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../../../src/runtime/policy/permissions';
 import {
   type AssistantEvent,
   type ModelClient,

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
-import { hookMatches, mergeHookFeedback, ShellHookRunner } from '../../../src/runtime/hooks';
-import { loadShellParser } from '../../../src/runtime/shell-parser';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
+import { hookMatches, mergeHookFeedback, ShellHookRunner } from '../../../src/runtime/policy/hooks';
+import { loadShellParser } from '../../../src/runtime/policy/shell-parser';
 import { baseConfig, memoryTools, ScriptedModel, step } from './fakes';
 
 const signal = () => new AbortController().signal;

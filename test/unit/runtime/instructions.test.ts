@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
-import { loadProjectInstructions } from '../../../src/runtime/instructions';
-import { nodeInstructionReader } from '../../../src/runtime/instructions-node';
-import { sensitiveFileMatcher } from '../../../src/runtime/sensitive-files';
-import { loadCustomSlashCommands } from '../../../src/runtime/slash-commands';
-import { buildSystemPrompt } from '../../../src/runtime/system-prompt';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
+import { loadProjectInstructions } from '../../../src/runtime/context/instructions';
+import { nodeInstructionReader } from '../../../src/runtime/context/instructions-node';
+import { sensitiveFileMatcher } from '../../../src/runtime/policy/sensitive-files';
+import { loadCustomSlashCommands } from '../../../src/runtime/context/slash-commands';
+import { buildSystemPrompt } from '../../../src/runtime/context/system-prompt';
 import { baseConfig, deferred, memoryTools, ScriptedModel, step } from './fakes';
 
 describe('runtime: project instructions', () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { AssistantMessageBuilder, consumeStep } from '../../../src/runtime/assistant-message';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
+import { AssistantMessageBuilder, consumeStep } from '../../../src/runtime/loop/assistant-message';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
 import { TurnCancellation } from '../../../src/runtime/cancellation';
 import { MAX_ITERATIONS_MESSAGE } from '../../../src/runtime/errors';
 import { type RuntimeEvent } from '../../../src/runtime/events';
-import { historyProblem, TURN_ABORTED_NOTE } from '../../../src/runtime/history';
+import { historyProblem, TURN_ABORTED_NOTE } from '../../../src/runtime/session/history';
 import { ModelError, type AssistantEvent, type Message, type ToolResultBlock } from '../../../src/runtime/types';
 import { baseConfig, deferred, FakeTools, fixedClock, long, memoryTools, recordEvents, ScriptedHooks, ScriptedModel, ScriptedPrompter, step } from './fakes';
 

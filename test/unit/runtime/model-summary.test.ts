@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { modelSummary } from '../../../src/runtime/model-summary';
+import { modelSummary } from '../../../src/runtime/context/model-summary';
 
 describe('model picker summary (issue 19, finding 6)', () => {
   it('names the context window and the price from the runtime\'s own tables', () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
 import { RuntimeError } from '../../../src/runtime/errors';
-import { matchesAnyPart, matchesEveryPart, parseRule, ruleSubject, suggestRule } from '../../../src/runtime/permission-rules';
-import { NON_INTERACTIVE_DENIAL, PermissionPolicy, type PermissionMode, type PolicyInput } from '../../../src/runtime/permissions';
-import { analyseCommand } from '../../../src/runtime/shell-analysis';
-import { loadShellParser } from '../../../src/runtime/shell-parser';
+import { matchesAnyPart, matchesEveryPart, parseRule, ruleSubject, suggestRule } from '../../../src/runtime/policy/permission-rules';
+import { NON_INTERACTIVE_DENIAL, PermissionPolicy, type PermissionMode, type PolicyInput } from '../../../src/runtime/policy/permissions';
+import { analyseCommand } from '../../../src/runtime/policy/shell-analysis';
+import { loadShellParser } from '../../../src/runtime/policy/shell-parser';
 import { type PermissionNeed, type ToolUseAssessment } from '../../../src/runtime/types';
 import { baseConfig, memoryTools, recordEvents, ScriptedHooks, ScriptedModel, ScriptedPrompter, step } from './fakes';
 

@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
-import { historyProblem, normaliseHistory } from '../../../src/runtime/history';
-import { forkSession, JsonlSessionStore, listSessions, loadSession } from '../../../src/runtime/session';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
+import { historyProblem, normaliseHistory } from '../../../src/runtime/session/history';
+import { forkSession, JsonlSessionStore, listSessions, loadSession } from '../../../src/runtime/session/session';
 import { type Message } from '../../../src/runtime/types';
 import { baseConfig, memoryTools, recordEvents, ScriptedModel, step } from './fakes';
 

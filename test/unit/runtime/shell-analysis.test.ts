@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ShellHookRunner } from '../../../src/runtime/hooks';
-import { matchesEveryPart, parseRule, ruleSubject, suggestRule } from '../../../src/runtime/permission-rules';
-import { PermissionPolicy, type PermissionMode, type PermissionRules, type PolicyOutcome } from '../../../src/runtime/permissions';
-import { analyseCommand } from '../../../src/runtime/shell-analysis';
-import { loadShellParser } from '../../../src/runtime/shell-parser';
+import { ShellHookRunner } from '../../../src/runtime/policy/hooks';
+import { matchesEveryPart, parseRule, ruleSubject, suggestRule } from '../../../src/runtime/policy/permission-rules';
+import { PermissionPolicy, type PermissionMode, type PermissionRules, type PolicyOutcome } from '../../../src/runtime/policy/permissions';
+import { analyseCommand } from '../../../src/runtime/policy/shell-analysis';
+import { loadShellParser } from '../../../src/runtime/policy/shell-parser';
 import { type ToolExecutor } from '../../../src/runtime/types';
 import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
 import { createToolExecutor } from '../../../src/tools/registry';
@@ -302,8 +302,8 @@ describe('runtime: command permissions on a bash syntax tree (issue 21)', () => 
 
   it('the parser is not loaded when the runtime is imported, only on the first command', () => {
     const script = [
-      "require('./src/runtime/conversation');",
-      "require('./src/runtime/permissions');",
+      "require('./src/runtime/loop/conversation');",
+      "require('./src/runtime/policy/permissions');",
       "const loaded = Object.keys(require.cache).some((k) => k.includes('web-tree-sitter'));",
       "process.stdout.write(String(loaded));",
     ].join('');

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { nodeInstructionReader } from '../../../src/runtime/instructions-node';
-import { expandTemplate, loadCustomSlashCommands, parseFrontMatter, parseSlash, resolveSlash } from '../../../src/runtime/slash-commands';
-import { sensitiveFileMatcher } from '../../../src/runtime/sensitive-files';
+import { nodeInstructionReader } from '../../../src/runtime/context/instructions-node';
+import { expandTemplate, loadCustomSlashCommands, parseFrontMatter, parseSlash, resolveSlash } from '../../../src/runtime/context/slash-commands';
+import { sensitiveFileMatcher } from '../../../src/runtime/policy/sensitive-files';
 
 describe('runtime: slash commands', () => {
   let tmp: string;

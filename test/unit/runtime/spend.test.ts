@@ -4,10 +4,10 @@
 // said once and reported as unknown; each request is priced once, at its own
 // model, and a resumed session sums what was saved.
 import assert from 'node:assert/strict';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
-import { parseModelPrices } from '../../../src/runtime/model-prices';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
+import { parseModelPrices } from '../../../src/runtime/spend/model-prices';
 import { AnthropicModelClient } from '../../../src/runtime/providers/anthropic';
-import { MemorySessionStore, parseSession } from '../../../src/runtime/session';
+import { MemorySessionStore, parseSession } from '../../../src/runtime/session/session';
 import { type AssistantEvent } from '../../../src/runtime/types';
 import { errorFrame, MockAnthropicServer, messageStartFrame, textReply } from '../../fixtures/mock-anthropic';
 import { FAST } from '../providers/helpers';

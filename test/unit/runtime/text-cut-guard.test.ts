@@ -11,7 +11,7 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
-const SCANNED = ['src/runtime', 'src/tools', 'src/host/mentions.ts', 'src/host/attachment-blocks.ts', 'src/host/terminal-context.ts', 'src/host/terminal-description.ts'];
+const SCANNED = ['src/runtime', 'src/tools', 'src/host/context/mentions.ts', 'src/host/context/attachment-blocks.ts', 'src/host/terminal/terminal-context.ts', 'src/host/terminal/terminal-description.ts'];
 
 const ARRAY = 'an array, not text';
 const ID = 'an ASCII id or hash';
@@ -23,15 +23,15 @@ const NOT_CUTS: Record<string, string> = {
   'src/tools/checkpoints/store.ts: this.checkpoints.slice(0, index)': ARRAY,
   'src/tools/checkpoints/store.ts: id.slice(0, 12)': ID,
   'src/tools/checkpoints/store.ts: id.slice(0, 2)': ID,
-  'src/runtime/compaction.ts: rest.slice(0, split)': ARRAY,
-  'src/runtime/transcript.ts: this.list.slice(0, from)': ARRAY,
-  'src/runtime/instructions.ts: names.slice(0, MAX_FOLDER_FILES)': ARRAY,
+  'src/runtime/context/compaction.ts: rest.slice(0, split)': ARRAY,
+  'src/runtime/session/transcript.ts: this.list.slice(0, from)': ARRAY,
+  'src/runtime/context/instructions.ts: names.slice(0, MAX_FOLDER_FILES)': ARRAY,
   'src/runtime/providers/sse.ts: line.slice(0, colon)': PARSE,
-  'src/runtime/session.ts: id.slice(0, 8)': ID,
-  'src/runtime/session.ts: loaded.messages.slice(0, upTo)': ARRAY,
-  "src/runtime/session-images.ts: name.slice(0, name.indexOf('.'))": PARSE,
-  'src/runtime/user-text.ts: message.slice(0, tail.index)': PARSE,
-  'src/runtime/user-text.ts: message .slice(0, end)': PARSE,
+  'src/runtime/session/session.ts: id.slice(0, 8)': ID,
+  'src/runtime/session/session.ts: loaded.messages.slice(0, upTo)': ARRAY,
+  "src/runtime/session/session-images.ts: name.slice(0, name.indexOf('.'))": PARSE,
+  'src/runtime/session/user-text.ts: message.slice(0, tail.index)': PARSE,
+  'src/runtime/session/user-text.ts: message .slice(0, end)': PARSE,
   'src/tools/edit-diff.ts: lines.slice(0, maxDiffLines + 2)': ARRAY,
   'src/tools/edit-file.ts: c.lines.slice(0, 8)': ARRAY,
   'src/tools/edit-file.ts: positions.slice(0, 10)': ARRAY,
@@ -45,9 +45,9 @@ const NOT_CUTS: Record<string, string> = {
   'src/tools/list-files.ts: pattern.slice(0, Math.max(cut, 0))': PARSE,
   'src/tools/list-files.ts: listed.slice(0, options.maxEntries)': ARRAY,
   'src/tools/similar.ts: starts.slice(0, 25)': ARRAY,
-  'src/host/mentions.ts: out.slice(0, 200)': ARRAY,
-  'src/host/mentions.ts: under.slice(0, MAX_LISTING)': ARRAY,
-  'src/host/mentions.ts: rows.slice(0, MAX_PROBLEMS)': ARRAY,
+  'src/host/context/mentions.ts: out.slice(0, 200)': ARRAY,
+  'src/host/context/mentions.ts: under.slice(0, MAX_LISTING)': ARRAY,
+  'src/host/context/mentions.ts: rows.slice(0, MAX_PROBLEMS)': ARRAY,
   'src/tools/bash.ts: [...held].slice(0, 5)': ARRAY,
   'src/tools/bash.ts: held.slice(0, 3)': ARRAY,
 };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { ConversationRuntime } from '../../../src/runtime/conversation';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
 import { type RuntimeEvent } from '../../../src/runtime/events';
-import { costUsd, modelFamily, priceFor, UsageTracker } from '../../../src/runtime/usage';
+import { costUsd, modelFamily, priceFor, UsageTracker } from '../../../src/runtime/spend/usage';
 import { baseConfig, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 
 describe('runtime: usage and turn diff', () => {

@@ -2,8 +2,8 @@
 // user message (titles, resumed bubbles and chips), even when an attached file
 // itself contains the closing tag.
 import assert from 'node:assert/strict';
-import { itemsFromHistory } from '../../../src/host/panel-bridge';
-import { splitAttachments, withAttachments } from '../../../src/runtime/user-text';
+import { itemsFromHistory } from '../../../src/host/panel/panel-bridge';
+import { splitAttachments, withAttachments } from '../../../src/runtime/session/user-text';
 
 describe('user text with attachments (issue 19, finding 5)', () => {
   it('words and labels come back apart', () => {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NodeShell } from '../../../src/tools/node-adapter';
 import { CommandSandbox, sandboxStatus } from '../../../src/tools/sandbox';
-import { sensitiveFileMatcher } from '../../../src/runtime/sensitive-files';
+import { sensitiveFileMatcher } from '../../../src/runtime/policy/sensitive-files';
 
 describe('tools: the sandbox keeps control files read-only and secrets hidden (issue 24)', function () {
   this.timeout(60_000);

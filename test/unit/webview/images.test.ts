@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { checkPanelImages } from '../../../src/host/panel-images';
-import { itemsFromHistory } from '../../../src/host/panel-bridge';
-import { imageFromBytes } from '../../../src/runtime/images';
+import { checkPanelImages } from '../../../src/host/panel/panel-images';
+import { itemsFromHistory } from '../../../src/host/panel/panel-bridge';
+import { imageFromBytes } from '../../../src/runtime/context/images';
 import { panelHtml } from '../../../src/webview/panel-html';
 import { Transcript } from '../../../src/webview/transcript';
 import { TranscriptItem, WebviewToHost } from '../../../src/webview/protocol';

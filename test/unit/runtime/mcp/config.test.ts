@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describeServer, expandValue, mergeLayers, parseServerMap, readServerFile, readWorkspaceServers, redact, secretsOf } from '../../../../src/runtime/mcp/config';
 import { mcpToolName } from '../../../../src/runtime/mcp/names';
-import { parseRule, ruleNamesTool } from '../../../../src/runtime/permission-rules';
+import { parseRule, ruleNamesTool } from '../../../../src/runtime/policy/permission-rules';
 
 describe('MCP: configuration, names and rules', () => {
   let ws: string;

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseServerMap } from '../../../../src/runtime/mcp/config';
 import { McpManager } from '../../../../src/runtime/mcp/manager';
-import { PermissionPolicy } from '../../../../src/runtime/permissions';
+import { PermissionPolicy } from '../../../../src/runtime/policy/permissions';
 import { withMcpTools } from '../../../../src/tools/mcp-tools';
 import { NodeWorkspace } from '../../../../src/tools/node-adapter';
 import { createToolExecutor } from '../../../../src/tools/registry';

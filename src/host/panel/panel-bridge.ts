@@ -1,0 +1,355 @@
+// Maps the runtime's events (T12) onto the panel's protocol. The webview knows
+// nothing of the runtime; this is the one place that translates, turn by turn.
+import { type RuntimeEvent } from '../../runtime/events';
+import { type ImageBlock, type Message } from '../../runtime/types';
+import { splitAttachments } from '../../runtime/session/user-text';
+import { approvalQuestion, whyText } from '../../webview/approval-wording';
+import { english, type Translate } from '../../webview/l10n-format';
+import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type TranscriptItem } from '../../webview/protocol';
+import { countResultLines, diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
+import { describeFailure, retryReason, spendCapCard } from './failure-text';
+import { permissionItemId } from '../approvals/permission-ids';
+
+export interface PanelBridgeOptions {
+  /** What an MCP tool is (server, tool, description), for its permission card. */
+  describeTool?: (name: string) => { server: string; tool: string; description: string } | undefined;
+  /** How the cards name the service ("Anthropic", "the API server"). */
+  provider?: () => string;
+  /** turnstone.maxCostPerTurnUsd now (0: none): a session-cap card offers one more turn's worth when it is set. */
+  turnCapUsd?: () => number;
+  /** The user's language for the words the bridge writes (vscode.l10n.t in the editor; English otherwise). */
+  translate?: Translate;
+}
+
+type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
+type UserItem = Extract<TranscriptItem, { kind: 'user' }>;
+
+/**
+ * The one author of what the panel shows: items made from the runtime's events (handle), and the few
+ * the host makes itself (a message the user sent, a card it raises, a restored transcript). Nothing else
+ * posts items, so ids and order have one owner.
+ */
+export class PanelBridge {
+  private turnId = '';
+  private userItems = 0;
+  private stepId: string | undefined;
+  private textId: string | undefined;
+  private thinkingId: string | undefined;
+  private blockCounter = 0;
+  private readonly inputs = new Map<string, { name: string; input: Record<string, unknown> }>();
+  /** Tool uses the user (or a rule) denied: their result is an error, but the card says "Denied". */
+  private readonly denied = new Set<string>();
+  /** Error cards of failed turns not yet followed by a successful one. */
+  private unresolved: Extract<TranscriptItem, { kind: 'error' }>[] = [];
+  /** Tool uses whose output streamed into their card (tool_progress). */
+  private readonly streamed = new Set<string>();
+  private readonly describeTool: NonNullable<PanelBridgeOptions['describeTool']>;
+  private readonly provider: NonNullable<PanelBridgeOptions['provider']>;
+  private readonly turnCapUsd: NonNullable<PanelBridgeOptions['turnCapUsd']>;
+  private readonly t: Translate;
+
+  constructor(
+    private readonly post: (event: HostEvent) => void,
+    options: PanelBridgeOptions = {},
+  ) {
+    this.describeTool = options.describeTool ?? (() => undefined);
+    this.provider = options.provider ?? (() => 'Anthropic');
+    this.turnCapUsd = options.turnCapUsd ?? (() => 0);
+    this.t = options.translate ?? english;
+  }
+
+  /** A message the user sent: typed, steered into the running turn, or queued for the next. */
+  userMessage(message: Omit<UserItem, 'kind' | 'id'>): void {
+    this.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, ...message } });
+  }
+
+  /** A card the host raises itself (no key yet, a session that cannot be saved, an image refused); returns it. */
+  hostCard(card: Omit<ErrorItem, 'kind' | 'id'> & { id?: string }): ErrorItem {
+    const item: ErrorItem = { kind: 'error', ...card, id: card.id ?? this.newBlockId(`h${card.errorKind}-`) };
+    this.post({ type: 'item_add', item });
+    return item;
+  }
+
+  /** The same card again, now settled (`resolved`), with new words. */
+  settleHostCard(item: ErrorItem, message: string): void {
+    const { hint: _hint, ...rest } = item;
+    this.post({ type: 'item_add', item: { ...rest, message, resolved: true } });
+  }
+
+  /** A whole transcript at once (a new or resumed session): what any earlier turn left open is forgotten. */
+  restore(snapshot: PanelSnapshot): void {
+    this.closeBlocks();
+    this.inputs.clear();
+    this.denied.clear();
+    this.streamed.clear();
+    this.unresolved = [];
+    this.post({ type: 'restore', snapshot });
+  }
+
+  /** Where and how a permission request was answered ("Denied in the dialog: use make"). */
+  permissionSettled(toolUseId: string, settlement: PermissionSettlement): void {
+    this.post({ type: 'permission_settled', requestId: permissionItemId(toolUseId), settlement });
+  }
+
+  /** "Edit proposal" was chosen: the request's card says the proposal is now editable. */
+  permissionEditing(item: TranscriptItem | undefined): void {
+    if (item?.kind === 'permission' && !item.settled) this.post({ type: 'item_add', item: { ...item, editing: true } });
+  }
+
+  handle(event: RuntimeEvent): void {
+    switch (event.type) {
+      case 'turn_started':
+        this.turnId = event.turnId;
+        this.post({ type: 'turn', state: 'running' });
+        break;
+      case 'step_started':
+        this.closeBlocks();
+        this.stepId = `${this.turnId}:${event.step}`;
+        break;
+      case 'text_delta':
+        if (this.thinkingId) this.closeBlocks();
+        this.textId ??= this.newBlockId('a');
+        this.post({ type: 'assistant_delta', id: this.textId, text: event.text, ...this.step() });
+        break;
+      case 'thinking_delta':
+        if (this.textId) this.closeBlocks();
+        this.thinkingId ??= this.newBlockId('t');
+        this.post({ type: 'thinking_delta', id: this.thinkingId, text: event.thinking, ...this.step() });
+        break;
+      case 'thinking_done':
+        if (this.thinkingId) this.post({ type: 'block_end', id: this.thinkingId, durationMs: Math.max(0, Math.round(event.ms)) });
+        this.thinkingId = undefined;
+        break;
+      case 'tool_use_started':
+        this.closeBlocks();
+        this.inputs.set(event.id, { name: event.name, input: {} });
+        this.post({ type: 'item_add', item: { kind: 'tool', id: event.id, name: event.name, status: 'running', view: toolViewFromInput(event.name, {}), ...this.step() } });
+        break;
+      case 'tool_use_ready':
+        this.inputs.set(event.id, { name: event.name, input: event.input });
+        this.post({ type: 'tool_update', id: event.id, view: toolViewFromInput(event.name, event.input) });
+        break;
+      case 'permission_requested': {
+        const r = event.request;
+        const edit = r.need === 'edit';
+        const mcp = this.describeTool(r.toolName);
+        // One wording with the dialog and the notification (approval-wording.ts).
+        const title = approvalQuestion({ need: r.need, toolName: r.toolName, subject: r.subject, creates: r.preview?.before === null, mcp }, this.t).slice(0, 2000);
+        this.post({
+          type: 'item_add',
+          item: {
+            kind: 'permission',
+            id: permissionItemId(r.toolUseId),
+            toolId: r.toolUseId,
+            toolName: r.toolName,
+            title,
+            subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
+            reason: whyText(r.reason, this.t).slice(0, 2000),
+            ...(mcp?.description ? { description: mcp.description.slice(0, 2000) } : {}),
+            canOpenDiff: r.preview !== undefined,
+            canAllowSession: edit,
+            ...(r.need === 'command' && r.suggestedRule ? { rule: r.suggestedRule.slice(0, 2000) } : {}),
+            ...this.step(),
+          },
+        });
+        break;
+      }
+      case 'permission_decided': {
+        const decision: PanelDecision = event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow';
+        this.permissionSettled(event.toolUseId, { decision });
+        if (event.decision === 'deny') {
+          this.denied.add(event.toolUseId);
+          this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: event.reason.slice(0, 100_000) });
+        }
+        break;
+      }
+      case 'tool_progress':
+        this.streamed.add(event.id);
+        this.post({ type: 'tool_output', id: event.id, chunk: event.chunk });
+        break;
+      case 'tool_finished':
+        this.post(this.toolFinished(event));
+        break;
+      case 'usage':
+        this.post({
+          type: 'usage',
+          usage: {
+            inputTokens: event.cumulative.input_tokens,
+            outputTokens: event.cumulative.output_tokens,
+            cacheReadTokens: event.cumulative.cache_read_input_tokens,
+            cacheWriteTokens: event.cumulative.cache_creation_input_tokens,
+            // Unknown when a request's model had no price: no figure rather than a wrong one.
+            ...(event.unpricedRequests === 0 ? { costUsd: event.costUsd } : {}),
+            contextTokens: event.context.tokens,
+            contextWindow: event.context.window,
+          },
+        });
+        break;
+      case 'queue_changed':
+        // Steering that missed a turn is already shown as sent; only input queued on purpose waits in the queue row.
+        this.post({ type: 'queued', items: event.items.filter((q) => q.delivery === 'queue').map((q) => ({ id: q.id, text: (q.label ?? q.text).slice(0, 100_000) })) });
+        break;
+      case 'compaction':
+        this.closeBlocks();
+        this.post({ type: 'item_add', item: { kind: 'compaction', id: this.newBlockId('c'), messagesRemoved: event.removedMessageCount, ...(event.droppedImages ? { imagesDropped: event.droppedImages } : {}) } });
+        break;
+      case 'retrying':
+        this.post({ type: 'reconnecting', attempt: event.attempt, maxAttempts: event.maxAttempts, reason: retryReason(event.reason, this.t), delayMs: Math.max(0, Math.round(event.delayMs)) });
+        break;
+      case 'step_discarded':
+        this.post({ type: 'step_discarded', stepId: `${this.turnId}:${event.step}` });
+        this.textId = undefined;
+        this.thinkingId = undefined;
+        break;
+      case 'warning':
+        this.post({ type: 'item_add', item: { kind: 'error', id: this.newBlockId('w'), message: event.message, errorKind: event.kind, retryable: false } });
+        break;
+      case 'turn_failed': {
+        this.closeBlocks();
+        // Plain words for the card; the raw message and kind are in the log (session controller).
+        const cap = event.spendCap ? spendCapCard(event.spendCap, this.turnCapUsd(), this.t) : undefined;
+        const text = cap ?? describeFailure(event.kind, event.message, this.provider(), this.t);
+        const item: Extract<TranscriptItem, { kind: 'error' }> = {
+          kind: 'error',
+          id: this.newBlockId('e'),
+          message: text.message,
+          errorKind: event.kind,
+          retryable: text.action === 'retry',
+          cause: text.cause,
+          action: text.action,
+          ...(text.hint ? { hint: text.hint } : {}),
+          ...(cap ? { continueUsd: cap.continueUsd, setting: cap.setting } : {}),
+          ...(event.requestId && /^[A-Za-z0-9_.:-]{1,200}$/.test(event.requestId) ? { requestId: event.requestId } : {}),
+        };
+        this.unresolved.push(item);
+        this.post({ type: 'item_add', item });
+        this.post({ type: 'turn', state: 'idle' });
+        break;
+      }
+      case 'turn_ended':
+        this.closeBlocks();
+        // The retry (or the next turn) went through: earlier failures are history, not calls to action.
+        for (const item of this.unresolved) this.post({ type: 'item_add', item: { ...item, resolved: true } });
+        this.unresolved = [];
+        this.post({ type: 'turn', state: 'idle' });
+        break;
+      case 'turn_aborted':
+        this.closeBlocks();
+        this.post({ type: 'item_add', item: { kind: 'interrupted', id: this.newBlockId('x') } });
+        this.post({ type: 'turn', state: 'idle' });
+        break;
+      case 'interjection_applied':
+      case 'prompt_cache':
+        break;
+    }
+  }
+
+  private toolFinished(event: Extract<RuntimeEvent, { type: 'tool_finished' }>): HostEvent {
+    const use = this.inputs.get(event.id);
+    this.inputs.delete(event.id);
+    const base = toolViewFromInput(event.name, use?.input ?? {});
+    let view = base;
+    if (event.fileChange && base.kind === 'edit') view = { ...base, ...diffStats(event.fileChange.before, event.fileChange.after, base.path) };
+    else if (base.kind === 'read' && !event.isError) view = { ...base, lines: countResultLines(event.content) };
+    else if (base.kind === 'search' && !event.isError) view = { ...base, matches: /^no (files|matches)/i.test(event.content) ? 0 : countResultLines(event.content) };
+    else if (base.kind === 'mcp' && !event.isError) view = { ...base, output: clipOutput(event.content) };
+    // A command's output is shown once: the streamed tail stays, the exit code comes structured (never parsed from
+    // the text), and only what is not in the output (a timeout, what the sandbox blocked) joins it as an error line.
+    let error = event.isError ? event.content : undefined;
+    if (base.kind === 'bash' && event.exit) {
+      view = { ...base, exitCode: event.exit.code, ...(this.streamed.has(event.id) ? {} : { output: clipOutput(event.content) }) };
+      error = event.exit.note;
+    }
+    this.streamed.delete(event.id);
+    const aborted = event.content === 'aborted' || /^aborted\b/.test(event.content);
+    const denied = this.denied.delete(event.id);
+    return {
+      type: 'tool_update',
+      id: event.id,
+      status: denied ? 'denied' : aborted ? 'aborted' : event.isError ? 'error' : 'done',
+      view,
+      ...(error ? { error: error.slice(0, 100_000) } : {}),
+      ...(event.images?.length ? { images: panelImages(event.images) } : {}),
+    };
+  }
+
+  private closeBlocks(): void {
+    if (this.textId) this.post({ type: 'block_end', id: this.textId });
+    if (this.thinkingId) this.post({ type: 'block_end', id: this.thinkingId });
+    this.textId = undefined;
+    this.thinkingId = undefined;
+  }
+
+  private step(): { stepId?: string } {
+    return this.stepId ? { stepId: this.stepId } : {};
+  }
+
+  private newBlockId(prefix: string): string {
+    return `${prefix}${++this.blockCounter}-${this.turnId}`;
+  }
+}
+
+const clipOutput = (text: string) => (text.length > MAX_MCP_CHARS ? `${text.slice(0, MAX_MCP_CHARS - 1)}…` : text);
+
+/** The panel's copy of images: only the fields it shows (at most the protocol's limit). */
+function panelImages(images: readonly ImageBlock[]): ImageData[] {
+  return images.slice(0, MAX_COMPOSER_IMAGES).map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height }));
+}
+
+/** Transcript items for a resumed session's history (tool cards rebuilt from tool uses and results). */
+export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  const tools = new Map<string, number>();
+  let n = 0;
+  for (const message of messages) {
+    // A prompt's images follow its text in the same message: they join that item.
+    let userItem: Extract<TranscriptItem, { kind: 'user' }> | undefined;
+    for (const block of message.content) {
+      const id = `h${++n}`;
+      if (block.type === 'text' && block.text.trim()) {
+        if (message.role === 'user') {
+          // The user's words in the bubble, what they attached as chips (never the attached text itself).
+          const { words, labels, kinds } = splitAttachments(block.text);
+          const attachments = labels.map((label, i) => ({ kind: chipKind(kinds[i], label), path: label, label }));
+          items.push((userItem = { kind: 'user', id, text: words, ...(attachments.length ? { attachments } : {}) }));
+        } else {
+          items.push({ kind: 'assistant', id, text: block.text });
+        }
+      } else if (block.type === 'image') {
+        const image = { mediaType: block.mediaType, data: block.data, width: block.width, height: block.height };
+        if (userItem) userItem.images = [...(userItem.images ?? []), image];
+        else items.push((userItem = { kind: 'user', id, text: '', images: [image] }));
+      } else if (block.type === 'thinking') {
+        items.push({ kind: 'thinking', id, text: block.thinking });
+      } else if (block.type === 'tool_use') {
+        tools.set(block.id, items.length);
+        items.push({ kind: 'tool', id: block.id, name: block.name, status: 'done', view: toolViewFromInput(block.name, block.input) });
+      } else if (block.type === 'tool_result') {
+        const index = tools.get(block.tool_use_id);
+        const item = index === undefined ? undefined : items[index];
+        if (item?.kind !== 'tool') continue;
+        const status = block.is_error ? (block.content === 'aborted' ? 'aborted' : 'error') : 'done';
+        // Commands and MCP tools show their result as output (once, in plain colours); other tools' failures as an error line.
+        const view = item.view;
+        const shown = (view.kind === 'bash' || view.kind === 'mcp') && status !== 'aborted';
+        items[index!] = {
+          ...item,
+          status,
+          ...(shown ? { view: { ...view, output: clipOutput(block.content) } } : {}),
+          ...(block.is_error && !shown ? { error: block.content.slice(0, 100_000) } : {}),
+          ...(block.images?.length ? { images: panelImages(block.images) } : {}),
+        };
+      }
+    }
+  }
+  return items;
+}
+
+const CHIP_KINDS = Attachment.shape.kind.options;
+
+/** A resumed attachment's chip: the kind it was sent with, else (older sessions) a selection by its `:from-to` label. */
+function chipKind(kind: string | undefined, label: string): Attachment['kind'] {
+  const known = CHIP_KINDS.find((k) => k === kind);
+  if (known) return known;
+  return /:\d+-\d+$/.test(label) ? 'selection' : 'file';
+}

@@ -1,0 +1,21 @@
+// The heavy half of the extension (agent runtime, providers and their SDKs,
+// tools, diffing), bundled apart as dist/core.js and required on the first
+// turn, so activation only compiles the thin host (see load-core.ts).
+export { ConversationRuntime } from '../../runtime/loop/conversation';
+export { openCheckpointStore } from '../../tools/checkpoints';
+export { createTurnContext } from '../../agent/turn-context';
+export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../../runtime/session/session';
+export { buildSystemPrompt } from '../../runtime/context/system-prompt';
+export { splitAttachments, withAttachments } from '../../runtime/session/user-text';
+export { cleanUpInterruptedWrites } from '../../tools/interrupted-writes';
+export { decodeText, detectEncoding, encodeText } from '../../tools/text';
+export { VsCodeWorkspace } from '../vscode-workspace';
+export { createTwoFilesPatch } from 'diff';
+export { createSettingsAwareModelClient } from './model-client';
+export { createHostTools, createHostWorkspace } from '../tools';
+export { itemsFromHistory, PanelBridge } from '../panel/panel-bridge';
+export { checkPanelImages } from '../panel/panel-images';
+export { diffStats } from '../../webview/tool-view';
+export { McpManager } from '../../runtime/mcp/manager';
+export { mergeLayers, parseServerMap, readWorkspaceServers } from '../../runtime/mcp/config';
+export { parseModelPrices } from '../../runtime/spend/model-prices';

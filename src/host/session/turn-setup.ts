@@ -1,0 +1,83 @@
+// What the editor gives the shared turn-context factory (agent/turn-context.ts)
+// for each turn: the settings as the policy guard accepted them, the mode the
+// workspace's trust allows, a model client that reads the key and base URL at
+// each request, the window's tools, MCP servers and checkpoints, and hooks only
+// in a trusted workspace.
+import * as vscode from 'vscode';
+import { type TurnCheckpoints } from '../../agent/turn-checkpoints';
+import { type TurnstoneSettings } from '../../agent/settings';
+import { type TurnContext } from '../../runtime/loop/conversation';
+import { type PermissionMode } from '../../runtime/policy/permissions';
+import { type KeyDestinations } from './key-destination';
+import { loadCore } from './load-core';
+import { type HostMcp } from '../mcp';
+import { readGuardedSettings } from '../approvals/policy-guard';
+import { type ApiKeys } from '../secrets';
+
+export interface HostTurnDeps {
+  context: vscode.ExtensionContext;
+  keys: ApiKeys;
+  mcp: HostMcp;
+  log: vscode.LogOutputChannel;
+  checkpoints: TurnCheckpoints;
+  /** Where the key may go (a workspace-set base URL only once the user allowed it). */
+  destinations: KeyDestinations;
+}
+
+/** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies at once). */
+export function effectiveMode(s: TurnstoneSettings): PermissionMode {
+  return vscode.workspace.isTrusted ? s.permissionMode : 'plan';
+}
+
+export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number } }): TurnContext {
+  const core = loadCore();
+  const s = readGuardedSettings();
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return core.createTurnContext({
+    settings: s,
+    permissionMode: effectiveMode(s),
+    model: core.createSettingsAwareModelClient(async () => {
+      // Provider and base URL as the policy guard accepted them, and the key only to a URL the user chose.
+      const now = readGuardedSettings();
+      const baseURL = now.baseUrl || (now.provider === 'anthropic' ? process.env.ANTHROPIC_BASE_URL : process.env.OPENAI_BASE_URL) || undefined;
+      await deps.destinations.check(now.baseUrl || undefined);
+      // Local OpenAI-compatible servers accept any key; the SDK insists on one.
+      const apiKey = (await deps.keys.get(now.provider)) ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
+      return { provider: now.provider, baseURL, apiKey };
+    }),
+    builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), wrapWorkspace),
+    mcp: deps.mcp.ensure(),
+    checkpoints: deps.checkpoints,
+    systemPrompt: turn.systemPrompt,
+    // A workspace's hooks are commands: they run only once the user trusts it.
+    hooksCwd: vscode.workspace.isTrusted && root ? root.fsPath : undefined,
+    caps: turn.caps,
+    warn: (m) => deps.log.warn(m),
+  });
+}
+
+/**
+ * "Continue (+$x)" past a spend cap (issue 25.6): allowed on top of the settings, which stay as they are.
+ * Past the session cap, for the rest of this session; past the turn cap, for the one turn that goes on.
+ */
+export class SpendAllowance {
+  private extraSessionUsd = 0;
+  private nextTurnCapUsd: number | undefined;
+
+  allow(cap: 'turn' | 'session', usd: number): void {
+    if (cap === 'session') this.extraSessionUsd += usd;
+    else this.nextTurnCapUsd = usd;
+  }
+
+  /** The caps the next turn runs with: the settings', plus what the user allowed. */
+  capsForNextTurn(s: TurnstoneSettings = readGuardedSettings()): { perTurnUsd: number; perSessionUsd: number } {
+    const perTurnUsd = this.nextTurnCapUsd ?? s.maxCostPerTurnUsd;
+    this.nextTurnCapUsd = undefined;
+    return { perTurnUsd, perSessionUsd: s.maxCostPerSessionUsd > 0 ? s.maxCostPerSessionUsd + this.extraSessionUsd : 0 };
+  }
+
+  reset(): void {
+    this.extraSessionUsd = 0;
+    this.nextTurnCapUsd = undefined;
+  }
+}

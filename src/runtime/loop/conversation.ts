@@ -1,0 +1,691 @@
+// The turn loop (T1–T11). One user input → steps until a reply has no tool
+// use: build the request, stream the reply, record usage, push the message,
+// maybe compact, run the tools, push their results, loop. Recoverable model
+// errors (context overflow, expired credentials) are branches of the loop, not
+// exits (T6); an interrupt at any await leaves a valid history (T8).
+import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
+import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from '../spend/budget';
+import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT, SUMMARY_MAX_TOKENS } from '../context/compaction';
+import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from '../context/context-window';
+import { isAbortedError, TurnCancellation } from '../cancellation';
+import { errorMessage, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from '../errors';
+import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from '../events';
+import { abortedResult, TURN_ABORTED_NOTE, unansweredToolUses } from '../session/history';
+import { dropOldImages, largestUserMessageTokens, shrinkToolResults, unseenFrom } from '../context/overflow';
+import { noHooks, type HookRunner } from '../policy/hooks';
+import { PermissionPolicy, type PermissionMode, type PermissionPrompter, type PermissionRules } from '../policy/permissions';
+import { buildRequest, maxTokensOf } from './request';
+import { type SessionStore } from '../session/session';
+import { SteeringQueue, type QueuedInput } from './steering';
+import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
+import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
+import { Transcript } from '../session/transcript';
+import { ToolUseIds } from './tool-use-ids';
+import { spendGated } from '../spend/spend-gate';
+import { ModelError, type AssistantMessage, type FileChange, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
+import { costUsd, promptTokens, subtractUsage, UsageTracker, type PriceTable, type SavedCost } from '../spend/usage';
+
+/** C5: the first change to a file keeps its "before", the last its "after". */
+function recordFileChange(changes: Map<string, FileChange>, change: FileChange): void {
+  const seen = changes.get(change.path);
+  if (seen) seen.after = change.after;
+  else changes.set(change.path, { path: change.path, before: change.before, after: change.after });
+}
+
+const textOf = (message: AssistantMessage): string => message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+
+/** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
+export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous reply was cut off at the output token limit. Continue exactly where you stopped, without repeating anything.';
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface ConversationConfig {
+  model: string;
+  systemPrompt: string;
+  /** Most steps one turn may make (T2). Default 50. */
+  maxIterations?: number;
+  /** Cap on output tokens per request; default (0 or absent) the model's own limit (context-window.ts). */
+  maxTokens?: number;
+  /** `turnstone.contextWindow`: overrides the model table's window; 0 or absent = the table's. */
+  contextWindow?: number;
+  /** C1: compact before a request whose context would exceed this share of the window. Default 85. */
+  autoCompactPercent?: number;
+  /** Spend caps in US dollars (0 or absent = none): reaching one ends the turn with kind `budget`. */
+  maxCostPerTurnUsd?: number;
+  maxCostPerSessionUsd?: number;
+  thinkingBudgetTokens?: number;
+  permissionMode?: PermissionMode;
+  permissionRules?: PermissionRules;
+  /** Tools refused outright, whatever the rules say. */
+  deniedTools?: string[];
+  /** C1 absolute override of autoCompactPercent, in tokens; TURNSTONE_AUTO_COMPACT_INPUT_TOKENS in `env` overrides it. */
+  autoCompactInputTokens?: number;
+  /** Messages kept verbatim by compaction. Default 4. */
+  keepRecent?: number;
+  prices?: PriceTable;
+  /** T10: how many times in one turn a Stop hook may send the model back to work. Default 3. */
+  maxStopHookBlocks?: number;
+  /** Defaults to process.env; tests pass their own. */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * What one turn runs with (made fresh for each turn by agent/turn-context.ts): the model client, the tools,
+ * the hooks and the configuration (model, prompt, limits, caps, permission mode and rules). The session
+ * itself (history, usage, queue, store, "allow for this session" answers) outlives it.
+ */
+export interface TurnContext {
+  model: ModelClient;
+  tools: ToolExecutor;
+  hooks?: HookRunner;
+  config: ConversationConfig;
+}
+
+/** The session's ports, plus the context its first turn (and a compaction before any turn) runs with. */
+export interface ConversationPorts {
+  model: ModelClient;
+  tools: ToolExecutor;
+  hooks?: HookRunner;
+  session?: SessionStore;
+  clock?: Clock;
+  /** T6: credentials were rejected; resolve true once the host has a new key, and the step is resubmitted once. */
+  onAuthError?: (error: ModelError, signal: AbortSignal) => Promise<boolean>;
+  /** Diagnostics for the host's log (never shown as a warning): e.g. an unknown model's assumed limits. */
+  log?: (message: string) => void;
+}
+
+/** A resumed session's state (see loadSession). */
+export interface ConversationHistory {
+  messages?: Message[];
+  usage?: Usage;
+  /** What the session cost as saved (C4: costs are facts, never re-priced at the current model). */
+  cost?: SavedCost;
+  /** T7: input waiting for the next turn. */
+  queued?: readonly QueuedInput[];
+}
+
+export interface RunTurnOptions {
+  signal?: AbortSignal;
+  /** Absent in non-interactive use: anything that would ask is denied with a reason. */
+  prompter?: PermissionPrompter;
+  /** Images attached to the prompt (the composer, `--image`): sent after its text. */
+  images?: ImageBlock[];
+  /** What this turn runs with; absent: the last turn's (or the constructor's). */
+  context?: TurnContext;
+}
+
+interface TurnState {
+  id: string;
+  iterations: number;
+  assistantMessages: AssistantMessage[];
+  toolResults: TurnSummary['toolResults'];
+  promptCacheEvents: TurnSummary['promptCacheEvents'];
+  /** Cumulative usage when the turn started: the turn's own usage is the difference. */
+  usageAtStart: Usage;
+  costAtStart: number;
+  /** Set once the loop made its last check for steered text: later steering waits for the next turn (T7). */
+  closing: boolean;
+  continuedAfterMaxTokens: boolean;
+  /** The text of replies cut at the output limit and continued: the final reply starts with it (json `result`). */
+  replyPrefix: string;
+  /** The final reply's whole text, once the loop has it. */
+  finalText: string | undefined;
+  autoCompaction: CompactionEvent | undefined;
+  stopBlocks: number;
+  /** C5: one before/after per file the turn changed (before its first change, after its last). */
+  fileChanges: Map<string, FileChange>;
+  /** The turn's one cancellation (from the host's signal); each request and tool use runs under a child (T8). */
+  cancellation: TurnCancellation;
+}
+
+export class ConversationRuntime {
+  /** The session's messages, and their record in the session file. */
+  private readonly transcript: Transcript;
+  private readonly events = new EventEmitter<RuntimeEvent>();
+  private readonly policy: PermissionPolicy;
+  private readonly usage: UsageTracker;
+  private hooks!: HookRunner;
+  private tools!: ToolExecutor;
+  private config!: ConversationConfig;
+  private readonly clock: Clock;
+  private absoluteCompactTokens: number | undefined;
+  private limits!: ModelLimits;
+  /** Models the "not in the context-window table" note was logged for. */
+  private readonly unknownModelsLogged = new Set<string>();
+  private readonly meter: ContextMeter;
+  /** The step just charged is saved with its assistant message. */
+  private usageToSave = false;
+  private probePending: boolean;
+  private readonly steering: SteeringQueue;
+  private active: TurnState | undefined;
+  private turnCounter = 0;
+  /** T9: tool use ids stay unique in the session, whatever the server sends. */
+  private readonly toolUseIds: ToolUseIds;
+  /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
+  private model!: ModelClient;
+  /** Models the "cap cannot be enforced" warning was given for (once a session). */
+  private readonly unpricedWarned = new Set<string>();
+  private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
+  private readonly nowFn = () => this.clock.now();
+
+  constructor(
+    private readonly ports: ConversationPorts,
+    config: ConversationConfig,
+    resume: ConversationHistory = {},
+  ) {
+    this.clock = ports.clock ?? systemClock;
+    this.transcript = new Transcript(resume.messages ?? [], ports.session, () => this.clock.now(), (message) => this.emit({ type: 'warning', kind: 'session_write', message }));
+    this.toolUseIds = new ToolUseIds(this.transcript.messages);
+    this.policy = new PermissionPolicy();
+    this.usage = new UsageTracker(config.model, config.prices, resume.usage, resume.cost);
+    this.meter = new ContextMeter(0);
+    this.useContext({ model: ports.model, tools: ports.tools, ...(ports.hooks ? { hooks: ports.hooks } : {}), config });
+    this.steering = new SteeringQueue((items) => this.emit({ type: 'queue_changed', items: [...items] }), resume.queued);
+    // C2: a resumed session that was compacted is probed before its first step, like a fresh compaction.
+    this.probePending = extractSummary(this.transcript.messages).summary !== undefined;
+  }
+
+  get messages(): readonly Message[] {
+    return this.transcript.messages;
+  }
+  get isRunning(): boolean {
+    return this.active !== undefined;
+  }
+  /** T7: input waiting for the next turn (the host shows it and starts that turn with runQueued()). */
+  get queued(): readonly QueuedInput[] {
+    return this.steering.pending;
+  }
+  /** C1: how full the window would be with the next request. */
+  get context(): ContextInfo {
+    return this.meter.info(this.contextTokens());
+  }
+  get cumulativeUsage(): Usage {
+    return this.usage.cumulative;
+  }
+  get costUsd(): number {
+    return this.usage.costUsd;
+  }
+  /** Requests of the session whose model had no price (their cost is unknown). */
+  get unpricedRequests(): number {
+    return this.usage.unpricedRequests;
+  }
+  /** The session's cost as a fact to hand to a rebuilt runtime. */
+  get savedCost(): SavedCost {
+    return { usd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests, usage: this.usage.cumulative };
+  }
+  get permissionMode(): PermissionMode {
+    return this.policy.mode;
+  }
+  /** What "allow for this session" answers have remembered so far. */
+  get sessionRules(): readonly string[] {
+    return this.policy.sessionRules;
+  }
+  /** The user switched the mode: it applies at once, to the tool uses the running turn has not yet decided. */
+  setPermissionMode(mode: PermissionMode): void {
+    this.policy.mode = mode;
+  }
+
+  /**
+   * Between turns only: every step of a turn sends a byte-identical system prefix (S7), and a model with a
+   * smaller window is compacted for before its first request (C1 runs before sampling).
+   */
+  private useContext(context: TurnContext): void {
+    const config = { ...context.config };
+    this.config = config;
+    this.tools = context.tools;
+    this.hooks = context.hooks ?? noHooks;
+    this.policy.configure(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
+    this.usage.configure(config.model, config.prices);
+    this.model = hasCap(this.caps) ? spendGated(context.model, this.authorizeSpend) : context.model;
+    this.absoluteCompactTokens = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
+    this.limits = this.resolveLimits(config.model);
+    this.meter.setWindow(this.limits.contextWindow);
+  }
+
+  subscribe(listener: RuntimeEventListener): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  /**
+   * T7: lands in the running turn after the current step's tool results. Once
+   * the loop has made its last check (or with no turn running) it waits for the
+   * next turn instead, which runQueued() starts.
+   */
+  steer(text: string): 'steered' | 'queued' {
+    if (!this.active || this.active.closing) {
+      this.steering.enqueue(text, 'steer');
+      return 'queued';
+    }
+    this.steering.steerCurrent(text);
+    return 'steered';
+  }
+
+  /** "Queue for next turn": held until the next turn; runTurn sends queued inputs ahead of its own. */
+  queue(text: string, label?: string): QueuedInput {
+    return this.steering.enqueue(text, 'queue', label);
+  }
+
+  unqueue(id: string): boolean {
+    return this.steering.remove(id);
+  }
+
+  /** Runs a turn on the queued input, if any and no turn is running: steering that missed a turn needs no second prompt. */
+  async runQueued(options: RunTurnOptions = {}): Promise<TurnSummary | undefined> {
+    if (this.active || this.steering.pending.length === 0) return undefined;
+    return this.runTurn('', options);
+  }
+
+  async runTurn(input: string, options: RunTurnOptions = {}): Promise<TurnSummary> {
+    if (this.active) throw new RuntimeError('busy', 'a turn is already running: steer() or queue() instead');
+    if (options.context) this.useContext(options.context);
+    const turn: TurnState = {
+      id: `turn-${++this.turnCounter}-${this.clock.now()}`,
+      iterations: 0,
+      assistantMessages: [],
+      toolResults: [],
+      promptCacheEvents: [],
+      usageAtStart: this.usage.cumulative,
+      costAtStart: this.usage.costUsd,
+      closing: false,
+      continuedAfterMaxTokens: false,
+      replyPrefix: '',
+      finalText: undefined,
+      autoCompaction: undefined,
+      stopBlocks: 0,
+      fileChanges: new Map(),
+      cancellation: new TurnCancellation(options.signal),
+    };
+    this.active = turn;
+    this.transcript.newTurn();
+    const queued = this.steering.takeNext();
+    const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
+    this.emit({ type: 'turn_started', turnId: turn.id, input: texts.join('\n\n') });
+    this.transcript.event('turn_started', { turnId: turn.id });
+    let summary: TurnSummary;
+    try {
+      await submitInput(this.inputPorts, queued, input, options.images ?? [], turn.cancellation, this.transcript.messages.at(-1)?.role);
+      await this.loop(turn, options.prompter);
+      summary = this.finish(turn, 'completed');
+    } catch (error) {
+      if (turn.cancellation.cancelled || isAbortedError(error)) summary = this.finishAborted(turn);
+      else {
+        const kind: RuntimeErrorKind = error instanceof RuntimeError || error instanceof ModelError ? error.kind : 'internal';
+        const requestId = error instanceof ModelError ? error.details.requestId : undefined;
+        const spendCap = error instanceof RuntimeError ? error.spendCap : undefined;
+        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}) });
+      }
+    }
+    turn.cancellation.dispose();
+    await this.transcript.flush();
+    return summary;
+  }
+
+  /** C1 by command, between turns. Undefined when there was nothing to compact. */
+  async compact(signal?: AbortSignal): Promise<CompactionEvent | undefined> {
+    if (this.active) throw new RuntimeError('busy', 'cannot compact while a turn is running');
+    const cancellation = new TurnCancellation(signal);
+    const event = await this.compactNow('manual', cancellation).finally(() => cancellation.dispose());
+    await this.transcript.flush();
+    return event;
+  }
+
+  // ---------------------------------------------------------------------------
+
+  private async loop(turn: TurnState, prompter: PermissionPrompter | undefined): Promise<void> {
+    const dispatch: DispatchContext = {
+      tools: this.tools,
+      hooks: this.hooks,
+      policy: this.policy,
+      prompter,
+      emit: this.emitFn,
+      onFileChange: (c) => recordFileChange(turn.fileChanges, c),
+      cancellation: turn.cancellation,
+    };
+    for (;;) {
+      turn.cancellation.throwIfCancelled();
+      turn.iterations++;
+      if (turn.iterations > (this.config.maxIterations ?? 50)) throw new RuntimeError('max_iterations', MAX_ITERATIONS_MESSAGE);
+      this.emit({ type: 'step_started', turnId: turn.id, step: turn.iterations });
+
+      const step = await this.sampleStep(turn);
+      // The step just charged is saved with its assistant message (one record a step).
+      this.transcript.appendAssistant(step.message, this.usageToSave ? { usage: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests } : undefined);
+      this.usageToSave = false;
+      turn.assistantMessages.push(step.message);
+
+      const text = textOf(step.message);
+      if (step.toolUses.length === 0) {
+        if (this.continueAfterMaxTokens(turn, step)) {
+          turn.replyPrefix += text;
+          continue;
+        }
+        // The reply is the reply: what was cut at the output limit and its continuation, together.
+        turn.finalText = turn.replyPrefix + text;
+        turn.replyPrefix = '';
+        if (await stopHookSendsBack(this.inputPorts, step.message, turn.cancellation, turn.stopBlocks, this.config.maxStopHookBlocks ?? 3)) {
+          turn.stopBlocks++;
+          continue;
+        }
+        if (this.steering.hasCurrent && (await applyInterjections(this.inputPorts, turn.cancellation))) continue;
+        // The last check, after the last await: input steered from here on starts the next turn (T7).
+        turn.closing = true;
+        return;
+      }
+
+      turn.replyPrefix = '';
+      // C3: the tool uses are on disk before any of them acts, so a crash mid-tool leaves a session that
+      // names what was running (and a resume can clean up after an interrupted write).
+      await this.transcript.flush();
+      const results = await dispatchToolUses(step.toolUses, dispatch);
+      turn.toolResults.push(...results);
+      const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
+        ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}) }),
+      );
+      // The results go into the history before anything else can wait (a steered text's hook): a Stop from
+      // here on keeps them, and never leaves a tool use without its result.
+      this.appendUser(blocks);
+      turn.cancellation.throwIfCancelled();
+      if (this.steering.hasCurrent) await applyInterjections(this.inputPorts, turn.cancellation);
+    }
+  }
+
+  /**
+   * One step: probe after a compaction (C2), compact first if the request would
+   * fill the window (C1), stop at a spend cap, then sample. Resubmitted after a
+   * context overflow (shrinking what compaction cannot) or a credential refresh (T6).
+   */
+  private async sampleStep(turn: TurnState): Promise<StepResult> {
+    const { cancellation } = turn;
+    let overflows = 0;
+    let refreshedAuth = false;
+    for (;;) {
+      if (this.probePending) await this.healthProbe(cancellation);
+      if (this.tools.prepareStep) await cancellation.race(this.tools.prepareStep(cancellation.signal));
+      if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', cancellation)) ?? turn.autoCompaction;
+      const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.transcript.messages, this.tools.definitions());
+      const charsAtRequest = this.transcript.chars;
+      const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
+      const sampling = cancellation.child();
+      try {
+        const step = await consumeStep(this.model.stream(request, sampling.signal), builder, sampling);
+        this.recordUsage(turn, step, charsAtRequest);
+        this.emit({ type: 'step_finished', step: turn.iterations, stopReason: step.stopReason });
+        return step;
+      } catch (error) {
+        // A request that failed after the API counted it was still billed (C4).
+        this.charge(builder.billedUsage());
+        cancellation.throwIfCancelled();
+        if (!(error instanceof ModelError)) throw error;
+        if (error.kind === 'context_overflow' && overflows < 2) {
+          overflows++;
+          this.emit({ type: 'step_discarded', step: turn.iterations });
+          turn.autoCompaction = (await this.recoverOverflow(error, overflows, cancellation)) ?? turn.autoCompaction;
+          continue;
+        }
+        if (error.kind === 'auth' && !refreshedAuth && this.ports.onAuthError) {
+          refreshedAuth = true;
+          this.emit({ type: 'step_discarded', step: turn.iterations });
+          if (await cancellation.race(this.ports.onAuthError(error, cancellation.signal))) continue;
+        }
+        throw error;
+      } finally {
+        sampling.dispose();
+      }
+    }
+  }
+
+  /**
+   * T6: compaction keeps the recent tail, and oversized tool results there would
+   * overflow again; compactNow also shrinks those, harder on a second overflow.
+   * A user message that alone exceeds the window cannot be saved: say so.
+   */
+  private async recoverOverflow(error: ModelError, attempt: number, cancellation: TurnCancellation): Promise<CompactionEvent | undefined> {
+    const window = this.limits.contextWindow;
+    const largest = largestUserMessageTokens(this.transcript.messages);
+    if (largest > window) {
+      throw new RuntimeError('context_overflow', `A single message is larger than the model's context window (about ${largest} tokens; the window holds ${window}). Send a shorter message or attach less.`, { cause: error });
+    }
+    // The API refused what we estimate fits, so the estimate is off (a denser tokenizer, a wrong window
+    // setting): aim under 40 % of the window and also well under what we sent, harder on a second refusal.
+    const sent = this.contextTokens();
+    const target = Math.min((window * POST_COMPACTION_PERCENT) / 100, sent / 2 ** attempt);
+    const event = await this.compactNow('context_overflow', cancellation, Math.floor(target));
+    if (!event) throw error;
+    return event;
+  }
+
+  private get caps(): SpendCaps {
+    return { perTurnUsd: this.config.maxCostPerTurnUsd, perSessionUsd: this.config.maxCostPerSessionUsd };
+  }
+
+  /**
+   * The one gate of every request (issue 26): steps, retries (with what their failed attempts were billed),
+   * continuations and compaction summaries. The request is costed at its worst, its whole reply limit at
+   * its model's output price; the per-session cap counts it too. A model without a price cannot be held
+   * to a cap: that is said once, and the request goes.
+   */
+  private readonly authorizeSpend = (request: ModelRequest, billed?: Usage): void => {
+    const caps = this.caps;
+    const price = this.usage.priceOf(request.model);
+    if (!price) {
+      if (!this.unpricedWarned.has(request.model)) {
+        this.unpricedWarned.add(request.model);
+        this.emit({ type: 'warning', kind: 'budget_unpriced', message: unpricedCapWarning(request.model, caps) });
+      }
+      return;
+    }
+    const estimate = this.estimateRequest(request);
+    const turnUsd = this.active ? this.usage.costUsd - this.active.costAtStart : 0;
+    const nextUsd = worstCaseUsd(price, estimate) + (billed ? costUsd(billed, price) : 0);
+    const stop = budgetExceeded(caps, { turnUsd, sessionUsd: this.usage.costUsd, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
+    if (stop) {
+      const { message, ...spendCap } = stop;
+      throw new RuntimeError('budget', message, { spendCap });
+    }
+  };
+
+  /** A step carries the live history (measured by the API last time); anything else (a summary) is estimated whole. */
+  private estimateRequest(request: ModelRequest): SpendEstimate {
+    const maxOutputTokens = maxTokensOf(request);
+    if (request.messages === this.transcript.messages) {
+      const tokens = this.contextTokens();
+      const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
+      return { model: request.model, cachedTokens: cached, newTokens: tokens - cached, maxOutputTokens };
+    }
+    return { model: request.model, cachedTokens: 0, newTokens: estimateTextTokens(requestChars(request.system, request.tools, request.messages)), maxOutputTokens };
+  }
+
+  /** T2-style stop_reason handling: a reply cut at the output limit is continued once, then the user is told. */
+  private continueAfterMaxTokens(turn: TurnState, step: StepResult): boolean {
+    if (step.stopReason !== 'max_tokens') return false;
+    if (turn.continuedAfterMaxTokens) {
+      this.emit({ type: 'warning', kind: 'max_tokens', message: `the reply was cut off at the output limit (${this.limits.maxOutputTokens} tokens) again; it may be incomplete` });
+      return false;
+    }
+    turn.continuedAfterMaxTokens = true;
+    this.appendUser([{ type: 'text', text: CONTINUE_AFTER_MAX_TOKENS }]);
+    return true;
+  }
+
+  private compactThreshold(): number {
+    return compactionThreshold(this.limits.contextWindow, this.config.autoCompactPercent, this.absoluteCompactTokens);
+  }
+
+  private contextTokens(): number {
+    return this.meter.estimate(this.transcript.chars, () => requestChars(this.config.systemPrompt, this.tools.definitions(), []));
+  }
+
+  private resolveLimits(model: string): ModelLimits {
+    const { limits, known } = modelLimits(model, { contextWindow: this.config.contextWindow, maxOutputTokens: this.config.maxTokens });
+    if (!known && !this.config.contextWindow && !this.unknownModelsLogged.has(model)) {
+      this.unknownModelsLogged.add(model);
+      this.ports.log?.(`model ${model} is not in the context-window table: assuming a ${limits.contextWindow}-token window and ${limits.maxOutputTokens} output tokens (set turnstone.contextWindow to change)`);
+    }
+    return limits;
+  }
+
+  /** What the turn's input and hooks (turn-input.ts) act on: this turn's hooks. */
+  private get inputPorts(): TurnInputPorts {
+    return { hooks: this.hooks, steering: this.steering, emit: this.emitFn, appendUser: (blocks) => this.appendUser(blocks) };
+  }
+
+  private recordUsage(turn: TurnState, step: StepResult, charsAtRequest: number): void {
+    turn.promptCacheEvents.push(...step.promptCache);
+    if (!step.usage) return;
+    // The discarded attempts of a retried step were billed too; the context is what the last one sent.
+    const last = step.attemptUsage ?? step.usage;
+    this.meter.measured(promptTokens(last), charsAtRequest);
+    // Persisted with the step's assistant message (one record a step), not as a record of its own.
+    this.charge(step.usage, promptTokens(last) + last.output_tokens, false);
+    this.usageToSave = true;
+  }
+
+  /** C4: every request is charged (steps, retried attempts, summaries) and persisted at once, so a crash loses none. */
+  private charge(usage: Usage | undefined, contextTokens?: number, persist = true): void {
+    if (!usage || promptTokens(usage) + usage.output_tokens === 0) return;
+    // Priced once, here, at the model that served it: the saved figure is what a resume sums (C4).
+    const record = this.usage.record(usage, this.config.model);
+    const cost = { stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, unpricedRequests: record.unpricedRequests };
+    if (persist) this.transcript.event('usage', { step: record.step, cumulative: record.cumulative, model: this.config.model, ...cost });
+    const context = this.meter.info(contextTokens ?? this.contextTokens());
+    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, ...cost, context });
+  }
+
+  /**
+   * C1: summarise older history, then (so the context ends at most at
+   * `targetTokens`, by default 40 % of the window) shrink oversized tool results the summary
+   * kept. Undefined when neither changed anything.
+   */
+  private async compactNow(trigger: CompactionEvent['trigger'], cancellation: TurnCancellation, targetTokens?: number): Promise<CompactionEvent | undefined> {
+    const tools = this.tools.definitions();
+    const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
+    const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
+    // What the model has not seen yet (the newest tool results, the new prompt) is given up last: old images
+    // go first, oldest first; when that alone makes room, an automatic compaction keeps every word.
+    const images = dropOldImages(this.transcript.messages, target, fixed, unseenFrom(this.transcript.messages));
+    const start = images?.messages ?? this.transcript.messages;
+    const enough = images !== undefined && trigger !== 'manual' && fixed + estimateTextTokens(historyChars(start)) <= target;
+    // A summary is asked for only when what it removes is larger than the summary can be.
+    // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
+    const outcome = enough
+      ? undefined
+      : await cancellation.race(
+          compactHistory(start, {
+            keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT,
+            client: this.model,
+            model: this.config.model,
+            signal: cancellation.signal,
+            protectFrom: unseenFrom(start),
+            minRemovedTokens: SUMMARY_MAX_TOKENS,
+          }),
+        );
+    const summarised = outcome?.messages ?? start;
+    // Old tool results shrink first; the unseen ones only if the request still cannot fit (T6).
+    const old = shrinkToolResults(summarised, target, fixed, unseenFrom(summarised));
+    const unseen = shrinkToolResults(old?.messages ?? summarised, target, fixed);
+    const shrunk = old || unseen ? { messages: (unseen ?? old)!.messages, shrunk: (old?.shrunk ?? 0) + (unseen?.shrunk ?? 0) } : undefined;
+    if (!outcome && !shrunk && !images) return undefined;
+    this.transcript.replace(shrunk?.messages ?? outcome?.messages ?? start, 'compaction');
+    this.meter.reset();
+    // Charged after the history is replaced, so the usage event shows the context as it now is.
+    this.charge(outcome?.usage);
+    this.probePending = true;
+    const event: CompactionEvent = {
+      trigger,
+      removedMessageCount: outcome?.removedMessageCount ?? 0,
+      summarySource: outcome?.summarySource ?? 'local',
+      ...(shrunk ? { shrunkToolResults: shrunk.shrunk } : {}),
+      ...(images ? { droppedImages: images.dropped } : {}),
+    };
+    if (outcome?.fallbackReason) this.emit({ type: 'warning', kind: 'compaction_fallback', message: `summary written locally: ${outcome.fallbackReason}` });
+    this.emit({ type: 'compaction', ...event, context: this.meter.info(this.contextTokens()) });
+    return event;
+  }
+
+  /** C2: after a compaction, check the tools still answer before spending another step. */
+  private async healthProbe(cancellation: TurnCancellation): Promise<void> {
+    // Still pending after a failure: every later turn probes again until one succeeds.
+    if (this.tools.isReadOnly('glob_search') === undefined) {
+      this.probePending = false;
+      return;
+    }
+    let problem: string | undefined;
+    try {
+      const output = await cancellation.race(this.tools.execute('glob_search', { ...HEALTH_PROBE_INPUT }, { signal: cancellation.signal }));
+      if (output.isError) problem = output.content;
+    } catch (error) {
+      cancellation.throwIfCancelled();
+      problem = errorMessage(error);
+    }
+    if (problem !== undefined) {
+      throw new RuntimeError('health_probe_failed', `Session health probe failed after compaction (${problem}). Start a new session instead of continuing on a broken state.`);
+    }
+    this.probePending = false;
+  }
+
+  private finish(turn: TurnState, outcome: 'completed' | 'failed', error?: TurnSummary['error']): TurnSummary {
+    // Steering that never reached the model starts the next turn, never lost.
+    this.steering.carryOver();
+    this.active = undefined;
+    const summary = this.summary(turn, outcome, error);
+    this.transcript.event('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
+    if (error) {
+      const { kind, message, requestId, spendCap } = error;
+      this.emit({ type: 'turn_failed', turnId: turn.id, kind, message, ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), summary });
+    }
+    else this.emit({ type: 'turn_ended', summary });
+    return summary;
+  }
+
+  /** T8: answer every unanswered tool use with "aborted" and leave a note, so history stays valid. */
+  private finishAborted(turn: TurnState): TurnSummary {
+    this.steering.carryOver();
+    const pending = unansweredToolUses(this.transcript.messages);
+    this.appendUser([...pending.map((u) => abortedResult(u.id)), { type: 'text', text: TURN_ABORTED_NOTE }]);
+    this.transcript.repairTail();
+    this.active = undefined;
+    const summary = this.summary(turn, 'aborted');
+    this.transcript.event('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.costRecord() });
+    this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
+    return summary;
+  }
+
+  private summary(turn: TurnState, outcome: TurnSummary['outcome'], error?: TurnSummary['error']): TurnSummary {
+    const last = turn.assistantMessages[turn.assistantMessages.length - 1];
+    return {
+      turnId: turn.id,
+      outcome,
+      assistantMessages: turn.assistantMessages,
+      toolResults: turn.toolResults,
+      promptCacheEvents: turn.promptCacheEvents,
+      iterations: turn.iterations,
+      usage: this.usage.cumulative,
+      costUsd: this.usage.costUsd,
+      unpricedRequests: this.usage.unpricedRequests,
+      turnUsage: subtractUsage(this.usage.cumulative, turn.usageAtStart),
+      autoCompaction: turn.autoCompaction,
+      context: this.context,
+      finalText: turn.finalText ?? (last ? textOf(last) : ''),
+      fileChanges: [...turn.fileChanges.values()].filter((c) => c.before !== c.after),
+      ...(error ? { error } : {}),
+    };
+  }
+
+  private appendUser(blocks: UserContentBlock[]): void {
+    this.transcript.appendUser(blocks);
+  }
+
+  /** The session's cumulative usage and cost, as saved records carry them. */
+  private costRecord(): { cumulative: Usage; costUsd: number; unpricedRequests: number } {
+    return { cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests };
+  }
+
+
+  private emit(event: RuntimeEvent): void {
+    this.events.emit(event);
+  }
+}
