@@ -60,9 +60,9 @@ export class TurnCheckpoints {
    * every file as it was before the turn changed anything. Never stops the turn: a failure is logged and
    * the turn has no checkpoint.
    */
-  turnStarted(sessionId: string | undefined, workspace: () => Workspace, messageIndex: number, prompt: string): void {
+  turnStarted(sessionId: string | undefined, workspace: () => Workspace, messageIndex: number, prompt: string, onTaken?: (turn: number) => void): void {
     if (!sessionId) return;
-    this.pending = this.pending.then(() => this.takeStart(sessionId, workspace, messageIndex, prompt));
+    this.pending = this.pending.then(() => this.takeStart(sessionId, workspace, messageIndex, prompt, onTaken));
   }
 
   /** Resolves once the checkpoints started so far are written (tool runs and restores wait for it). */
@@ -85,12 +85,13 @@ export class TurnCheckpoints {
     this.turn = 0;
   }
 
-  private async takeStart(sessionId: string, workspace: () => Workspace, messageIndex: number, prompt: string): Promise<void> {
+  private async takeStart(sessionId: string, workspace: () => Workspace, messageIndex: number, prompt: string, onTaken?: (turn: number) => void): Promise<void> {
     const t0 = Date.now();
     try {
       const store = await this.open(sessionId, workspace);
       if (!store) return;
       const checkpoint = await store.take({ kind: 'turn-start', turn: ++this.turn, messageIndex, prompt });
+      onTaken?.(checkpoint.turn);
       this.options.log.info(`checkpoint for turn ${checkpoint.turn} (${store.mode}, ${Object.keys(checkpoint.overlay).length} changed file(s) copied) in ${Date.now() - t0} ms`);
     } catch (error) {
       this.options.log.warn(`no checkpoint for this turn: ${error instanceof Error ? error.message : String(error)}`);

@@ -164,6 +164,8 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     images: z.array(ImageData).max(MAX_COMPOSER_IMAGES).optional(),
     /** 'steer': sent while a turn ran; 'queued': was queued for the next turn. */
     delivery: z.enum(['steer', 'queued']).optional(),
+    /** The turn checkpoint this message started (taken as its turn began): what "Restore checkpoint" goes back to. */
+    checkpointTurn: Count.optional(),
   }),
   /** Markdown from the model; `open` while it still streams. */
   z.object({ ...Base, kind: z.literal('assistant'), text: Text, open: z.boolean().optional() }),

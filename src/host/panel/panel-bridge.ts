@@ -32,6 +32,8 @@ type UserItem = Extract<TranscriptItem, { kind: 'user' }>;
 export class PanelBridge {
   private turnId = '';
   private userItems = 0;
+  /** The user messages posted in this session, by item id (a checkpoint's turn is added to them later). */
+  private readonly sent = new Map<string, UserItem>();
   private stepId: string | undefined;
   private textId: string | undefined;
   private thinkingId: string | undefined;
@@ -58,9 +60,21 @@ export class PanelBridge {
     this.t = options.translate ?? english;
   }
 
-  /** A message the user sent: typed, steered into the running turn, or queued for the next. */
-  userMessage(message: Omit<UserItem, 'kind' | 'id'>): void {
-    this.post({ type: 'item_add', item: { kind: 'user', id: `u${++this.userItems}`, ...message } });
+  /** A message the user sent: typed, steered into the running turn, or queued for the next. Returns its item's id. */
+  userMessage(message: Omit<UserItem, 'kind' | 'id'>): string {
+    const item: UserItem = { kind: 'user', id: `u${++this.userItems}`, ...message };
+    this.sent.set(item.id, item);
+    this.post({ type: 'item_add', item });
+    return item.id;
+  }
+
+  /** The checkpoint the message's turn took: the message names it from now on (its "Restore checkpoint"). */
+  userCheckpoint(itemId: string, turn: number): void {
+    const item = this.sent.get(itemId);
+    if (!item) return;
+    const named = { ...item, checkpointTurn: turn };
+    this.sent.set(itemId, named);
+    this.post({ type: 'item_add', item: named });
   }
 
   /** A card the host raises itself (no key yet, a session that cannot be saved, an image refused); returns it. */
@@ -83,6 +97,7 @@ export class PanelBridge {
     this.denied.clear();
     this.streamed.clear();
     this.unresolved = [];
+    this.sent.clear();
     this.post({ type: 'restore', snapshot });
   }
 
@@ -297,11 +312,12 @@ function panelImages(images: readonly ImageBlock[]): ImageData[] {
 }
 
 /** Transcript items for a resumed session's history (tool cards rebuilt from tool uses and results). */
-export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[] {
+export function itemsFromHistory(messages: readonly Message[], checkpointAt: ReadonlyMap<number, number> = new Map()): TranscriptItem[] {
   const items: TranscriptItem[] = [];
   const tools = new Map<string, number>();
   let n = 0;
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
+    const checkpointTurn = checkpointAt.get(index);
     // A prompt's images follow its text in the same message: they join that item.
     let userItem: Extract<TranscriptItem, { kind: 'user' }> | undefined;
     for (const block of message.content) {
@@ -311,7 +327,7 @@ export function itemsFromHistory(messages: readonly Message[]): TranscriptItem[]
           // The user's words in the bubble, what they attached as chips (never the attached text itself).
           const { words, labels, kinds } = splitAttachments(block.text);
           const attachments = labels.map((label, i) => ({ kind: chipKind(kinds[i], label), path: label, label }));
-          items.push((userItem = { kind: 'user', id, text: words, ...(attachments.length ? { attachments } : {}) }));
+          items.push((userItem = { kind: 'user', id, text: words, ...(attachments.length ? { attachments } : {}), ...(checkpointTurn !== undefined && !userItem ? { checkpointTurn } : {}) }));
         } else {
           items.push({ kind: 'assistant', id, text: block.text });
         }

@@ -177,7 +177,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       return;
     }
     case 'restore_checkpoint': {
-      const checkpoint = await checkpointOfMessage(m.itemId, deps);
+      const checkpoint = checkpointOfMessage(m.itemId, deps);
       if (checkpoint === undefined) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: this message has no checkpoint (it was sent before checkpoints were kept, or the folder is not on this machine).'));
         return;
@@ -269,18 +269,8 @@ export function bashResultOf(messages: readonly Message[], toolId: string): stri
   return undefined;
 }
 
-/**
- * The checkpoint of the turn a user message started: checkpoints keep the message's first words, so the k-th
- * of the messages with the same words, counted from the newest, is the k-th such checkpoint from the newest
- * (older messages, e.g. from before an upgrade, may have none).
- */
-async function checkpointOfMessage(itemId: string, deps: PanelMessageDeps): Promise<{ turn: number } | undefined> {
-  const users = deps.items().filter((i): i is Extract<TranscriptItem, { kind: 'user' }> => i.kind === 'user' && i.delivery !== 'steer');
-  const target = users.find((i) => i.id === itemId);
-  if (!target) return undefined;
-  const words = target.text.slice(0, 200);
-  const same = users.filter((i) => i.text.slice(0, 200) === words);
-  const fromNewest = same.length - 1 - same.indexOf(target);
-  const checkpoints = (await deps.controller.listCheckpoints()).filter((c) => c.prompt === words); // newest first
-  return checkpoints[fromNewest];
+/** The checkpoint of the turn a user message started, as the message's item names it (undefined: none was taken). */
+function checkpointOfMessage(itemId: string, deps: PanelMessageDeps): { turn: number } | undefined {
+  const item = deps.items().find((i) => i.id === itemId);
+  return item?.kind === 'user' && item.checkpointTurn !== undefined ? { turn: item.checkpointTurn } : undefined;
 }

@@ -46,6 +46,13 @@ export type Attachment = AttachmentBlock;
 /** A session's title until its first message names it. */
 const newTitle = () => vscode.l10n.t('New session');
 
+/** How a turn starts: the images sent with its prompt, the queue's first words, the message's panel item. */
+interface TurnStart {
+  queuedWords?: string;
+  images?: ImageBlock[];
+  userItem?: string;
+}
+
 export class SessionController implements vscode.Disposable {
   private runtime: ConversationRuntime | undefined;
   private store: JsonlSessionStore | undefined;
@@ -56,7 +63,7 @@ export class SessionController implements vscode.Disposable {
   /** A key was saved while a turn ran: a request it rejected is sent once more with the new key (T6). */
   private keySavedDuringTurn = false;
   /** A prompt sent before any key was set, with the card that asks for one. */
-  private awaitingKey: { prompt: string; images: ImageBlock[]; card: ReturnType<PanelBridge['hostCard']> } | undefined;
+  private awaitingKey: { prompt: string; images: ImageBlock[]; card: ReturnType<PanelBridge['hostCard']>; userItem: string } | undefined;
   /** The last turn's failure kind, until a turn ends well. */
   private lastFailure: string | undefined;
   /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
@@ -117,7 +124,7 @@ export class SessionController implements vscode.Disposable {
    */
   async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = [], slashCommand?: string): Promise<TurnSummary | undefined> {
     await this.turns.idle();
-    this.panel.userMessage({
+    const userItem = this.panel.userMessage({
       text,
       ...(slashCommand ? { slashCommand } : {}),
       ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
@@ -135,10 +142,10 @@ export class SessionController implements vscode.Disposable {
       // letting the request fail as if a key had been rejected.
       const failure = describeFailure('auth', 'No API key', 'Anthropic', vscode.l10n.t);
       const card = this.panel.hostCard({ message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}), errorKind: 'no_key', cause: failure.cause, action: failure.action, retryable: false });
-      this.awaitingKey = { prompt, images, card };
+      this.awaitingKey = { prompt, images, card, userItem };
       return undefined;
     }
-    return this.run(prompt, undefined, images);
+    return this.run(prompt, { images, userItem });
   }
 
   /**
@@ -155,7 +162,7 @@ export class SessionController implements vscode.Disposable {
     if (held) {
       this.awaitingKey = undefined;
       this.panel.settleHostCard(held.card, vscode.l10n.t('API key saved. Sending your message.'));
-      await this.run(held.prompt, undefined, held.images);
+      await this.run(held.prompt, { images: held.images, userItem: held.userItem });
     } else if (this.lastFailure === 'auth') {
       await this.retry();
     }
@@ -208,29 +215,34 @@ export class SessionController implements vscode.Disposable {
     await this.turns.idle();
     const runtime = this.runtime;
     if (!runtime || runtime.queued.length === 0) return;
+    let first: string | undefined;
     for (const q of runtime.queued) {
       if (q.delivery !== 'queue') continue;
       // A label other than the words is the custom slash command they were expanded from.
       const words = userWordsOf(q.text);
       const slashCommand = q.label !== undefined && q.label !== words ? q.label : undefined;
-      this.panel.userMessage({ text: words, ...(slashCommand ? { slashCommand } : {}), delivery: 'queued' });
+      const item = this.panel.userMessage({ text: words, ...(slashCommand ? { slashCommand } : {}), delivery: 'queued' });
+      if (q === runtime.queued[0]) first = item;
     }
     // The turn starts with the first queued message: its checkpoint is taken under that message's words.
-    await this.run('', userWordsOf(runtime.queued[0]!.text)).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
+    await this.run('', { queuedWords: userWordsOf(runtime.queued[0]!.text), ...(first ? { userItem: first } : {}) }).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
   }
 
-  /** `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it. */
-  private async run(prompt: string, queuedWords?: string, images: ImageBlock[] = []): Promise<TurnSummary> {
+  /**
+   * `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it.
+   * `userItem`: the panel item of the message that starts it, which learns the turn's checkpoint.
+   */
+  private async run(prompt: string, start: TurnStart = {}): Promise<TurnSummary> {
     const finished = this.turns.begin();
     try {
-      return await this.runTurn(prompt, queuedWords, images);
+      return await this.runTurn(prompt, start);
     } finally {
       finished();
       if (this.runtime && this.runtime.queued.length > 0) void this.runQueued();
     }
   }
 
-  private async runTurn(prompt: string, queuedWords: string | undefined, images: ImageBlock[]): Promise<TurnSummary> {
+  private async runTurn(prompt: string, { queuedWords, images = [], userItem }: TurnStart): Promise<TurnSummary> {
     await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
     // Settings, trust, instructions and caps as they are now: a change since the last turn simply applies.
     const context = await this.turnContext();
@@ -240,7 +252,10 @@ export class SessionController implements vscode.Disposable {
     this.keySavedDuringTurn = false;
     // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
     const words = prompt !== '' || images.length > 0 ? userWordsOf(prompt) : queuedWords;
-    if (words !== undefined) this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words);
+    if (words !== undefined) {
+      const named = userItem ? (turn: number) => this.panel.userCheckpoint(userItem, turn) : undefined;
+      this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words, named);
+    }
     const turn = runtime.runTurn(prompt, { context, signal: abort.signal, prompter: this.deps.prompter, ...(images.length > 0 ? { images } : {}) });
     this.current = turn;
     this.deps.onDidChangeState();
@@ -389,7 +404,7 @@ export class SessionController implements vscode.Disposable {
     this.panel.restore({
       // A torn or damaged line was skipped: say so where the user is looking, not only in the log.
       items: [
-        ...core.itemsFromHistory(loaded.messages),
+        ...core.itemsFromHistory(loaded.messages, await this.checkpointsByMessage(loaded.messages)),
         ...(loaded.warnings.length > 0
           ? [{ kind: 'error' as const, id: 'load-warnings', message: vscode.l10n.t('Parts of this session file could not be read and were skipped:\n{0}', loaded.warnings.slice(0, 5).join('\n')), errorKind: 'session_load', retryable: false }]
           : []),
@@ -413,6 +428,21 @@ export class SessionController implements vscode.Disposable {
         : {}),
     });
     this.deps.onDidChangeState();
+  }
+
+  /** Which user message each turn-start checkpoint began with, so a resumed transcript's messages name theirs. */
+  private async checkpointsByMessage(messages: readonly Message[]): Promise<Map<number, number>> {
+    const at = new Map<number, number>();
+    const checkpoints = await this.listCheckpoints().catch((e: unknown) => {
+      this.deps.log.warn(`the checkpoints of this session could not be read: ${String(e)}`);
+      return [];
+    });
+    for (const c of checkpoints) {
+      // A turn after a failed one joined the user message that failed (consecutive user messages are one).
+      const index = messages[c.messageIndex]?.role === 'user' ? c.messageIndex : c.messageIndex - 1;
+      if (messages[index]?.role === 'user' && !at.has(index)) at.set(index, c.turn);
+    }
+    return at;
   }
 
   /** The current session's turn checkpoints, newest first (opened from storage after a resume or restart). */
