@@ -5,7 +5,7 @@ import { type ContextInfo } from './context/context-window';
 import { type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './policy/permissions';
 import { type QueuedInput } from './loop/steering';
-import { type AssistantMessage, type CommandExit, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
+import { type AssistantMessage, type CommandExit, type ToolCounts, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
 
 export interface ToolResultRecord {
   toolUseId: string;
@@ -66,7 +66,7 @@ export type RuntimeEvent =
   | { type: 'permission_requested'; request: PermissionRequest }
   | { type: 'permission_decided'; toolUseId: string; toolName: string; decision: PermissionDecision['kind']; reason: string; scope?: 'once' | 'session' }
   | { type: 'tool_progress'; id: string; chunk: string }
-  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[]; exit?: CommandExit }
+  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[]; exit?: CommandExit; counts?: ToolCounts; aborted?: true }
   /** `stepCostUsd` is null when the request's model has no price; `costUsd` then leaves it out (`unpricedRequests` counts them). */
   | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number | null; costUsd: number; unpricedRequests: number; context: ContextInfo }
   | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }

@@ -224,6 +224,13 @@ export interface ToolOutput {
   fileChange?: FileChange;
   /** bash: its exit code (and a note), beside the text the model reads. */
   exit?: CommandExit;
+  /** What a read or a search found, beside its text: lines shown (read_file), matches (glob_search, grep_search). */
+  counts?: ToolCounts;
+}
+
+export interface ToolCounts {
+  lines?: number;
+  matches?: number;
 }
 
 export interface ToolContext {

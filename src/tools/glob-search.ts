@@ -72,7 +72,7 @@ export const globSearchTool = defineTool({
     const where = resolved.display === '.' ? 'the workspace root' : resolved.display;
     if (withTimes.length === 0) {
       const hint = pattern.includes('/') ? '' : ` Note: "${pattern}" only matches directly inside the folder; use "**/${pattern}" to include subfolders.`;
-      return { content: `No files match "${pattern}" in ${where}.${hint}${truncated ? ' (The walk stopped early: the folder is very large; narrow path.)' : ''}`, isError: false };
+      return { content: `No files match "${pattern}" in ${where}.${hint}${truncated ? ' (The walk stopped early: the folder is very large; narrow path.)' : ''}`, isError: false, counts: { matches: 0 } };
     }
     const max = env.limits.globMaxResults;
     const lines = withTimes.slice(0, max).map((m) => env.paths.display(m.absolute, roots));
@@ -80,6 +80,6 @@ export const globSearchTool = defineTool({
       lines.push(`(${withTimes.length - max} more matches not shown, ${withTimes.length} in total; use a more specific pattern or path.)`);
     }
     if (truncated) lines.push(`(Stopped after visiting ${env.limits.walkMaxEntries} entries; results may be incomplete. Narrow path.)`);
-    return { content: lines.join('\n'), isError: false };
+    return { content: lines.join('\n'), isError: false, counts: { matches: withTimes.length } };
   },
 });

@@ -84,10 +84,11 @@ async function grepWithRipgrep(rg: string, shell: Shell, q: GrepQuery, cwd: stri
 }
 
 /** Shared by both engines so their results read the same. */
-export function shapeGrepOutput(raw: string, mode: GrepQuery['mode'], headLimit: number | undefined, maxChars: number): string {
+/** The model's text and the number of result lines (files, matching lines with their context, or counts by file). */
+export function shapeGrepOutput(raw: string, mode: GrepQuery['mode'], headLimit: number | undefined, maxChars: number): { text: string; matches: number } {
   let lines = raw.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   while (lines.length && lines[lines.length - 1] === '') lines.pop();
-  if (lines.length === 0) return 'No matches found.';
+  if (lines.length === 0) return { text: 'No matches found.', matches: 0 };
   const notes: string[] = [];
   const total = lines.length;
   if (headLimit !== undefined && total > headLimit) {
@@ -107,7 +108,7 @@ export function shapeGrepOutput(raw: string, mode: GrepQuery['mode'], headLimit:
   }
   const header =
     mode === 'files_with_matches' ? `Found ${total} file${total === 1 ? '' : 's'}:\n` : '';
-  return `${header}${lines.join('\n')}${notes.length ? `\n\n${notes.join('\n')}` : ''}`;
+  return { text: `${header}${lines.join('\n')}${notes.length ? `\n\n${notes.join('\n')}` : ''}`, matches: total };
 }
 
 export const grepSearchTool = defineTool({
@@ -145,6 +146,7 @@ export const grepSearchTool = defineTool({
     let raw: string | undefined;
     if (env.ripgrepPath && env.shell) raw = await grepWithRipgrep(env.ripgrepPath, env.shell, query, firstRoot);
     raw ??= await grepWithJs(env.workspace, query);
-    return { content: shapeGrepOutput(raw, query.mode, input.head_limit, env.limits.maxOutputChars), isError: false };
+    const shaped = shapeGrepOutput(raw, query.mode, input.head_limit, env.limits.maxOutputChars);
+    return { content: shaped.text, isError: false, counts: { matches: shaped.matches } };
   },
 });

@@ -59,7 +59,7 @@ export const readFileTool = defineTool({
       throw new ToolError('binary', `${resolved.display} is a binary file (${formatBytes(bytes.length)}); its bytes are not shown.`);
     }
     env.reads.record(resolved.real, stat, bytes);
-    if (decoded.text.length === 0) return { content: `(${resolved.display} is empty)`, isError: false };
+    if (decoded.text.length === 0) return { content: `(${resolved.display} is empty)`, isError: false, counts: { lines: 0 } };
 
     const lines = decoded.text.split('\n');
     if (decoded.text.endsWith('\n')) lines.pop();
@@ -97,6 +97,6 @@ export const readFileTool = defineTool({
       const expected = decoded.encoding.startsWith('utf16') ? ENCODING_LABELS[decoded.encoding] : 'UTF-8';
       notes.push(`[The file is not valid ${expected}; undecodable bytes are shown as \uFFFD and it cannot be edited safely.]`);
     } else if (decoded.encoding !== 'utf8') notes.push(`[Encoding: ${ENCODING_LABELS[decoded.encoding]}; edits keep it.]`);
-    return { content: notes.length ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'), isError: false };
+    return { content: notes.length ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'), isError: false, counts: { lines: out.length } };
   },
 });

@@ -71,11 +71,6 @@ export function diffStats(before: string | null, after: string | null, path = 'f
   };
 }
 
-/** Matches counted from a search tool's text result (one match or file per line). */
-export function countResultLines(result: string): number {
-  return result.split('\n').filter((l) => l.trim() !== '').length;
-}
-
 function countLines(s: string): number {
   if (s === '') return 0;
   return s.split('\n').length - (s.endsWith('\n') ? 1 : 0);

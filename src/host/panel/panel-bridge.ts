@@ -6,7 +6,7 @@ import { splitAttachments } from '../../runtime/session/user-text';
 import { approvalQuestion, whyText } from '../../webview/approval-wording';
 import { english, type Translate } from '../../webview/l10n-format';
 import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type TranscriptItem } from '../../webview/protocol';
-import { countResultLines, diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
+import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
 import { describeFailure, retryReason, spendCapCard } from './failure-text';
 import { permissionItemId } from '../approvals/permission-ids';
 
@@ -265,8 +265,8 @@ export class PanelBridge {
     const base = toolViewFromInput(event.name, use?.input ?? {});
     let view = base;
     if (event.fileChange && base.kind === 'edit') view = { ...base, ...diffStats(event.fileChange.before, event.fileChange.after, base.path) };
-    else if (base.kind === 'read' && !event.isError) view = { ...base, lines: countResultLines(event.content) };
-    else if (base.kind === 'search' && !event.isError) view = { ...base, matches: /^no (files|matches)/i.test(event.content) ? 0 : countResultLines(event.content) };
+    else if (base.kind === 'read' && !event.isError && event.counts?.lines !== undefined) view = { ...base, lines: event.counts.lines };
+    else if (base.kind === 'search' && !event.isError && event.counts?.matches !== undefined) view = { ...base, matches: event.counts.matches };
     else if (base.kind === 'mcp' && !event.isError) view = { ...base, output: clipOutput(event.content) };
     // A command's output is shown once: the streamed tail stays, the exit code comes structured (never parsed from
     // the text), and only what is not in the output (a timeout, what the sandbox blocked) joins it as an error line.
@@ -276,7 +276,7 @@ export class PanelBridge {
       error = event.exit.note;
     }
     this.streamed.delete(event.id);
-    const aborted = event.content === 'aborted' || /^aborted\b/.test(event.content);
+    const aborted = event.aborted === true;
     const denied = this.denied.delete(event.id);
     return {
       type: 'tool_update',

@@ -12,7 +12,7 @@ import { mergeHookFeedback, NO_HOOK_RESULT, type HookEventName, type HookPayload
 import { isShellTool } from '../policy/permission-rules';
 import { NON_INTERACTIVE_DENIAL, type PermissionDecision, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from '../policy/permissions';
 import { loadShellParser } from '../policy/shell-parser';
-import { ToolInputError, type CommandExit, type FileChange, type ImageBlock, type ToolExecutor, type ToolUseAssessment } from '../types';
+import { ToolInputError, type CommandExit, type FileChange, type ImageBlock, type ToolCounts, type ToolExecutor, type ToolUseAssessment } from '../types';
 
 export interface DispatchContext {
   tools: ToolExecutor;
@@ -52,10 +52,13 @@ export async function dispatchToolUses(uses: readonly ParsedToolUse[], ctx: Disp
   return results;
 }
 
-function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isError: boolean, more: { fileChange?: FileChange | undefined; images?: ImageBlock[] | undefined; exit?: CommandExit | undefined } = {}): ToolResultRecord {
-  const { fileChange, images, exit } = more;
+/** What travels beside a result's text to the UI: never read back out of the text. */
+type ResultFacts = { fileChange?: FileChange | undefined; images?: ImageBlock[] | undefined; exit?: CommandExit | undefined; counts?: ToolCounts | undefined; aborted?: boolean };
+
+function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isError: boolean, more: ResultFacts = {}): ToolResultRecord {
+  const { fileChange, images, exit, counts, aborted } = more;
   const withImages = images && images.length > 0 ? { images } : {};
-  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages, ...(exit ? { exit } : {}) });
+  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages, ...(exit ? { exit } : {}), ...(counts ? { counts } : {}), ...(aborted ? { aborted: true } : {}) });
   return { toolUseId: use.id, name: use.name, isError, content, ...withImages };
 }
 
@@ -83,7 +86,7 @@ function emitProgress(ctx: DispatchContext, id: string, chunk: string): void {
 
 /** What an exception escaping the pipeline becomes: "aborted" after an interrupt, else a readable error. */
 function failed(ctx: DispatchContext, use: ParsedToolUse, error: unknown, cancel: TurnCancellation): ToolResultRecord {
-  if (isAbortedError(error) || cancel.cancelled) return finish(ctx, use, ABORTED_RESULT, true);
+  if (isAbortedError(error) || cancel.cancelled) return finish(ctx, use, ABORTED_RESULT, true, { aborted: true });
   return finish(ctx, use, `internal error running ${use.name}: ${errorMessage(error)}`, true);
 }
 
@@ -122,7 +125,7 @@ export type Authorization =
 export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompts: PromptQueue, cancel: TurnCancellation): Promise<Authorization> {
   const { name, id } = use;
   const done = (result: ToolResultRecord): Authorization => ({ kind: 'finished', result });
-  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true));
+  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true, { aborted: true }));
   if (use.inputError) return done(finish(ctx, use, use.inputError, true));
   const readOnly = ctx.tools.isReadOnly(name);
   if (readOnly === undefined) return done(finish(ctx, use, `unknown tool: ${name}`, true));
@@ -134,10 +137,10 @@ export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompt
   } catch (error) {
     return done(finish(ctx, use, assessFailure(name, error), true));
   }
-  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true));
+  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true, { aborted: true }));
 
   const pre = hookConfigured(ctx, 'PreToolUse') ? await runHook(ctx, cancel, 'PreToolUse', { tool_name: name, tool_input: input, subject: assessment.subject }) : NO_HOOK_RESULT;
-  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true));
+  if (cancel.cancelled) return done(finish(ctx, use, ABORTED_RESULT, true, { aborted: true }));
   if (pre.outcome === 'cancelled') return done(deny(ctx, use, pre, 'the PreToolUse hook was cancelled'));
   if (pre.outcome === 'failed') return done(deny(ctx, use, pre, 'the PreToolUse hook failed'));
   if (pre.outcome === 'denied') return done(deny(ctx, use, pre, 'denied by a PreToolUse hook'));
@@ -201,9 +204,10 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
   let fileChange: FileChange | undefined;
   let images: ImageBlock[] | undefined;
   let exit: CommandExit | undefined;
+  let counts: ToolCounts | undefined;
   try {
     const onProgress = emitProgress.bind(undefined, ctx, id);
-    ({ content, isError, fileChange, images, exit } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
+    ({ content, isError, fileChange, images, exit, counts } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
   } catch (error) {
     if (isAbortedError(error) || cancel.cancelled) throw error;
     content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
@@ -223,5 +227,5 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
     post = { outcome: 'cancelled', messages: ['PostToolUse hook cancelled'] };
   }
   if (post.outcome !== 'ok') isError = true;
-  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, { fileChange, images, exit });
+  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, { fileChange, images, exit, counts });
 }

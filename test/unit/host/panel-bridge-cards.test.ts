@@ -16,6 +16,26 @@ const run = (events: RuntimeEvent[], describeTool?: (name: string) => { server: 
 const lastUpdate = (out: HostEvent[], id: string) => out.filter((e): e is Extract<HostEvent, { type: 'tool_update' }> => e.type === 'tool_update' && e.id === id).at(-1)!;
 
 describe('panel bridge: tool and approval cards (issue 25)', () => {
+  it('27: reads, searches and aborts reach the card as structured facts, never read back out of the text', () => {
+    const out = run([
+      { type: 'tool_use_ready', id: 'r1', name: 'read_file', input: { path: 'a.ts' } },
+      // The texts say otherwise on purpose: the card shows the counts the tools reported.
+      { type: 'tool_finished', id: 'r1', name: 'read_file', isError: false, content: '     1\tone', counts: { lines: 40 } },
+      { type: 'tool_use_ready', id: 's1', name: 'grep_search', input: { pattern: 'x' } },
+      { type: 'tool_finished', id: 's1', name: 'grep_search', isError: false, content: 'No matches found.', counts: { matches: 3 } },
+      { type: 'tool_use_ready', id: 'b1', name: 'bash', input: { command: 'make' } },
+      { type: 'tool_finished', id: 'b1', name: 'bash', isError: true, content: 'stopped', aborted: true },
+      { type: 'tool_use_ready', id: 'b2', name: 'bash', input: { command: 'echo aborted' } },
+      { type: 'tool_finished', id: 'b2', name: 'bash', isError: false, content: 'aborted', exit: { code: 0 } },
+    ]);
+    const read = lastUpdate(out, 'r1');
+    assert.ok(read.view?.kind === 'read' && read.view.lines === 40);
+    const search = lastUpdate(out, 's1');
+    assert.ok(search.view?.kind === 'search' && search.view.matches === 3);
+    assert.equal(lastUpdate(out, 'b1').status, 'aborted');
+    assert.equal(lastUpdate(out, 'b2').status, 'done', 'a command that printed "aborted" was not aborted');
+  });
+
   it('25.5: a failing command streamed its output: the card keeps that one copy, the exit code comes structured, no second red copy', () => {
     const content = 'passing test 1\npassing test 2\nFAIL test 3\n\nExit code: 1';
     const out = run([
