@@ -205,6 +205,8 @@ function createVscode({ extensionRoot, workspaceFolder }) {
     // What the real module answers for it (esbuild's interop asks): it is not an ES module.
     __esModule: undefined,
     version: '1.100.3',
+    // English, as VS Code answers without a language pack: the message with {0}… filled in.
+    l10n: { t: (message, ...args) => String(message).replace(/\{(\d+)\}/g, (m, i) => (args[i] === undefined ? m : String(args[i]))), bundle: undefined, uri: undefined },
     Disposable: VsDisposable,
     EventEmitter,
     Uri,
