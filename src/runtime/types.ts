@@ -111,6 +111,8 @@ export type AssistantEvent =
   | { type: 'retrying'; attempt: number; maxAttempts: number; delayMs: number; reason: string; detail?: string }
   /** S6: a retried step restarts from scratch; everything this step emitted so far must be discarded. */
   | { type: 'step_reset' }
+  /** S5: the stream gave nothing usable; the same request is about to go again, whole and not streamed (a new charge). */
+  | { type: 'resending' }
   | { type: 'message_stop'; stopReason: StopReason | null };
 
 // ---------------------------------------------------------------------------

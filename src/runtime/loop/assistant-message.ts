@@ -111,6 +111,8 @@ export class AssistantMessageBuilder {
       case 'retrying':
         this.emit({ type: 'retrying', attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, reason: event.reason, ...(event.detail !== undefined ? { detail: event.detail } : {}) });
         return;
+      case 'resending':
+        return;
       case 'step_reset':
         if (this.usage) this.discarded = this.discarded ? addUsage(this.discarded, this.usage) : this.usage;
         this.blocks = [];

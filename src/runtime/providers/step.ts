@@ -188,6 +188,8 @@ export async function* runStep<Raw>(
       if (!complete && normaliser.end(out) === 'empty') {
         dog.tick();
         dog.disarm();
+        // Said before it is sent: the spend gate decides on it like on a retry (issue 26).
+        yield { type: 'resending' };
         const events = await source.fallback(dog.signal);
         if (emitted) yield { type: 'step_reset' };
         out.push(...events);

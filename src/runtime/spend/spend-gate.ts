@@ -28,13 +28,16 @@ export function spendGated(client: ModelClient, authorize: AuthorizeSpend): Mode
   };
 }
 
-/** A retry is announced before its backoff: the gate decides there, counting the attempts already billed. */
+/**
+ * A retry is announced before its backoff, and a non-streamed resend (S5) before it goes: the gate decides
+ * there, counting the attempts already billed.
+ */
 async function* gateRetries(events: AsyncIterable<AssistantEvent>, request: ModelRequest, authorize: AuthorizeSpend): AsyncGenerator<AssistantEvent, void, undefined> {
   let attempt: Usage | undefined;
   let billed: Usage | undefined;
   for await (const event of events) {
     if (event.type === 'usage') attempt = event.usage;
-    else if (event.type === 'retrying') {
+    else if (event.type === 'retrying' || event.type === 'resending') {
       if (attempt) billed = billed ? addUsage(billed, attempt) : attempt;
       attempt = undefined;
       authorize(request, billed);

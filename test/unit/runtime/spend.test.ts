@@ -9,7 +9,7 @@ import { parseModelPrices } from '../../../src/runtime/spend/model-prices';
 import { AnthropicModelClient } from '../../../src/runtime/providers/anthropic';
 import { MemorySessionStore, parseSession } from '../../../src/runtime/session/session';
 import { type AssistantEvent } from '../../../src/runtime/types';
-import { errorFrame, MockAnthropicServer, messageStartFrame, textReply } from '../../fixtures/mock-anthropic';
+import { errorFrame, jsonMessageReply, MockAnthropicServer, messageStartFrame, textReply } from '../../fixtures/mock-anthropic';
 import { FAST } from '../providers/helpers';
 import { baseConfig, memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 
@@ -88,6 +88,29 @@ describe('runtime: spend caps that hold, costs that are facts (issue 26)', () =>
       assert.equal(mock.requests.length, 1, 'the retry was not sent');
       assert.equal(s.turnUsage.input_tokens, 30_000, 'the failed attempt is charged');
       assert.ok(s.costUsd <= 0.1);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('26.2 / S5: the non-streamed resend of a stream that gave nothing passes the gate too (real Anthropic client)', async () => {
+    const mock = await MockAnthropicServer.start();
+    try {
+      // The stream is billed 30k input ($0.09) and ends with nothing usable; resending it whole could pass $0.10.
+      mock.enqueue({ kind: 'sse', frames: [messageStartFrame({ usage: { input_tokens: 30_000 } })] });
+      const client = new AnthropicModelClient({ ...FAST, baseURL: mock.url });
+      const rt = new ConversationRuntime({ model: client, tools: memoryTools() }, { ...baseConfig, model: SONNET, maxTokens: 1000, maxCostPerTurnUsd: 0.1 });
+      const s = await rt.runTurn('hi');
+      assert.equal(s.error?.kind, 'budget');
+      assert.equal(mock.requests.length, 1, 'the resend was not sent');
+      assert.ok(s.costUsd <= 0.1);
+
+      // Under the cap, the resend goes (S5 as before).
+      mock.enqueue({ kind: 'sse', frames: [messageStartFrame({ usage: { input_tokens: 10 } })] }, jsonMessageReply([{ type: 'text', text: 'from the resend' }]));
+      const free = new ConversationRuntime({ model: client, tools: memoryTools() }, { ...baseConfig, model: SONNET, maxTokens: 1000, maxCostPerTurnUsd: 0.1 });
+      const ok = await free.runTurn('hi');
+      assert.equal(ok.outcome, 'completed', JSON.stringify(ok.error));
+      assert.equal(ok.finalText, 'from the resend');
     } finally {
       await mock.close();
     }
