@@ -195,11 +195,12 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
       const plain = await collect(client({ stallTimeoutMs: 80 }).stream(request({ afterToolResults: false }), signal()));
       assert.deepEqual(assemble(plain).content, [{ type: 'text', text: 'slow but fine' }]);
 
-      // After the first event, later gaps longer than the stall timeout are fine.
+      // After the first event, later gaps longer than the stall timeout are fine. The timeout leaves the first
+      // event a second to arrive: with 80 ms a loaded machine delivered it late and the stall fired before it.
       const slowLater = replyFrames([{ type: 'text', text: 'gap after start' }]);
-      slowLater[2] = { ...slowLater[2]!, delayMs: 250 };
+      slowLater[2] = { ...slowLater[2]!, delayMs: 1300 };
       mock.enqueue({ kind: 'sse', frames: slowLater });
-      const after = await collect(client({ stallTimeoutMs: 80 }).stream(request({ afterToolResults: true }), signal()));
+      const after = await collect(client({ stallTimeoutMs: 1000 }).stream(request({ afterToolResults: true }), signal()));
       assert.ok(!types(after).includes('retrying'));
       assert.equal(mock.requests.length, 2);
     });
