@@ -166,7 +166,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
   describe('S4: post-tool stall', () => {
     it('S4: no event within the stall timeout after tool results: abort and resend the same request once', async () => {
       mock.enqueue({ kind: 'sse', frames: replyFrames([{ type: 'text', text: 'never' }]), stallAfterFrames: 0 }, textReply('resumed'));
-      const events = await collect(client({ stallTimeoutMs: 150 }).stream(request({ afterToolResults: true }), signal()));
+      const events = await collect(client({ stallTimeoutMs: 1000 }).stream(request({ afterToolResults: true }), signal()));
       assert.equal(events[0]!.type, 'retrying');
       assert.match((events[0] as { reason: string }).reason, /after tool results/);
       assert.deepEqual(assemble(events).content, [{ type: 'text', text: 'resumed' }]);
@@ -176,7 +176,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
 
     it('S4: a server that never even sends headers counts as a stall too', async () => {
       mock.enqueue({ kind: 'hang' }, textReply('resumed'));
-      const events = await collect(client({ stallTimeoutMs: 150 }).stream(request({ afterToolResults: true }), signal()));
+      const events = await collect(client({ stallTimeoutMs: 1000 }).stream(request({ afterToolResults: true }), signal()));
       assert.deepEqual(assemble(events).content, [{ type: 'text', text: 'resumed' }]);
     });
 
@@ -208,7 +208,7 @@ describe('providers/anthropic: faults, retries, stalls and fallbacks', () => {
     it('S6: a stream that goes silent mid-reply past the idle timeout is retried with a step_reset', async () => {
       const frames = replyFrames([{ type: 'text', text: LONG_TEXT, chunks: 4 }]);
       mock.enqueue({ kind: 'sse', frames, stallAfterFrames: 4 }, textReply(LONG_TEXT));
-      const events = await collect(client({ idleTimeoutMs: 150 }).stream(request(), signal()));
+      const events = await collect(client({ idleTimeoutMs: 1000 }).stream(request(), signal()));
       assert.ok(types(events).includes('step_reset'));
       assert.match((events.find((e) => e.type === 'retrying') as { reason: string }).reason, /silent/);
       assert.deepEqual(assemble(events).content, [{ type: 'text', text: LONG_TEXT }]);

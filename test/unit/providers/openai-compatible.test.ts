@@ -220,7 +220,7 @@ describe('providers/openai-compatible', () => {
 
   it('S4: the post-tool stall applies to this provider too', async () => {
     mock.enqueue({ kind: 'hang' }, openaiTextReply('back'));
-    const events = await collect(client({ stallTimeoutMs: 120 }).stream(request({ afterToolResults: true }), signal()));
+    const events = await collect(client({ stallTimeoutMs: 1000 }).stream(request({ afterToolResults: true }), signal()));
     assert.deepEqual(assemble(events).content, [{ type: 'text', text: 'back' }]);
   });
 
