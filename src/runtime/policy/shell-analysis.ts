@@ -81,8 +81,9 @@ function copyTree(tree: Tree, source: string): { root: SyntaxNode; leaves: numbe
     const stack: SyntaxNode[] = [root];
     for (;;) {
       const top = stack[stack.length - 1]!;
-      // The text of a string or here-document body is content between its expansions, not skipped text.
-      if (CONTENT_NODES.has(top.type)) leaves.push(top.startIndex, top.endIndex);
+      // The text of a string or here-document body is content between its expansions, not skipped text; but a
+      // string holding a command substitution holds shell code again, whose skipped text must be checked too.
+      if (CONTENT_NODES.has(top.type) && !(top.type === 'string' && /\$\(|`/.test(source.slice(top.startIndex, top.endIndex)))) leaves.push(top.startIndex, top.endIndex);
       if (!LEAF_TOKENS.has(top.type) && cursor.gotoFirstChild()) {
         const node = make();
         top.add(node);
@@ -327,6 +328,8 @@ class Analyser {
         // `~""x`: a quoted character in the tilde prefix turns the expansion off; a plain word is clearer.
         if (node.text.startsWith('~')) {
           this.unprovable('tilde expansion next to quotes');
+          // Not literal, but what it runs still counts (`~$(cmd)`, `~/x"$(cmd)"`): every part is looked into.
+          for (const part of node.namedChildren) if (part && part.type !== 'word') this.value(part, role);
           return undefined;
         }
         let v = '';
@@ -411,6 +414,8 @@ class Analyser {
     if (named.length > 1) return this.unresolved('a redirection with more than one target word');
     const dest = named[0] ?? null;
     if (!dest) return this.unresolved('a redirection without a target');
+    // `>&'x'`: bash decides between a descriptor and a file before it removes the quotes, and names the file its own way.
+    if (op.includes('&') && dest.type !== 'word' && dest.type !== 'number') return this.unresolved(`the redirection ${op} ${truncate(dest.text)}, which bash reads differently`);
     const target = this.value(dest);
     if (target === undefined) return this.unprovable('a redirection to a computed target');
     const writes = op.includes('>');

@@ -58,6 +58,23 @@ describe('runtime: the command analysis fails closed where bash reads differentl
     }
   });
 
+  it('24.1: what the full differential run found: commands inside a tilde word, skipped text inside a substitution in quotes, a quoted >& target', async () => {
+    // A command substitution in a word that starts with ~ runs: the deny rule sees it.
+    for (const command of ['touch ~$?$(! rm _x)', 'ls ~/x";$(rm y)a"-']) {
+      assert.ok(analyseCommand(command).commands.some((c) => c.name === 'rm'), `${command}: rm is seen`);
+      assert.equal((await judge(command, 'bypassPermissions', { deny: ['bash(rm:*)'] })).kind, 'deny', command);
+      assert.equal((await judge(command, 'ask', { allow: ['bash(touch:*)', 'bash(ls:*)'] })).kind, 'ask', command);
+    }
+    // A backslash and a tab the parser skips inside "$(…)": bash reads them, so the analysis cannot vouch.
+    assert.ok(analyseCommand('grep . "$(grep \'\'. \\\t\'`;\')"').unresolved.length > 0);
+    // `>&'x'`: bash names the file its own way.
+    assert.ok(analyseCommand("printf x >&'a b'").unresolved.length > 0);
+    // Still plain: substitutions in quotes with ordinary spacing, and >& to a descriptor or a plain file name.
+    for (const command of ['echo "a $(ls -l) b"', 'echo "$(echo "in  ner")" "tail end"', 'make >&2', 'make >& build.log']) {
+      assert.deepEqual(analyseCommand(command).unresolved, [], command);
+    }
+  });
+
   it("24.1: a token the parser leaves out of a word (`''$$`) makes the word computed: no allow, and a deny rule matches from there", async () => {
     const a = analyseCommand("rm  \\#''$$ x-");
     assert.deepEqual(a.commands[0]!.literal, [true, false, true]);
