@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { chatFrame, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { chatFrame, openPalette, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const dialog = (page: Page) => page.locator('.monaco-dialog-box');
 // Sorted: the workbench orders dialog buttons per platform.
@@ -91,10 +91,7 @@ describe('e2e: turnstone.approvalDialog = panel (issue 19, finding 4)', function
   it('no dialog opens; the command palette offers Allow only while a request waits, and it answers', async () => {
     // All Turnstone commands listed: "Allow…" would sort first among them.
     const paletteHas = async (title: string) => {
-      await chat.wb.page.keyboard.press('F1');
-      const input = chat.wb.page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible' });
-      await input.fill('>Turnstone: ');
+      await openPalette(chat.wb.page, '>Turnstone: ');
       await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Focus Chat' }).or(chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Compact' })).first().waitFor({ state: 'visible' });
       const found = (await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).count()) > 0;
       await chat.wb.page.keyboard.press('Escape');

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { errorReply, jsonMessageReply, streamReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { REPO_ROOT } from '../support/code-server';
-import { RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { openPalette, RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const THEMES = [
   { kind: 'light', theme: 'Default Light Modern', bodyClass: 'vscode-light' },
@@ -232,9 +232,7 @@ async function pickColorTheme(page: Page, theme: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   const exactRow = (label: string) =>
     page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
-  await page.keyboard.press('F1');
-  await input.waitFor({ state: 'visible', timeout: 30_000 });
-  await input.fill('>Preferences: Color Theme');
+  await openPalette(page, '>Preferences: Color Theme');
   // Not "Browse Color Themes in Marketplace", which may sort first.
   await exactRow('Preferences: Color Theme').click({ timeout: 30_000 });
   await page.locator('.quick-input-widget input[placeholder*="Color Theme"]').waitFor({ state: 'visible', timeout: 30_000 });

@@ -2,7 +2,7 @@
 // Turnstone loaded in development mode, plus helpers to reach the chat webview.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { MockAnthropicServer } from '../fixtures/mock-anthropic';
 import { type CodeServer, type CodeServerOptions, launchChromium, REPO_ROOT, startCodeServer, waitForWorkbench } from '../support/code-server';
 
@@ -108,16 +108,33 @@ export function useChatWorkbench(options: ChatWorkbenchOptions = {}): ChatWorkbe
  * closes when focus moves (a webview that takes the keyboard as it finishes
  * loading, a dialog): like a user, open it again until the command is chosen.
  */
-export async function runCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
+/**
+ * Opens the command palette with `filter` typed in. The F1 keypress is tried again when no palette shows:
+ * a busy workbench sometimes lets a key go to the focused webview instead.
+ */
+export async function openPalette(page: Page, filter: string, timeoutMs = 60_000): Promise<Locator> {
   const input = page.locator('.quick-input-widget input');
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
       await page.keyboard.press('F1');
       await input.waitFor({ state: 'visible', timeout: left() });
-      await input.fill(`>${title}`, { timeout: left() });
+      await input.fill(filter, { timeout: left() });
+      return input;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+    }
+  }
+}
+
+export async function runCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
+      const input = await openPalette(page, `>${title}`, left());
       await row.waitFor({ state: 'visible', timeout: left() });
       await input.press('Enter', { timeout: left() });
       return;
