@@ -5,7 +5,7 @@
 // ran is then compared with what the analysis (src/runtime/policy/shell-analysis.ts)
 // saw. Used by test/reliability/bash-differential.test.ts.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -195,22 +195,30 @@ export interface BashRun {
 
 const STUB = `#!/usr/bin/bash
 enable printf
-printf '%s\\0' "$#" "\${0##*/}" "$@" >> "$TS_LOG"
+printf '%s\\0' "$#" "\${0##*/}" "$@" > "$TS_LOG/\${EPOCHREALTIME/./}.$$"
 exit 0
 `;
 
 /** Sourced by every case's shell (BASH_ENV): builtins become PATH lookups; a name that is no program is still recorded. */
 const PRELUDE = `enable -n ${DISABLED_BUILTINS.map((b) => `'${b}'`).join(' ')}
-command_not_found_handle() { enable printf; printf '%s\\0' "$(($# - 1))" "\${1##*/}" "\${@:2}" >> "$TS_LOG"; return 0; }
+command_not_found_handle() { enable printf; printf '%s\\0' "$(($# - 1))" "\${1##*/}" "\${@:2}" > "$TS_LOG/\${EPOCHREALTIME/./}.$BASHPID"; return 0; }
 `;
 
 /** Runs each case (NUL-separated in the cases file) in a fresh bash with an empty folder; writes what it ran and created. */
-const DRIVER = `i=0
+const DRIVER = `procs=(/proc/[0-9]*)
+base=\${#procs[@]}
+# Background jobs and process substitutions outlive bash -c; wait (up to 2 s) for them before listing the files.
+settle() {
+  local n=0
+  while procs=(/proc/[0-9]*); (( \${#procs[@]} > base && n++ < 400 )); do /tmp/tools/sleep 0.005; done
+}
+i=0
 while IFS= read -r -d '' src; do
   /tmp/tools/mkdir -p "/tmp/work/$i" && cd "/tmp/work/$i" || exit 99
   printf '%s' "$i" > /tmp/logs/current
-  : > "/tmp/logs/$i.ran"
+  /tmp/tools/mkdir "/tmp/logs/$i.ran" || exit 99
   BASH_ENV=/tmp/prelude TS_LOG="/tmp/logs/$i.ran" PATH=/nowhere /usr/bin/bash -c "$src" < /dev/null > /dev/null 2>&1
+  settle
   shopt -s dotglob nullglob
   files=(*)
   : > "/tmp/logs/$i.files"
@@ -245,7 +253,7 @@ export async function runInBash(commands: readonly string[], options: { timeoutM
       ...STUB_NAMES.flatMap((n) => ['--ro-bind', path.join(stubs, n), `/usr/bin/${n}`]),
       '--tmpfs', '/usr/sbin', '--tmpfs', '/usr/local', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
       '--bind', logs, '/tmp/logs', '--ro-bind', path.join(dir, 'prelude'), '/tmp/prelude', '--ro-bind', path.join(dir, 'cases'), '/tmp/cases',
-      '--ro-bind', path.join(dir, 'driver'), '/tmp/driver', '--ro-bind', '/usr/bin/mkdir', '/tmp/tools/mkdir', '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+      '--ro-bind', path.join(dir, 'driver'), '/tmp/driver', '--ro-bind', '/usr/bin/mkdir', '/tmp/tools/mkdir', '--ro-bind', '/usr/bin/sleep', '/tmp/tools/sleep', '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
       '--clearenv', '--setenv', 'HOME', '/home/differential', '--setenv', 'PATH', '/usr/bin', '--chdir', '/',
       '/usr/bin/bash', '/tmp/driver',
     ];
@@ -266,7 +274,7 @@ export async function runInBash(commands: readonly string[], options: { timeoutM
         else reject(new Error(`the differential driver ended with ${code} at case ${current}: ${stderr.slice(0, 500)}`));
       });
     });
-    return commands.map((_, i) => ({ ran: parseRecords(readFileSync(path.join(logs, `${i}.ran`))), created: splitNul(readFileSync(path.join(logs, `${i}.files`))) }));
+    return commands.map((_, i) => ({ ran: readRecords(path.join(logs, `${i}.ran`)), created: splitNul(readFileSync(path.join(logs, `${i}.files`))) }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -286,15 +294,17 @@ function splitNul(buf: Buffer): string[] {
   return parts;
 }
 
-/** Records are `count NUL name NUL arg… NUL`; a record cut short (a background job still writing) is dropped. */
-function parseRecords(buf: Buffer): string[][] {
-  const fields = splitNul(buf);
+/**
+ * One file per record, named by the time it was written: concurrent appends to one log split a record at
+ * every newline (bash line-buffers its output) and interleaved background jobs' records into bogus commands.
+ * A record is `count NUL name NUL arg… NUL`; one cut short (a background job killed at the end) is dropped.
+ */
+function readRecords(folder: string): string[][] {
   const out: string[][] = [];
-  for (let i = 0; i < fields.length; ) {
-    const n = Number(fields[i]);
-    if (!Number.isInteger(n) || i + 2 + n > fields.length) break;
-    out.push(fields.slice(i + 1, i + 2 + n));
-    i += 2 + n;
+  for (const name of readdirSync(folder).sort()) {
+    const fields = splitNul(readFileSync(path.join(folder, name)));
+    const n = Number(fields[0]);
+    if (Number.isInteger(n) && fields.length === n + 2) out.push(fields.slice(1));
   }
   return out;
 }

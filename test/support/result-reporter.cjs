@@ -13,9 +13,9 @@ const { EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_RUN_END } = 
 function collectResult(runner, emit) {
   const result = { passed: 0, failed: 0, skipped: 0, skippedTitles: [], failedTitles: [] };
   runner.on(EVENT_TEST_PASS, () => result.passed++);
-  runner.on(EVENT_TEST_FAIL, (test) => {
+  runner.on(EVENT_TEST_FAIL, (test, err) => {
     result.failed++;
-    result.failedTitles.push(test.fullTitle());
+    result.failedTitles.push(`${test.fullTitle()}${reason(err)}`);
   });
   runner.on(EVENT_TEST_PENDING, (test) => {
     result.skipped++;
@@ -23,6 +23,15 @@ function collectResult(runner, emit) {
   });
   runner.once(EVENT_RUN_END, () => emit(result));
   return result;
+}
+
+/**
+ * The start of the failure's message: CI keeps only the tail of a long run's output, so the summary at the
+ * end must say why a test failed, not just which.
+ */
+function reason(err) {
+  const message = err && typeof err.message === 'string' ? err.message.replace(/\s+/g, ' ').trim() : '';
+  return message ? ` — ${message.length > 600 ? `${message.slice(0, 600)}…` : message}` : '';
 }
 
 const resultLine = (result) => `TURNSTONE_RESULT ${JSON.stringify(result)}`;
