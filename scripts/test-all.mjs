@@ -15,6 +15,10 @@ import { resolve } from 'node:path';
 // reliability scenarios here; `npm run reliability:table` renders them.
 process.env.TURNSTONE_RELIABILITY_LOG ??= resolve('test-results/reliability.jsonl');
 
+/** code-server of today's VS Code (1.139.1), beside 4.100.3 (1.100.3). */
+const TODAY = '4.139.1';
+const TODAY_VSCODE = '1.139.1';
+
 const parts = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'], gate: true },
   { name: 'lint', cmd: ['npx', 'eslint', '--max-warnings', '0', '.'], gate: true },
@@ -24,15 +28,23 @@ const parts = [
   { name: 'build', cmd: ['node', 'esbuild.mjs'], gate: true },
   { name: 'unit', cmd: ['npx', 'mocha', '--config', '.mocharc.json'] },
   { name: 'reliability', cmd: ['npx', 'mocha', '--config', '.mocharc.reliability.json'] },
-  { name: 'prepare VS Code', cmd: ['bash', 'scripts/prepare-vscode.sh'], gate: true },
+  // The oldest VS Code we support (1.100.3, engines.vscode) and today's (1.139.1).
+  { name: 'prepare VS Code', cmd: ['bash', 'scripts/prepare-vscode.sh', '4.100.3', TODAY], gate: true },
   { name: 'integration', cmd: ['npx', 'tsx', 'test/run-integration.ts'] },
   { name: 'e2e', cmd: ['npx', 'mocha', '--config', '.mocharc.e2e.json'] },
+  // Today's VS Code ignores a development path: the installed VSIX runs the panel, approval,
+  // checkpoint and MCP suites there.
+  {
+    name: `e2e on VS Code ${TODAY_VSCODE}`,
+    cmd: ['npx', 'mocha', '--config', '.mocharc.e2e-today.json'],
+    env: { CODE_SERVER_VERSION: TODAY, TURNSTONE_E2E_VSIX: resolve('turnstone.vsix') },
+  },
 ];
 
-function run(cmd) {
+function run(cmd, env = {}) {
   return new Promise((resolve) => {
     let out = '';
-    const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, FORCE_COLOR: '0' } });
     child.stdout.on('data', (d) => {
       out += d;
       process.stdout.write(d);
@@ -63,7 +75,7 @@ const summary = [];
 for (const part of parts) {
   const t0 = Date.now();
   console.log(`\n━━ ${part.name} ━━ ${part.cmd.join(' ')}`);
-  const { code, out } = await run(part.cmd);
+  const { code, out } = await run(part.cmd, part.env);
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
   if (part.gate) {
     if (code !== 0) {

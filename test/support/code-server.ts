@@ -2,7 +2,7 @@
 // the npm registry, prepared by scripts/prepare-vscode.sh) and Debian's Chromium
 // to drive it. Facts behind these choices: shared/notes/vscode-offline-testing.md.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +12,16 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CODE_SERVER_VERSION = process.env.CODE_SERVER_VERSION ?? '4.100.3';
 const CODE_SERVER_DIR = path.join(REPO_ROOT, '.vscode-test', `code-server-${CODE_SERVER_VERSION}`);
 const ENTRY = path.join(CODE_SERVER_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+/** The Node this code-server runs on (4.139 needs Node 24, prepared beside it); the tests' own Node for 4.100. */
+const NODE = (() => {
+  const file = path.join(CODE_SERVER_DIR, '.node');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : process.execPath;
+})();
+/**
+ * Every workbench loads Turnstone from this VSIX instead of the repository: VS Code 1.139 ignores the
+ * development path of the URL payload, so the e2e part on today's VS Code installs the package users get.
+ */
+const FORCED_VSIX = process.env.TURNSTONE_E2E_VSIX || undefined;
 export const CHROMIUM = process.env.TURNSTONE_CHROMIUM ?? '/usr/bin/chromium';
 
 export const CHROMIUM_ARGS = [
@@ -119,15 +129,16 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   if (options.locale) registerEmptyLanguagePack(userDataDir, options.locale);
   const config = path.join(dir, 'config.yaml');
   writeFileSync(config, 'auth: none\n');
-  if (options.vsix) {
-    const args = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', options.vsix];
-    execFileSync(process.execPath, [ENTRY, ...args], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
+  const vsix = options.vsix ?? FORCED_VSIX;
+  if (vsix) {
+    const args = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix];
+    execFileSync(NODE, [ENTRY, ...args], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
   }
 
   const port = options.port ?? (await freePort());
   let output = '';
   const child: ChildProcess = spawn(
-    process.execPath,
+    NODE,
     [
       ENTRY,
       '--config', config,
@@ -163,7 +174,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     url({ extensionTestsPath } = {}) {
       const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
       const payload: [string, string][] = [
-        ...(options.vsix ? [] : [['extensionDevelopmentPath', remote(REPO_ROOT)] as [string, string]]),
+        ...(vsix ? [] : [['extensionDevelopmentPath', remote(REPO_ROOT)] as [string, string]]),
         ['skipWelcome', 'true'],
         ['skipReleaseNotes', 'true'],
       ];
