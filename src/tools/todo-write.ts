@@ -9,9 +9,9 @@ const schema = z.object({
   todos: z
     .array(
       z.object({
-        content: z.string().min(1).describe('The step, imperative and short: "Run the tests".'),
+        content: z.string().min(1).max(1000).describe('The step, imperative and short: "Run the tests".'),
         status: z.enum(TODO_STATUSES).describe('pending, in_progress (at most one item) or completed.'),
-        activeForm: z.string().min(1).describe('The same step as it is being done: "Running the tests". Shown while it is in progress.'),
+        activeForm: z.string().min(1).max(1000).describe('The same step as it is being done: "Running the tests". Shown while it is in progress.'),
       }),
     )
     .max(100)

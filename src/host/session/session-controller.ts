@@ -412,6 +412,7 @@ export class SessionController implements vscode.Disposable {
       turn: 'idle',
       notices: [],
       queued: [],
+      plan: loaded.plan.map((todo) => ({ ...todo })),
       session: { id, title: this.title, model: this.model },
       ...(u
         ? {
