@@ -264,7 +264,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     { model: context.model, tools: context.tools, ...(context.hooks ? { hooks: context.hooks } : {}), ...(session ? { session: session.store } : {}) },
     context.config,
     session?.loaded
-      ? { messages: session.loaded.messages, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}), ...(session.loaded.cost ? { cost: session.loaded.cost } : {}) }
+      ? { messages: session.loaded.messages, plan: session.loaded.plan, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}), ...(session.loaded.cost ? { cost: session.loaded.cost } : {}) }
       : {},
   );
 

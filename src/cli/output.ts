@@ -2,6 +2,7 @@
 // tool use to stderr; `json` prints the result object once; `stream-json`
 // prints every runtime event as a JSON line as it happens, then the result.
 import { type RuntimeEvent, type TurnSummary } from '../runtime/events';
+import { planProgress } from '../runtime/plan';
 import { type OutputFormat } from './args';
 
 /** The contract's `--output-format json` object. */
@@ -21,6 +22,8 @@ export interface CliResult {
   session_file: string | null;
   /** How full the model's context window is after the turn (contracts.md "Context and spend"). */
   context: { tokens: number; window: number; percent: number };
+  /** The session's plan (todo_write) at the end of the turn; empty when the model made none. */
+  todos: { content: string; status: string; activeForm: string }[];
 }
 
 export function toCliResult(summary: TurnSummary, sessionFile: string | undefined): CliResult {
@@ -42,6 +45,7 @@ export function toCliResult(summary: TurnSummary, sessionFile: string | undefine
     tool_results: summary.toolResults.map((r) => ({ tool_use_id: r.toolUseId, name: r.name, is_error: r.isError, content: r.content })),
     session_file: sessionFile ?? null,
     context: { tokens: summary.context.tokens, window: summary.context.window, percent: summary.context.percent },
+    todos: summary.todos.map((t) => ({ ...t })),
   };
 }
 
@@ -173,6 +177,12 @@ function textRenderer(sink: Sink): Renderer {
         case 'warning':
           sink.stderr(`warning: ${event.message}\n`);
           break;
+        case 'plan_updated': {
+          if (!atLineStart) out('\n');
+          const { completed, total, active } = planProgress(event.todos);
+          sink.stderr(`plan ${completed}/${total}${active ? `: ${active.activeForm}` : ''}\n`);
+          break;
+        }
         default:
           break;
       }

@@ -5,6 +5,7 @@ import { type ContextInfo } from './context/context-window';
 import { type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './policy/permissions';
 import { type QueuedInput } from './loop/steering';
+import { type Plan } from './plan';
 import { type AssistantMessage, type CommandExit, type ToolCounts, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
 
 export interface ToolResultRecord {
@@ -49,6 +50,8 @@ export interface TurnSummary {
   finalText: string;
   /** C5: files this turn changed, before its first change and after its last. */
   fileChanges: FileChange[];
+  /** The session's plan (todo_write) as the turn left it. */
+  todos: Plan;
   /** `requestId`: the provider's id of the failed request, what a user quotes to support. */
   error?: { kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop };
 }
@@ -78,6 +81,8 @@ export type RuntimeEvent =
   /** The provider restarted the step (S6): drop the partial output shown for it. */
   | { type: 'step_discarded'; step: number }
   | { type: 'interjection_applied'; text: string }
+  /** The session's plan changed (todo_write): the whole list. */
+  | { type: 'plan_updated'; todos: Plan }
   /** T7: what waits for the next turn changed. */
   | { type: 'queue_changed'; items: QueuedInput[] }
   | { type: 'warning'; kind: WarningKind; message: string }

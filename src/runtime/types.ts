@@ -2,6 +2,7 @@
 // model stream is normalised into (S1), and the ports the turn loop depends on.
 // Declared once here; providers, tools, hosts and the CLI all speak these types.
 // No `vscode` import may ever appear under src/runtime or src/tools.
+import { type Plan } from './plan';
 import { type CommandAnalysis } from './policy/shell-command';
 
 // ---------------------------------------------------------------------------
@@ -228,6 +229,8 @@ export interface ToolOutput {
   exit?: CommandExit;
   /** What a read or a search found, beside its text: lines shown (read_file), matches (glob_search, grep_search). */
   counts?: ToolCounts;
+  /** todo_write: the checked new plan, which the session keeps (the loop applies it). */
+  plan?: Plan;
 }
 
 export interface ToolCounts {

@@ -23,6 +23,7 @@ import { readFileTool } from './read-file';
 import { userCacheDir } from './private-dir';
 import { sensitiveFileMatcher } from '../runtime/policy/sensitive-files';
 import { type Tool, type ToolEnv, type ToolLimits } from './tool';
+import { todoWriteTool } from './todo-write';
 import { writeFileTool } from './write-file';
 
 export interface ToolAdapters {
@@ -55,7 +56,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool];
 
 function errorOutput(error: unknown): ToolOutput | undefined {
   if (error instanceof ToolError) return { content: error.message, isError: true };

@@ -287,6 +287,11 @@ export const SlashCommandInfo = z.object({
 });
 export type SlashCommandInfo = z.infer<typeof SlashCommandInfo>;
 
+/** One item of the model's plan (todo_write); the panel pins the list above the composer. */
+export const PlanTodo = z.object({ content: Short, status: z.enum(['pending', 'in_progress', 'completed']), activeForm: Short });
+export type PlanTodo = z.infer<typeof PlanTodo>;
+const PlanTodos = z.array(PlanTodo).max(100);
+
 export const TurnState = z.enum(['running', 'idle']);
 export type TurnState = z.infer<typeof TurnState>;
 
@@ -305,6 +310,8 @@ export const PanelSnapshot = z.object({
   usage: UsageInfo.optional(),
   notices: z.array(Notice).max(20),
   queued: z.array(QueuedInput).max(100),
+  /** The session's plan (todo_write); absent or empty: none. */
+  plan: PlanTodos.optional(),
 });
 export type PanelSnapshot = z.infer<typeof PanelSnapshot>;
 
@@ -351,6 +358,8 @@ export const HostEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('permission_mode'), info: PermissionModeInfo }),
   z.object({ type: z.literal('notices'), notices: z.array(Notice).max(20) }),
   z.object({ type: z.literal('queued'), items: z.array(QueuedInput).max(100) }),
+  /** The model rewrote its plan (todo_write): the whole list. */
+  z.object({ type: z.literal('plan'), todos: PlanTodos }),
   /** Answer to `attach`: what `@` can offer (open editors, the selection). */
   z.object({ type: z.literal('attach_candidates'), candidates: z.array(Attachment).max(200), query: z.string().max(500).optional() }),
   /** Project instruction files in use (header chip); `restricted`: read in Restricted Mode, where only plan mode runs. */

@@ -36,6 +36,13 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
         pattern: clip(str(input.pattern) ?? ''),
         ...opt('path', str(input.path) && clip(str(input.path)!)),
       };
+    case 'todo_write': {
+      // The plan itself is pinned above the composer; the card says how far it was when written.
+      const todos = Array.isArray(input.todos) ? (input.todos as Array<Record<string, unknown>>) : [];
+      const done = todos.filter((todo) => todo?.status === 'completed').length;
+      const active = todos.find((todo) => todo?.status === 'in_progress');
+      return { kind: 'other', summary: clip(`${done}/${todos.length}${str(active?.content) ? ` · ${str(active?.content)}` : ''}`) };
+    }
     default: {
       // MCP tools (mcp__<server>__<tool>): the card names the server and the tool, and shows the input whole.
       const mcp = /^mcp__(.+?)__(.+)$/.exec(name);

@@ -32,7 +32,7 @@ export type Change =
   | { type: 'updated'; item: TranscriptItem }
   | { type: 'removed'; ids: string[] }
   | { type: 'prepended'; count: number }
-  | { type: 'chrome'; part: 'session' | 'turn' | 'usage' | 'notices' | 'queued' | 'reconnecting' | 'mode' };
+  | { type: 'chrome'; part: 'session' | 'turn' | 'usage' | 'notices' | 'queued' | 'reconnecting' | 'mode' | 'plan' };
 
 export interface Reconnecting {
   attempt: number;
@@ -179,6 +179,9 @@ export class Transcript {
       case 'queued':
         this.state.queued = event.items;
         return [{ type: 'chrome', part: 'queued' }];
+      case 'plan':
+        this.state.plan = event.todos;
+        return [{ type: 'chrome', part: 'plan' }];
       case 'attach_candidates':
       case 'attachment_measured':
       case 'instructions':

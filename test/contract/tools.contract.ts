@@ -49,15 +49,16 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>,
     const text = (rel: string) => fs.readFileSync(path.join(root, rel), 'utf8');
 
     section('executor', () => {
-      it('defines the six tools with JSON schemas naming their required inputs', () => {
+      it('defines the built-in tools with JSON schemas naming their required inputs', () => {
         const defs = env.executor.definitions();
         const byName = new Map(defs.map((d) => [d.name, d]));
-        assert.deepEqual([...byName.keys()].sort(), ['bash', 'edit_file', 'glob_search', 'grep_search', 'read_file', 'write_file']);
+        assert.deepEqual([...byName.keys()].sort(), ['bash', 'edit_file', 'glob_search', 'grep_search', 'read_file', 'todo_write', 'write_file']);
         const required = (name: string) => (byName.get(name)!.input_schema as { required?: string[] }).required ?? [];
         assert.deepEqual(required('read_file'), ['path']);
         assert.deepEqual(required('write_file').sort(), ['content', 'path']);
         assert.deepEqual(required('edit_file').sort(), ['new_string', 'old_string', 'path']);
         assert.deepEqual(required('bash'), ['command']);
+        assert.deepEqual(required('todo_write'), ['todos']);
         assert.deepEqual(required('glob_search'), ['pattern']);
         assert.deepEqual(required('grep_search'), ['pattern']);
         const grepProps = Object.keys((byName.get('grep_search')!.input_schema as { properties: object }).properties);

@@ -7,10 +7,10 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, Locator, Page } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import { errorReply, jsonMessageReply, streamReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { REPO_ROOT } from '../support/code-server';
-import { openPalette, RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { pickColorTheme, RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const THEMES = [
   { kind: 'light', theme: 'Default Light Modern', bodyClass: 'vscode-light' },
@@ -133,6 +133,19 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
         { type: 'tool_use', id: 'tu_notes', name: 'read_file', input: { path: 'notes.txt' } },
         { type: 'tool_use', id: 'tu_glob', name: 'glob_search', input: { pattern: '**/*.ts' } },
         { type: 'tool_use', id: 'tu_grep', name: 'grep_search', input: { pattern: 'greeting' } },
+        // Issue 28: the plan pinned above the composer is in every theme's check too.
+        {
+          type: 'tool_use',
+          id: 'tu_plan',
+          name: 'todo_write',
+          input: {
+            todos: [
+              { content: 'Look around', status: 'completed', activeForm: 'Looking around' },
+              { content: 'Run the tests', status: 'in_progress', activeForm: 'Running the tests' },
+              { content: 'Change the greeting', status: 'pending', activeForm: 'Changing the greeting' },
+            ],
+          },
+        },
       ]),
       toolUseReply([
         { id: 'tu_ok', name: 'bash', input: { command: "printf 'ok 1 - adds\\nok 2 - subtracts\\n'", description: 'run the tests' } },
@@ -227,21 +240,6 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
   }
 });
 
-/** "Preferences: Color Theme", as a user picks one: the command's own row, then the theme's own row, clicked. */
-async function pickColorTheme(page: Page, theme: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input');
-  const exactRow = (label: string) =>
-    page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
-  await openPalette(page, '>Preferences: Color Theme');
-  // Not "Browse Color Themes in Marketplace", which may sort first.
-  await exactRow('Preferences: Color Theme').click({ timeout: 30_000 });
-  await page.locator('.quick-input-widget input[placeholder*="Color Theme"]').waitFor({ state: 'visible', timeout: 30_000 });
-  await input.fill(theme);
-  // A theme's row is "<label>, <theme id>": "Dark High Contrast, Default High Contrast".
-  await page.locator(`.quick-input-widget .monaco-list-row[aria-label$=", ${theme}"]`).first().click({ timeout: 30_000 });
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
-}
-
 /** Answers every request of the turn with the card's Allow until `done` shows. */
 async function allowUntil(frame: Frame, done: Locator): Promise<void> {
   const allow = frame.locator('button.perm-allow:not([disabled])').first();
@@ -276,6 +274,8 @@ async function assertEveryCardType(frame: Frame): Promise<void> {
     'spend-cap pause': 'article.item.error.paused button.continue',
     compaction: '.item.compaction',
     interrupted: '.item.interrupted',
+    'plan above the composer': 'details.plan[open] .plan-in-progress',
+    'plan card': 'article.item.tool[data-id="tu_plan"]',
   };
   const missing: string[] = [];
   for (const [what, selector] of Object.entries(expected)) if ((await frame.locator(selector).count()) === 0) missing.push(what);

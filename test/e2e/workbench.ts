@@ -194,3 +194,18 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file });
   return file;
 }
+
+/** "Preferences: Color Theme", as a user picks one: the command's own row, then the theme's own row, clicked. */
+export async function pickColorTheme(page: Page, theme: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  const exactRow = (label: string) =>
+    page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
+  await openPalette(page, '>Preferences: Color Theme');
+  // Not "Browse Color Themes in Marketplace", which may sort first.
+  await exactRow('Preferences: Color Theme').click({ timeout: 30_000 });
+  await page.locator('.quick-input-widget input[placeholder*="Color Theme"]').waitFor({ state: 'visible', timeout: 30_000 });
+  await input.fill(theme);
+  // A theme's row is "<label>, <theme id>": "Dark High Contrast, Default High Contrast".
+  await page.locator(`.quick-input-widget .monaco-list-row[aria-label$=", ${theme}"]`).first().click({ timeout: 30_000 });
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
+}

@@ -253,6 +253,9 @@ export class PanelBridge {
         this.post({ type: 'item_add', item: { kind: 'interrupted', id: this.newBlockId('x') } });
         this.post({ type: 'turn', state: 'idle' });
         break;
+      case 'plan_updated':
+        this.post({ type: 'plan', todos: event.todos.map((todo) => ({ ...todo })) });
+        break;
       case 'interjection_applied':
       case 'prompt_cache':
         break;

@@ -302,7 +302,7 @@ export class SessionController implements vscode.Disposable {
     return this.runtime;
   }
 
-  private createRuntime(context: TurnContext, messages: Message[], spent: Pick<ConversationHistory, 'usage' | 'cost'> = {}): ConversationRuntime {
+  private createRuntime(context: TurnContext, messages: Message[], spent: Pick<ConversationHistory, 'usage' | 'cost' | 'plan'> = {}): ConversationRuntime {
     const core = loadCore();
     const runtime = new core.ConversationRuntime(
       {
@@ -393,7 +393,7 @@ export class SessionController implements vscode.Disposable {
       if (removed.length > 0) this.deps.log.info(`removed temp files left by a write that was killed: ${removed.join(', ')}`);
     }
     this.store = core.JsonlSessionStore.open(file);
-    const runtime = (this.runtime = this.createRuntime(await this.turnContext(), loaded.messages, { usage: loaded.usage, cost: loaded.cost }));
+    const runtime = (this.runtime = this.createRuntime(await this.turnContext(), loaded.messages, { usage: loaded.usage, cost: loaded.cost, plan: loaded.plan }));
     const id = loaded.meta?.id ?? path.basename(file);
     if (title !== undefined && loaded.meta?.id) await this.library.saveTitle(loaded.meta.id, title);
     const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
@@ -412,6 +412,7 @@ export class SessionController implements vscode.Disposable {
       turn: 'idle',
       notices: [],
       queued: [],
+      plan: loaded.plan.map((todo) => ({ ...todo })),
       session: { id, title: this.title, model: this.model },
       ...(u
         ? {

@@ -23,6 +23,7 @@ export function buildSystemPrompt(ctx: SystemPromptContext): string {
     '- Use the tools to look before you change anything: read_file, glob_search and grep_search are cheap.',
     '- Edit with edit_file (exact old_string, unique in the file) and read a file before you write or edit it; write_file is for new files or full rewrites.',
     '- Run commands with bash (non-interactive: no pagers, no prompts). Say in `description` why you run it.',
+    '- For a task with several steps, write a plan with todo_write first and keep it current (one item in_progress, each marked completed as soon as it is done). Skip it for a question, a one-line answer or a single small change.',
     '- Paths are relative to the workspace root. Stay inside the workspace unless the user asks otherwise.',
     '- Every edit and command may need the user\'s approval. If a tool use is denied, respect the decision and any feedback; do not retry the same thing.',
     '- Keep answers short and concrete. When you are done, say what you changed and how you checked it.',

@@ -23,6 +23,7 @@ import { Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
 import { spendGated } from '../spend/spend-gate';
 import { ModelError, type AssistantMessage, type FileChange, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
+import { EMPTY_PLAN, reducePlan, type Plan } from '../plan';
 import { costUsd, promptTokens, subtractUsage, UsageTracker, type PriceTable, type SavedCost } from '../spend/usage';
 
 /** C5: the first change to a file keeps its "before", the last its "after". */
@@ -106,6 +107,8 @@ export interface ConversationHistory {
   cost?: SavedCost;
   /** T7: input waiting for the next turn. */
   queued?: readonly QueuedInput[];
+  /** The plan (todo_write) as last saved. */
+  plan?: Plan;
 }
 
 export interface RunTurnOptions {
@@ -169,6 +172,8 @@ export class ConversationRuntime {
   private model!: ModelClient;
   /** Models the "cap cannot be enforced" warning was given for (once a session). */
   private readonly unpricedWarned = new Set<string>();
+  /** The model's plan (todo_write): session state, saved as `plan_updated` records. */
+  private currentPlan: Plan = EMPTY_PLAN;
   private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
   private readonly nowFn = () => this.clock.now();
 
@@ -185,6 +190,7 @@ export class ConversationRuntime {
     this.meter = new ContextMeter(0);
     this.useContext({ model: ports.model, tools: ports.tools, ...(ports.hooks ? { hooks: ports.hooks } : {}), config });
     this.steering = new SteeringQueue((items) => this.emit({ type: 'queue_changed', items: [...items] }), resume.queued);
+    if (resume.plan) this.currentPlan = reducePlan(EMPTY_PLAN, { type: 'restore', todos: resume.plan });
     // C2: a resumed session that was compacted is probed before its first step, like a fresh compaction.
     this.probePending = extractSummary(this.transcript.messages).summary !== undefined;
   }
@@ -216,6 +222,10 @@ export class ConversationRuntime {
   /** The session's cost as a fact to hand to a rebuilt runtime. */
   get savedCost(): SavedCost {
     return { usd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests, usage: this.usage.cumulative };
+  }
+  /** The session's plan (todo_write), as the model last wrote it. */
+  get plan(): Plan {
+    return this.currentPlan;
   }
   get permissionMode(): PermissionMode {
     return this.policy.mode;
@@ -343,6 +353,7 @@ export class ConversationRuntime {
       prompter,
       emit: this.emitFn,
       onFileChange: (c) => recordFileChange(turn.fileChanges, c),
+      onPlan: (todos) => this.updatePlan(todos),
       cancellation: turn.cancellation,
     };
     for (;;) {
@@ -671,8 +682,16 @@ export class ConversationRuntime {
       context: this.context,
       finalText: turn.finalText ?? (last ? textOf(last) : ''),
       fileChanges: [...turn.fileChanges.values()].filter((c) => c.before !== c.after),
+      todos: this.currentPlan,
       ...(error ? { error } : {}),
     };
+  }
+
+  /** Saved as it changes, so a resumed session (CLI or editor) shows the plan the model last wrote. */
+  private updatePlan(todos: Plan): void {
+    this.currentPlan = reducePlan(this.currentPlan, { type: 'write', todos });
+    this.transcript.event('plan_updated', { todos: this.currentPlan });
+    this.emit({ type: 'plan_updated', todos: this.currentPlan });
   }
 
   private appendUser(blocks: UserContentBlock[]): void {

@@ -12,6 +12,7 @@ import { mergeHookFeedback, NO_HOOK_RESULT, type HookEventName, type HookPayload
 import { isShellTool } from '../policy/permission-rules';
 import { NON_INTERACTIVE_DENIAL, type PermissionDecision, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from '../policy/permissions';
 import { loadShellParser } from '../policy/shell-parser';
+import { type Plan } from '../plan';
 import { ToolInputError, type CommandExit, type FileChange, type ImageBlock, type ToolCounts, type ToolExecutor, type ToolUseAssessment } from '../types';
 
 export interface DispatchContext {
@@ -21,6 +22,8 @@ export interface DispatchContext {
   prompter: PermissionPrompter | undefined;
   emit: (event: RuntimeEvent) => void;
   onFileChange: (change: FileChange) => void;
+  /** A tool (todo_write) handed back a new plan: the session keeps it. */
+  onPlan?: (plan: Plan) => void;
   /** The turn's: each tool use runs under a child of it, and every wait on a port races that child (T8). */
   cancellation: TurnCancellation;
 }
@@ -205,15 +208,17 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
   let images: ImageBlock[] | undefined;
   let exit: CommandExit | undefined;
   let counts: ToolCounts | undefined;
+  let plan: Plan | undefined;
   try {
     const onProgress = emitProgress.bind(undefined, ctx, id);
-    ({ content, isError, fileChange, images, exit, counts } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
+    ({ content, isError, fileChange, images, exit, counts, plan } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
   } catch (error) {
     if (isAbortedError(error) || cancel.cancelled) throw error;
     content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
     isError = true;
   }
   if (fileChange) ctx.onFileChange(fileChange);
+  if (plan && !isError) ctx.onPlan?.(plan);
   if (userNote && !isError) content = `${content}\n\n${userNote}`;
   content = mergeHookFeedback(pre.messages, content, false);
 

@@ -13,6 +13,7 @@ import { cutHead, repairLoneSurrogates } from '../text-cut';
 import { IMAGE_MEDIA_TYPES, type Message, type Usage } from '../types';
 import { type SavedCost } from '../spend/usage';
 import { splitAttachments } from './user-text';
+import { EMPTY_PLAN, reducePlan, TODO_STATUSES, type Plan } from '../plan';
 
 const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
 /**
@@ -91,6 +92,11 @@ export const SessionRecordSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('event'), ts: z.number(), name: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
 ]);
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+
+/** The data of a `plan_updated` event record (todo_write). */
+const PlanRecordSchema = z.object({
+  todos: z.array(z.object({ content: z.string(), status: z.enum(TODO_STATUSES), activeForm: z.string() })),
+});
 export type SessionMeta = Extract<SessionRecord, { type: 'meta' }>;
 
 export interface SessionStore {
@@ -259,6 +265,8 @@ export interface LoadedSession {
   usage: Usage | undefined;
   /** The session's cost as last saved, and the usage it belongs to (C4: summed as saved, never re-priced). */
   cost: SavedCost | undefined;
+  /** The plan (todo_write) as last saved; empty when there is none. */
+  plan: Plan;
   warnings: string[];
 }
 
@@ -276,6 +284,7 @@ export function parseSession(path: string, text: string): LoadedSession {
   let messages: Message[] = [];
   let usage: Usage | undefined;
   let cost: SavedCost | undefined;
+  let plan = EMPTY_PLAN;
   const saveCost = (at: Usage, usd: unknown, unpriced: unknown) => {
     if (typeof usd === 'number' && Number.isFinite(usd)) cost = { usd, unpricedRequests: typeof unpriced === 'number' ? unpriced : 0, usage: at };
   };
@@ -313,7 +322,11 @@ export function parseSession(path: string, text: string): LoadedSession {
         saveCost(record.usage, record.costUsd, record.unpricedRequests);
       }
     } else if (record.type === 'snapshot') messages = [...(record.messages as Message[])];
-    else if (record.name === 'usage' || record.name === 'turn_ended') {
+    else if (record.name === 'plan_updated') {
+      const saved = PlanRecordSchema.safeParse(record.data);
+      if (saved.success) plan = reducePlan(plan, { type: 'restore', todos: saved.data.todos });
+      else warnings.push(`${basename(path)}: ${where} is not a valid plan; skipped`);
+    } else if (record.name === 'usage' || record.name === 'turn_ended') {
       const u = UsageSchema.safeParse(record.data?.cumulative);
       if (u.success) {
         usage = u.data;
@@ -321,7 +334,7 @@ export function parseSession(path: string, text: string): LoadedSession {
       }
     }
   });
-  return { path, meta, messages: normaliseHistory(messages), usage, cost, warnings };
+  return { path, meta, messages: normaliseHistory(messages), usage, cost, plan, warnings };
 }
 
 export interface SessionInfo {
@@ -381,5 +394,8 @@ export async function forkSession(path: string, dir: string, upTo?: number): Pro
   const saved = session.cost;
   if (saved) await store.append({ type: 'event', ts: Date.now(), name: 'usage', data: { cumulative: saved.usage, costUsd: saved.usd, unpricedRequests: saved.unpricedRequests } });
   if (session.usage && JSON.stringify(session.usage) !== JSON.stringify(saved?.usage)) await store.append({ type: 'event', ts: Date.now(), name: 'usage', data: { cumulative: session.usage } });
+  // The plan goes with a whole copy; going back to a checkpoint starts without one (the later plan would describe work undone).
+  if (upTo === undefined && session.plan.length > 0) await store.append({ type: 'event', ts: Date.now(), name: 'plan_updated', data: { todos: session.plan } });
+  else if (upTo !== undefined) return { store, session: { ...session, plan: EMPTY_PLAN, path: store.path } };
   return { store, session: { ...session, path: store.path } };
 }

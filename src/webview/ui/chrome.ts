@@ -78,11 +78,13 @@ export class StatusLine {
   readonly root = el('div', { class: 'status', role: 'status' });
   private timer: ReturnType<typeof setInterval> | undefined;
 
-  update(reconnecting: Reconnecting | undefined): void {
+  /** `activity`: what the running turn is doing (the plan's active item), shown unless a retry is pending. */
+  update(reconnecting: Reconnecting | undefined, activity?: string): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     if (!reconnecting) {
-      this.root.replaceChildren();
+      if (activity && this.root.querySelector('.activity')?.textContent === activity) return;
+      this.root.replaceChildren(...(activity ? [icon('loading', 'codicon-modifier-spin'), ' ', el('span', { class: 'activity' }, activity)] : []));
       return;
     }
     const r = reconnecting;

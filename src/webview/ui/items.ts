@@ -120,6 +120,7 @@ const TOOL_ICONS: Record<string, string> = {
   bash: 'terminal',
   glob_search: 'file-submodule',
   grep_search: 'search',
+  todo_write: 'checklist',
 };
 
 const STATUS: Record<ToolStatus, { icon: string; label: string }> = {

@@ -11,6 +11,7 @@ import { InstructionsChip } from './instructions-chip';
 import { plainText } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
+import { planProgress, PlanView } from './plan-view';
 import { t } from './l10n';
 
 // Events here come straight from JSON and zod, so the model may keep them without copying.
@@ -21,6 +22,7 @@ const notices = new Notices(post);
 const transcript = new TranscriptView(() => model.items, post);
 const status = new StatusLine();
 const footer = new UsageFooter();
+const plan = new PlanView();
 const announcer = new Announcer();
 const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.draft.text, attachments: composer.draft.attachments }));
 // What the user sends or stops always brings the view back to the newest item.
@@ -46,7 +48,7 @@ for (const control of [modeSwitch.root, modelButton.root]) {
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('main', { id: 'app', class: 'turnstone-chat' }));
 app.setAttribute('aria-label', t('Turnstone chat'));
-app.append(header.root, notices.root, transcript.container, status.root, composer.root, footer.root, announcer.root);
+app.append(header.root, notices.root, transcript.container, status.root, plan.root, composer.root, footer.root, announcer.root);
 
 // Links come only from sanitised markdown; they never navigate the webview.
 document.addEventListener('click', onLinkClick, true);
@@ -133,7 +135,9 @@ function renderChrome(): void {
   modelButton.update(s.session);
   transcript.setModel(s.session?.model);
   notices.update(s.notices);
-  status.update(model.reconnecting);
+  plan.update(s.plan);
+  // The running bar says what the model is doing now: the plan's active item, while a turn runs.
+  status.update(model.reconnecting, s.turn === 'running' ? planProgress(s.plan ?? []).active?.activeForm : undefined);
   footer.update(s.usage);
   modeSwitch.update(s.permission);
   // A turn that ends while the user is in the panel hands the keyboard back to the input.

@@ -1,0 +1,64 @@
+// The model's plan (todo_write), pinned above the composer: a collapsible list
+// with its progress ("2/5") in the summary. The user's open/closed choice is
+// kept while the plan changes; a new plan opens it again.
+import { type PlanTodo } from '../protocol';
+import { el, icon } from './dom';
+import { t } from './l10n';
+
+const STATUS_ICONS: Record<PlanTodo['status'], string> = {
+  pending: 'circle-large-outline',
+  in_progress: 'arrow-circle-right',
+  completed: 'pass-filled',
+};
+
+export interface PlanProgress {
+  completed: number;
+  total: number;
+  active: PlanTodo | undefined;
+}
+
+export function planProgress(todos: readonly PlanTodo[]): PlanProgress {
+  return { completed: todos.filter((todo) => todo.status === 'completed').length, total: todos.length, active: todos.find((todo) => todo.status === 'in_progress') };
+}
+
+export class PlanView {
+  readonly root = el('details', { class: 'plan', open: '' });
+  private readonly count = el('span', { class: 'plan-count' });
+  private readonly current = el('span', { class: 'plan-current' });
+  private readonly list = el('ol', { class: 'plan-list' });
+  private shown: readonly PlanTodo[] = [];
+
+  constructor() {
+    this.root.append(el('summary', {}, icon('chevron-right', 'plan-chevron'), icon('checklist'), el('span', { class: 'plan-title' }, t('Plan')), this.count, this.current), this.list);
+    this.root.hidden = true;
+  }
+
+  update(todos: readonly PlanTodo[] | undefined): void {
+    const plan = todos ?? [];
+    // A list with new items (not only new statuses) is a new plan: show it even if the last one was folded.
+    const renamed = plan.length !== this.shown.length || plan.some((todo, i) => todo.content !== this.shown[i]?.content);
+    if (renamed && plan.length > 0) this.root.open = true;
+    this.shown = plan;
+    this.root.hidden = plan.length === 0;
+    const { completed, total, active } = planProgress(plan);
+    this.count.textContent = `${completed}/${total}`;
+    this.count.setAttribute('aria-label', t('{0} of {1} done', completed, total));
+    this.current.textContent = active ? active.content : '';
+    this.list.replaceChildren(
+      ...plan.map((todo) =>
+        el('li', { class: `plan-item plan-${todo.status.replace('_', '-')}` }, icon(STATUS_ICONS[todo.status]), el('span', { class: 'plan-text' }, todo.content), el('span', { class: 'sr-only' }, ` (${statusLabel(todo.status)})`)),
+      ),
+    );
+  }
+}
+
+function statusLabel(status: PlanTodo['status']): string {
+  switch (status) {
+    case 'pending':
+      return t('pending');
+    case 'in_progress':
+      return t('in progress');
+    case 'completed':
+      return t('done');
+  }
+}
