@@ -3,6 +3,7 @@
 // (need `read`, read-only), and they reach only this session's commands.
 import { z } from 'zod';
 import { type BackgroundCommands, type BackgroundRead } from './background';
+import { cleanTerminalOutput } from './bash';
 import { ToolError } from './errors';
 import { formatBytes } from './text';
 import { defineTool, type ToolEnv } from './tool';
@@ -12,6 +13,14 @@ const idSchema = z.string().min(1).describe('The id bash returned when it starte
 function registry(env: ToolEnv): BackgroundCommands {
   if (!env.background) throw new ToolError('unavailable', 'Background commands are not available here.');
   return env.background;
+}
+
+function compileFilter(filter: string): RegExp {
+  try {
+    return new RegExp(filter);
+  } catch (error) {
+    throw new ToolError('invalid_input', `filter is not a valid regular expression (${(error as Error).message}); nothing was read, so the output is still there for the next call.`);
+  }
 }
 
 function statusLine(r: Pick<BackgroundRead, 'status' | 'exitCode'>): string {
@@ -35,8 +44,13 @@ export const bashOutputTool = defineTool({
   need: 'read',
   assess: (input) => Promise.resolve({ need: 'read', subject: input.id }),
   execute(input, env) {
-    const r = registry(env).read(input.id, input.filter);
-    const lines = [r.output.replace(/\n+$/, '') || (r.newChars === 0 ? '(no new output)' : '(no new line matched the filter)')];
+    const background = registry(env);
+    // Checked before reading: a bad filter must not use up the output it would have shown.
+    const pattern = input.filter === undefined ? undefined : compileFilter(input.filter);
+    const r = background.read(input.id);
+    let output = cleanTerminalOutput(r.output);
+    if (pattern) output = output.split('\n').filter((line) => pattern.test(line)).join('\n');
+    const lines = [output.replace(/\n+$/, '') || (r.newChars === 0 ? '(no new output)' : pattern ? '(no new line matched the filter)' : '(no new output)')];
     if (r.fullOutput) lines.push(`[${r.newChars} characters (${formatBytes(r.newChars)}) of new output; only their beginning and end are shown. The whole output is in ${r.fullOutput}]`);
     lines.push('', statusLine(r), ...r.notes);
     return Promise.resolve({ content: lines.join('\n'), isError: false, ...(r.status === 'running' ? {} : { exit: { code: r.exitCode } }) });

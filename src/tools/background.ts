@@ -20,7 +20,7 @@ export interface BackgroundRead {
   status: BackgroundStatus;
   /** Null while running, and for a killed command. */
   exitCode: number | null;
-  /** What it printed since the last read (lines matching the filter, when one was given); the middle cut when long. */
+  /** What it printed since the last read; the middle cut when long. */
   output: string;
   /** Characters printed since the last read, kept or not. */
   newChars: number;
@@ -133,21 +133,12 @@ export class BackgroundCommands {
     return { id, file };
   }
 
-  /** What `id` printed since the last read; `filter` keeps only the lines it matches. */
-  read(id: string, filter?: string): BackgroundRead {
+  /** What `id` printed since the last read, as printed (terminal escapes included). */
+  read(id: string): BackgroundRead {
     const entry = this.lookup(id);
-    let pattern: RegExp | undefined;
-    if (filter !== undefined) {
-      try {
-        pattern = new RegExp(filter);
-      } catch (error) {
-        throw new ToolError('invalid_input', `filter is not a valid regular expression (${(error as Error).message}); nothing was read, so the output is still there for the next call.`);
-      }
-    }
     const unread = entry.unread;
     entry.unread = new BoundedOutput(this.options.maxUnreadChars);
-    let output = unread.toString();
-    if (pattern) output = output.split('\n').filter((line) => pattern.test(line)).join('\n');
+    const output = unread.toString();
     if (entry.status !== 'running') entry.endSeen = true;
     return {
       id,

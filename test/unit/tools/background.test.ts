@@ -68,11 +68,16 @@ describe('28.bg: background commands', function () {
     assert.equal(last.exitCode, 3);
   });
 
-  it('28.bg: a filter keeps only the matching new lines; an invalid regex is a clear error and loses nothing', async () => {
-    const { id } = await registry.start(shell, 'printf "GET /a 200\\nGET /b 500\\nGET /c 200\\n"', { cwd: ws });
+  it('28.bg: bash_output: a filter keeps only the matching new lines (colour codes gone); an invalid regex is a clear error and loses nothing', async () => {
+    const tools = createToolExecutor({ workspace: new NodeWorkspace(ws), shell }, { outputDir: path.join(base, 'out'), background: registry });
+    const c = { signal: new AbortController().signal };
+    await tools.execute('bash', { command: 'printf "GET /a 200\\nGET /b \\033[31m500\\033[0m\\nGET /c 200\\n"', run_in_background: true }, c);
     await until('the exit', () => registry.running.length === 0);
-    assert.throws(() => registry.read(id, '('), (e: Error & { kind?: string }) => e.kind === 'invalid_input' && /not a valid regular expression/.test(e.message));
-    assert.equal(registry.read(id, ' 500$').output, 'GET /b 500');
+    const bad = await tools.execute('bash_output', { id: 'bash_1', filter: '(' }, c);
+    assert.equal(bad.isError, true);
+    assert.match(bad.content, /filter is not a valid regular expression.*nothing was read/);
+    const good = await tools.execute('bash_output', { id: 'bash_1', filter: ' 500$' }, c);
+    assert.match(good.content, /^GET \/b 500\n\nStatus: exited\nExit code: 0$/);
   });
 
   it('28.bg: the exit becomes one note for the next request, once, unless the model already read it', async () => {
