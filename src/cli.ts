@@ -25,7 +25,8 @@ import { loadCustomSlashCommands, resolveSlash } from './runtime/context/slash-c
 import { buildSystemPrompt } from './runtime/context/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
-import { createToolExecutor } from './tools/registry';
+import { createToolExecutor, DEFAULT_LIMITS } from './tools/registry';
+import { BackgroundCommands } from './tools/background';
 import { userCacheDir } from './tools/private-dir';
 import { CommandSandbox } from './tools/sandbox';
 import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
@@ -213,6 +214,9 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const sandbox = new CommandSandbox(() => ({ mode: s.sandbox, network: s.sandboxNetwork, roots: [config.cwd], hideSecrets: s.sandboxHideSecrets, sensitive }), {
     onUnavailable: (reason) => sink.stderr(`turnstone: no command sandbox: ${reason}; commands run with permission rules only\n`),
   });
+  // One per run: everything the model starts in the background stops when the CLI exits or is interrupted.
+  const background = new BackgroundCommands({ maxRunning: () => s.bashMaxBackground, maxUnreadChars: DEFAULT_LIMITS.maxOutputChars });
+  const shell = new NodeShell({ sandbox });
   // Servers start with the turn's first step, and stop in the finally below whatever happens.
   let mcp;
   try {
@@ -241,11 +245,12 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     model: createModelClient(options),
     builtInTools: (wrapWorkspace) =>
       createToolExecutor(
-        { workspace: wrapWorkspace(new NodeWorkspace(config.cwd)), shell: new NodeShell({ sandbox }) },
+        { workspace: wrapWorkspace(new NodeWorkspace(config.cwd)), shell },
         // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
         // Full output of long commands goes to the user's cache folder, which no sandboxed command can write.
-        { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(userCacheDir(), 'output'), limits: { bashDefaultTimeoutMs: s.bashTimeoutMs }, sensitiveFiles: s.sensitiveFiles },
+        { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(userCacheDir(), 'output'), limits: { bashDefaultTimeoutMs: s.bashTimeoutMs }, sensitiveFiles: s.sensitiveFiles, background },
       ),
+    background,
     mcp,
     checkpoints,
     systemPrompt: buildSystemPrompt({
@@ -282,17 +287,19 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     }
     sink.stderr('\nturnstone: interrupting (Ctrl+C again to quit at once)…\n');
     controller.abort();
+    void background.killAll();
   };
   process.on('SIGINT', onSigint);
   try {
     if (session) checkpoints?.turnStarted(path.basename(session.store.path, '.jsonl'), () => new NodeWorkspace(config.cwd), runtime.messages.length, config.prompt);
-    const summary = await runtime.runTurn(prompt, { signal: controller.signal, ...(attached.images.length > 0 ? { images: attached.images } : {}) });
+    const summary = await runtime.runTurn(prompt, { signal: controller.signal, context, ...(attached.images.length > 0 ? { images: attached.images } : {}) });
     await checkpoints?.turnEnded();
     await session?.store.flush();
     renderer.finish(toCliResult(summary, session?.store.path));
     if (summary.outcome === 'aborted') return 130;
     return summary.outcome === 'completed' ? 0 : 1;
   } finally {
+    await background.dispose();
     await mcp?.dispose();
     process.off('SIGINT', onSigint);
   }

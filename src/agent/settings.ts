@@ -31,6 +31,8 @@ export interface TurnstoneSettings {
   thinkingBudgetTokens: number;
   hooks: HooksConfig;
   bashTimeoutMs: number;
+  /** turnstone.bash.maxBackground: background commands running at once (0: none may start). */
+  bashMaxBackground: number;
   sandbox: 'auto' | 'off';
   sandboxNetwork: 'allow' | 'deny';
   /** turnstone.sandbox.hideSecrets: the workspace's secret files unreadable to sandboxed commands (only an explicit false turns it off). */
@@ -72,6 +74,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   thinkingBudgetTokens: 'thinkingBudgetTokens',
   hooks: 'hooks',
   'bash.timeoutMs': 'bashTimeoutMs',
+  'bash.maxBackground': 'bashMaxBackground',
   sandbox: 'sandbox',
   'sandbox.network': 'sandboxNetwork',
   'sandbox.hideSecrets': 'sandboxHideSecrets',

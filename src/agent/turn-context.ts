@@ -13,6 +13,7 @@ import { type PermissionMode } from '../runtime/policy/permissions';
 import { type ModelClient, type ToolExecutor } from '../runtime/types';
 import { type PriceTable } from '../runtime/spend/usage';
 import { withMcpTools } from '../tools/mcp-tools';
+import { type BackgroundCommands } from '../tools/background';
 import { type Workspace } from '../tools/ports';
 import { type TurnstoneSettings } from './settings';
 import { type TurnCheckpoints } from './turn-checkpoints';
@@ -34,6 +35,8 @@ export interface TurnContextParts {
   prices?: PriceTable;
   /** The caps of this turn when they differ from the settings' (the user chose to go on past one). */
   caps?: { perTurnUsd: number; perSessionUsd: number };
+  /** The session's background commands: their exits become notes of the next request. */
+  background?: BackgroundCommands | undefined;
   /** Problems with the settings (a malformed price) go here; the turn still runs. */
   warn(message: string): void;
 }
@@ -65,5 +68,6 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     tools: checkpoints ? afterCheckpoint(withMcp, () => checkpoints.settled()) : withMcp,
     hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd }) : noHooks,
     config,
+    ...(parts.background ? { notes: () => parts.background!.takeExitNotes() } : {}),
   };
 }

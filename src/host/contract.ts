@@ -54,6 +54,7 @@ export const SETTINGS = [
   'thinkingBudgetTokens',
   'hooks',
   'bash.timeoutMs',
+  'bash.maxBackground',
   'checkpoints.maxFileSizeMB',
   'checkpoints.keepSessions',
   'sandbox',

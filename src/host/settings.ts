@@ -38,6 +38,7 @@ export function readSettings(): TurnstoneSettings {
     thinkingBudgetTokens: c.get<number>('thinkingBudgetTokens', 0),
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
+    bashMaxBackground: Math.max(0, c.get<number>('bash.maxBackground', 4)),
     ...readSandboxSettings(c),
     mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
     mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),

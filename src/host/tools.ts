@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type ToolExecutor } from '../runtime/types';
+import { type BackgroundCommands } from '../tools/background';
 import { type Workspace } from '../tools/ports';
 import { findProgram } from '../tools/program-path';
 import { createToolExecutor } from '../tools/registry';
@@ -46,6 +47,8 @@ export function createHostTools(
   log: (m: string) => void,
   /** Wraps the tools' workspace, e.g. so checkpoints see each write before it happens. */
   wrapWorkspace: (ws: Workspace) => Workspace = (ws) => ws,
+  /** The chat session's background commands. */
+  background?: BackgroundCommands,
 ): ToolExecutor {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri);
   const workspace = wrapWorkspace(new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]));
@@ -55,6 +58,6 @@ export function createHostTools(
   const ripgrepPath = vscodeRipgrepPath() ?? findProgram('rg', { excludeRoots: workspaceFolderPaths() });
   return createToolExecutor(
     { workspace, ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
-    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs }, sensitiveFiles: settings.sensitiveFiles },
+    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs }, sensitiveFiles: settings.sensitiveFiles, ...(background ? { background } : {}) },
   );
 }

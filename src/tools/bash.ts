@@ -22,6 +22,7 @@ const schema = z.object({
   timeout: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Timeout in milliseconds (default 120000, at most 600000).'),
   description: z.string().optional().describe('A few words saying what the command does, shown to the user.'),
   sandbox: z.boolean().optional().describe('Set to false to run outside the OS sandbox (only when the sandbox blocks what the command truly needs); needs the user\'s approval.'),
+  run_in_background: z.boolean().optional().describe('Set to true to start a command that keeps running (a dev server, a watcher) and return at once with its id; read its output with bash_output and stop it with kill_shell.'),
 });
 
 const HARMLESS_PATHS = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty']);
@@ -157,6 +158,7 @@ export const bashTool = defineTool({
     'Long output is cut to its beginning and end; the full text is saved to a file whose path the result names (read it with read_file or grep_search it).',
     'Use the dedicated tools instead of shell equivalents: read_file (not cat/head/tail), edit_file/write_file (not sed/echo >), glob_search (not find/ls -R), grep_search (not grep/rg).',
     'Each call starts a fresh shell in the workspace root: `cd` and exported variables do not carry over between calls (chain with && instead).',
+    'Set `run_in_background: true` for a command that keeps running (a dev server, a watcher): the result is its id (bash_1, …) at once, with no timeout; read what it printed since your last look with bash_output, and stop it with kill_shell when done. You are told when one exits. Do not add `&` yourself.',
     'Where an OS sandbox is available, commands run in it: they can write only in the workspace and the temp folder, cannot read ~/.ssh, ~/.aws and similar, and background processes end with the command. Pass `sandbox: false` only to re-run a command that failed because of the sandbox; the user is asked to approve that.',
   ].join('\n'),
   schema,
@@ -165,6 +167,7 @@ export const bashTool = defineTool({
   assess: (input, env) => assessCommand(input, env),
   async execute(input, env, ctx) {
     if (!env.shell) throw new ToolError('unavailable', 'bash is not available in this workspace (for example a virtual workspace with no shell).');
+    if (input.run_in_background) return startInBackground(input, env);
     const timeoutMs = Math.min(input.timeout ?? env.limits.bashDefaultTimeoutMs, env.limits.bashMaxTimeoutMs);
     const result = await env.shell.run(input.command, {
       cwd: env.paths.firstRoot,
@@ -219,6 +222,16 @@ export const bashTool = defineTool({
     return { content: `${body || '(no output)'}\n\n${status.join('\n')}`, isError, exit };
   },
 });
+
+async function startInBackground(input: z.infer<typeof schema>, env: ToolEnv) {
+  if (!env.background) throw new ToolError('unavailable', 'Background commands are not available here; run the command without run_in_background.');
+  const { id } = await env.background.start(env.shell!, input.command, {
+    cwd: env.paths.firstRoot,
+    ...(input.description ? { description: input.description } : {}),
+    ...(input.sandbox === false ? { sandbox: false } : {}),
+  });
+  return { content: `Started in the background as ${id}. Read its output with bash_output (id "${id}"); stop it with kill_shell.`, isError: false };
+}
 
 /** A flat copy of s that references no string it was sliced from (V8 keeps a slice's parent alive). */
 function detached(s: string): string {

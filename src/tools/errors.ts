@@ -15,6 +15,8 @@ export type ToolErrorKind =
   | 'out_of_range'
   | 'unavailable' // the host cannot run this tool (e.g. bash in a virtual workspace)
   | 'search_failed'
+  | 'invalid_input' // a well-formed input that cannot be used (a filter that is no regular expression)
+  | 'too_many' // a limit on things running at once (turnstone.bash.maxBackground)
   | 'io';
 
 export class ToolError extends Error {

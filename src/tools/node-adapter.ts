@@ -14,6 +14,8 @@ import {
   type Shell,
   type ShellResult,
   type ShellRunOptions,
+  type ShellStartOptions,
+  type StartedCommand,
   type Workspace,
   WorkspaceError,
   type WorkspaceErrorKind,
@@ -324,14 +326,7 @@ export class NodeShell implements Shell {
       let timedOut = false;
       let interrupted = false;
       let settled = false;
-      const child = spawn(argv[0]!, argv.slice(1), {
-        cwd: options.cwd,
-        env: commandEnv(process.env, options.env),
-        // Its own process group, so one signal to -pid reaches every descendant.
-        detached: true,
-        // stdin is /dev/null: a command that reads input gets EOF instead of hanging.
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawnCommand(argv, options.cwd, options.env);
       const spill = options.spill && new OutputSpill(options.spill);
       const decoderOut = new TextDecoder();
       const decoderErr = new TextDecoder();
@@ -406,6 +401,52 @@ export class NodeShell implements Shell {
     });
   }
 
+  /**
+   * A background command: spawned like run()'s (same sandbox, environment and process group), with no
+   * timeout; kill() stops the group (SIGTERM, then SIGKILL after the grace) and settles once the leader is gone.
+   */
+  async start(command: string, options: ShellStartOptions): Promise<StartedCommand> {
+    const sandbox = await this.enterSandbox(options);
+    const child = spawnCommand([...(sandbox?.prefix ?? []), 'bash', '-c', command], options.cwd);
+    const pid = child.pid;
+    const decoders = [new TextDecoder(), new TextDecoder()] as const;
+    child.stdout.on('data', (data: Buffer) => deliver(decoders[0].decode(data, { stream: true })));
+    child.stderr.on('data', (data: Buffer) => deliver(decoders[1].decode(data, { stream: true })));
+    function deliver(text: string): void {
+      if (text) options.onOutput(text);
+    }
+    const leaderGone = new Promise<number | null>((resolve) => {
+      child.on('error', (error) => {
+        deliver(`${error.message}\n`);
+        resolve(null);
+      });
+      child.on('exit', (code, sig) => resolve(code ?? (sig ? 128 + signalNumber(sig) : null)));
+    });
+    const exited = leaderGone.then(async (exitCode) => {
+      // Output still in the pipes, unless a daemon it left holds them open.
+      await Promise.race([Promise.all([once(child.stdout, 'close'), once(child.stderr, 'close')]), new Promise((r) => setTimeout(r, this.drainMs).unref())]);
+      const notes = sandbox ? await sandbox.finish() : [];
+      return { exitCode, sandboxed: sandbox !== undefined, sandboxNotes: notes };
+    });
+    let killing: Promise<void> | undefined;
+    return {
+      exited,
+      killNow: () => signalGroup(pid, 'SIGKILL'),
+      kill: () =>
+        (killing ??= (async () => {
+          signalGroup(pid, 'SIGTERM');
+          const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), this.killGraceMs);
+          await leaderGone;
+          clearTimeout(timer);
+          // What ignored SIGTERM, or what the command left running after its shell exited.
+          signalGroup(pid, 'SIGKILL');
+          child.stdout.destroy();
+          child.stderr.destroy();
+          await exited;
+        })()),
+    };
+  }
+
   exec(file: string, args: string[], options: { cwd: string; signal?: AbortSignal; maxOutputBytes?: number }): Promise<ExecResult> {
     return new Promise<ExecResult>((resolve, reject) => {
       const max = options.maxOutputBytes ?? 64 * 1024 * 1024;
@@ -425,6 +466,22 @@ export class NodeShell implements Shell {
       });
     });
   }
+}
+
+/** Every bash command, foreground or background, starts here. */
+function spawnCommand(argv: readonly string[], cwd: string, env?: Record<string, string>) {
+  return spawn(argv[0]!, argv.slice(1), {
+    cwd,
+    env: commandEnv(process.env, env),
+    // Its own process group, so one signal to -pid reaches every descendant.
+    detached: true,
+    // stdin is /dev/null: a command that reads input gets EOF instead of hanging.
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function once(stream: NodeJS.EventEmitter & { closed?: boolean }, event: string): Promise<void> {
+  return stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once(event, () => resolve()));
 }
 
 function signalGroup(pid: number | undefined, sig: NodeJS.Signals): void {

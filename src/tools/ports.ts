@@ -97,9 +97,38 @@ export interface ExecResult {
   stderr: string;
 }
 
+/** A command started to keep running (bash `run_in_background`): no timeout, output streamed as it comes. */
+export interface ShellStartOptions {
+  cwd: string;
+  /** Names the command to the user (a VS Code terminal's title). */
+  description: string;
+  /** As ShellRunOptions.sandbox: false runs it outside the OS sandbox (approved first). */
+  sandbox?: boolean;
+  /** stdout and stderr interleaved, as they arrive. */
+  onOutput(chunk: string): void;
+}
+
+/** How a started command ended; null code: killed by a signal. */
+export interface StartedExit {
+  exitCode: number | null;
+  sandboxed: boolean;
+  sandboxNotes: string[];
+}
+
+export interface StartedCommand {
+  /** Settles once the command has exited and its output has been delivered. */
+  readonly exited: Promise<StartedExit>;
+  /** Stops the command's whole process tree (the sandbox's too); settles once it is gone. Safe to call twice. */
+  kill(): Promise<void>;
+  /** Last resort on process exit: SIGKILL to the tree, synchronously. */
+  killNow(): void;
+}
+
 export interface Shell {
   /** Runs a command line through bash; on timeout or abort the whole process tree dies. */
   run(command: string, options: ShellRunOptions): Promise<ShellResult>;
+  /** Starts a command line through bash that keeps running, under the same sandbox as run(). Absent: no background commands. */
+  start?(command: string, options: ShellStartOptions): Promise<StartedCommand>;
   /** Whether a command run now (not with `sandbox: false`) would find the workspace's secret files hidden by the OS sandbox. */
   hidesSecrets?(): Promise<boolean>;
   /**

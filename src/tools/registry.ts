@@ -11,6 +11,8 @@ import {
   type ToolOutput,
   type ToolUseAssessment,
 } from '../runtime/types';
+import { type BackgroundCommands } from './background';
+import { bashOutputTool, killShellTool } from './background-tools';
 import { bashTool } from './bash';
 import { editFileTool } from './edit-file';
 import { ToolError } from './errors';
@@ -42,6 +44,8 @@ export interface ToolExecutorOptions {
   limits?: Partial<ToolLimits>;
   /** Globs added to the sensitive-files list (setting turnstone.permissions.sensitiveFiles). */
   sensitiveFiles?: readonly string[];
+  /** The session's background commands (bash `run_in_background`, bash_output, kill_shell); without it bash runs in the foreground only. */
+  background?: BackgroundCommands;
 }
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -56,7 +60,9 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool];
+const NEEDS_SHELL = new Set(['bash', bashOutputTool.name, killShellTool.name]);
+const NEEDS_BACKGROUND = new Set([bashOutputTool.name, killShellTool.name]);
 
 function errorOutput(error: unknown): ToolOutput | undefined {
   if (error instanceof ToolError) return { content: error.message, isError: true };
@@ -78,7 +84,7 @@ function errorOutput(error: unknown): ToolOutput | undefined {
 }
 
 export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutorOptions = {}): ToolExecutor {
-  const tools = ALL_TOOLS.filter((t) => t.name !== 'bash' || adapters.shell);
+  const tools = ALL_TOOLS.filter((t) => (!NEEDS_SHELL.has(t.name) || adapters.shell) && (!NEEDS_BACKGROUND.has(t.name) || options.background));
   const byName = new Map(tools.map((t) => [t.name, t]));
   const env: ToolEnv = {
     workspace: adapters.workspace,
@@ -89,6 +95,7 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     outputDir: options.outputDir ?? path.join(userCacheDir(), 'output'),
     ripgrepPath: options.ripgrepPath,
     sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
+    background: options.background,
   };
 
   const lookup = (name: string): Tool => {

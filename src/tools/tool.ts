@@ -9,6 +9,7 @@ import {
   type ToolOutput,
   type ToolUseAssessment,
 } from '../runtime/types';
+import { type BackgroundCommands } from './background';
 import { type ReadRecords } from './file-state';
 import { type PathResolver } from './paths';
 import { type Shell, type Workspace } from './ports';
@@ -44,6 +45,8 @@ export interface ToolEnv {
   ripgrepPath: string | undefined;
   /** Which pattern of the sensitive-files list a path matches, if any (reads of it ask). */
   sensitiveFile: SensitiveMatcher;
+  /** The session's background commands; absent where none can run (bash_output and kill_shell are then not offered). */
+  background?: BackgroundCommands | undefined;
 }
 
 export interface ToolSpec<I> {

@@ -13,6 +13,8 @@ export { VsCodeWorkspace } from '../vscode-workspace';
 export { createTwoFilesPatch } from 'diff';
 export { createSettingsAwareModelClient } from './model-client';
 export { createHostTools, createHostWorkspace } from '../tools';
+export { BackgroundCommands } from '../../tools/background';
+export { DEFAULT_LIMITS } from '../../tools/registry';
 export { itemsFromHistory, PanelBridge } from '../panel/panel-bridge';
 export { checkPanelImages } from '../panel/panel-images';
 export { diffStats } from '../../webview/tool-view';

@@ -10,6 +10,7 @@ import { type ConversationHistory, type ConversationRuntime, type TurnContext } 
 import { type JsonlSessionStore, type SessionInfo } from '../../runtime/session/session';
 import { type FileChange, type ImageBlock, type Message } from '../../runtime/types';
 import { type Checkpoint } from '../../tools/checkpoints';
+import { type BackgroundCommands } from '../../tools/background';
 import { type OriginalContentProvider } from '../approvals/proposal-documents';
 import { type FilesRestored, type RestoreMode, SessionCheckpoints } from './checkpoints';
 import { type AttachmentBlock, userWordsOf } from '../context/attachment-blocks';
@@ -69,6 +70,7 @@ export class SessionController implements vscode.Disposable {
   /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
   private readonly edits = new Map<string, FileChange>();
   private readonly spend = new SpendAllowance();
+  private background: BackgroundCommands | undefined;
   private readonly destinations: KeyDestinations;
   private bridge: PanelBridge | undefined;
   title = newTitle();
@@ -208,6 +210,14 @@ export class SessionController implements vscode.Disposable {
 
   stop(): void {
     this.abort?.abort();
+    // Stop means everything the session runs, its background commands too.
+    void this.background?.killAll();
+  }
+
+  /** The session's background commands, made with the core on first use; stopped with the session. */
+  private backgroundCommands(): BackgroundCommands {
+    const core = loadCore();
+    return (this.background ??= new core.BackgroundCommands({ maxRunning: () => readSettings().bashMaxBackground, maxUnreadChars: core.DEFAULT_LIMITS.maxOutputChars }));
   }
 
   /** Starts the next turn on what waits in the runtime's queue (steering that missed the last turn needs no second prompt). */
@@ -277,7 +287,7 @@ export class SessionController implements vscode.Disposable {
 
   private async turnContext(): Promise<TurnContext> {
     return hostTurnContext(
-      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations },
+      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background: this.backgroundCommands() },
       {
         systemPrompt: await this.instructions.systemPrompt(),
         caps: this.spend.capsForNextTurn(),
@@ -355,6 +365,7 @@ export class SessionController implements vscode.Disposable {
     this.awaitingKey = undefined;
     this.spend.reset();
     await this.turns.idle();
+    await this.background?.killAll();
     await this.store?.flush();
     this.runtime = undefined;
     this.store = undefined;
@@ -521,6 +532,7 @@ export class SessionController implements vscode.Disposable {
 
   dispose(): void {
     this.stop();
+    void this.background?.dispose();
   }
 }
 

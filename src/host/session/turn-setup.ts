@@ -8,6 +8,7 @@ import { type TurnCheckpoints } from '../../agent/turn-checkpoints';
 import { type TurnstoneSettings } from '../../agent/settings';
 import { type TurnContext } from '../../runtime/loop/conversation';
 import { type PermissionMode } from '../../runtime/policy/permissions';
+import { type BackgroundCommands } from '../../tools/background';
 import { type KeyDestinations } from './key-destination';
 import { loadCore } from './load-core';
 import { type HostMcp } from '../mcp';
@@ -22,6 +23,8 @@ export interface HostTurnDeps {
   checkpoints: TurnCheckpoints;
   /** Where the key may go (a workspace-set base URL only once the user allowed it). */
   destinations: KeyDestinations;
+  /** The chat session's background commands. */
+  background?: BackgroundCommands;
 }
 
 /** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies at once). */
@@ -45,7 +48,8 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
       const apiKey = (await deps.keys.get(now.provider)) ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
       return { provider: now.provider, baseURL, apiKey };
     }),
-    builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), wrapWorkspace),
+    builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), wrapWorkspace, deps.background),
+    background: deps.background,
     mcp: deps.mcp.ensure(),
     checkpoints: deps.checkpoints,
     systemPrompt: turn.systemPrompt,

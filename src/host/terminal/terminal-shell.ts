@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BoundedOutput, CREDENTIAL_ENV_VARS, NodeShell, spillBufferChars } from '../../tools/node-adapter';
 import { createExclusive, privateSubdir, processPrivateDir } from '../../tools/private-dir';
-import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions } from '../../tools/ports';
+import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions, type ShellStartOptions, type StartedCommand } from '../../tools/ports';
 import { type CommandSandbox } from '../../tools/sandbox';
 
 export interface TerminalShellOptions {
@@ -113,6 +113,49 @@ export class TerminalShell implements Shell, vscode.Disposable {
 
   hidesSecrets(): Promise<boolean> {
     return this.child.hidesSecrets();
+  }
+
+  /**
+   * A background command in a terminal of its own, named after its description, that the user watches; it runs
+   * as the child shell's (same sandbox). Closing the terminal (or Ctrl+C in it) stops the command; once the
+   * command is stopped or has exited its terminal goes, so no terminal outlives what it showed.
+   */
+  async start(command: string, options: ShellStartOptions): Promise<StartedCommand> {
+    const write = new vscode.EventEmitter<string>();
+    let markOpen!: () => void;
+    const opened = new Promise<void>((resolve) => (markOpen = resolve));
+    let started: StartedCommand | undefined;
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: write.event,
+      open: () => markOpen(),
+      close: () => void started?.kill(),
+      handleInput: (data) => {
+        if (data === '\x03') void started?.kill();
+      },
+    };
+    const terminal = vscode.window.createTerminal({ name: options.description, pty, isTransient: true });
+    terminal.show(true);
+    // Output written before open() is dropped by VS Code; a terminal that never opens must not hold the command.
+    await Promise.race([opened, sleep(2000)]);
+    const toTerminal = (text: string) => write.fire(text.replace(/\r?\n/g, '\r\n'));
+    toTerminal(`\x1b[1m$ ${command}\x1b[0m\n`);
+    try {
+      started = await this.child.start(command, {
+        ...options,
+        onOutput: (chunk) => {
+          toTerminal(chunk);
+          options.onOutput(chunk);
+        },
+      });
+    } catch (error) {
+      terminal.dispose();
+      throw error;
+    }
+    void started.exited.then(() => {
+      terminal.dispose();
+      write.dispose();
+    });
+    return started;
   }
 
   dispose(): void {

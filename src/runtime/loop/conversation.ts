@@ -84,6 +84,8 @@ export interface TurnContext {
   tools: ToolExecutor;
   hooks?: HookRunner;
   config: ConversationConfig;
+  /** One-line notes of what happened outside any tool use (a background command exited), taken before each request and sent with it. */
+  notes?: () => string[];
 }
 
 /** The session's ports, plus the context its first turn (and a compaction before any turn) runs with. */
@@ -154,6 +156,7 @@ export class ConversationRuntime {
   private hooks!: HookRunner;
   private tools!: ToolExecutor;
   private config!: ConversationConfig;
+  private notes: () => string[] = () => [];
   private readonly clock: Clock;
   private absoluteCompactTokens: number | undefined;
   private limits!: ModelLimits;
@@ -248,6 +251,7 @@ export class ConversationRuntime {
     this.config = config;
     this.tools = context.tools;
     this.hooks = context.hooks ?? noHooks;
+    this.notes = context.notes ?? (() => []);
     this.policy.configure(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
     this.usage.configure(config.model, config.prices);
     this.model = hasCap(this.caps) ? spendGated(context.model, this.authorizeSpend) : context.model;
@@ -416,6 +420,8 @@ export class ConversationRuntime {
     for (;;) {
       if (this.probePending) await this.healthProbe(cancellation);
       if (this.tools.prepareStep) await cancellation.race(this.tools.prepareStep(cancellation.signal));
+      const notes = this.notes();
+      if (notes.length > 0) this.appendUser([{ type: 'text', text: notes.join('\n') }]);
       if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', cancellation)) ?? turn.autoCompaction;
       const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.transcript.messages, this.tools.definitions());
       const charsAtRequest = this.transcript.chars;

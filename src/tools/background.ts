@@ -1,0 +1,207 @@
+// A session's background commands (bash `run_in_background`): started through
+// the Shell port like any command (same sandbox, same permission decision
+// before), then kept running while the model reads what they printed since
+// its last look (bash_output) or stops them (kill_shell). Each keeps a bounded
+// head/tail of its unread output in memory and its whole output in a file of
+// the process's private folder, so a command printing 100 MB costs a file,
+// not the host's memory. The session stops them all when it ends.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import * as path from 'node:path';
+import { cutHead } from '../runtime/text-cut';
+import { ToolError } from './errors';
+import { BoundedOutput } from './node-adapter';
+import { type Shell, type StartedCommand } from './ports';
+import { privateSubdir } from './private-dir';
+
+export type BackgroundStatus = 'running' | 'exited' | 'killed';
+
+export interface BackgroundRead {
+  id: string;
+  status: BackgroundStatus;
+  /** Null while running, and for a killed command. */
+  exitCode: number | null;
+  /** What it printed since the last read; the middle cut when long. */
+  output: string;
+  /** Characters printed since the last read, kept or not. */
+  newChars: number;
+  /** Set when the unread output was cut: the file holding all of it. */
+  fullOutput?: string;
+  notes: string[];
+}
+
+export interface BackgroundOptions {
+  /** turnstone.bash.maxBackground: commands running at once. */
+  maxRunning: () => number;
+  /** Characters of unread output kept per command (head + tail). */
+  maxUnreadChars: number;
+  /** Where the whole output of each command goes; default a new folder in the process's private folder. */
+  dir?: () => Promise<string>;
+}
+
+interface Entry {
+  id: string;
+  command: string;
+  description: string;
+  started: StartedCommand;
+  status: BackgroundStatus;
+  exitCode: number | null;
+  unread: BoundedOutput;
+  file: string;
+  log: WriteStream;
+  notes: string[];
+  /** The model has seen how it ended (bash_output or kill_shell); no note in the next request then. */
+  endSeen: boolean;
+  /** Ended and not yet said in a request. */
+  endPending: boolean;
+}
+
+/** What the panel and a VS Code terminal follow for one command. */
+export type BackgroundEvent =
+  | { type: 'output'; id: string; chunk: string }
+  | { type: 'ended'; id: string; status: Exclude<BackgroundStatus, 'running'>; exitCode: number | null };
+
+export class BackgroundCommands {
+  private readonly entries = new Map<string, Entry>();
+  private counter = 0;
+  private folder: Promise<string> | undefined;
+  private readonly listeners = new Set<(event: BackgroundEvent) => void>();
+  private readonly exitHook = () => this.killAllNow();
+
+  constructor(private readonly options: BackgroundOptions) {
+    // A process that exits without stopping them (an uncaught error) still leaves no orphan.
+    process.on('exit', this.exitHook);
+  }
+
+  get running(): string[] {
+    return [...this.entries.values()].filter((e) => e.status === 'running').map((e) => e.id);
+  }
+
+  onEvent(listener: (event: BackgroundEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Starts `command` in the background; the id names it to bash_output and kill_shell. */
+  async start(shell: Shell, command: string, options: { cwd: string; description?: string; sandbox?: boolean }): Promise<{ id: string; file: string }> {
+    if (!shell.start) throw new ToolError('unavailable', 'This host cannot run commands in the background; run the command without run_in_background.');
+    const max = this.options.maxRunning();
+    const running = this.running;
+    if (running.length >= max) {
+      throw new ToolError(
+        'too_many',
+        `${running.length} background commands are running (${running.join(', ')}), the most turnstone.bash.maxBackground allows (${max}). ` +
+          'Stop one you no longer need with kill_shell, or wait for one to exit.',
+      );
+    }
+    const id = `bash_${++this.counter}`;
+    const file = path.join(await (this.folder ??= (this.options.dir ?? (() => privateSubdir('background-')))()), `${id}.log`);
+    // 'wx': a new file, never through a link or over something already there.
+    const log = createWriteStream(file, { flags: 'wx', encoding: 'utf8', mode: 0o600 });
+    log.on('error', () => undefined);
+    const unread = new BoundedOutput(this.options.maxUnreadChars);
+    const description = options.description?.trim() || cutHead(command.split('\n')[0]!, 60);
+    // Output can come before start() settles: it waits in `early` for the entry (each read then swaps its buffer).
+    const made: { entry?: Entry } = {};
+    const early: string[] = [];
+    const onOutput = (chunk: string) => {
+      log.write(chunk);
+      (made.entry?.unread ?? unread).push(chunk);
+      if (made.entry) this.emit({ type: 'output', id, chunk });
+      else early.push(chunk);
+    };
+    let started: StartedCommand;
+    try {
+      started = await shell.start(command, { cwd: options.cwd, description, ...(options.sandbox === false ? { sandbox: false } : {}), onOutput });
+    } catch (error) {
+      log.destroy();
+      throw error;
+    }
+    const e: Entry = { id, command, description, started, status: 'running', exitCode: null, unread, file, log, notes: [], endSeen: false, endPending: false };
+    made.entry = e;
+    this.entries.set(id, e);
+    for (const chunk of early.splice(0)) this.emit({ type: 'output', id, chunk });
+    void started.exited.then((exit) => {
+      e.notes.push(...exit.sandboxNotes);
+      if (e.status === 'running') {
+        e.status = 'exited';
+        e.exitCode = exit.exitCode;
+        e.endPending = true;
+      }
+      e.log.end();
+      this.emit({ type: 'ended', id, status: e.status === 'killed' ? 'killed' : 'exited', exitCode: e.exitCode });
+    });
+    return { id, file };
+  }
+
+  /** What `id` printed since the last read, as printed (terminal escapes included). */
+  read(id: string): BackgroundRead {
+    const entry = this.lookup(id);
+    const unread = entry.unread;
+    entry.unread = new BoundedOutput(this.options.maxUnreadChars);
+    const output = unread.toString();
+    if (entry.status !== 'running') entry.endSeen = true;
+    return {
+      id,
+      status: entry.status,
+      exitCode: entry.exitCode,
+      output,
+      newChars: unread.totalChars,
+      ...(unread.truncated ? { fullOutput: entry.file } : {}),
+      notes: entry.notes.splice(0),
+    };
+  }
+
+  /** Stops `id`'s whole process tree; settles once it is gone. */
+  async kill(id: string): Promise<{ id: string; status: BackgroundStatus; exitCode: number | null; wasRunning: boolean }> {
+    const entry = this.lookup(id);
+    const wasRunning = entry.status === 'running';
+    if (wasRunning) entry.status = 'killed';
+    // Also after it exited: something it left running in its group goes too.
+    await entry.started.kill();
+    entry.endSeen = true;
+    return { id, status: entry.status, exitCode: entry.exitCode, wasRunning };
+  }
+
+  /** Stops every command of the session (new session, window closed, CLI exit, interrupt). */
+  async killAll(): Promise<void> {
+    await Promise.all([...this.entries.keys()].map((id) => this.kill(id)));
+  }
+
+  /** killAll and forget: the registry is not used again. */
+  async dispose(): Promise<void> {
+    await this.killAll();
+    process.off('exit', this.exitHook);
+    this.listeners.clear();
+  }
+
+  /**
+   * One line per command that ended since the last request and whose end the model has not read:
+   * the next request carries them.
+   */
+  takeExitNotes(): string[] {
+    const notes: string[] = [];
+    for (const e of this.entries.values()) {
+      if (!e.endPending) continue;
+      e.endPending = false;
+      if (e.endSeen) continue;
+      e.endSeen = true;
+      notes.push(`Background command ${e.id} (${e.description}) exited with code ${e.exitCode ?? 'unknown'}; read its last output with bash_output.`);
+    }
+    return notes;
+  }
+
+  private killAllNow(): void {
+    for (const e of this.entries.values()) e.started.killNow();
+  }
+
+  private lookup(id: string): Entry {
+    const entry = this.entries.get(id);
+    if (entry) return entry;
+    const known = [...this.entries.keys()];
+    throw new ToolError('not_found', `No background command ${JSON.stringify(id)} in this session${known.length ? ` (known: ${known.join(', ')})` : ' (none was started)'}.`);
+  }
+
+  private emit(event: BackgroundEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
