@@ -25,7 +25,7 @@ import { loadCustomSlashCommands, resolveSlash } from './runtime/context/slash-c
 import { buildSystemPrompt } from './runtime/context/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
-import { createToolExecutor } from './tools/registry';
+import { createToolExecutor, webFetchUserAgent } from './tools/registry';
 import { userCacheDir } from './tools/private-dir';
 import { CommandSandbox } from './tools/sandbox';
 import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
@@ -244,7 +244,13 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
         { workspace: wrapWorkspace(new NodeWorkspace(config.cwd)), shell: new NodeShell({ sandbox }) },
         // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
         // Full output of long commands goes to the user's cache folder, which no sandboxed command can write.
-        { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(userCacheDir(), 'output'), limits: { bashDefaultTimeoutMs: s.bashTimeoutMs }, sensitiveFiles: s.sensitiveFiles },
+        {
+          ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]),
+          outputDir: path.join(userCacheDir(), 'output'),
+          limits: { bashDefaultTimeoutMs: s.bashTimeoutMs },
+          sensitiveFiles: s.sensitiveFiles,
+          webFetch: { allowPrivateNetwork: s.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(manifest.version) },
+        },
       ),
     mcp,
     checkpoints,

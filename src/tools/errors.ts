@@ -15,7 +15,15 @@ export type ToolErrorKind =
   | 'out_of_range'
   | 'unavailable' // the host cannot run this tool (e.g. bash in a virtual workspace)
   | 'search_failed'
-  | 'io';
+  | 'io'
+  // web_fetch
+  | 'bad_url'
+  | 'network' // DNS, connection and TLS failures
+  | 'network_refused' // a private, loopback or metadata address
+  | 'timeout'
+  | 'bad_redirect'
+  | 'too_many_redirects'
+  | 'unsupported_type';
 
 export class ToolError extends Error {
   override readonly name = 'ToolError';

@@ -24,6 +24,8 @@ import { userCacheDir } from './private-dir';
 import { sensitiveFileMatcher } from '../runtime/policy/sensitive-files';
 import { type Tool, type ToolEnv, type ToolLimits } from './tool';
 import { writeFileTool } from './write-file';
+import { webFetchTool } from './web-fetch';
+import { type WebFetchConfig } from './web-fetch/http-get';
 
 export interface ToolAdapters {
   workspace: Workspace;
@@ -41,6 +43,21 @@ export interface ToolExecutorOptions {
   limits?: Partial<ToolLimits>;
   /** Globs added to the sensitive-files list (setting turnstone.permissions.sensitiveFiles). */
   sensitiveFiles?: readonly string[];
+  /** web_fetch: allowPrivateNetwork (the setting), the User-Agent (with the version), limits; tests add a resolver. */
+  webFetch?: Partial<WebFetchConfig>;
+}
+
+export const DEFAULT_WEB_FETCH: WebFetchConfig = {
+  maxBytes: 10 * 1024 * 1024,
+  timeoutMs: 30_000,
+  maxRedirects: 5,
+  allowPrivateNetwork: false,
+  userAgent: webFetchUserAgent(undefined),
+};
+
+/** Sites see who is fetching: Turnstone and its version. */
+export function webFetchUserAgent(version: string | undefined): string {
+  return `Turnstone${version ? `/${version}` : ''} (coding agent; web_fetch)`;
 }
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -55,7 +72,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, webFetchTool];
 
 function errorOutput(error: unknown): ToolOutput | undefined {
   if (error instanceof ToolError) return { content: error.message, isError: true };
@@ -88,6 +105,7 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     outputDir: options.outputDir ?? path.join(userCacheDir(), 'output'),
     ripgrepPath: options.ripgrepPath,
     sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
+    webFetch: { ...DEFAULT_WEB_FETCH, ...options.webFetch },
   };
 
   const lookup = (name: string): Tool => {

@@ -13,6 +13,7 @@ import { type ReadRecords } from './file-state';
 import { type PathResolver } from './paths';
 import { type Shell, type Workspace } from './ports';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
+import { type WebFetchConfig } from './web-fetch/http-get';
 
 export interface ToolLimits {
   /** read_file: lines returned when no limit is given. */
@@ -44,6 +45,8 @@ export interface ToolEnv {
   ripgrepPath: string | undefined;
   /** Which pattern of the sensitive-files list a path matches, if any (reads of it ask). */
   sensitiveFile: SensitiveMatcher;
+  /** web_fetch: the network rules and limits (turnstone.webFetch.allowPrivateNetwork, 10 MB, 30 s). */
+  webFetch: WebFetchConfig;
 }
 
 export interface ToolSpec<I> {
