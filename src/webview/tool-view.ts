@@ -36,6 +36,8 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
         pattern: clip(str(input.pattern) ?? ''),
         ...opt('path', str(input.path) && clip(str(input.path)!)),
       };
+    case 'web_fetch':
+      return { kind: 'fetch', url: clip(str(input.url) ?? '') };
     default: {
       // MCP tools (mcp__<server>__<tool>): the card names the server and the tool, and shows the input whole.
       const mcp = /^mcp__(.+?)__(.+)$/.exec(name);

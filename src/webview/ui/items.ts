@@ -120,6 +120,7 @@ const TOOL_ICONS: Record<string, string> = {
   bash: 'terminal',
   glob_search: 'file-submodule',
   grep_search: 'search',
+  web_fetch: 'globe',
 };
 
 const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
@@ -202,6 +203,8 @@ export class ToolCardView implements ToolCard {
         return [el('code', { class: 'pattern' }, view.pattern), view.path ? el('span', { class: 'range' }, t('in {0}', view.path)) : ''];
       case 'mcp':
         return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
+      case 'fetch':
+        return [el('code', { class: 'url' }, view.url)];
       case 'other':
         return [el('span', {}, view.summary)];
     }
@@ -295,6 +298,9 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
     case 'mcp':
       what = done ? t('Used {0} of the MCP server {1}', v.tool, v.server) : t('Use {0} of the MCP server {1}', v.tool, v.server);
       break;
+    case 'fetch':
+      what = done || it.status === 'error' ? t('Fetched {0}', v.url) : t('Fetch {0}', v.url);
+      break;
     case 'other':
       what = `${it.name}`;
       break;
@@ -325,6 +331,7 @@ function meta(view: ToolView): (Node | string)[] {
       return [parts.filter(Boolean).join(' · ')];
     }
     case 'mcp':
+    case 'fetch':
     case 'other':
       return [];
   }
