@@ -25,7 +25,7 @@ import { loadCustomSlashCommands, resolveSlash } from './runtime/context/slash-c
 import { buildSystemPrompt } from './runtime/context/system-prompt';
 import { cleanUpInterruptedWrites } from './tools/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
-import { createToolExecutor, DEFAULT_LIMITS } from './tools/registry';
+import { createToolExecutor, DEFAULT_LIMITS, webFetchUserAgent } from './tools/registry';
 import { BackgroundCommands } from './tools/background';
 import { userCacheDir } from './tools/private-dir';
 import { CommandSandbox } from './tools/sandbox';
@@ -248,7 +248,14 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
         { workspace: wrapWorkspace(new NodeWorkspace(config.cwd)), shell },
         // Never a relative PATH entry or one inside the workspace: a repository could ship its own `rg`.
         // Full output of long commands goes to the user's cache folder, which no sandboxed command can write.
-        { ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]), outputDir: path.join(userCacheDir(), 'output'), limits: { bashDefaultTimeoutMs: s.bashTimeoutMs }, sensitiveFiles: s.sensitiveFiles, background },
+        {
+          ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]),
+          outputDir: path.join(userCacheDir(), 'output'),
+          limits: { bashDefaultTimeoutMs: s.bashTimeoutMs },
+          sensitiveFiles: s.sensitiveFiles,
+          background,
+          webFetch: { allowPrivateNetwork: s.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(manifest.version) },
+        },
       ),
     background,
     mcp,

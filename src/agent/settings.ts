@@ -43,6 +43,8 @@ export interface TurnstoneSettings {
   approvalDialog: ApprovalDialog;
   checkpointsMaxFileSizeMB: number;
   checkpointsKeepSessions: number;
+  /** turnstone.webFetch.allowPrivateNetwork: web_fetch may reach loopback, private and link-local addresses. */
+  webFetchAllowPrivateNetwork: boolean;
 }
 
 /** The manifest's description of one setting (package.json `contributes.configuration.properties`). */
@@ -83,6 +85,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   approvalDialog: 'approvalDialog',
   'checkpoints.maxFileSizeMB': 'checkpointsMaxFileSizeMB',
   'checkpoints.keepSessions': 'checkpointsKeepSessions',
+  'webFetch.allowPrivateNetwork': 'webFetchAllowPrivateNetwork',
 };
 
 /** Keys a settings object may hold that have no field here: read by the CLI's MCP set-up from the same object. */

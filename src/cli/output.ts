@@ -88,7 +88,7 @@ export function createRenderer(format: OutputFormat, sink: Sink): Renderer {
 
 /** One line about a tool use: its name and main argument, shortened. */
 export function describeToolUse(name: string, input: Record<string, unknown>): string {
-  const main = input['command'] ?? input['path'] ?? input['pattern'];
+  const main = input['command'] ?? input['path'] ?? input['pattern'] ?? input['url'];
   const text = typeof main === 'string' ? main.replace(/\s+/g, ' ') : '';
   return text ? `${name} ${text.length > 80 ? `${text.slice(0, 79)}…` : text}` : name;
 }

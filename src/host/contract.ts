@@ -64,6 +64,7 @@ export const SETTINGS = [
   'mcp.callTimeoutMs',
   'mcp.startTimeoutMs',
   'approvalDialog',
+  'webFetch.allowPrivateNetwork',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

@@ -45,6 +45,7 @@ export function readSettings(): TurnstoneSettings {
     approvalDialog: readApprovalDialog(c.get<string>('approvalDialog', 'modal')),
     checkpointsMaxFileSizeMB: Math.max(0, c.get<number>('checkpoints.maxFileSizeMB', 5)),
     checkpointsKeepSessions: Math.max(1, c.get<number>('checkpoints.keepSessions', 50)),
+    webFetchAllowPrivateNetwork: c.get<unknown>('webFetch.allowPrivateNetwork') === true,
   };
 }
 

@@ -7,7 +7,7 @@ import { type ToolExecutor } from '../runtime/types';
 import { type BackgroundCommands } from '../tools/background';
 import { type Workspace } from '../tools/ports';
 import { findProgram } from '../tools/program-path';
-import { createToolExecutor } from '../tools/registry';
+import { createToolExecutor, webFetchUserAgent } from '../tools/registry';
 import { CommandSandbox } from '../tools/sandbox';
 import { hostSensitiveMatcher } from './panel/load-panel-support';
 import { readGuardedSettings } from './approvals/policy-guard';
@@ -58,6 +58,13 @@ export function createHostTools(
   const ripgrepPath = vscodeRipgrepPath() ?? findProgram('rg', { excludeRoots: workspaceFolderPaths() });
   return createToolExecutor(
     { workspace, ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
-    { ...(ripgrepPath ? { ripgrepPath } : {}), outputDir, limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs }, sensitiveFiles: settings.sensitiveFiles, ...(background ? { background } : {}) },
+    {
+      ...(ripgrepPath ? { ripgrepPath } : {}),
+      outputDir,
+      limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs },
+      sensitiveFiles: settings.sensitiveFiles,
+      ...(background ? { background } : {}),
+      webFetch: { allowPrivateNetwork: settings.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(String((context.extension.packageJSON as { version?: string }).version ?? '')) },
+    },
   );
 }

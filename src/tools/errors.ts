@@ -17,7 +17,15 @@ export type ToolErrorKind =
   | 'search_failed'
   | 'invalid_input' // a well-formed input that cannot be used (a filter that is no regular expression)
   | 'too_many' // a limit on things running at once (turnstone.bash.maxBackground)
-  | 'io';
+  | 'io'
+  // web_fetch
+  | 'bad_url'
+  | 'network' // DNS, connection and TLS failures
+  | 'network_refused' // a private, loopback or metadata address
+  | 'timeout'
+  | 'bad_redirect'
+  | 'too_many_redirects'
+  | 'unsupported_type';
 
 export class ToolError extends Error {
   override readonly name = 'ToolError';

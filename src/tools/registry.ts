@@ -27,6 +27,8 @@ import { sensitiveFileMatcher } from '../runtime/policy/sensitive-files';
 import { type Tool, type ToolEnv, type ToolLimits } from './tool';
 import { todoWriteTool } from './todo-write';
 import { writeFileTool } from './write-file';
+import { webFetchTool } from './web-fetch';
+import { type WebFetchConfig } from './web-fetch/http-get';
 
 export interface ToolAdapters {
   workspace: Workspace;
@@ -46,6 +48,21 @@ export interface ToolExecutorOptions {
   sensitiveFiles?: readonly string[];
   /** The session's background commands (bash `run_in_background`, bash_output, kill_shell); without it bash runs in the foreground only. */
   background?: BackgroundCommands;
+  /** web_fetch: allowPrivateNetwork (the setting), the User-Agent (with the version), limits; tests add a resolver. */
+  webFetch?: Partial<WebFetchConfig>;
+}
+
+export const DEFAULT_WEB_FETCH: WebFetchConfig = {
+  maxBytes: 10 * 1024 * 1024,
+  timeoutMs: 30_000,
+  maxRedirects: 5,
+  allowPrivateNetwork: false,
+  userAgent: webFetchUserAgent(undefined),
+};
+
+/** Sites see who is fetching: Turnstone and its version. */
+export function webFetchUserAgent(version: string | undefined): string {
+  return `Turnstone${version ? `/${version}` : ''} (coding agent; web_fetch)`;
 }
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -60,7 +77,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool, webFetchTool];
 const NEEDS_SHELL = new Set(['bash', bashOutputTool.name, killShellTool.name]);
 const NEEDS_BACKGROUND = new Set([bashOutputTool.name, killShellTool.name]);
 
@@ -96,6 +113,7 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     ripgrepPath: options.ripgrepPath,
     sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
     background: options.background,
+    webFetch: { ...DEFAULT_WEB_FETCH, ...options.webFetch },
   };
 
   const lookup = (name: string): Tool => {

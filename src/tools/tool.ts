@@ -14,6 +14,7 @@ import { type ReadRecords } from './file-state';
 import { type PathResolver } from './paths';
 import { type Shell, type Workspace } from './ports';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
+import { type WebFetchConfig } from './web-fetch/http-get';
 
 export interface ToolLimits {
   /** read_file: lines returned when no limit is given. */
@@ -47,6 +48,8 @@ export interface ToolEnv {
   sensitiveFile: SensitiveMatcher;
   /** The session's background commands; absent where none can run (bash_output and kill_shell are then not offered). */
   background?: BackgroundCommands | undefined;
+  /** web_fetch: the network rules and limits (turnstone.webFetch.allowPrivateNetwork, 10 MB, 30 s). */
+  webFetch: WebFetchConfig;
 }
 
 export interface ToolSpec<I> {

@@ -27,6 +27,9 @@ const MAX_RULE_ON_BUTTON = 48;
 
 /** The button that saves an allow rule names the exact rule it saves. */
 export function alwaysAllowLabel(rule: string, t: Translate = english): string {
+  // A fetch's rule is its host: the button says the host ("Always allow example.com"); the rule is shown beside it.
+  const host = /^web_fetch\(domain:([^()]+)\)$/.exec(rule)?.[1];
+  if (host !== undefined && host.length <= MAX_RULE_ON_BUTTON) return t('Always allow {0}', host);
   return rule.length <= MAX_RULE_ON_BUTTON ? t('Always allow {0}', rule) : t('Always allow the rule below');
 }
 
@@ -48,6 +51,7 @@ export function approvalQuestion(r: ApprovalSubject, t: Translate = english): st
   if (r.mcp) return t('Use the tool {0} of the MCP server {1}?', r.mcp.tool, r.mcp.server);
   if (r.need === 'edit') return r.creates ? t('Create {0}?', r.subject) : t('Edit {0}?', r.subject);
   if (r.need === 'command') return t('Run this command?');
+  if (r.need === 'fetch') return t('Fetch {0}?', r.subject);
   return r.subject ? t('Allow {0} on {1}?', r.toolName, r.subject) : t('Allow {0}?', r.toolName);
 }
 

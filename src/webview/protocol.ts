@@ -122,6 +122,8 @@ export const ToolView = z.discriminatedUnion('kind', [
     input: z.string().max(100_000),
     output: Text.optional(),
   }),
+  /** web_fetch: the URL asked for. */
+  z.object({ kind: z.literal('fetch'), url: Short }),
   /** Anything else (unknown tools): a one-line summary. */
   z.object({ kind: z.literal('other'), summary: Short }),
 ]);

@@ -43,6 +43,8 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
       const active = todos.find((todo) => todo?.status === 'in_progress');
       return { kind: 'other', summary: clip(`${done}/${todos.length}${str(active?.content) ? ` · ${str(active?.content)}` : ''}`) };
     }
+    case 'web_fetch':
+      return { kind: 'fetch', url: clip(str(input.url) ?? '') };
     default: {
       // MCP tools (mcp__<server>__<tool>): the card names the server and the tool, and shows the input whole.
       const mcp = /^mcp__(.+?)__(.+)$/.exec(name);

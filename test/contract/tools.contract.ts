@@ -52,7 +52,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>,
       it('defines the built-in tools with JSON schemas naming their required inputs', () => {
         const defs = env.executor.definitions();
         const byName = new Map(defs.map((d) => [d.name, d]));
-        assert.deepEqual([...byName.keys()].sort(), ['bash', 'edit_file', 'glob_search', 'grep_search', 'read_file', 'todo_write', 'write_file']);
+        assert.deepEqual([...byName.keys()].sort(), ['bash', 'edit_file', 'glob_search', 'grep_search', 'read_file', 'todo_write', 'web_fetch', 'write_file']);
         const required = (name: string) => (byName.get(name)!.input_schema as { required?: string[] }).required ?? [];
         assert.deepEqual(required('read_file'), ['path']);
         assert.deepEqual(required('write_file').sort(), ['content', 'path']);
@@ -61,6 +61,7 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>,
         assert.deepEqual(required('todo_write'), ['todos']);
         assert.deepEqual(required('glob_search'), ['pattern']);
         assert.deepEqual(required('grep_search'), ['pattern']);
+        assert.deepEqual(required('web_fetch'), ['url']);
         const grepProps = Object.keys((byName.get('grep_search')!.input_schema as { properties: object }).properties);
         for (const p of ['path', 'glob', 'output_mode', '-i', '-n', '-A', '-B', '-C', 'head_limit']) assert.ok(grepProps.includes(p), p);
         for (const d of defs) {

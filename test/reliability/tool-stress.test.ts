@@ -20,7 +20,7 @@ import { NodeShell, NodeWorkspace } from '../../src/tools/node-adapter';
 import { PathResolver } from '../../src/tools/paths';
 import { readFileTool } from '../../src/tools/read-file';
 import { sensitiveFileMatcher } from '../../src/runtime/policy/sensitive-files';
-import { DEFAULT_LIMITS, createToolExecutor } from '../../src/tools/registry';
+import { DEFAULT_LIMITS, DEFAULT_WEB_FETCH, createToolExecutor } from '../../src/tools/registry';
 import { type Tool, type ToolEnv } from '../../src/tools/tool';
 import { writeFileTool } from '../../src/tools/write-file';
 import { isAlive } from '../unit/tools/helpers';
@@ -62,6 +62,7 @@ function workbench(options: { ripgrep?: boolean } = {}): Workbench {
     outputDir,
     ripgrepPath: undefined,
     sensitiveFile: sensitiveFileMatcher(),
+    webFetch: DEFAULT_WEB_FETCH,
   };
   return {
     base,

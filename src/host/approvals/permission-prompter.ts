@@ -33,8 +33,8 @@ export interface PrompterDeps {
 }
 
 const isEdit = (req: PermissionRequest) => req.need === 'edit' && req.preview !== undefined;
-/** "Always allow <rule>" is offered where a rule can say it: commands and MCP tools. */
-const offersAlways = (req: PermissionRequest) => req.need === 'command' && req.suggestedRule !== '';
+/** "Always allow <rule>" is offered where a rule can say it: commands, MCP tools and fetches (their host). */
+const offersAlways = (req: PermissionRequest) => (req.need === 'command' || req.need === 'fetch') && req.suggestedRule !== '';
 
 export class NativePermissionPrompter implements PermissionPrompter {
   private counter = 0;
@@ -182,6 +182,8 @@ export class NativePermissionPrompter implements PermissionPrompter {
       const description = req.input['description'];
       if (typeof description === 'string' && description.trim()) lines.push('', vscode.l10n.t('Purpose (as the model states it): {0}', description.trim()));
       lines.push('', vscode.l10n.t('Working directory: {0}', vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? vscode.l10n.t('(none)')));
+    } else if (req.need === 'fetch') {
+      lines.push(vscode.l10n.t('URL: {0}', req.subject));
     } else if (req.preview) {
       const { added, removed } = loadCore().diffStats(req.preview.before, req.preview.after);
       lines.push(vscode.l10n.t('{0}: +{1} −{2} lines. The proposal is open, read-only, in the diff editor; "{3}" there or in the panel lets you change it before allowing.', vscode.workspace.asRelativePath(req.preview.path), added, removed, L.editProposal));

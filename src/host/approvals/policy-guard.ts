@@ -9,13 +9,13 @@
 import * as vscode from 'vscode';
 import { readMcpServerSettings, readSettings, type TurnstoneSettings } from '../settings';
 
-export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets' | 'provider' | 'baseUrl'> {
+export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets' | 'provider' | 'baseUrl' | 'webFetchAllowPrivateNetwork'> {
   /** turnstone.mcpServers as each scope defines it (servers are commands Turnstone starts). */
   mcpServers: { user: unknown; workspace: unknown[] };
 }
 
 const MODE_RANK = { plan: 0, ask: 1, acceptEdits: 2, bypassPermissions: 3 } as const;
-const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets', 'provider', 'baseUrl', 'mcpServers'];
+const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets', 'provider', 'baseUrl', 'mcpServers', 'webFetch.allowPrivateNetwork'];
 
 export function policyOf(s: TurnstoneSettings, mcpServers: PolicySettings['mcpServers'] = readMcpServerSettings()): PolicySettings {
   return {
@@ -30,6 +30,7 @@ export function policyOf(s: TurnstoneSettings, mcpServers: PolicySettings['mcpSe
     sandboxHideSecrets: s.sandboxHideSecrets,
     provider: s.provider,
     baseUrl: s.baseUrl,
+    webFetchAllowPrivateNetwork: s.webFetchAllowPrivateNetwork,
     mcpServers,
   };
 }
@@ -58,6 +59,7 @@ export function loosenings(accepted: PolicySettings, next: PolicySettings): stri
   if (accepted.sandbox !== 'off' && next.sandbox === 'off') more.push(vscode.l10n.t('command sandbox off'));
   if (accepted.sandboxNetwork === 'deny' && next.sandboxNetwork !== 'deny') more.push(vscode.l10n.t('network allowed in the sandbox'));
   if (accepted.sandboxHideSecrets && !next.sandboxHideSecrets) more.push(vscode.l10n.t('secret files readable in the sandbox'));
+  if (!accepted.webFetchAllowPrivateNetwork && next.webFetchAllowPrivateNetwork) more.push(vscode.l10n.t('web_fetch may reach local and private network addresses'));
   // Requests carry the conversation and the API key: where they go is the user's choice.
   if (next.provider !== accepted.provider) more.push(vscode.l10n.t('provider {0} → {1} (requests and the API key go to it)', accepted.provider, next.provider));
   if (next.baseUrl !== accepted.baseUrl) more.push(vscode.l10n.t('API base URL {0} → {1} (requests and the API key go there)', accepted.baseUrl || vscode.l10n.t('(default)'), next.baseUrl || vscode.l10n.t('(default)')));

@@ -60,6 +60,36 @@ export function ruleNamesTool(ruleTool: string, tool: string, mcpServer?: string
 }
 
 const GLOB_CHARS = /[*?[\]{}]/;
+
+/** `web_fetch(domain:example.com)`: the content names the URL's host, not a prefix of it. */
+const DOMAIN_PREFIX = 'domain:';
+
+/**
+ * `example.com` matches that host only; `*.example.com` any host below it
+ * (docs.example.com, a.b.example.com) but not example.com itself. Case and a
+ * trailing dot do not count; a subject that is not a URL matches nothing.
+ */
+export function matchDomain(pattern: string, subject: string): boolean {
+  let host: string;
+  try {
+    host = new URL(subject).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  const want = pattern.trim().toLowerCase().replace(/\.$/, '');
+  if (want.startsWith('*.')) return host.endsWith(want.slice(1)) && host.length > want.length - 1;
+  return host === want;
+}
+
+/** The rule "Always allow" saves for a URL: its host (`web_fetch(domain:docs.example.com)`). */
+export function domainRule(tool: string, url: string): string | undefined {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host ? `${tool}(${DOMAIN_PREFIX}${host})` : undefined;
+  } catch {
+    return undefined;
+  }
+}
 const globs = new Map<string, (s: string) => boolean>();
 
 /** Path rules accept globs, matched like glob_search matches (picomatch; `*` within a folder, `**` across). */
@@ -123,6 +153,7 @@ function denyWordsMatch(content: string, cmd: ShellCommand): boolean {
 /** Matches a non-shell rule's content against a plain subject (a path, a pattern, a URL). */
 export function matchContent(content: string | undefined, subject: string): boolean {
   if (content === undefined) return true;
+  if (content.startsWith(DOMAIN_PREFIX)) return matchDomain(content.slice(DOMAIN_PREFIX.length), subject);
   if (content.endsWith(':*')) return subject.startsWith(content.slice(0, -2));
   if (subject === content) return true;
   return GLOB_CHARS.test(content) && globMatch(content, subject);
@@ -165,6 +196,8 @@ export interface RuleSubject {
   shell?: CommandAnalysis;
   /** For an MCP tool: its server's name as tool names spell it (server-wide rules match on it). */
   mcpServer?: string;
+  /** The permission kind: a fetch's suggested rule names its domain. */
+  need?: string;
 }
 
 /** The parser must be loaded for a shell tool without a ready analysis (loadShellParser). */
@@ -222,7 +255,8 @@ const PREFIX_SAFE: readonly (readonly string[])[] = [
  * default; a prefix rule only for a lone plain command from the reviewed
  * read-only list above.
  */
-export function suggestRule(tool: string, subject: string, shell?: CommandAnalysis): string {
+export function suggestRule(tool: string, subject: string, shell?: CommandAnalysis, need?: string): string {
+  if (need === 'fetch') return domainRule(tool, subject) ?? `${tool}(${subject})`;
   if (!isShellTool(tool)) return subject ? `${tool}(${subject})` : tool;
   const a = shell ?? analyseCommand(subject);
   const only = a.commands[0];

@@ -102,7 +102,7 @@ export class PermissionPolicy {
   decide({ toolName, readOnly, assessment, hookOverride, hookReason }: PolicyInput): PolicyOutcome {
     const { need, subject } = assessment;
     // A shell command is analysed by its tool's assess(); without that (tests, other hosts) it is analysed here (the parser must be loaded).
-    const s: RuleSubject = { ...ruleSubject(toolName, subject, assessment.shell), ...(assessment.mcpServer !== undefined ? { mcpServer: assessment.mcpServer } : {}) };
+    const s: RuleSubject = { ...ruleSubject(toolName, subject, assessment.shell), need, ...(assessment.mcpServer !== undefined ? { mcpServer: assessment.mcpServer } : {}) };
 
     if (this.deniedTools.includes(toolName)) return { kind: 'deny', reason: `the tool ${toolName} is disabled` };
     const denied = this.denyRuleMatch(s);
@@ -112,7 +112,8 @@ export class PermissionPolicy {
     const askRule = this.ask.find((r) => matchesAnyPart(r, s));
     if (askRule) return ask(s, `rule ${askRule.source} asks for ${shown(s)}`);
     if (this.mode === 'bypassPermissions') return { kind: 'allow', reason: 'bypassPermissions mode' };
-    if (this.mode === 'plan' && !(readOnly && need === 'read')) {
+    // A fetch only reads, so plan mode may research the web: it asks like every other mode.
+    if (this.mode === 'plan' && !(readOnly && (need === 'read' || need === 'fetch'))) {
       return { kind: 'deny', reason: `plan mode is read-only: ${shown(s)} needs ${need} permission` };
     }
     if (assessment.unsandboxed) return ask(s, `${shown(s)} asks to run outside the OS sandbox`);
@@ -163,5 +164,5 @@ const notProvable = (constructs: readonly string[]) => `it contains ${constructs
 const shown = (s: RuleSubject) => (s.subject ? `${s.tool}(${s.subject})` : s.tool);
 
 function ask(s: RuleSubject, reason: string): PolicyOutcome {
-  return { kind: 'ask', reason, suggestedRule: suggestRule(s.tool, s.subject, s.shell) };
+  return { kind: 'ask', reason, suggestedRule: suggestRule(s.tool, s.subject, s.shell, s.need) };
 }

@@ -121,6 +121,7 @@ const TOOL_ICONS: Record<string, string> = {
   glob_search: 'file-submodule',
   grep_search: 'search',
   todo_write: 'checklist',
+  web_fetch: 'globe',
 };
 
 const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
@@ -203,6 +204,8 @@ export class ToolCardView implements ToolCard {
         return [el('code', { class: 'pattern' }, view.pattern), view.path ? el('span', { class: 'range' }, t('in {0}', view.path)) : ''];
       case 'mcp':
         return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
+      case 'fetch':
+        return [el('code', { class: 'url' }, view.url)];
       case 'other':
         return [el('span', {}, view.summary)];
     }
@@ -296,6 +299,9 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
     case 'mcp':
       what = done ? t('Used {0} of the MCP server {1}', v.tool, v.server) : t('Use {0} of the MCP server {1}', v.tool, v.server);
       break;
+    case 'fetch':
+      what = done || it.status === 'error' ? t('Fetched {0}', v.url) : t('Fetch {0}', v.url);
+      break;
     case 'other':
       what = `${it.name}`;
       break;
@@ -326,6 +332,7 @@ function meta(view: ToolView): (Node | string)[] {
       return [parts.filter(Boolean).join(' · ')];
     }
     case 'mcp':
+    case 'fetch':
     case 'other':
       return [];
   }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { type RuntimeEvent } from '../../../src/runtime/events';
 import { PanelBridge } from '../../../src/host/panel/panel-bridge';
+import { alwaysAllowLabel } from '../../../src/webview/approval-wording';
 import { type HostEvent, HostEvent as HostEventSchema } from '../../../src/webview/protocol';
 
 const run = (events: RuntimeEvent[], describeTool?: (name: string) => { server: string; tool: string; description: string } | undefined) => {
@@ -102,5 +103,20 @@ describe('panel bridge: tool and approval cards (issue 25)', () => {
     assert.equal(items[0]!.title, 'Edit src/a.ts?');
     assert.equal(items[1]!.rule, 'bash(make)');
     assert.equal(items[1]!.title, 'Run this command?');
+  });
+
+  it('28.fetch: the card and the approval show the URL; "Always allow" names the host and saves its domain rule', () => {
+    const url = 'https://docs.example.com/guide?x=1';
+    const out = run([
+      { type: 'tool_use_started', id: 'f1', name: 'web_fetch' },
+      { type: 'tool_use_ready', id: 'f1', name: 'web_fetch', input: { url } },
+      { type: 'permission_requested', request: { toolUseId: 'f1', toolName: 'web_fetch', input: { url }, need: 'fetch', subject: url, reason: 'web_fetch(https://docs.example.com/guide?x=1) needs fetch permission in ask mode', suggestedRule: 'web_fetch(domain:docs.example.com)' } },
+    ]);
+    assert.deepEqual(lastUpdate(out, 'f1').view, { kind: 'fetch', url });
+    const item = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'permission' ? [e.item] : []))[0]!;
+    assert.equal(item.title, `Fetch ${url}?`);
+    assert.equal(item.subject, url);
+    assert.equal(item.rule, 'web_fetch(domain:docs.example.com)');
+    assert.equal(alwaysAllowLabel(item.rule), 'Always allow docs.example.com');
   });
 });
