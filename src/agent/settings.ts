@@ -41,6 +41,9 @@ export interface TurnstoneSettings {
   approvalDialog: ApprovalDialog;
   checkpointsMaxFileSizeMB: number;
   checkpointsKeepSessions: number;
+  /** VS Code only (the CLI has no language servers): problems after edits, and how long to wait for them. */
+  diagnosticsAfterEdit: boolean;
+  diagnosticsWaitMs: number;
 }
 
 /** The manifest's description of one setting (package.json `contributes.configuration.properties`). */
@@ -80,6 +83,8 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   approvalDialog: 'approvalDialog',
   'checkpoints.maxFileSizeMB': 'checkpointsMaxFileSizeMB',
   'checkpoints.keepSessions': 'checkpointsKeepSessions',
+  'diagnostics.afterEdit': 'diagnosticsAfterEdit',
+  'diagnostics.waitMs': 'diagnosticsWaitMs',
 };
 
 /** Keys a settings object may hold that have no field here: read by the CLI's MCP set-up from the same object. */

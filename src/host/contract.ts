@@ -56,6 +56,8 @@ export const SETTINGS = [
   'bash.timeoutMs',
   'checkpoints.maxFileSizeMB',
   'checkpoints.keepSessions',
+  'diagnostics.afterEdit',
+  'diagnostics.waitMs',
   'sandbox',
   'sandbox.network',
   'sandbox.hideSecrets',

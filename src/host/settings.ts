@@ -44,6 +44,8 @@ export function readSettings(): TurnstoneSettings {
     approvalDialog: readApprovalDialog(c.get<string>('approvalDialog', 'modal')),
     checkpointsMaxFileSizeMB: Math.max(0, c.get<number>('checkpoints.maxFileSizeMB', 5)),
     checkpointsKeepSessions: Math.max(1, c.get<number>('checkpoints.keepSessions', 50)),
+    diagnosticsAfterEdit: c.get<boolean>('diagnostics.afterEdit', true) !== false,
+    diagnosticsWaitMs: Math.max(0, c.get<number>('diagnostics.waitMs', 2000)),
   };
 }
 

@@ -18,6 +18,8 @@ import { ReadRecords } from './file-state';
 import { globSearchTool } from './glob-search';
 import { grepSearchTool } from './grep-search';
 import { PathResolver } from './paths';
+import { type CodeNavigation, type EditDiagnostics } from './language-ports';
+import { lspTool } from './lsp';
 import { type Shell, type Workspace, WorkspaceError } from './ports';
 import { readFileTool } from './read-file';
 import { userCacheDir } from './private-dir';
@@ -29,6 +31,9 @@ export interface ToolAdapters {
   workspace: Workspace;
   /** Leave out where commands cannot run (virtual workspaces): bash is then not offered. */
   shell?: Shell;
+  /** Editor hosts only: problems after edits, and the lsp tool (offered only with navigation). */
+  diagnostics?: EditDiagnostics;
+  navigation?: CodeNavigation;
 }
 
 export interface ToolExecutorOptions {
@@ -55,7 +60,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, lspTool];
 
 function errorOutput(error: unknown): ToolOutput | undefined {
   if (error instanceof ToolError) return { content: error.message, isError: true };
@@ -77,7 +82,7 @@ function errorOutput(error: unknown): ToolOutput | undefined {
 }
 
 export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutorOptions = {}): ToolExecutor {
-  const tools = ALL_TOOLS.filter((t) => t.name !== 'bash' || adapters.shell);
+  const tools = ALL_TOOLS.filter((t) => (t.name !== 'bash' || adapters.shell) && (t.name !== 'lsp' || adapters.navigation));
   const byName = new Map(tools.map((t) => [t.name, t]));
   const env: ToolEnv = {
     workspace: adapters.workspace,
@@ -88,6 +93,8 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     outputDir: options.outputDir ?? path.join(userCacheDir(), 'output'),
     ripgrepPath: options.ripgrepPath,
     sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
+    diagnostics: adapters.diagnostics,
+    navigation: adapters.navigation,
   };
 
   const lookup = (name: string): Tool => {

@@ -11,6 +11,7 @@ import {
 } from '../runtime/types';
 import { type ReadRecords } from './file-state';
 import { type PathResolver } from './paths';
+import { type CodeNavigation, type EditDiagnostics } from './language-ports';
 import { type Shell, type Workspace } from './ports';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
 
@@ -44,6 +45,10 @@ export interface ToolEnv {
   ripgrepPath: string | undefined;
   /** Which pattern of the sensitive-files list a path matches, if any (reads of it ask). */
   sensitiveFile: SensitiveMatcher;
+  /** The problems language servers report around an edit (VS Code only; absent in the CLI). */
+  diagnostics?: EditDiagnostics | undefined;
+  /** The editor's code navigation for the lsp tool (VS Code only). */
+  navigation?: CodeNavigation | undefined;
 }
 
 export interface ToolSpec<I> {
