@@ -45,6 +45,9 @@ export interface TurnstoneSettings {
   checkpointsKeepSessions: number;
   /** turnstone.webFetch.allowPrivateNetwork: web_fetch may reach loopback, private and link-local addresses. */
   webFetchAllowPrivateNetwork: boolean;
+  /** VS Code only (the CLI has no language servers): problems after edits, and how long to wait for them. */
+  diagnosticsAfterEdit: boolean;
+  diagnosticsWaitMs: number;
 }
 
 /** The manifest's description of one setting (package.json `contributes.configuration.properties`). */
@@ -86,6 +89,8 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'checkpoints.maxFileSizeMB': 'checkpointsMaxFileSizeMB',
   'checkpoints.keepSessions': 'checkpointsKeepSessions',
   'webFetch.allowPrivateNetwork': 'webFetchAllowPrivateNetwork',
+  'diagnostics.afterEdit': 'diagnosticsAfterEdit',
+  'diagnostics.waitMs': 'diagnosticsWaitMs',
 };
 
 /** Keys a settings object may hold that have no field here: read by the CLI's MCP set-up from the same object. */

@@ -57,6 +57,8 @@ export const SETTINGS = [
   'bash.maxBackground',
   'checkpoints.maxFileSizeMB',
   'checkpoints.keepSessions',
+  'diagnostics.afterEdit',
+  'diagnostics.waitMs',
   'sandbox',
   'sandbox.network',
   'sandbox.hideSecrets',

@@ -9,6 +9,9 @@ import { type Workspace } from '../tools/ports';
 import { findProgram } from '../tools/program-path';
 import { createToolExecutor, webFetchUserAgent } from '../tools/registry';
 import { CommandSandbox } from '../tools/sandbox';
+import { HostCodeNavigation } from './language/code-navigation';
+import { HostEditDiagnostics } from './language/edit-diagnostics';
+import { LanguageCoverage } from './language/language-coverage';
 import { hostSensitiveMatcher } from './panel/load-panel-support';
 import { readGuardedSettings } from './approvals/policy-guard';
 import { type TurnstoneSettings } from './settings';
@@ -32,6 +35,18 @@ function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => vo
   return terminal;
 }
 
+/** What the window has learnt about which languages report problems (language-coverage.ts). */
+let coverage: LanguageCoverage | undefined;
+
+function sharedCoverage(context: vscode.ExtensionContext): LanguageCoverage {
+  if (!coverage) {
+    const created = new LanguageCoverage();
+    coverage = created;
+    context.subscriptions.push(created, { dispose: () => (coverage = coverage === created ? undefined : coverage) });
+  }
+  return coverage;
+}
+
 /** The workspace folders as the tools see them (files through vscode.workspace.fs). */
 export function createHostWorkspace(): VsCodeWorkspace {
   return new VsCodeWorkspace((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
@@ -51,13 +66,16 @@ export function createHostTools(
   background?: BackgroundCommands,
 ): ToolExecutor {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri);
-  const workspace = wrapWorkspace(new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]));
+  const files = new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]);
+  const workspace = wrapWorkspace(files);
+  const toUri = (p: string) => files.toUri(p);
+  const diagnostics = new HostEditDiagnostics(toUri, { afterEdit: settings.diagnosticsAfterEdit, waitMs: settings.diagnosticsWaitMs }, sharedCoverage(context));
   const local = folders[0]?.scheme === 'file';
   const outputDir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'tool-output');
   // VS Code's own ripgrep, else one on an absolute PATH entry outside the workspace (never a repository's own `rg`).
   const ripgrepPath = vscodeRipgrepPath() ?? findProgram('rg', { excludeRoots: workspaceFolderPaths() });
   return createToolExecutor(
-    { workspace, ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
+    { workspace, diagnostics, navigation: new HostCodeNavigation(toUri), ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
     {
       ...(ripgrepPath ? { ripgrepPath } : {}),
       outputDir,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type FileChange } from '../runtime/types';
 import { summarizeEdit } from './edit-diff';
+import { reportNewProblems, watchProblems } from './edit-problems';
 import { ToolError } from './errors';
 import { type LoadedText, assessPath, checkFreshness, loadForWrite, yieldToEventLoop } from './file-common';
 import { type ResolvedPath } from './paths';
@@ -137,19 +138,27 @@ export const editFileTool = defineTool({
       throw error;
     }
   },
-  async execute(input, env) {
+  async execute(input, env, ctx) {
     const p = await plan(input, env);
     await yieldToEventLoop();
     const bytes = encodeText(p.after, p.loaded.encoding);
-    await env.workspace.writeFile(p.resolved.real, bytes);
+    const problems = await watchProblems(env, p.resolved.real, ctx.signal);
+    try {
+      await env.workspace.writeFile(p.resolved.real, bytes);
+    } catch (error) {
+      problems?.dispose();
+      throw error;
+    }
     const stat = await env.workspace.stat(p.resolved.real);
     if (stat) env.reads.record(p.resolved.real, stat, bytes);
     await yieldToEventLoop();
     const summary = summarizeEdit(p.loaded.text, p.after, p.positions, p.oldString, p.newString, p.resolved.display);
     const n = p.positions.length;
     const head = `Edited ${p.resolved.display}: replaced ${n} occurrence${n === 1 ? '' : 's'}; changed ${describeRanges(summary.changedLines)}.`;
+    const note = await reportNewProblems(problems, { display: p.resolved.display, before: p.loaded.text, after: p.after }, ctx.signal);
+    const content = summary.diff ? `${head}\n${summary.diff}` : head;
     return {
-      content: summary.diff ? `${head}\n${summary.diff}` : head,
+      content: note ? `${content}\n\n${note}` : content,
       isError: false,
       fileChange: { path: p.resolved.real, before: p.loaded.text, after: p.after },
     };

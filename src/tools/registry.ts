@@ -20,6 +20,8 @@ import { ReadRecords } from './file-state';
 import { globSearchTool } from './glob-search';
 import { grepSearchTool } from './grep-search';
 import { PathResolver } from './paths';
+import { type CodeNavigation, type EditDiagnostics } from './language-ports';
+import { lspTool } from './lsp';
 import { type Shell, type Workspace, WorkspaceError } from './ports';
 import { readFileTool } from './read-file';
 import { userCacheDir } from './private-dir';
@@ -34,6 +36,9 @@ export interface ToolAdapters {
   workspace: Workspace;
   /** Leave out where commands cannot run (virtual workspaces): bash is then not offered. */
   shell?: Shell;
+  /** Editor hosts only: problems after edits, and the lsp tool (offered only with navigation). */
+  diagnostics?: EditDiagnostics;
+  navigation?: CodeNavigation;
 }
 
 export interface ToolExecutorOptions {
@@ -77,7 +82,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool, webFetchTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool, webFetchTool, lspTool];
 const NEEDS_SHELL = new Set(['bash', bashOutputTool.name, killShellTool.name]);
 const NEEDS_BACKGROUND = new Set([bashOutputTool.name, killShellTool.name]);
 
@@ -114,6 +119,8 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
     background: options.background,
     webFetch: { ...DEFAULT_WEB_FETCH, ...options.webFetch },
+    diagnostics: adapters.diagnostics,
+    navigation: adapters.navigation,
   };
 
   const lookup = (name: string): Tool => {

@@ -12,6 +12,7 @@ import {
 import { type BackgroundCommands } from './background';
 import { type ReadRecords } from './file-state';
 import { type PathResolver } from './paths';
+import { type CodeNavigation, type EditDiagnostics } from './language-ports';
 import { type Shell, type Workspace } from './ports';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
 import { type WebFetchConfig } from './web-fetch/http-get';
@@ -50,6 +51,10 @@ export interface ToolEnv {
   background?: BackgroundCommands | undefined;
   /** web_fetch: the network rules and limits (turnstone.webFetch.allowPrivateNetwork, 10 MB, 30 s). */
   webFetch: WebFetchConfig;
+  /** The problems language servers report around an edit (VS Code only; absent in the CLI). */
+  diagnostics?: EditDiagnostics | undefined;
+  /** The editor's code navigation for the lsp tool (VS Code only). */
+  navigation?: CodeNavigation | undefined;
 }
 
 export interface ToolSpec<I> {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { type FileChange } from '../runtime/types';
+import { reportNewProblems, watchProblems } from './edit-problems';
 import { ToolError } from './errors';
 import { assessPath, checkFreshness, loadForWrite } from './file-common';
 import { type ResolvedPath } from './paths';
@@ -67,7 +68,7 @@ export const writeFileTool = defineTool({
       throw error;
     }
   },
-  async execute(input, env) {
+  async execute(input, env, ctx) {
     const p = await plan(input, env);
     const { resolved, change } = p;
     const lines = countLines(change.after ?? '');
@@ -75,12 +76,19 @@ export const writeFileTool = defineTool({
       return { content: `No change: ${resolved.display} already has exactly this content.`, isError: false };
     }
     if (!p.existed) await env.workspace.mkdir(path.dirname(resolved.real));
-    await env.workspace.writeFile(resolved.real, p.bytes);
+    const problems = await watchProblems(env, resolved.real, ctx.signal);
+    try {
+      await env.workspace.writeFile(resolved.real, p.bytes);
+    } catch (error) {
+      problems?.dispose();
+      throw error;
+    }
     const stat = await env.workspace.stat(resolved.real);
     if (stat) env.reads.record(resolved.real, stat, p.bytes);
     const what = p.existed
       ? `Updated ${resolved.display}: ${lines} line${lines === 1 ? '' : 's'} (was ${countLines(change.before ?? '')}).${p.eolNote}`
       : `Created ${resolved.display} (${lines} line${lines === 1 ? '' : 's'}, ${p.bytes.length} bytes).`;
-    return { content: what, isError: false, fileChange: change };
+    const note = await reportNewProblems(problems, { display: resolved.display, before: change.before, after: change.after ?? '' }, ctx.signal);
+    return { content: note ? `${what}\n\n${note}` : what, isError: false, fileChange: change };
   },
 });

@@ -50,6 +50,10 @@ const NOT_CUTS: Record<string, string> = {
   'src/host/context/mentions.ts: rows.slice(0, MAX_PROBLEMS)': ARRAY,
   'src/tools/bash.ts: [...held].slice(0, 5)': ARRAY,
   'src/tools/bash.ts: held.slice(0, 3)': ARRAY,
+  'src/tools/edit-problems.ts: errors.slice(0, MAX_ERRORS)': ARRAY,
+  'src/tools/edit-problems.ts: warnings.slice(0, MAX_WARNINGS)': ARRAY,
+  'src/tools/lsp.ts: symbols.slice(0, MAX_SYMBOLS)': ARRAY,
+  'src/tools/lsp.ts: found.slice(0, MAX_LOCATIONS)': ARRAY,
 };
 
 /** Real cuts waiting to move to cutHead/cutMiddle, listed so they stay visible (none now). */

@@ -1,0 +1,161 @@
+// EditDiagnostics for the VS Code host: the problems the language servers
+// report for a file the agent edits, before and after the write
+// (turnstone.diagnostics.afterEdit / .waitMs).
+//
+// Two facts of VS Code shape this. Diagnostics are pushed (DiagnosticCollection),
+// never asked for, so nothing says when they are "done": we wait for the first
+// report after the document took the new text, then for a short quiet spell,
+// all bounded by waitMs. And the built-in TypeScript features (like other
+// servers) only check files open in an editor tab, so a file that is in none is
+// opened as a preview tab, without taking focus, before anything is compared.
+import * as vscode from 'vscode';
+import { type EditDiagnostics, type Problem, type ProblemWatch } from '../../tools/language-ports';
+import { type LanguageCoverage } from './language-coverage';
+
+export interface DiagnosticsSettings {
+  afterEdit: boolean;
+  waitMs: number;
+}
+
+/** Reports that follow each other closer than this belong to one update (TypeScript sends syntax, then semantic problems). */
+const QUIET_MS = 300;
+
+function toProblem(d: vscode.Diagnostic): Problem | undefined {
+  const severity = d.severity === vscode.DiagnosticSeverity.Error ? 'error' : d.severity === vscode.DiagnosticSeverity.Warning ? 'warning' : undefined;
+  if (!severity) return undefined;
+  const code = typeof d.code === 'object' ? d.code.value : d.code;
+  return { line: d.range.start.line + 1, severity, message: d.message, ...(code !== undefined ? { code: String(code) } : {}), ...(d.source ? { source: d.source } : {}) };
+}
+
+function problemsOf(uri: vscode.Uri): Problem[] {
+  return vscode.languages.getDiagnostics(uri).flatMap((d) => toProblem(d) ?? []);
+}
+
+function inTab(uri: vscode.Uri): boolean {
+  const key = uri.toString();
+  return vscode.window.tabGroups.all.some((g) =>
+    g.tabs.some((t) => (t.input instanceof vscode.TabInputText && t.input.uri.toString() === key) || (t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key)),
+  );
+}
+
+async function openDocument(uri: vscode.Uri): Promise<vscode.TextDocument | undefined> {
+  try {
+    return await vscode.workspace.openTextDocument(uri);
+  } catch {
+    return undefined; // missing (a new file) or not text
+  }
+}
+
+/** Listens to one file's diagnostics and the document's text from the moment it is created. */
+class FileReports implements vscode.Disposable {
+  private lastReport = 0;
+  private reports = 0;
+  private textChanged = false;
+  private wake: (() => void) | undefined;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly uri: vscode.Uri) {
+    const key = uri.toString();
+    this.subscriptions = [
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (!e.uris.some((u) => u.toString() === key)) return;
+        this.reports++;
+        this.lastReport = Date.now();
+        this.wake?.();
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.toString() !== key || e.contentChanges.length === 0) return;
+        // Reports from before the document took the new text describe the old one.
+        this.textChanged = true;
+        this.reports = 0;
+        this.wake?.();
+      }),
+    ];
+  }
+
+  /** Forget what came so far: only reports after this count (the baseline wait). */
+  restart(textChanged: boolean): void {
+    this.reports = 0;
+    this.textChanged = textChanged;
+  }
+
+  /**
+   * Waits for a report of the current text followed by QUIET_MS of quiet, or
+   * the deadline (a file that stays clean gets no report at all).
+   */
+  async settle(deadline: number, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      if (signal.aborted || now >= deadline) return;
+      const quietUntil = this.textChanged && this.reports > 0 ? this.lastReport + QUIET_MS : Number.POSITIVE_INFINITY;
+      if (now >= quietUntil) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(deadline, quietUntil) - now);
+        const onAbort = () => done();
+        signal.addEventListener('abort', onAbort, { once: true });
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = undefined;
+    }
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
+
+export class HostEditDiagnostics implements EditDiagnostics {
+  constructor(
+    private readonly toUri: (path: string) => vscode.Uri,
+    private readonly settings: DiagnosticsSettings,
+    private readonly coverage: LanguageCoverage,
+  ) {}
+
+  async watch(path: string, signal: AbortSignal): Promise<ProblemWatch | undefined> {
+    if (!this.settings.afterEdit || this.settings.waitMs <= 0) return undefined;
+    const uri = this.toUri(path);
+    const existing = await openDocument(uri);
+    if (existing && !this.coverage.covers(existing.languageId)) return undefined;
+    const reports = new FileReports(uri);
+    let before: Problem[] = [];
+    if (existing) {
+      if (!inTab(uri)) {
+        // Not checked until it is in a tab: open it and take the problems of the unchanged file as the baseline.
+        reports.restart(true);
+        await vscode.window.showTextDocument(existing, { preview: true, preserveFocus: true });
+        await reports.settle(Date.now() + this.settings.waitMs, signal);
+      }
+      before = problemsOf(uri);
+    }
+    reports.restart(false);
+    return {
+      before,
+      settle: async (settleSignal) => {
+        try {
+          const deadline = Date.now() + this.settings.waitMs;
+          let document = existing;
+          if (!document) {
+            // A new file: its language is known now.
+            document = await openDocument(uri);
+            if (!document || !this.coverage.covers(document.languageId)) return [];
+            reports.restart(true);
+          }
+          if (!inTab(uri)) {
+            reports.restart(true);
+            await vscode.window.showTextDocument(document, { preview: true, preserveFocus: true });
+          }
+          await reports.settle(deadline, settleSignal);
+          return problemsOf(uri);
+        } finally {
+          reports.dispose();
+        }
+      },
+      dispose: () => reports.dispose(),
+    };
+  }
+}
