@@ -106,7 +106,7 @@ function errorOutput(error: unknown): ToolOutput | undefined {
 }
 
 export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutorOptions = {}): ToolExecutor {
-  const tools = ALL_TOOLS.filter((t) => (!NEEDS_SHELL.has(t.name) || adapters.shell) && (!NEEDS_BACKGROUND.has(t.name) || options.background));
+  const tools = ALL_TOOLS.filter((t) => (!NEEDS_SHELL.has(t.name) || adapters.shell) && (!NEEDS_BACKGROUND.has(t.name) || options.background) && (t.name !== 'lsp' || adapters.navigation));
   const byName = new Map(tools.map((t) => [t.name, t]));
   const env: ToolEnv = {
     workspace: adapters.workspace,
