@@ -48,6 +48,8 @@ interface Entry {
   unread: BoundedOutput;
   file: string;
   log: WriteStream;
+  /** Settles once the spill file is written and closed (after the command ended). */
+  logClosed: Promise<void>;
   notes: string[];
   /** The model has seen how it ended (bash_output or kill_shell); no note in the next request then. */
   endSeen: boolean;
@@ -98,6 +100,7 @@ export class BackgroundCommands {
     // 'wx': a new file, never through a link or over something already there.
     const log = createWriteStream(file, { flags: 'wx', encoding: 'utf8', mode: 0o600 });
     log.on('error', () => undefined);
+    const logClosed = new Promise<void>((resolve) => log.once('close', () => resolve()));
     const unread = new BoundedOutput(this.options.maxUnreadChars);
     const description = options.description?.trim() || cutHead(command.split('\n')[0]!, 60);
     // Output can come before start() settles: it waits in `early` for the entry (each read then swaps its buffer).
@@ -116,7 +119,7 @@ export class BackgroundCommands {
       log.destroy();
       throw error;
     }
-    const e: Entry = { id, command, description, started, status: 'running', exitCode: null, unread, file, log, notes: [], endSeen: false, endPending: false };
+    const e: Entry = { id, command, description, started, status: 'running', exitCode: null, unread, file, log, logClosed, notes: [], endSeen: false, endPending: false };
     made.entry = e;
     this.entries.set(id, e);
     for (const chunk of early.splice(0)) this.emit({ type: 'output', id, chunk });
@@ -167,9 +170,10 @@ export class BackgroundCommands {
     await Promise.all([...this.entries.keys()].map((id) => this.kill(id)));
   }
 
-  /** killAll and forget: the registry is not used again. */
+  /** killAll and forget: the registry is not used again. Settles once every spill file is closed, so its folder can go. */
   async dispose(): Promise<void> {
     await this.killAll();
+    await Promise.all([...this.entries.values()].map((e) => e.logClosed));
     process.off('exit', this.exitHook);
     this.listeners.clear();
   }
