@@ -243,7 +243,11 @@ export class ToolCardView implements ToolCard {
       if (view.command.includes('\n')) parts.push(el('pre', { class: 'command-full' }, view.command));
       if (tail) {
         this.outputPre ??= el('pre', { class: 'output', tabindex: '0', 'aria-label': t('Command output (last lines)') });
-        if (this.outputPre.textContent !== tail) this.outputPre.textContent = tail;
+        if (this.outputPre.textContent !== tail) {
+          this.outputPre.textContent = tail;
+          // A live tail reads from its newest line.
+          if (view.background) this.outputPre.scrollTop = this.outputPre.scrollHeight;
+        }
         parts.push(this.outputPre);
         if (lines.length > shownLines) parts.unshift(el('div', { class: 'output-note' }, t('… last {0} of {1} lines', shownLines, formatInt(lines.length))));
       }
