@@ -69,7 +69,7 @@ export type RuntimeEvent =
   | { type: 'permission_requested'; request: PermissionRequest }
   | { type: 'permission_decided'; toolUseId: string; toolName: string; decision: PermissionDecision['kind']; reason: string; scope?: 'once' | 'session' }
   | { type: 'tool_progress'; id: string; chunk: string }
-  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[]; exit?: CommandExit; counts?: ToolCounts; aborted?: true }
+  | { type: 'tool_finished'; id: string; name: string; isError: boolean; content: string; fileChange?: FileChange; images?: ImageBlock[]; exit?: CommandExit; background?: { id: string }; counts?: ToolCounts; aborted?: true }
   /** `stepCostUsd` is null when the request's model has no price; `costUsd` then leaves it out (`unpricedRequests` counts them). */
   | { type: 'usage'; step: Usage; cumulative: Usage; stepCostUsd: number | null; costUsd: number; unpricedRequests: number; context: ContextInfo }
   | { type: 'prompt_cache'; cacheReadInputTokens: number; cacheCreationInputTokens: number }

@@ -227,6 +227,8 @@ export interface ToolOutput {
   fileChange?: FileChange;
   /** bash: its exit code (and a note), beside the text the model reads. */
   exit?: CommandExit;
+  /** bash run_in_background: the id of the command it started (the panel's card follows it). */
+  background?: { id: string };
   /** What a read or a search found, beside its text: lines shown (read_file), matches (glob_search, grep_search). */
   counts?: ToolCounts;
   /** todo_write: the checked new plan, which the session keeps (the loop applies it). */

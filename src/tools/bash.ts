@@ -230,7 +230,7 @@ async function startInBackground(input: z.infer<typeof schema>, env: ToolEnv) {
     ...(input.description ? { description: input.description } : {}),
     ...(input.sandbox === false ? { sandbox: false } : {}),
   });
-  return { content: `Started in the background as ${id}. Read its output with bash_output (id "${id}"); stop it with kill_shell.`, isError: false };
+  return { content: `Started in the background as ${id}. Read its output with bash_output (id "${id}"); stop it with kill_shell.`, isError: false, background: { id } };
 }
 
 /** A flat copy of s that references no string it was sliced from (V8 keeps a slice's parent alive). */

@@ -29,6 +29,8 @@ const Id = z.string().min(1).max(200);
 const Text = z.string().max(5_000_000);
 const Short = z.string().max(2_000);
 const Count = z.number().int().nonnegative();
+/** A background command's id, as the bash tool names it (bash_1, …). */
+const BackgroundId = z.string().regex(/^bash_[1-9][0-9]{0,8}$/);
 
 /** Only these link targets ever leave the webview (model output is hostile). */
 export function isSafeLinkHref(href: string): boolean {
@@ -97,13 +99,17 @@ export const ToolView = z.discriminatedUnion('kind', [
     created: z.boolean().optional(),
     diff: Text.optional(),
   }),
-  /** bash: the command, a live tail of its output (tool_output appends) and the exit code once known. */
+  /**
+   * bash: the command, a live tail of its output (tool_output appends) and the exit code once known.
+   * `background`: it started a background command, which the card follows (its last lines in `output`) until it ends.
+   */
   z.object({
     kind: z.literal('bash'),
     command: z.string().max(100_000),
     description: Short.optional(),
     output: Text.optional(),
     exitCode: z.number().int().nullable().optional(),
+    background: z.object({ id: BackgroundId, state: z.enum(['running', 'exited', 'killed']), exitCode: z.number().int().nullable().optional() }).optional(),
   }),
   /** glob_search / grep_search: the pattern and how many matches/files came back. */
   z.object({
@@ -438,6 +444,8 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('open_file'), path: Short, line: Count.optional() }),
   /** A bash card's "Show full output": the host opens the whole result of that tool use in an editor. */
   z.object({ type: z.literal('show_tool_output'), toolId: Id }),
+  /** A background command's card's Stop: the host stops it (only a command of this session a card follows). */
+  z.object({ type: z.literal('stop_background'), id: BackgroundId }),
   /** A bash card's "Open in terminal": reveal the terminal the command ran in. */
   z.object({ type: z.literal('open_terminal') }),
   /** A user message's "Restore checkpoint": the host finds the turn that message started and asks what to restore. */

@@ -7,6 +7,8 @@ import { approvalQuestion, whyText } from '../../webview/approval-wording';
 import { english, type Translate } from '../../webview/l10n-format';
 import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type TranscriptItem } from '../../webview/protocol';
 import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
+import { type BackgroundEvent } from '../../tools/background';
+import { BackgroundFeed } from './background-feed';
 import { describeFailure, retryReason, spendCapCard } from './failure-text';
 import { permissionItemId } from '../approvals/permission-ids';
 
@@ -49,6 +51,8 @@ export class PanelBridge {
   private readonly provider: NonNullable<PanelBridgeOptions['provider']>;
   private readonly turnCapUsd: NonNullable<PanelBridgeOptions['turnCapUsd']>;
   private readonly t: Translate;
+  /** The cards of bash tool uses that started background commands, and what those print. */
+  private readonly background: BackgroundFeed;
 
   constructor(
     private readonly post: (event: HostEvent) => void,
@@ -58,6 +62,17 @@ export class PanelBridge {
     this.provider = options.provider ?? (() => 'Anthropic');
     this.turnCapUsd = options.turnCapUsd ?? (() => 0);
     this.t = options.translate ?? english;
+    this.background = new BackgroundFeed(post);
+  }
+
+  /** An event of the session's background commands: the card that started it follows it. */
+  backgroundEvent(event: BackgroundEvent): void {
+    this.background.handle(event);
+  }
+
+  /** Whether a card of this transcript follows background command `id` (the panel's Stop may only name those). */
+  followsBackground(id: string): boolean {
+    return this.background.follows(id);
   }
 
   /** A message the user sent: typed, steered into the running turn, or queued for the next. Returns its item's id. */
@@ -98,6 +113,7 @@ export class PanelBridge {
     this.streamed.clear();
     this.unresolved = [];
     this.sent.clear();
+    this.background.reset();
     this.post({ type: 'restore', snapshot });
   }
 
@@ -278,6 +294,7 @@ export class PanelBridge {
       view = { ...base, exitCode: event.exit.code, ...(this.streamed.has(event.id) ? {} : { output: clipOutput(event.content) }) };
       error = event.exit.note;
     }
+    if (base.kind === 'bash' && event.background && !event.isError) view = this.background.started(event.id, base, event.background.id);
     this.streamed.delete(event.id);
     const aborted = event.aborted === true;
     const denied = this.denied.delete(event.id);

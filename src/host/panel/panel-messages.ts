@@ -100,6 +100,9 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     case 'stop':
       controller.stop();
       return;
+    case 'stop_background':
+      await controller.stopBackground(m.id);
+      return;
     case 'retry':
       await controller.retry();
       return;

@@ -214,10 +214,22 @@ export class SessionController implements vscode.Disposable {
     void this.background?.killAll();
   }
 
-  /** The session's background commands, made with the core on first use; stopped with the session. */
+  /**
+   * A background command card's Stop: the same kill as kill_shell. Only a command a card of this
+   * transcript follows; any other id (forged, or of an earlier session) does nothing.
+   */
+  async stopBackground(id: string): Promise<void> {
+    if (!this.background || !this.panel.followsBackground(id)) return;
+    await this.background.kill(id);
+  }
+
+  /** The session's background commands, made with the core on first use; stopped with the session. Their cards follow them. */
   private backgroundCommands(): BackgroundCommands {
+    if (this.background) return this.background;
     const core = loadCore();
-    return (this.background ??= new core.BackgroundCommands({ maxRunning: () => readSettings().bashMaxBackground, maxUnreadChars: core.DEFAULT_LIMITS.maxOutputChars }));
+    this.background = new core.BackgroundCommands({ maxRunning: () => readSettings().bashMaxBackground, maxUnreadChars: core.DEFAULT_LIMITS.maxOutputChars });
+    this.background.onEvent((event) => this.panel.backgroundEvent(event));
+    return this.background;
   }
 
   /** Starts the next turn on what waits in the runtime's queue (steering that missed the last turn needs no second prompt). */

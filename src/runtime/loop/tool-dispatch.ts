@@ -56,12 +56,12 @@ export async function dispatchToolUses(uses: readonly ParsedToolUse[], ctx: Disp
 }
 
 /** What travels beside a result's text to the UI: never read back out of the text. */
-type ResultFacts = { fileChange?: FileChange | undefined; images?: ImageBlock[] | undefined; exit?: CommandExit | undefined; counts?: ToolCounts | undefined; aborted?: boolean };
+type ResultFacts = { fileChange?: FileChange | undefined; images?: ImageBlock[] | undefined; exit?: CommandExit | undefined; background?: { id: string } | undefined; counts?: ToolCounts | undefined; aborted?: boolean };
 
 function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isError: boolean, more: ResultFacts = {}): ToolResultRecord {
-  const { fileChange, images, exit, counts, aborted } = more;
+  const { fileChange, images, exit, background, counts, aborted } = more;
   const withImages = images && images.length > 0 ? { images } : {};
-  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages, ...(exit ? { exit } : {}), ...(counts ? { counts } : {}), ...(aborted ? { aborted: true } : {}) });
+  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages, ...(exit ? { exit } : {}), ...(background ? { background } : {}), ...(counts ? { counts } : {}), ...(aborted ? { aborted: true } : {}) });
   return { toolUseId: use.id, name: use.name, isError, content, ...withImages };
 }
 
@@ -207,11 +207,12 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
   let fileChange: FileChange | undefined;
   let images: ImageBlock[] | undefined;
   let exit: CommandExit | undefined;
+  let background: { id: string } | undefined;
   let counts: ToolCounts | undefined;
   let plan: Plan | undefined;
   try {
     const onProgress = emitProgress.bind(undefined, ctx, id);
-    ({ content, isError, fileChange, images, exit, counts, plan } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
+    ({ content, isError, fileChange, images, exit, background, counts, plan } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
   } catch (error) {
     if (isAbortedError(error) || cancel.cancelled) throw error;
     content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
@@ -232,5 +233,5 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
     post = { outcome: 'cancelled', messages: ['PostToolUse hook cancelled'] };
   }
   if (post.outcome !== 'ok') isError = true;
-  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, { fileChange, images, exit, counts });
+  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, { fileChange, images, exit, background, counts });
 }

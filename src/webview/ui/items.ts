@@ -3,6 +3,7 @@
 // Permission buttons exist only here, built from a `permission` item the host
 // created: nothing a model writes can produce one.
 import { type ToolStatus, type ToolView, type TranscriptItem } from '../protocol';
+import { BackgroundLine } from './background-view';
 import { article, button, el, firstLine, formatInt, icon } from './dom';
 import { sentChip } from './chips';
 import { ErrorView } from './error-view';
@@ -133,6 +134,8 @@ const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
 };
 
 const OUTPUT_LINES = 20;
+/** A background command's card shows as many lines as the host keeps of it. */
+const BACKGROUND_LINES = 40;
 
 const WAITING = { icon: 'shield', label: t('Waiting for approval') };
 
@@ -152,6 +155,7 @@ export class ToolCardView implements ToolCard {
   private outputPre: HTMLPreElement | undefined;
   private outputActions: HTMLDivElement | undefined;
   private exitLine: HTMLDivElement | undefined;
+  private backgroundLine: BackgroundLine | undefined;
   private mcpInput: HTMLDetailsElement | undefined;
   private mcpKey: string | undefined;
 
@@ -232,15 +236,27 @@ export class ToolCardView implements ToolCard {
       return;
     }
     if (view.kind === 'bash') {
+      const shownLines = view.background ? BACKGROUND_LINES : OUTPUT_LINES;
       const lines = (view.output ?? '').replace(/\n$/, '').split('\n');
-      const tail = lines.slice(-OUTPUT_LINES).join('\n');
+      const tail = lines.slice(-shownLines).join('\n');
       const parts: Node[] = [];
       if (view.command.includes('\n')) parts.push(el('pre', { class: 'command-full' }, view.command));
       if (tail) {
         this.outputPre ??= el('pre', { class: 'output', tabindex: '0', 'aria-label': t('Command output (last lines)') });
-        if (this.outputPre.textContent !== tail) this.outputPre.textContent = tail;
+        if (this.outputPre.textContent !== tail) {
+          this.outputPre.textContent = tail;
+          // A live tail reads from its newest line.
+          if (view.background) this.outputPre.scrollTop = this.outputPre.scrollHeight;
+        }
         parts.push(this.outputPre);
-        if (lines.length > OUTPUT_LINES) parts.unshift(el('div', { class: 'output-note' }, t('… last {0} of {1} lines', OUTPUT_LINES, formatInt(lines.length))));
+        if (lines.length > shownLines) parts.unshift(el('div', { class: 'output-note' }, t('… last {0} of {1} lines', shownLines, formatInt(lines.length))));
+      }
+      if (view.background) {
+        // Its output is the command's own (bash_output reads it); the result is only its id.
+        this.backgroundLine ??= new BackgroundLine(this.post);
+        parts.push(this.backgroundLine.update(view.background, view.command));
+        if (this.body.childNodes.length !== parts.length || parts.some((p, i) => this.body.childNodes[i] !== p)) this.body.replaceChildren(...parts);
+        return;
       }
       // The output keeps its own colours; only the line saying it failed is coloured as an error.
       if (view.exitCode !== undefined && view.exitCode !== 0) {
@@ -292,6 +308,7 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
     case 'bash':
       what = done || it.status === 'error' ? t('Ran {0}', firstLine(v.command)) : t('Run {0}', firstLine(v.command));
       if (v.exitCode !== undefined) what = v.exitCode === null ? t('{0}, killed', what) : t('{0}, exit {1}', what, v.exitCode);
+      if (v.background?.state === 'running') return t('{0}: running in the background as {1}', what, v.background.id);
       break;
     case 'search':
       what = v.matches === undefined ? t('Searched {0}', v.pattern) : v.matches === 1 ? t('Searched {0}, 1 match', v.pattern) : t('Searched {0}, {1} matches', v.pattern, v.matches);
