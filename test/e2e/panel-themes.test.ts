@@ -150,6 +150,8 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
       toolUseReply([
         { id: 'tu_ok', name: 'bash', input: { command: "printf 'ok 1 - adds\\nok 2 - subtracts\\n'", description: 'run the tests' } },
         { id: 'tu_fail', name: 'bash', input: { command: "printf 'not ok 3 - divides\\n'; exit 1" } },
+        // Issue 28: a background command's card (stopped by the Stop further down, or still running).
+        { id: 'tu_bg', name: 'bash', input: { command: "printf 'listening on 3000\\n'; exec sleep 600", run_in_background: true, description: 'a dev server' } },
         { id: 'tu_mcp', name: 'mcp__everything__echo', input: { message: 'hello' } },
         { id: 'tu_img', name: 'mcp__everything__get-tiny-image', input: {} },
         { id: 'tu_edit', name: 'edit_file', input: { path: 'src/hello.ts', old_string: 'Hello', new_string: 'Howdy' } },
@@ -276,6 +278,7 @@ async function assertEveryCardType(frame: Frame): Promise<void> {
     interrupted: '.item.interrupted',
     'plan above the composer': 'details.plan[open] .plan-in-progress',
     'plan card': 'article.item.tool[data-id="tu_plan"]',
+    'background command card': 'article.item.tool[data-id="tu_bg"] .background-line',
   };
   const missing: string[] = [];
   for (const [what, selector] of Object.entries(expected)) if ((await frame.locator(selector).count()) === 0) missing.push(what);
