@@ -4,10 +4,9 @@
 // ends it (no process left in /proc) and the card says it was stopped.
 // Screenshots in dark and light.
 import * as assert from 'node:assert/strict';
-import { type Frame, type Locator } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { processesWith, until } from '../support/process-tree';
-import { pickColorTheme, screenshot, useChatWorkbench } from './workbench';
+import { allowUntil, pickColorTheme, screenshot, useChatWorkbench } from './workbench';
 
 describe('e2e: a background command in its card (issue 28)', function () {
   this.timeout(300_000);
@@ -69,11 +68,3 @@ describe('e2e: a background command in its card (issue 28)', function () {
 const lastTick = (text: string) => Number(/tick (\d+) [^\n]*\n?$/.exec(text.trim())?.[1] ?? 0);
 
 /** Answers the turn's permission requests with the card's Allow until `done` shows. */
-async function allowUntil(frame: Frame, done: Locator): Promise<void> {
-  const allow = frame.locator('button.perm-allow:not([disabled])').first();
-  for (;;) {
-    const next = await Promise.race([done.waitFor({ timeout: 120_000 }).then(() => 'done' as const), allow.waitFor({ timeout: 120_000 }).then(() => 'allow' as const)]);
-    if (next === 'done') return;
-    await allow.click();
-  }
-}

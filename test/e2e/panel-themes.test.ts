@@ -7,10 +7,10 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, Locator } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { errorReply, jsonMessageReply, streamReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { REPO_ROOT } from '../support/code-server';
-import { pickColorTheme, RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { allowUntil, pickColorTheme, RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const THEMES = [
   { kind: 'light', theme: 'Default Light Modern', bodyClass: 'vscode-light' },
@@ -243,14 +243,6 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
 });
 
 /** Answers every request of the turn with the card's Allow until `done` shows. */
-async function allowUntil(frame: Frame, done: Locator): Promise<void> {
-  const allow = frame.locator('button.perm-allow:not([disabled])').first();
-  for (;;) {
-    const next = await Promise.race([done.waitFor({ timeout: 120_000 }).then(() => 'done' as const), allow.waitFor({ timeout: 120_000 }).then(() => 'allow' as const)]);
-    if (next === 'done') return;
-    await allow.click();
-  }
-}
 
 /** The panel holds every card type the transcript can show. */
 async function assertEveryCardType(frame: Frame): Promise<void> {

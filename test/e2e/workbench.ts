@@ -209,3 +209,13 @@ export async function pickColorTheme(page: Page, theme: string): Promise<void> {
   await page.locator(`.quick-input-widget .monaco-list-row[aria-label$=", ${theme}"]`).first().click({ timeout: 30_000 });
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
 }
+
+/** Answers every approval in the panel with Allow until `done` shows. */
+export async function allowUntil(frame: Frame, done: Locator): Promise<void> {
+  const allow = frame.locator('button.perm-allow:not([disabled])').first();
+  for (;;) {
+    const next = await Promise.race([done.waitFor({ timeout: 120_000 }).then(() => 'done' as const), allow.waitFor({ timeout: 120_000 }).then(() => 'allow' as const)]);
+    if (next === 'done') return;
+    await allow.click();
+  }
+}
