@@ -31,7 +31,7 @@ describe('e2e: a background command in its card (issue 28)', function () {
     await input.fill('start a ticker in the background');
     await input.press('Enter');
     const card = frame.locator('article.item.tool[data-id="tu_bg"]');
-    await allowUntil(frame, card.locator('.background-line[data-state="running"]'));
+    await allowUntil(chat, (f) => f.locator('article.item.tool[data-id="tu_bg"] .background-line[data-state="running"]'));
     await frame.locator('article.item.assistant', { hasText: 'runs in the background' }).waitFor({ timeout: 60_000 });
 
     // Live: the lines keep coming after the turn ended.

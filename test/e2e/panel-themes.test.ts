@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { errorReply, jsonMessageReply, streamReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { REPO_ROOT } from '../support/code-server';
-import { allowUntil, pickColorTheme, RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { allowUntil, extensionHostLogTail, pickColorTheme, RESULTS_DIR, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const THEMES = [
   { kind: 'light', theme: 'Default Light Modern', bodyClass: 'vscode-light' },
@@ -109,6 +109,19 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
     await makeTranscript().catch(async (error: unknown) => {
       // What the panel looked like when building the transcript went wrong.
       await screenshot(chat.wb.page, 'failures/theme-sweep-setup.png').catch(() => undefined);
+      // Which frame holds what: a re-created webview leaves the frame this test holds detached.
+      const frames = await Promise.all(
+        chat.wb.page.frames().map(async (f) => ({
+          url: f.url().slice(0, 80),
+          detached: f.isDetached(),
+          held: f === chat.frame,
+          chat: await f.locator('main#app.turnstone-chat').count().catch(() => -1),
+          summary: await f.locator('article.item.assistant', { hasText: 'Summary' }).count().catch(() => -1),
+          running: await f.locator('body.turn-running').count().catch(() => -1),
+        })),
+      );
+      console.log(`      frames when the setup failed: ${JSON.stringify(frames.filter((f) => f.chat !== 0 || f.held))} held detached: ${chat.frame.isDetached()}`);
+      console.log(extensionHostLogTail(chat.wb));
       throw error;
     });
   });
@@ -116,12 +129,13 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
   async function makeTranscript(): Promise<void> {
     // Tall enough that the whole transcript is on screen at once: axe measures contrast of what is rendered.
     await chat.wb.page.setViewportSize({ width: 1400, height: 3200 });
-    const { server, frame } = chat;
+    // chat.frame, not a copy: allowUntil follows a webview VS Code re-created.
+    const { server } = chat;
 
     // A refused request first: resolved by the next good turn (a resolved card).
     server.enqueue(errorReply(400, 'invalid_request_error', 'messages: text content blocks must be non-empty'));
     await send('start');
-    await frame.locator('article.item.error').first().waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.error').first().waitFor({ timeout: 60_000 });
     await idle();
 
     // One turn with thinking, every tool family (MCP text and image too), a failing command, then markdown.
@@ -159,48 +173,48 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
       textReply(MARKDOWN),
     );
     await send('look around, test, and make the greeting friendlier');
-    await allowUntil(frame, frame.locator('article.item.assistant', { hasText: 'Summary' }));
+    await allowUntil(chat, (f) => f.locator('article.item.assistant', { hasText: 'Summary' }));
     await idle();
 
     // One more short turn, so the long read is older than the messages a compaction keeps verbatim.
     server.enqueue(textReply('You are welcome.'));
     await send('thanks');
-    await frame.locator('article.item.assistant', { hasText: 'You are welcome.' }).waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.assistant', { hasText: 'You are welcome.' }).waitFor({ timeout: 60_000 });
     await idle();
 
     // A compaction (the summary comes from the model).
     server.enqueue(jsonMessageReply([{ type: 'text', text: 'The user asked for a friendlier greeting; it was changed to Howdy.' }]));
     await runCommand(chat.wb.page, 'Turnstone: Compact Session');
-    await frame.locator('.item.compaction').waitFor({ timeout: 60_000 });
+    await chat.frame.locator('.item.compaction').waitFor({ timeout: 60_000 });
 
     // A stopped turn.
     server.enqueue({ kind: 'hang' });
     await send('this one will be stopped');
-    await frame.locator('body.turn-running').waitFor({ state: 'attached', timeout: 30_000 });
-    await frame.locator('textarea.input').press('Escape');
-    await frame.locator('.item.interrupted').waitFor({ timeout: 30_000 });
+    await chat.frame.locator('body.turn-running').waitFor({ state: 'attached', timeout: 30_000 });
+    await chat.frame.locator('textarea.input').press('Escape');
+    await chat.frame.locator('.item.interrupted').waitFor({ timeout: 30_000 });
     await idle();
 
     // A key rejected (its card holds the key field), a spend cap (a pause), a refused request.
     server.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));
     await send('go on');
-    await frame.locator('article.item.error .key-input').waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.error .key-input').waitFor({ timeout: 60_000 });
     await idle();
     // $0.12 at Sonnet's input price: the next request could pass the $0.10 cap.
     server.enqueue(toolUseReply([{ id: 'tu_cap', name: 'glob_search', input: { pattern: '*.md' } }], { usage: { input_tokens: 40_000, output_tokens: 100 } }));
     await send('look for docs');
-    await frame.locator('article.item.error.paused').waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.error.paused').waitFor({ timeout: 60_000 });
     await idle();
 
     // A command waits for approval in the panel (with "Always allow <rule>"), a steer, a queued message.
     server.enqueue(toolUseReply([{ id: 'tu_wait', name: 'bash', input: { command: 'npm test' } }]));
     await send('run the tests again');
-    await frame.locator('article.item.tool[data-id="tu_wait"][data-status="waiting"]').waitFor({ timeout: 60_000 });
+    await chat.frame.locator('article.item.tool[data-id="tu_wait"][data-status="waiting"]').waitFor({ timeout: 60_000 });
     await send('and tell me what failed');
-    const input = frame.locator('textarea.input');
+    const input = chat.frame.locator('textarea.input');
     await input.fill('afterwards, update the README');
     await input.press('Alt+Enter');
-    await frame.locator('.queued .queued-item').waitFor({ timeout: 30_000 });
+    await chat.frame.locator('.queued .queued-item').waitFor({ timeout: 30_000 });
   }
 
   for (const t of THEMES) {

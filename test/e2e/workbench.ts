@@ -1,6 +1,6 @@
 // Shared driver for e2e tests: a real workbench (code-server) in Chromium with
 // Turnstone loaded in development mode, plus helpers to reach the chat webview.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { MockAnthropicServer } from '../fixtures/mock-anthropic';
@@ -69,6 +69,11 @@ export interface ChatWorkbench {
   wb: Workbench;
   /** The chat webview's frame, found in `before` (not set with `focusChat: false`). */
   frame: Frame;
+  /**
+   * The chat's frame now: `frame`, or, when VS Code re-created the webview (its old frame detached), the new
+   * one, which then becomes `frame` (the panel restores its transcript on `ready`).
+   */
+  liveFrame(): Promise<Frame>;
 }
 
 export interface ChatWorkbenchOptions {
@@ -87,7 +92,14 @@ export interface ChatWorkbenchOptions {
  * and waits for it. After: closes the workbench and the mock.
  */
 export function useChatWorkbench(options: ChatWorkbenchOptions = {}): ChatWorkbench {
-  const chat = {} as ChatWorkbench;
+  const chat = {
+    async liveFrame() {
+      if (chat.frame && !chat.frame.isDetached()) return chat.frame;
+      console.log('      (the chat webview was re-created; following its new frame)');
+      chat.frame = await chatFrame(chat.wb.page);
+      return chat.frame;
+    },
+  } as ChatWorkbench;
   before(async () => {
     chat.server = await MockAnthropicServer.start();
     chat.wb = await openWorkbench({ ...options.workbench, env: { ANTHROPIC_API_KEY: 'sk-ant-e2e-key', ANTHROPIC_BASE_URL: chat.server.url, ...options.workbench?.env } });
@@ -210,12 +222,50 @@ export async function pickColorTheme(page: Page, theme: string): Promise<void> {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
 }
 
-/** Answers every approval in the panel with Allow until `done` shows. */
-export async function allowUntil(frame: Frame, done: Locator): Promise<void> {
-  const allow = frame.locator('button.perm-allow:not([disabled])').first();
+/**
+ * Answers every approval in the panel with Allow until `done` shows. Polls the chat as it is now (a webview
+ * VS Code re-created is followed, not waited on forever); fails after `quietMs` with neither a request nor
+ * `done`, naming what the panel showed then.
+ */
+export async function allowUntil(chat: ChatWorkbench, done: (frame: Frame) => Locator, quietMs = 120_000): Promise<void> {
+  let deadline = Date.now() + quietMs;
   for (;;) {
-    const next = await Promise.race([done.waitFor({ timeout: 120_000 }).then(() => 'done' as const), allow.waitFor({ timeout: 120_000 }).then(() => 'allow' as const)]);
-    if (next === 'done') return;
-    await allow.click();
+    const frame = await chat.liveFrame();
+    if (await done(frame).first().isVisible().catch(() => false)) return;
+    const allow = frame.locator('button.perm-allow:not([disabled])').first();
+    if (await allow.isVisible().catch(() => false)) {
+      // The card may re-render between the check and the click: then the next round finds it again.
+      await allow.click({ timeout: 10_000 }).catch(() => undefined);
+      deadline = Date.now() + quietMs;
+      continue;
+    }
+    if (Date.now() > deadline) {
+      const cards = await frame
+        .locator('article.item')
+        .evaluateAll((items) => items.slice(-6).map((i) => `${i.className}${(i as HTMLElement).dataset.status ? ` [${(i as HTMLElement).dataset.status}]` : ''}: ${(i.textContent ?? '').replace(/\s+/g, ' ').slice(0, 100)}`))
+        .catch((e: unknown) => [String(e)]);
+      const running = await frame.locator('body.turn-running').count().catch(() => -1);
+      throw new Error(`allowUntil: ${quietMs} ms with no approval to answer and not done; turn running: ${running === 1}; the last cards:\n  ${cards.join('\n  ')}`);
+    }
+    await frame.page().waitForTimeout(250);
   }
+}
+
+/** The last lines of the extension host's log (a crash and restart re-creates every webview): for failure reports. */
+export function extensionHostLogTail(wb: Workbench, lines = 25): string {
+  const logs = path.join(wb.server.userDataDir, 'logs');
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/exthost\.log$/.test(entry.name)) found.push(full);
+    }
+  };
+  try {
+    walk(logs);
+  } catch {
+    return '(no extension host log)';
+  }
+  return found.map((f) => `${path.relative(logs, f)}:\n${readFileSync(f, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')}`).join('\n');
 }
