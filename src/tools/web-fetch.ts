@@ -61,7 +61,8 @@ export const webFetchTool = defineTool({
       };
     }
     const failed = response.status >= 400;
-    const content = await pageContent(response.body, response.contentType, response.url, input.raw === true);
+    const length = input.max_length ?? WEB_FETCH_DEFAULT_LENGTH;
+    const content = await pageContent(response.body, response.contentType, response.url, input.raw === true, (input.start_index ?? 0) + length);
     if (content.kind === 'image') return { content: content.description, images: [content.image], isError: failed };
 
     const header = [`URL: ${response.url}`];
@@ -75,9 +76,11 @@ export const webFetchTool = defineTool({
     const total = content.text.length;
     if (total === 0) return { content: `${header.join('\n')}\n\n(the page is empty)`, isError: failed };
     if (start >= total) throw new ToolError('out_of_range', `start_index ${start} is past the end of the content, which has ${total} characters.`);
-    const page = cutHead(content.text.slice(start), input.max_length ?? WEB_FETCH_DEFAULT_LENGTH);
+    const page = cutHead(content.text.slice(start), length);
     const end = start + page.length;
-    const more = end < total ? `\n\n[Showing characters ${start}–${end} of ${total}. To read more, call web_fetch with start_index=${end}.]` : start > 0 ? `\n\n[Showing characters ${start}–${end} of ${total}: the end of the content.]` : '';
+    // A partial conversion always reaches past what was asked for, so there is more after `end`.
+    const of = content.partial ? '' : ` of ${total}`;
+    const more = end < total ? `\n\n[Showing characters ${start}–${end}${of}. To read more, call web_fetch with start_index=${end}.]` : start > 0 ? `\n\n[Showing characters ${start}–${end} of ${total}: the end of the content.]` : '';
     return { content: `${header.join('\n')}\n\n${page}${more}`, isError: failed };
   },
 });

@@ -8,7 +8,10 @@ import { ToolError } from '../errors';
 import { formatBytes, looksBinary } from '../text';
 import { htmlToMarkdown } from './html-markdown';
 
-export type PageContent = { kind: 'text'; text: string; title?: string; note?: string } | { kind: 'image'; image: ImageBlock; description: string };
+export type PageContent =
+  /** `partial`: only the start of the content was converted; `text` is its prefix, longer than what was asked for. */
+  | { kind: 'text'; text: string; title?: string; note?: string; partial?: boolean }
+  | { kind: 'image'; image: ImageBlock; description: string };
 
 const TEXT_TYPES = /^(text\/|application\/(json|ld\+json|xml|javascript|ecmascript|x-javascript|x-yaml|yaml|toml|x-sh|graphql|manifest\+json)$|application\/[a-z0-9.+-]+\+(json|xml)$)/;
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)$/;
@@ -30,7 +33,8 @@ function decode(body: Buffer, charset: string | undefined): string {
 
 const looksLikeHtml = (text: string) => /^\s*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text);
 
-export async function pageContent(body: Buffer, contentType: string, url: string, raw: boolean): Promise<PageContent> {
+/** `want`: how many characters of the converted content will be read (an HTML page may be converted only that far). */
+export async function pageContent(body: Buffer, contentType: string, url: string, raw: boolean, want?: number): Promise<PageContent> {
   const declared = mediaTypeOf(contentType);
   const charset = declared.charset;
   let type = declared.type;
@@ -52,8 +56,14 @@ export async function pageContent(body: Buffer, contentType: string, url: string
   if (HTML_TYPES.test(type)) {
     const html = decode(body, charset);
     if (raw) return { kind: 'text', text: html };
-    const page = await htmlToMarkdown(html, url);
-    return { kind: 'text', text: page.markdown, ...(page.title ? { title: page.title } : {}), ...(page.extracted ? {} : { note: 'No main content was found; this is the whole page.' }) };
+    const page = await htmlToMarkdown(html, url, want);
+    return {
+      kind: 'text',
+      text: page.markdown,
+      ...(page.title ? { title: page.title } : {}),
+      ...(page.extracted ? {} : { note: 'No main content was found; this is the whole page.' }),
+      ...(page.complete ? {} : { partial: true }),
+    };
   }
   if (TEXT_TYPES.test(type) || type === 'image/svg+xml') return { kind: 'text', text: decode(body, charset) };
   throw new ToolError(

@@ -125,6 +125,23 @@ describe('tools: web_fetch (issue 28)', () => {
       assert.equal(joined, whole);
     });
 
+    it('28.fetch: a long HTML page is read in parts that join to the whole; a part converted alone names no total', async () => {
+      const whole = (await fetchUrl('/long-docs', { max_length: 100_000 })).content.split('\n\n').slice(1).join('\n\n');
+      assert.ok(!whole.includes('[Showing') && whole.length > 20_000, `one page holds it all (${whole.length} characters)`);
+      let start = 0;
+      let joined = '';
+      for (let i = 0; i < 40; i++) {
+        const out = await fetchUrl('/long-docs', { max_length: 4000, start_index: start });
+        const m = /\n\n\[Showing characters (\d+)–(\d+)( of \d+)?(?:\. To read more, call web_fetch with start_index=(\d+)\.|: the end of the content\.)\]$/.exec(out.content);
+        assert.ok(m, out.content.slice(-200));
+        if (i === 0) assert.equal(m[3], undefined, 'the first part is converted alone: no total is claimed');
+        joined += out.content.slice(out.content.indexOf('\n\n', out.content.indexOf('Title:')) + 2, m.index);
+        if (!m[4]) break;
+        start = Number(m[4]);
+      }
+      assert.equal(joined, whole);
+    });
+
     it('28.fetch: a start_index past the end is an error naming the length', async () => {
       const out = await fetchUrl('/text', { start_index: 5000 });
       assert.equal(out.isError, true);
