@@ -154,6 +154,14 @@ export class BackgroundCommands {
     };
   }
 
+  /** Shows a running command where the host shows it (its terminal); false when it has ended or nothing shows it. */
+  reveal(id: string): boolean {
+    const entry = this.entries.get(id);
+    if (entry?.status !== 'running' || !entry.started.reveal) return false;
+    entry.started.reveal();
+    return true;
+  }
+
   /** Stops `id`'s whole process tree; settles once it is gone. */
   async kill(id: string): Promise<{ id: string; status: BackgroundStatus; exitCode: number | null; wasRunning: boolean }> {
     const entry = this.lookup(id);

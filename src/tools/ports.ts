@@ -122,6 +122,8 @@ export interface StartedCommand {
   kill(): Promise<void>;
   /** Last resort on process exit: SIGKILL to the tree, synchronously. */
   killNow(): void;
+  /** Shows the running command to the user (its VS Code terminal); absent where nothing shows it (the CLI). */
+  reveal?(): void;
 }
 
 export interface Shell {

@@ -447,7 +447,8 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   /** A background command's card's Stop: the host stops it (only a command of this session a card follows). */
   z.object({ type: z.literal('stop_background'), id: BackgroundId }),
   /** A bash card's "Open in terminal": reveal the terminal the command ran in. */
-  z.object({ type: z.literal('open_terminal') }),
+  /** With `backgroundId`: that background command's own terminal; without: the terminal foreground commands run in. */
+  z.object({ type: z.literal('open_terminal'), backgroundId: BackgroundId.optional() }),
   /** A user message's "Restore checkpoint": the host finds the turn that message started and asks what to restore. */
   z.object({ type: z.literal('restore_checkpoint'), itemId: Id }),
   z.object({ type: z.literal('new_session') }),

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { processesWith, until } from '../support/process-tree';
-import { allowUntil, pickColorTheme, screenshot, useChatWorkbench } from './workbench';
+import { allowUntil, pickColorTheme, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 describe('e2e: a background command in its card (issue 28)', function () {
   this.timeout(300_000);
@@ -40,6 +40,14 @@ describe('e2e: a background command in its card (issue 28)', function () {
     const first = lastTick(await output.innerText());
     await until('a later line in the card', async () => lastTick(await output.innerText()) > first + 2, 60_000);
     assert.match(await card.locator('.background-line').innerText(), /Running in the background as bash_1/);
+    assert.equal(await card.locator('.tool-status').getAttribute('aria-label'), 'Running in the background', 'the header follows the command (not a check while it runs)');
+    // "Open in terminal" brings back the command's own terminal, named after its description.
+    const panelPart = wb.page.locator('.part.panel');
+    await runCommand(wb.page, 'View: Hide Panel');
+    await panelPart.waitFor({ state: 'hidden', timeout: 30_000 });
+    await card.locator('button.open-background-terminal').click();
+    await panelPart.locator('.terminal-wrapper.active, .xterm').first().waitFor({ state: 'visible', timeout: 30_000 });
+    await panelPart.getByText('tick server').first().waitFor({ timeout: 30_000 });
     assert.ok(processesWith(marker).length > 0, 'the command runs');
     const stop = card.locator('button.stop-background');
     assert.equal(await stop.getAttribute('aria-label'), `Stop ${command}`, 'the Stop button names the command');
@@ -53,6 +61,8 @@ describe('e2e: a background command in its card (issue 28)', function () {
     await card.locator('.background-line[data-state="killed"]').waitFor({ timeout: 60_000 });
     assert.match(await card.locator('.background-line').innerText(), /bash_1 stopped/);
     assert.equal(await card.locator('button.stop-background').count(), 0, 'no Stop once it ended');
+    assert.equal(await card.locator('button.open-background-terminal').count(), 0, 'its terminal went with it');
+    assert.equal(await card.locator('.tool-status').getAttribute('aria-label'), 'Stopped');
     await until('no process of the command left', () => processesWith(marker).length === 0, 30_000);
     // It stays stopped: no more lines come.
     const last = lastTick(await output.innerText());

@@ -189,6 +189,10 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       return;
     }
     case 'open_terminal': {
+      if (m.backgroundId !== undefined) {
+        if (!controller.revealBackground(m.backgroundId)) void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: {0} is no longer running; its terminal has closed.', m.backgroundId));
+        return;
+      }
       const terminal = vscode.window.terminals.find((t) => t.name === 'Turnstone');
       if (terminal) terminal.show(false);
       else void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the terminal the command ran in was closed.'));

@@ -223,6 +223,12 @@ export class SessionController implements vscode.Disposable {
     await this.background.kill(id);
   }
 
+  /** A background command card's "Open in terminal": its own terminal, for a command a card of this transcript follows. */
+  revealBackground(id: string): boolean {
+    if (!this.background || !this.panel.followsBackground(id)) return false;
+    return this.background.reveal(id);
+  }
+
   /** The session's background commands, made with the core on first use; stopped with the session. Their cards follow them. */
   private backgroundCommands(): BackgroundCommands {
     if (this.background) return this.background;

@@ -155,7 +155,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
       terminal.dispose();
       write.dispose();
     });
-    return started;
+    const child = started;
+    return { exited: child.exited, kill: () => child.kill(), killNow: () => child.killNow(), reveal: () => terminal.show(false) };
   }
 
   dispose(): void {

@@ -26,7 +26,9 @@ export class BackgroundLine {
       // Names the command: with several running, "Stop" alone says not which.
       stop.setAttribute('aria-label', t('Stop {0}', firstLine(command)));
       stop.title = t('Stop {0} and everything it started', background.id);
-      parts.push(stop);
+      const open = button(t('Open in terminal'), () => this.post({ type: 'open_terminal', backgroundId: background.id }), { icon: 'terminal', secondary: true, cls: 'open-background-terminal' });
+      open.title = t('Show the terminal {0} runs in', background.id);
+      parts.push(stop, open);
     }
     this.root.replaceChildren(...parts);
     return this.root;

@@ -139,6 +139,15 @@ const BACKGROUND_LINES = 40;
 
 const WAITING = { icon: 'shield', label: t('Waiting for approval') };
 
+/** A background command's tool use is done at once; its header follows the command instead. */
+function backgroundStatus(view: ToolView): { icon: string; label: string } | undefined {
+  const b = view.kind === 'bash' ? view.background : undefined;
+  if (!b) return undefined;
+  if (b.state === 'running') return { icon: 'loading codicon-modifier-spin', label: t('Running in the background') };
+  if (b.state === 'killed') return { icon: 'debug-stop', label: t('Stopped') };
+  return b.exitCode === 0 ? STATUS.done : { icon: 'error', label: t('Exited with an error') };
+}
+
 export class ToolCardView implements ToolCard {
   readonly root = article('tool', t('Tool'));
   private readonly header = el('div', { class: 'tool-header' });
@@ -173,7 +182,7 @@ export class ToolCardView implements ToolCard {
   update(item: TranscriptItem): void {
     const it = (this.item = item as Of<'tool'>);
     const waiting = this.waiting && it.status === 'running';
-    const status = waiting ? WAITING : STATUS[it.status];
+    const status = waiting ? WAITING : ((it.status === 'done' && backgroundStatus(it.view)) || STATUS[it.status]);
     this.root.dataset.status = waiting ? 'waiting' : it.status;
     this.root.setAttribute('aria-label', accessibleName(it, waiting));
     this.header.replaceChildren(
