@@ -83,3 +83,10 @@ export function planResultText(plan: Plan): string {
   const now = active ? ` In progress: ${active.content}.` : '';
   return `Plan updated: ${completed}/${total} completed.${now} Keep it current: mark each item completed as soon as it is done, and set the next one in_progress before you start it.`;
 }
+
+/** The plan as the model reads it after a compaction; undefined when there is none. */
+export function planForModel(plan: Plan): string | undefined {
+  if (plan.length === 0) return undefined;
+  const lines = plan.map((t, i) => `${i + 1}. [${t.status}] ${t.content}`);
+  return ['Your plan (todo_write) as you last wrote it; keep it current with todo_write as you work:', ...lines].join('\n');
+}

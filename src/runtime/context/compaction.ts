@@ -13,6 +13,9 @@ export const COMPACT_ENV = 'TURNSTONE_AUTO_COMPACT_INPUT_TOKENS';
 
 const OPEN = '<conversation_summary>';
 const CLOSE = '</conversation_summary>';
+/** The plan restated after a summary: the todo_write calls that held it may be summarised away. */
+const PLAN_OPEN = '<current_plan>';
+const PLAN_CLOSE = '</current_plan>';
 
 /**
  * The absolute C1 threshold, when one is set: the environment wins over the
@@ -39,7 +42,10 @@ export function extractSummary(messages: readonly Message[]): { summary: string 
   const block = first?.role === 'user' ? first.content[0] : undefined;
   if (!first || !block || block.type !== 'text' || !block.text.startsWith(OPEN)) return { summary: undefined, rest: [...messages] };
   const summary = block.text.slice(OPEN.length, block.text.lastIndexOf(CLOSE)).trim();
-  const remaining = first.content.slice(1) as UserContentBlock[];
+  // The plan restated with it is as stale as the summary: the next compaction states the plan anew.
+  const planBlock = first.content[1];
+  const restated = planBlock?.type === 'text' && planBlock.text.startsWith(PLAN_OPEN) ? 2 : 1;
+  const remaining = first.content.slice(restated) as UserContentBlock[];
   return { summary, rest: remaining.length > 0 ? [{ role: 'user', content: remaining }, ...messages.slice(1)] : messages.slice(1) };
 }
 
@@ -59,14 +65,18 @@ export function planCompaction(messages: readonly Message[], keepRecent = DEFAUL
   return { removed: rest.slice(0, split), kept: rest.slice(split), previousSummary: summary };
 }
 
-/** Puts the summary in front of the kept messages without creating two user messages in a row. */
-export function applySummary(summary: string, kept: readonly Message[]): Message[] {
-  const block: UserContentBlock = { type: 'text', text: `${OPEN}\n${summary.trim()}\n${CLOSE}` };
+/**
+ * Puts the summary (and the plan as it stands, when there is one) in front of
+ * the kept messages without creating two user messages in a row.
+ */
+export function applySummary(summary: string, kept: readonly Message[], plan?: string): Message[] {
+  const blocks: UserContentBlock[] = [{ type: 'text', text: `${OPEN}\n${summary.trim()}\n${CLOSE}` }];
+  if (plan) blocks.push({ type: 'text', text: `${PLAN_OPEN}\n${plan}\n${PLAN_CLOSE}` });
   const first = kept[0];
   if (first?.role === 'user' && !first.content.some((b) => b.type === 'tool_result')) {
-    return [{ role: 'user', content: [block, ...first.content] }, ...kept.slice(1)];
+    return [{ role: 'user', content: [...blocks, ...first.content] }, ...kept.slice(1)];
   }
-  return [{ role: 'user', content: [block] }, ...kept];
+  return [{ role: 'user', content: blocks }, ...kept];
 }
 
 export function transcript(messages: readonly Message[], limitPerBlock = 2000): string {
@@ -136,6 +146,8 @@ export async function compactHistory(
     protectFrom?: number;
     /** Summarise only when what goes is larger than this many (estimated) tokens: a summary must cost less than it removes. */
     minRemovedTokens?: number;
+    /** The session's plan in words (planForModel), restated after the summary. */
+    plan?: string;
   },
 ): Promise<CompactionOutcome | undefined> {
   const plan = planCompaction(messages, options.keepRecent, options.protectFrom);
@@ -170,7 +182,7 @@ export async function compactHistory(
   const source = summary ? 'model' : 'local';
   const text = summary ?? localSummary(plan.removed, plan.previousSummary);
   return {
-    messages: applySummary(text, plan.kept),
+    messages: applySummary(text, plan.kept, options.plan),
     removedMessageCount: plan.removed.length,
     summarySource: source,
     ...(fallbackReason ? { fallbackReason } : {}),

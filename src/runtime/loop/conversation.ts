@@ -23,7 +23,7 @@ import { Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
 import { spendGated } from '../spend/spend-gate';
 import { ModelError, type AssistantMessage, type FileChange, type ImageBlock, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
-import { EMPTY_PLAN, reducePlan, type Plan } from '../plan';
+import { EMPTY_PLAN, planForModel, reducePlan, type Plan } from '../plan';
 import { costUsd, promptTokens, subtractUsage, UsageTracker, type PriceTable, type SavedCost } from '../spend/usage';
 
 /** C5: the first change to a file keeps its "before", the last its "after". */
@@ -598,6 +598,7 @@ export class ConversationRuntime {
             signal: cancellation.signal,
             protectFrom: unseenFrom(start),
             minRemovedTokens: SUMMARY_MAX_TOKENS,
+            plan: planForModel(this.currentPlan),
           }),
         );
     const summarised = outcome?.messages ?? start;

@@ -105,6 +105,35 @@ describe('runtime: compaction', () => {
     assert.equal(await new ConversationRuntime({ model, tools: memoryTools() }, baseConfig).compact(), undefined);
   });
 
+  it('C1: the plan (todo_write) is restated after the summary; the next compaction restates it anew, not inside the summary', async () => {
+    const model = new ScriptedModel([step('one'), step('two'), step('three'), step('four'), step('five')]);
+    const todos = [
+      { content: 'Look around', status: 'completed' as const, activeForm: 'Looking around' },
+      { content: 'Run the tests', status: 'in_progress' as const, activeForm: 'Running the tests' },
+    ];
+    const rt = new ConversationRuntime({ model, tools: memoryTools() }, baseConfig, { plan: todos });
+    for (const t of ['a', 'b', 'c']) await rt.runTurn(long(t));
+    assert.ok(await rt.compact());
+    const first = rt.messages[0]!;
+    assert.equal(first.role, 'user');
+    const texts = first.content.map((b) => (b.type === 'text' ? b.text : ''));
+    assert.match(texts[0]!, /^<conversation_summary>/);
+    assert.equal(texts[1], '<current_plan>\nYour plan (todo_write) as you last wrote it; keep it current with todo_write as you work:\n1. [completed] Look around\n2. [in_progress] Run the tests\n</current_plan>');
+    assert.equal(historyProblem(rt.messages), undefined);
+    // A second compaction: the summary request does not get the stale plan to summarise, and one plan block follows.
+    for (const t of ['d', 'e']) await rt.runTurn(long(t));
+    assert.ok(await rt.compact());
+    assert.equal(model.completeRequests.length, 2, "two summaries were asked for");
+    const summaryRequest = JSON.stringify(model.completeRequests.at(-1)?.messages);
+    assert.ok(!summaryRequest.includes('<current_plan>'), 'the restated plan is not summarised again');
+    assert.equal(JSON.stringify(rt.messages).split('<current_plan>').length - 1, 1, 'one plan block');
+    // Without a plan nothing is restated.
+    const plain = new ConversationRuntime({ model: new ScriptedModel([step('1'), step('2'), step('3'), step('4')]), tools: memoryTools() }, baseConfig);
+    for (const t of ['a', 'b', 'c']) await plain.runTurn(long(t));
+    await plain.compact();
+    assert.ok(!JSON.stringify(plain.messages).includes('<current_plan>'));
+  });
+
   it('C1: an interrupt during a slow summary request ends the turn as aborted with a valid history', async () => {
     const model = new ScriptedModel([step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(500))]);
     const summaryStarted = deferred();
