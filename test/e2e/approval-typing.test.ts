@@ -153,8 +153,11 @@ describe('e2e: typing while an approval arrives (issue 25.1)', function () {
     // changes nothing (VS Code says why).
     const lock = page.locator('.tab', { hasText: 'proposed by Turnstone' }).locator('.monaco-icon-label[aria-label$="Read-only"]');
     await lock.first().waitFor({ timeout: 30_000 });
-    const proposed = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
-    await proposed.click();
+    const proposed = page.locator('.monaco-diff-editor .editor.modified .view-lines').filter({ visible: true }).first();
+    // On the proposed line itself: in an inline diff (a narrow editor area) the middle of the editor can be the
+    // removed line's zone, which takes no keys.
+    const proposedLine = page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'Greetings' }).filter({ visible: true }).first();
+    await proposedLine.click();
     await page.keyboard.type('ZZ');
     await page.locator('.monaco-editor-overlaymessage', { hasText: /read-only/i }).first().waitFor({ timeout: 30_000 });
     assert.doesNotMatch(await proposed.innerText(), /ZZ/, 'the read-only proposal took no keys');
@@ -165,10 +168,10 @@ describe('e2e: typing while an approval arrives (issue 25.1)', function () {
     assert.equal(await chat.frame.locator('article.item.tool[data-id="tu_editme"] button.perm-edit').count(), 0, 'offered once');
     // The editor re-reads the proposal's state: the lock goes, and keys now land.
     await lock.first().waitFor({ state: 'detached', timeout: 30_000 });
-    await proposed.click();
+    await proposedLine.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('// edited by me');
-    await proposed.filter({ hasText: '// edited by me' }).waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'edited by me' }).filter({ visible: true }).first().waitFor({ timeout: 30_000 });
     await page.locator('.editor-actions a.action-label[aria-label*="Allow"]').first().click();
     await chat.frame.locator('article.item.assistant', { hasText: 'Changed again.' }).waitFor({ timeout: 60_000 });
     const after = readFileSync(file, 'utf8');

@@ -48,8 +48,11 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
     return this.files.get(uri.toString())?.editable ?? false;
   }
   /**
-   * The user chose to edit the proposal. A newer mtime and a change event make
-   * the open editor re-read the file's stat, which drops its read-only state.
+   * The user chose to edit the proposal. The change event makes the open
+   * editor re-read the file's stat, which drops its read-only state (seen on
+   * VS Code 1.100 and 1.139). The mtime stays: a newer one would leave an
+   * editor the user had already typed into with a stale version, and saving
+   * it on close would fail as "the file is newer".
    * False when the proposal is gone (the request was settled).
    */
   makeEditable(uri: vscode.Uri): boolean {
@@ -57,7 +60,6 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
     if (!f) return false;
     if (f.editable) return true;
     f.editable = true;
-    f.mtime = Math.max(Date.now(), f.mtime + 1);
     this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
     return true;
   }
