@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { type RuntimeEvent } from '../../../src/runtime/events';
 import { PanelBridge } from '../../../src/host/panel/panel-bridge';
 import { alwaysAllowLabel } from '../../../src/webview/approval-wording';
+import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
+import { baseConfig, memoryTools, ScriptedModel, step, usage } from '../runtime/fakes';
 import { type HostEvent, HostEvent as HostEventSchema } from '../../../src/webview/protocol';
 
 const run = (events: RuntimeEvent[], describeTool?: (name: string) => { server: string; tool: string; description: string } | undefined) => {
@@ -17,6 +19,20 @@ const run = (events: RuntimeEvent[], describeTool?: (name: string) => { server: 
 const lastUpdate = (out: HostEvent[], id: string) => out.filter((e): e is Extract<HostEvent, { type: 'tool_update' }> => e.type === 'tool_update' && e.id === id).at(-1)!;
 
 describe('panel bridge: tool and approval cards (issue 25)', () => {
+  it('26.3: a spend cap on a model with no known price reaches the panel as one card that names the setting', async () => {
+    const model = new ScriptedModel([step('one', [], usage(60_000, 10)), step('two', [], usage(60_000, 10))]);
+    const rt = new ConversationRuntime({ model, tools: memoryTools() }, { ...baseConfig, model: 'gpt-4o', maxCostPerTurnUsd: 0.01 });
+    const out: HostEvent[] = [];
+    const bridge = new PanelBridge((e) => out.push(e), {});
+    rt.subscribe((event) => bridge.handle(event));
+    await rt.runTurn('go');
+    await rt.runTurn('more');
+    const cards = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'error' && e.item.errorKind === 'budget_unpriced' ? [e.item] : []));
+    assert.equal(cards.length, 1, 'one card per session, not one per request');
+    assert.match(cards[0]!.message, /No price is known for the model gpt-4o, so the spend cap \(\$0\.01 per turn\) cannot be enforced.*turnstone\.modelPrices/);
+    for (const e of out) assert.ok(HostEventSchema.safeParse(e).success);
+  });
+
   it('27: reads, searches and aborts reach the card as structured facts, never read back out of the text', () => {
     const out = run([
       { type: 'tool_use_ready', id: 'r1', name: 'read_file', input: { path: 'a.ts' } },
