@@ -17,8 +17,13 @@ export interface DiagnosticsSettings {
   waitMs: number;
 }
 
-/** Reports that follow each other closer than this belong to one update (TypeScript sends syntax, then semantic problems). */
+/**
+ * Reports that follow each other closer than this belong to one update (TypeScript sends syntax, then semantic
+ * problems). On a busy machine the second comes later: the quiet spell grows to as long as the first report took
+ * (up to MAX_QUIET_MS), or an edit that broke the types could be judged on its syntax report alone.
+ */
 const QUIET_MS = 300;
+const MAX_QUIET_MS = 3_000;
 
 function toProblem(d: vscode.Diagnostic): Problem | undefined {
   const severity = d.severity === vscode.DiagnosticSeverity.Error ? 'error' : d.severity === vscode.DiagnosticSeverity.Warning ? 'warning' : undefined;
@@ -51,6 +56,9 @@ class FileReports implements vscode.Disposable {
   private lastReport = 0;
   private reports = 0;
   private textChanged = false;
+  /** When the document took the text being judged, and how long its first report then took. */
+  private changedAt = Date.now();
+  private firstReportMs = 0;
   private wake: (() => void) | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
@@ -61,6 +69,7 @@ class FileReports implements vscode.Disposable {
         if (!e.uris.some((u) => u.toString() === key)) return;
         this.reports++;
         this.lastReport = Date.now();
+        if (this.reports === 1) this.firstReportMs = this.lastReport - this.changedAt;
         this.wake?.();
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -68,6 +77,7 @@ class FileReports implements vscode.Disposable {
         // Reports from before the document took the new text describe the old one.
         this.textChanged = true;
         this.reports = 0;
+        this.changedAt = Date.now();
         this.wake?.();
       }),
     ];
@@ -77,17 +87,19 @@ class FileReports implements vscode.Disposable {
   restart(textChanged: boolean): void {
     this.reports = 0;
     this.textChanged = textChanged;
+    this.changedAt = Date.now();
   }
 
   /**
-   * Waits for a report of the current text followed by QUIET_MS of quiet, or
-   * the deadline (a file that stays clean gets no report at all).
+   * Waits for a report of the current text followed by a quiet spell (QUIET_MS, or as long as that first
+   * report took), or the deadline (a file that stays clean gets no report at all).
    */
   async settle(deadline: number, signal: AbortSignal): Promise<void> {
     for (;;) {
       const now = Date.now();
       if (signal.aborted || now >= deadline) return;
-      const quietUntil = this.textChanged && this.reports > 0 ? this.lastReport + QUIET_MS : Number.POSITIVE_INFINITY;
+      const quiet = Math.min(MAX_QUIET_MS, Math.max(QUIET_MS, this.firstReportMs));
+      const quietUntil = this.textChanged && this.reports > 0 ? this.lastReport + quiet : Number.POSITIVE_INFINITY;
       if (now >= quietUntil) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(deadline, quietUntil) - now);
