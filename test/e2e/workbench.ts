@@ -247,7 +247,8 @@ export async function allowUntil(chat: ChatWorkbench, done: (frame: Frame) => Lo
       const running = await frame.locator('body.turn-running').count().catch(() => -1);
       throw new Error(`allowUntil: ${quietMs} ms with no approval to answer and not done; turn running: ${running === 1}; the last cards:\n  ${cards.join('\n  ')}`);
     }
-    await frame.page().waitForTimeout(250);
+    // Wait for either to show, in slices: after each the chat is looked up again (a re-created webview).
+    await Promise.race([done(frame).first().waitFor({ timeout: 5_000 }), allow.waitFor({ timeout: 5_000 })]).catch(() => undefined);
   }
 }
 
