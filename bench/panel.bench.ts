@@ -73,6 +73,8 @@ export function sessionSnapshot(items: number): PanelSnapshot {
   return { session: { id: 'bench', title: 'Bench session', model: 'claude-sonnet-5-5' }, items: list.slice(0, items), turn: 'idle', notices: [], queued: [] };
 }
 
+const EMPTY_SESSION: PanelSnapshot = { session: { id: 'bench', title: 'New session', model: 'claude-sonnet-5-5' }, items: [], turn: 'idle', notices: [], queued: [] };
+
 const median = (xs: number[]): Sampled => {
   const s = [...xs].sort((a, b) => a - b);
   return { median: s[Math.floor(s.length / 2)]!, min: s[0]!, max: s[s.length - 1]! };
@@ -240,10 +242,13 @@ export async function streamingRuns(browser: Browser, harness: Harness, deltas: 
   const base: StreamRun[] = [];
   for (let run = 0; run < RUNS + 1; run++) {
     const panel = await openPanel(browser, harness, { theme: 'dark' });
+    // As in VS Code: the host answers the panel's `ready` with the session (here empty or the long one), and a
+    // reply streams into a panel that has been open a moment (what it does once idle after opening is done).
+    await panel.evaluate((events) => {
+      for (const m of events) window.postMessage(m, '*');
+    }, restoreEvents(withSession ?? EMPTY_SESSION));
+    await panel.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve)));
     if (withSession) {
-      await panel.evaluate((events) => {
-        for (const m of events) window.postMessage(m, '*');
-      }, restoreEvents(withSession));
       await panel.waitForFunction((n) => document.querySelector('button.earlier')?.textContent?.includes(`(${n - document.querySelectorAll('.item').length} hidden)`), withSession.items.length);
     }
     const o = await streamInto(panel, deltas, `document.querySelector('.item.assistant[data-id="bench"]:not(.open)') !== null`, schedule);

@@ -50,6 +50,8 @@ const waiting = new Map<HTMLElement, string>();
 const idleQueue: { code: HTMLElement; lang: string }[] = [];
 let idleScheduled = false;
 const pendingLang = new WeakMap<Element, string>();
+/** Blocks on screen (or within the margin) now, as the observer last said. */
+const nearScreen = new WeakSet<Element>();
 let onScreen: IntersectionObserver | undefined;
 
 /**
@@ -57,7 +59,9 @@ let onScreen: IntersectionObserver | undefined;
  * thread has nothing else to do, and at the latest ~0.5 s later: a block that
  * closes mid-stream never costs the frame it closes in, and blocks a fast reply
  * has already scrolled past, or the older part of a restored session, cost
- * nothing until the user scrolls to them. A block removed meanwhile is skipped.
+ * nothing until the user scrolls to them. A block that left the screen before
+ * its turn came waits, observed, for the next time it is seen; a block removed
+ * meanwhile is skipped.
  */
 export function highlightWhenSeen(code: HTMLElement, lang: string): void {
   if (!lang) return;
@@ -65,10 +69,14 @@ export function highlightWhenSeen(code: HTMLElement, lang: string): void {
   onScreen ??= new IntersectionObserver(
     (entries) => {
       for (const e of entries) {
-        if (!e.isIntersecting) continue;
-        onScreen!.unobserve(e.target);
+        if (!e.isIntersecting) {
+          nearScreen.delete(e.target);
+          continue;
+        }
         const name = pendingLang.get(e.target);
-        if (name) queueIdle(e.target as HTMLElement, name);
+        if (!name || nearScreen.has(e.target)) continue;
+        nearScreen.add(e.target);
+        queueIdle(e.target as HTMLElement, name);
       }
     },
     { rootMargin: '200px 0px' },
@@ -99,7 +107,14 @@ function runIdle(deadline: IdleDeadline | undefined): void {
     const busy = !deadline || deadline.didTimeout;
     if (busy ? done >= PER_BUSY_CALL : done > 0 && deadline.timeRemaining() < 2) break;
     const next = idleQueue.shift()!;
-    if (!next.code.isConnected) continue;
+    if (!next.code.isConnected) {
+      onScreen?.unobserve(next.code);
+      continue;
+    }
+    // Done already (queued twice), or scrolled away while it waited: the observer queues it again when it is back.
+    if (onScreen && (!pendingLang.has(next.code) || !nearScreen.has(next.code))) continue;
+    onScreen?.unobserve(next.code);
+    pendingLang.delete(next.code);
     highlight(next.code, next.lang);
     done++;
   }

@@ -8,7 +8,7 @@ import { Announcer, Header, ModeSwitch, ModelButton, Notices, StatusLine, UsageF
 import { Composer } from './composer';
 import { el } from './dom';
 import { InstructionsChip } from './instructions-chip';
-import { plainText } from './markdown';
+import { plainText, warmUp } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
 import { planProgress, PlanView } from './plan-view';
@@ -267,3 +267,4 @@ if (saved) {
 }
 post({ type: 'ready' });
 composer.input.focus();
+if (typeof requestIdleCallback === 'function') requestIdleCallback(() => warmUp(), { timeout: 2_000 });

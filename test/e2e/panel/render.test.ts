@@ -140,6 +140,28 @@ describe('chat panel: streamed reply', function () {
     });
   }
 
+  it('highlights a code block once it is seen: one a fast reply carried off screen waits until scrolled back to', async function () {
+    const page = await openPanel(rig.browser, rig.harness);
+    const filler = Array.from({ length: 80 }, (_, i) => `Paragraph ${i} of a long reply that pushes the code block far above the fold.`).join('\n\n');
+    await hostSend(page,
+      { type: 'turn', state: 'running' },
+      { type: 'assistant_delta', id: 'a1', text: `\`\`\`ts\nexport const answer: number = 42; // the answer\n\`\`\`\n\n${filler}` },
+      { type: 'block_end', id: 'a1' },
+      { type: 'turn', state: 'idle' },
+    );
+    await settle(page);
+    // Idle callbacks run in order: once this one has, the highlighter's own turn has come and gone.
+    await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => requestIdleCallback(resolve))));
+    assert.equal(await page.locator('.code-block code.hljs').count(), 0, 'a block never on screen is not highlighted');
+    // As the user scrolls back (the wheel: scrolling by script would be pinned back to the bottom while following).
+    await page.locator('.transcript').hover();
+    const atTop = () => page.evaluate(() => document.querySelector('.transcript')!.scrollTop === 0);
+    for (let i = 0; i < 100 && !(await atTop()); i++) await page.mouse.wheel(0, -2_000);
+    await page.locator('.code-block .hljs-keyword').first().waitFor();
+    assert.equal(await page.locator('.code-block .hljs-comment').textContent(), '// the answer');
+    await page.close();
+  });
+
   it('shows reconnecting, errors with Retry, compaction, and drops a discarded step', async function () {
     const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page,
