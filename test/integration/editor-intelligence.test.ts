@@ -151,6 +151,27 @@ describe('30: editor intelligence in the real extension host', function () {
     }
   });
 
+  it('30.diag: a file in no tab is opened in a background tab: the user\'s preview tab and active editor stay; a clean edit ends its wait on silence', async () => {
+    // The user is looking at use.ts in a preview tab.
+    const use = vscode.Uri.file(path.join(project(), 'use.ts'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(use), { preview: true });
+    const previewOf = () => vscode.window.tabGroups.activeTabGroup.tabs.find((t) => t.isPreview && t.input instanceof vscode.TabInputText)?.input as vscode.TabInputText | undefined;
+    assert.equal(previewOf()?.uri.fsPath, use.fsPath);
+    fs.writeFileSync(path.join(project(), 'clean.ts'), 'export const clean = 1;\n');
+    const started = Date.now();
+    // waitMs is 60 s here; TypeScript has reported in this window already, so silence a few times its delay means clean.
+    const r = await runTool('edit_file', { path: 'tsp/clean.ts', old_string: '= 1;', new_string: '= 2;' });
+    const took = Date.now() - started;
+    assert.equal(r.isError, false);
+    assert.ok(!r.text.includes('New problems'), r.text);
+    assert.ok(took < 40_000, `a clean edit waited ${took} ms (waitMs 60 000)`);
+    assert.equal(previewOf()?.uri.fsPath, use.fsPath, "the user's preview tab is still there");
+    assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, use.fsPath, 'the user still sees use.ts');
+    const cleanTab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath.endsWith('clean.ts'));
+    assert.ok(cleanTab && !cleanTab.isPreview && !cleanTab.isActive, 'clean.ts is in a pinned background tab');
+    fs.rmSync(path.join(project(), 'clean.ts'), { force: true });
+  });
+
   it('30.lsp: the tool is offered in VS Code; definition finds the function in the other file with its line', async () => {
     const r = await runTool('lsp', { operation: 'definition', path: 'tsp/use.ts', line: 2, symbol: 'area' });
     const tools = (server.bodies[0]!.tools as Array<{ name: string }>).map((t) => t.name);

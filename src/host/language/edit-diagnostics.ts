@@ -5,9 +5,12 @@
 // Two facts of VS Code shape this. Diagnostics are pushed (DiagnosticCollection),
 // never asked for, so nothing says when they are "done": we wait for the first
 // report after the document took the new text, then for a short quiet spell,
-// all bounded by waitMs. And the built-in TypeScript features (like other
-// servers) only check files open in an editor tab, so a file that is in none is
-// opened as a preview tab, without taking focus, before anything is compared.
+// all bounded by waitMs; a file that stays clean gets no report at all, so once
+// the language's server has been seen to report, silence for a few times its
+// usual delay also ends the wait (LanguageCoverage.silenceAfter). And the
+// built-in TypeScript features (like other servers) only check files open in an
+// editor tab, so a file that is in none is opened in a background tab: not a
+// preview (that would replace the user's own preview tab), not shown, no focus.
 import * as vscode from 'vscode';
 import { type EditDiagnostics, type Problem, type ProblemWatch } from '../../tools/language-ports';
 import { type LanguageCoverage } from './language-coverage';
@@ -41,6 +44,12 @@ function inTab(uri: vscode.Uri): boolean {
   return vscode.window.tabGroups.all.some((g) =>
     g.tabs.some((t) => (t.input instanceof vscode.TabInputText && t.input.uri.toString() === key) || (t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key)),
   );
+}
+
+/** Into a tab of the active group without showing it: pinned (a preview would replace the user's), in the background, no focus. */
+async function openInBackgroundTab(uri: vscode.Uri): Promise<void> {
+  // `background` is an option of the vscode.open command (the editor opens inactive); showTextDocument has none.
+  await vscode.commands.executeCommand('vscode.open', uri, { preview: false, preserveFocus: true, background: true });
 }
 
 async function openDocument(uri: vscode.Uri): Promise<vscode.TextDocument | undefined> {
@@ -83,6 +92,11 @@ class FileReports implements vscode.Disposable {
     ];
   }
 
+  /** How long the first report of the current text took, if one came. */
+  get firstReportDelay(): number | undefined {
+    return this.textChanged && this.reports > 0 ? this.firstReportMs : undefined;
+  }
+
   /** Forget what came so far: only reports after this count (the baseline wait). */
   restart(textChanged: boolean): void {
     this.reports = 0;
@@ -92,14 +106,20 @@ class FileReports implements vscode.Disposable {
 
   /**
    * Waits for a report of the current text followed by a quiet spell (QUIET_MS, or as long as that first
-   * report took), or the deadline (a file that stays clean gets no report at all).
+   * report took), or, with no report, for `silenceMs` after the document took the text, or the deadline.
    */
-  async settle(deadline: number, signal: AbortSignal): Promise<void> {
+  async settle(deadline: number, signal: AbortSignal, silenceMs?: number): Promise<void> {
     for (;;) {
       const now = Date.now();
       if (signal.aborted || now >= deadline) return;
       const quiet = Math.min(MAX_QUIET_MS, Math.max(QUIET_MS, this.firstReportMs));
-      const quietUntil = this.textChanged && this.reports > 0 ? this.lastReport + quiet : Number.POSITIVE_INFINITY;
+      const quietUntil = !this.textChanged
+        ? Number.POSITIVE_INFINITY
+        : this.reports > 0
+          ? this.lastReport + quiet
+          : silenceMs !== undefined
+            ? this.changedAt + silenceMs
+            : Number.POSITIVE_INFINITY;
       if (now >= quietUntil) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(deadline, quietUntil) - now);
@@ -139,8 +159,9 @@ export class HostEditDiagnostics implements EditDiagnostics {
       if (!inTab(uri)) {
         // Not checked until it is in a tab: open it and take the problems of the unchanged file as the baseline.
         reports.restart(true);
-        await vscode.window.showTextDocument(existing, { preview: true, preserveFocus: true });
-        await reports.settle(Date.now() + this.settings.waitMs, signal);
+        await openInBackgroundTab(uri);
+        await reports.settle(Date.now() + this.settings.waitMs, signal, this.coverage.silenceAfter(existing.languageId));
+        this.learn(existing.languageId, reports);
       }
       before = problemsOf(uri);
     }
@@ -159,9 +180,10 @@ export class HostEditDiagnostics implements EditDiagnostics {
           }
           if (!inTab(uri)) {
             reports.restart(true);
-            await vscode.window.showTextDocument(document, { preview: true, preserveFocus: true });
+            await openInBackgroundTab(uri);
           }
-          await reports.settle(deadline, settleSignal);
+          await reports.settle(deadline, settleSignal, this.coverage.silenceAfter(document.languageId));
+          this.learn(document.languageId, reports);
           return problemsOf(uri);
         } finally {
           reports.dispose();
@@ -169,5 +191,10 @@ export class HostEditDiagnostics implements EditDiagnostics {
       },
       dispose: () => reports.dispose(),
     };
+  }
+
+  private learn(languageId: string, reports: FileReports): void {
+    const delay = reports.firstReportDelay;
+    if (delay !== undefined) this.coverage.noteReportDelay(languageId, delay);
   }
 }

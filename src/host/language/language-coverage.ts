@@ -17,8 +17,15 @@
 // the same).
 import * as vscode from 'vscode';
 
+/** The fewest milliseconds of silence taken to mean "no change in problems", however fast the server was before. */
+const MIN_SILENCE_MS = 750;
+/** First-report delays remembered per language. */
+const DELAYS_KEPT = 5;
+
 export class LanguageCoverage implements vscode.Disposable {
   private readonly observed = new Set<string>();
+  /** How long after a change each language's problems were first reported, the last few times. */
+  private readonly reportDelays = new Map<string, number[]>();
   private declaredCache: Set<string> | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
@@ -37,6 +44,25 @@ export class LanguageCoverage implements vscode.Disposable {
 
   covers(languageId: string): boolean {
     return this.observed.has(languageId) || this.declared().has(languageId);
+  }
+
+  /** A document of this language changed and its problems were first reported `ms` later. */
+  noteReportDelay(languageId: string, ms: number): void {
+    const delays = this.reportDelays.get(languageId) ?? [];
+    delays.push(ms);
+    if (delays.length > DELAYS_KEPT) delays.shift();
+    this.reportDelays.set(languageId, delays);
+  }
+
+  /**
+   * How long after a change a document of this language that got no report yet can be taken to have the
+   * problems it had: a clean file that stays clean gets no report at all, and waiting the whole waitMs for
+   * one cost every clean edit seconds. Three times the slowest recent first report, at least MIN_SILENCE_MS;
+   * undefined (wait the whole bound) until this window has seen the language's server report once.
+   */
+  silenceAfter(languageId: string): number | undefined {
+    const delays = this.reportDelays.get(languageId);
+    return delays?.length ? Math.max(MIN_SILENCE_MS, 3 * Math.max(...delays)) : undefined;
   }
 
   private declared(): Set<string> {
