@@ -4,27 +4,25 @@
 // errors (context overflow, expired credentials) are branches of the loop, not
 // exits (T6); an interrupt at any await leaves a valid history (T8).
 import { AssistantMessageBuilder, consumeStep, type StepResult } from './assistant-message';
-import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from '../spend/budget';
-import { autoCompactThreshold, compactHistory, DEFAULT_KEEP_RECENT, extractSummary, HEALTH_PROBE_INPUT, SUMMARY_MAX_TOKENS } from '../context/compaction';
-import { compactionThreshold, ContextMeter, estimateTextTokens, historyChars, modelLimits, POST_COMPACTION_PERCENT, requestChars, type ContextInfo, type ModelLimits } from '../context/context-window';
+import { type ContextInfo } from '../context/context-window';
+import { ContextKeeper } from './context-keeper';
+import { systemClock, type Clock, type ConversationConfig, type ConversationHistory, type ConversationPorts, type RunTurnOptions, type TurnContext } from './conversation-types';
 import { isAbortedError, TurnCancellation } from '../cancellation';
 import { errorMessage, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from '../errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from '../events';
 import { abortedResult, TURN_ABORTED_NOTE, unansweredToolUses } from '../session/history';
-import { dropOldImages, largestUserMessageTokens, shrinkToolResults, unseenFrom } from '../context/overflow';
 import { noHooks, type HookRunner } from '../policy/hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter } from '../policy/permissions';
-import { buildRequest, maxTokensOf } from './request';
+import { buildRequest } from './request';
+import { SessionAccount } from '../spend/session-account';
 import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
 import { Transcript } from '../session/transcript';
-import { systemClock, type Clock, type ConversationConfig, type ConversationHistory, type ConversationPorts, type RunTurnOptions, type TurnContext } from './conversation-types';
 import { ToolUseIds } from './tool-use-ids';
-import { spendGated } from '../spend/spend-gate';
-import { ModelError, type AssistantMessage, type FileChange, type Message, type ModelClient, type ModelRequest, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
-import { EMPTY_PLAN, planForModel, reducePlan, type Plan } from '../plan';
-import { costUsd, promptTokens, subtractUsage, UsageTracker, type SavedCost } from '../spend/usage';
+import { ModelError, type AssistantMessage, type FileChange, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
+import { EMPTY_PLAN, reducePlan, type Plan } from '../plan';
+import { subtractUsage, type SavedCost } from '../spend/usage';
 
 /** C5: the first change to a file keeps its "before", the last its "after". */
 function recordFileChange(changes: Map<string, FileChange>, change: FileChange): void {
@@ -69,20 +67,15 @@ export class ConversationRuntime {
   private readonly transcript: Transcript;
   private readonly events = new EventEmitter<RuntimeEvent>();
   private readonly policy: PermissionPolicy;
-  private readonly usage: UsageTracker;
+  /** What the session has spent, and the spend caps every request is held to. */
+  private readonly account: SessionAccount;
+  /** How full the window is, and compaction when it would overflow. */
+  private readonly contextKeeper: ContextKeeper;
   private hooks!: HookRunner;
   private tools!: ToolExecutor;
   private config!: ConversationConfig;
   private notes: () => string[] = () => [];
   private readonly clock: Clock;
-  private absoluteCompactTokens: number | undefined;
-  private limits!: ModelLimits;
-  /** Models the "not in the context-window table" note was logged for. */
-  private readonly unknownModelsLogged = new Set<string>();
-  private readonly meter: ContextMeter;
-  /** The step just charged is saved with its assistant message. */
-  private usageToSave = false;
-  private probePending: boolean;
   private readonly steering: SteeringQueue;
   private active: TurnState | undefined;
   private turnCounter = 0;
@@ -90,8 +83,6 @@ export class ConversationRuntime {
   private readonly toolUseIds: ToolUseIds;
   /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
   private model!: ModelClient;
-  /** Models the "cap cannot be enforced" warning was given for (once a session). */
-  private readonly unpricedWarned = new Set<string>();
   /** The model's plan (todo_write): session state, saved as `plan_updated` records. */
   private currentPlan: Plan = EMPTY_PLAN;
   private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
@@ -106,13 +97,12 @@ export class ConversationRuntime {
     this.transcript = new Transcript(resume.messages ?? [], ports.session, () => this.clock.now(), (message) => this.emit({ type: 'warning', kind: 'session_write', message }));
     this.toolUseIds = new ToolUseIds(this.transcript.messages);
     this.policy = new PermissionPolicy();
-    this.usage = new UsageTracker(config.model, config.prices, resume.usage, resume.cost);
-    this.meter = new ContextMeter(0);
+    const { transcript, emitFn: emit } = this;
+    this.contextKeeper = new ContextKeeper({ transcript, emit, log: ports.log, charge: (usage) => this.account.charge(usage), plan: () => this.currentPlan });
+    this.account = new SessionAccount({ transcript, emit, context: this.contextKeeper, turnCostAtStart: () => this.active?.costAtStart }, config, resume.usage, resume.cost);
     this.useContext({ model: ports.model, tools: ports.tools, ...(ports.hooks ? { hooks: ports.hooks } : {}), config });
     this.steering = new SteeringQueue((items) => this.emit({ type: 'queue_changed', items: [...items] }), resume.queued);
     if (resume.plan) this.currentPlan = reducePlan(EMPTY_PLAN, { type: 'restore', todos: resume.plan });
-    // C2: a resumed session that was compacted is probed before its first step, like a fresh compaction.
-    this.probePending = extractSummary(this.transcript.messages).summary !== undefined;
   }
 
   get messages(): readonly Message[] {
@@ -127,21 +117,21 @@ export class ConversationRuntime {
   }
   /** C1: how full the window would be with the next request. */
   get context(): ContextInfo {
-    return this.meter.info(this.contextTokens());
+    return this.contextKeeper.info;
   }
   get cumulativeUsage(): Usage {
-    return this.usage.cumulative;
+    return this.account.cumulative;
   }
   get costUsd(): number {
-    return this.usage.costUsd;
+    return this.account.costUsd;
   }
   /** Requests of the session whose model had no price (their cost is unknown). */
   get unpricedRequests(): number {
-    return this.usage.unpricedRequests;
+    return this.account.unpricedRequests;
   }
   /** The session's cost as a fact to hand to a rebuilt runtime. */
   get savedCost(): SavedCost {
-    return { usd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests, usage: this.usage.cumulative };
+    return this.account.saved;
   }
   /** The session's plan (todo_write), as the model last wrote it. */
   get plan(): Plan {
@@ -170,11 +160,8 @@ export class ConversationRuntime {
     this.hooks = context.hooks ?? noHooks;
     this.notes = context.notes ?? (() => []);
     this.policy.configure(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
-    this.usage.configure(config.model, config.prices);
-    this.model = hasCap(this.caps) ? spendGated(context.model, this.authorizeSpend) : context.model;
-    this.absoluteCompactTokens = autoCompactThreshold(config.autoCompactInputTokens, config.env ?? process.env);
-    this.limits = this.resolveLimits(config.model);
-    this.meter.setWindow(this.limits.contextWindow);
+    this.model = this.account.configure(config, context.model);
+    this.contextKeeper.use(config, context.tools, this.model);
   }
 
   subscribe(listener: RuntimeEventListener): () => void {
@@ -219,8 +206,8 @@ export class ConversationRuntime {
       assistantMessages: [],
       toolResults: [],
       promptCacheEvents: [],
-      usageAtStart: this.usage.cumulative,
-      costAtStart: this.usage.costUsd,
+      usageAtStart: this.account.cumulative,
+      costAtStart: this.account.costUsd,
       closing: false,
       continuedAfterMaxTokens: false,
       replyPrefix: '',
@@ -259,7 +246,7 @@ export class ConversationRuntime {
   async compact(signal?: AbortSignal): Promise<CompactionEvent | undefined> {
     if (this.active) throw new RuntimeError('busy', 'cannot compact while a turn is running');
     const cancellation = new TurnCancellation(signal);
-    const event = await this.compactNow('manual', cancellation).finally(() => cancellation.dispose());
+    const event = await this.contextKeeper.compact('manual', cancellation).finally(() => cancellation.dispose());
     await this.transcript.flush();
     return event;
   }
@@ -285,8 +272,7 @@ export class ConversationRuntime {
 
       const step = await this.sampleStep(turn);
       // The step just charged is saved with its assistant message (one record a step).
-      this.transcript.appendAssistant(step.message, this.usageToSave ? { usage: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests } : undefined);
-      this.usageToSave = false;
+      this.transcript.appendAssistant(step.message, this.account.takeStepRecord());
       turn.assistantMessages.push(step.message);
 
       const text = textOf(step.message);
@@ -335,12 +321,12 @@ export class ConversationRuntime {
     let overflows = 0;
     let refreshedAuth = false;
     for (;;) {
-      if (this.probePending) await this.healthProbe(cancellation);
+      if (this.contextKeeper.probePending) await this.contextKeeper.healthProbe(cancellation);
       if (this.tools.prepareStep) await cancellation.race(this.tools.prepareStep(cancellation.signal));
       const notes = this.notes();
       if (notes.length > 0) this.appendUser([{ type: 'text', text: notes.join('\n') }]);
-      if (this.contextTokens() > this.compactThreshold()) turn.autoCompaction = (await this.compactNow('auto', cancellation)) ?? turn.autoCompaction;
-      const request = buildRequest({ ...this.config, maxTokens: this.limits.maxOutputTokens }, this.transcript.messages, this.tools.definitions());
+      if (this.contextKeeper.full) turn.autoCompaction = (await this.contextKeeper.compact('auto', cancellation)) ?? turn.autoCompaction;
+      const request = buildRequest({ ...this.config, maxTokens: this.contextKeeper.limits.maxOutputTokens }, this.transcript.messages, this.tools.definitions());
       const charsAtRequest = this.transcript.chars;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
       const sampling = cancellation.child();
@@ -351,13 +337,13 @@ export class ConversationRuntime {
         return step;
       } catch (error) {
         // A request that failed after the API counted it was still billed (C4).
-        this.charge(builder.billedUsage());
+        this.account.charge(builder.billedUsage());
         cancellation.throwIfCancelled();
         if (!(error instanceof ModelError)) throw error;
         if (error.kind === 'context_overflow' && overflows < 2) {
           overflows++;
           this.emit({ type: 'step_discarded', step: turn.iterations });
-          turn.autoCompaction = (await this.recoverOverflow(error, overflows, cancellation)) ?? turn.autoCompaction;
+          turn.autoCompaction = (await this.contextKeeper.recoverOverflow(error, overflows, cancellation)) ?? turn.autoCompaction;
           continue;
         }
         if (error.kind === 'auth' && !refreshedAuth && this.ports.onAuthError) {
@@ -372,94 +358,16 @@ export class ConversationRuntime {
     }
   }
 
-  /**
-   * T6: compaction keeps the recent tail, and oversized tool results there would
-   * overflow again; compactNow also shrinks those, harder on a second overflow.
-   * A user message that alone exceeds the window cannot be saved: say so.
-   */
-  private async recoverOverflow(error: ModelError, attempt: number, cancellation: TurnCancellation): Promise<CompactionEvent | undefined> {
-    const window = this.limits.contextWindow;
-    const largest = largestUserMessageTokens(this.transcript.messages);
-    if (largest > window) {
-      throw new RuntimeError('context_overflow', `A single message is larger than the model's context window (about ${largest} tokens; the window holds ${window}). Send a shorter message or attach less.`, { cause: error });
-    }
-    // The API refused what we estimate fits, so the estimate is off (a denser tokenizer, a wrong window
-    // setting): aim under 40 % of the window and also well under what we sent, harder on a second refusal.
-    const sent = this.contextTokens();
-    const target = Math.min((window * POST_COMPACTION_PERCENT) / 100, sent / 2 ** attempt);
-    const event = await this.compactNow('context_overflow', cancellation, Math.floor(target));
-    if (!event) throw error;
-    return event;
-  }
-
-  private get caps(): SpendCaps {
-    return { perTurnUsd: this.config.maxCostPerTurnUsd, perSessionUsd: this.config.maxCostPerSessionUsd };
-  }
-
-  /**
-   * The one gate of every request (issue 26): steps, retries (with what their failed attempts were billed),
-   * continuations and compaction summaries. The request is costed at its worst, its whole reply limit at
-   * its model's output price; the per-session cap counts it too. A model without a price cannot be held
-   * to a cap: that is said once, and the request goes.
-   */
-  private readonly authorizeSpend = (request: ModelRequest, billed?: Usage): void => {
-    const caps = this.caps;
-    const price = this.usage.priceOf(request.model);
-    if (!price) {
-      if (!this.unpricedWarned.has(request.model)) {
-        this.unpricedWarned.add(request.model);
-        this.emit({ type: 'warning', kind: 'budget_unpriced', message: unpricedCapWarning(request.model, caps) });
-      }
-      return;
-    }
-    const estimate = this.estimateRequest(request);
-    const turnUsd = this.active ? this.usage.costUsd - this.active.costAtStart : 0;
-    const nextUsd = worstCaseUsd(price, estimate) + (billed ? costUsd(billed, price) : 0);
-    const stop = budgetExceeded(caps, { turnUsd, sessionUsd: this.usage.costUsd, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
-    if (stop) {
-      const { message, ...spendCap } = stop;
-      throw new RuntimeError('budget', message, { spendCap });
-    }
-  };
-
-  /** A step carries the live history (measured by the API last time); anything else (a summary) is estimated whole. */
-  private estimateRequest(request: ModelRequest): SpendEstimate {
-    const maxOutputTokens = maxTokensOf(request);
-    if (request.messages === this.transcript.messages) {
-      const tokens = this.contextTokens();
-      const cached = Math.min(tokens, this.meter.countedTokens ?? 0);
-      return { model: request.model, cachedTokens: cached, newTokens: tokens - cached, maxOutputTokens };
-    }
-    return { model: request.model, cachedTokens: 0, newTokens: estimateTextTokens(requestChars(request.system, request.tools, request.messages)), maxOutputTokens };
-  }
-
   /** T2-style stop_reason handling: a reply cut at the output limit is continued once, then the user is told. */
   private continueAfterMaxTokens(turn: TurnState, step: StepResult): boolean {
     if (step.stopReason !== 'max_tokens') return false;
     if (turn.continuedAfterMaxTokens) {
-      this.emit({ type: 'warning', kind: 'max_tokens', message: `the reply was cut off at the output limit (${this.limits.maxOutputTokens} tokens) again; it may be incomplete` });
+      this.emit({ type: 'warning', kind: 'max_tokens', message: `the reply was cut off at the output limit (${this.contextKeeper.limits.maxOutputTokens} tokens) again; it may be incomplete` });
       return false;
     }
     turn.continuedAfterMaxTokens = true;
     this.appendUser([{ type: 'text', text: CONTINUE_AFTER_MAX_TOKENS }]);
     return true;
-  }
-
-  private compactThreshold(): number {
-    return compactionThreshold(this.limits.contextWindow, this.config.autoCompactPercent, this.absoluteCompactTokens);
-  }
-
-  private contextTokens(): number {
-    return this.meter.estimate(this.transcript.chars, () => requestChars(this.config.systemPrompt, this.tools.definitions(), []));
-  }
-
-  private resolveLimits(model: string): ModelLimits {
-    const { limits, known } = modelLimits(model, { contextWindow: this.config.contextWindow, maxOutputTokens: this.config.maxTokens });
-    if (!known && !this.config.contextWindow && !this.unknownModelsLogged.has(model)) {
-      this.unknownModelsLogged.add(model);
-      this.ports.log?.(`model ${model} is not in the context-window table: assuming a ${limits.contextWindow}-token window and ${limits.maxOutputTokens} output tokens (set turnstone.contextWindow to change)`);
-    }
-    return limits;
   }
 
   /** What the turn's input and hooks (turn-input.ts) act on: this turn's hooks. */
@@ -469,97 +377,8 @@ export class ConversationRuntime {
 
   private recordUsage(turn: TurnState, step: StepResult, charsAtRequest: number): void {
     turn.promptCacheEvents.push(...step.promptCache);
-    if (!step.usage) return;
     // The discarded attempts of a retried step were billed too; the context is what the last one sent.
-    const last = step.attemptUsage ?? step.usage;
-    this.meter.measured(promptTokens(last), charsAtRequest);
-    // Persisted with the step's assistant message (one record a step), not as a record of its own.
-    this.charge(step.usage, promptTokens(last) + last.output_tokens, false);
-    this.usageToSave = true;
-  }
-
-  /** C4: every request is charged (steps, retried attempts, summaries) and persisted at once, so a crash loses none. */
-  private charge(usage: Usage | undefined, contextTokens?: number, persist = true): void {
-    if (!usage || promptTokens(usage) + usage.output_tokens === 0) return;
-    // Priced once, here, at the model that served it: the saved figure is what a resume sums (C4).
-    const record = this.usage.record(usage, this.config.model);
-    const cost = { stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, unpricedRequests: record.unpricedRequests };
-    if (persist) this.transcript.event('usage', { step: record.step, cumulative: record.cumulative, model: this.config.model, ...cost });
-    const context = this.meter.info(contextTokens ?? this.contextTokens());
-    this.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, ...cost, context });
-  }
-
-  /**
-   * C1: summarise older history, then (so the context ends at most at
-   * `targetTokens`, by default 40 % of the window) shrink oversized tool results the summary
-   * kept. Undefined when neither changed anything.
-   */
-  private async compactNow(trigger: CompactionEvent['trigger'], cancellation: TurnCancellation, targetTokens?: number): Promise<CompactionEvent | undefined> {
-    const tools = this.tools.definitions();
-    const fixed = estimateTextTokens(requestChars(this.config.systemPrompt, tools, []));
-    const target = targetTokens ?? Math.floor((this.limits.contextWindow * POST_COMPACTION_PERCENT) / 100);
-    // What the model has not seen yet (the newest tool results, the new prompt) is given up last: old images
-    // go first, oldest first; when that alone makes room, an automatic compaction keeps every word.
-    const images = dropOldImages(this.transcript.messages, target, fixed, unseenFrom(this.transcript.messages));
-    const start = images?.messages ?? this.transcript.messages;
-    const enough = images !== undefined && trigger !== 'manual' && fixed + estimateTextTokens(historyChars(start)) <= target;
-    // A summary is asked for only when what it removes is larger than the summary can be.
-    // The summary request is raced too: an interrupt must not wait for a slow summary (T8).
-    const outcome = enough
-      ? undefined
-      : await cancellation.race(
-          compactHistory(start, {
-            keepRecent: this.config.keepRecent ?? DEFAULT_KEEP_RECENT,
-            client: this.model,
-            model: this.config.model,
-            signal: cancellation.signal,
-            protectFrom: unseenFrom(start),
-            minRemovedTokens: SUMMARY_MAX_TOKENS,
-            plan: planForModel(this.currentPlan),
-          }),
-        );
-    const summarised = outcome?.messages ?? start;
-    // Old tool results shrink first; the unseen ones only if the request still cannot fit (T6).
-    const old = shrinkToolResults(summarised, target, fixed, unseenFrom(summarised));
-    const unseen = shrinkToolResults(old?.messages ?? summarised, target, fixed);
-    const shrunk = old || unseen ? { messages: (unseen ?? old)!.messages, shrunk: (old?.shrunk ?? 0) + (unseen?.shrunk ?? 0) } : undefined;
-    if (!outcome && !shrunk && !images) return undefined;
-    this.transcript.replace(shrunk?.messages ?? outcome?.messages ?? start, 'compaction');
-    this.meter.reset();
-    // Charged after the history is replaced, so the usage event shows the context as it now is.
-    this.charge(outcome?.usage);
-    this.probePending = true;
-    const event: CompactionEvent = {
-      trigger,
-      removedMessageCount: outcome?.removedMessageCount ?? 0,
-      summarySource: outcome?.summarySource ?? 'local',
-      ...(shrunk ? { shrunkToolResults: shrunk.shrunk } : {}),
-      ...(images ? { droppedImages: images.dropped } : {}),
-    };
-    if (outcome?.fallbackReason) this.emit({ type: 'warning', kind: 'compaction_fallback', message: `summary written locally: ${outcome.fallbackReason}` });
-    this.emit({ type: 'compaction', ...event, context: this.meter.info(this.contextTokens()) });
-    return event;
-  }
-
-  /** C2: after a compaction, check the tools still answer before spending another step. */
-  private async healthProbe(cancellation: TurnCancellation): Promise<void> {
-    // Still pending after a failure: every later turn probes again until one succeeds.
-    if (this.tools.isReadOnly('glob_search') === undefined) {
-      this.probePending = false;
-      return;
-    }
-    let problem: string | undefined;
-    try {
-      const output = await cancellation.race(this.tools.execute('glob_search', { ...HEALTH_PROBE_INPUT }, { signal: cancellation.signal }));
-      if (output.isError) problem = output.content;
-    } catch (error) {
-      cancellation.throwIfCancelled();
-      problem = errorMessage(error);
-    }
-    if (problem !== undefined) {
-      throw new RuntimeError('health_probe_failed', `Session health probe failed after compaction (${problem}). Start a new session instead of continuing on a broken state.`);
-    }
-    this.probePending = false;
+    if (step.usage) this.account.chargeStep(step.usage, step.attemptUsage ?? step.usage, charsAtRequest);
   }
 
   private finish(turn: TurnState, outcome: 'completed' | 'failed', error?: TurnSummary['error']): TurnSummary {
@@ -567,7 +386,7 @@ export class ConversationRuntime {
     this.steering.carryOver();
     this.active = undefined;
     const summary = this.summary(turn, outcome, error);
-    this.transcript.event('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.costRecord(), ...(error ? { error } : {}) });
+    this.transcript.event('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.account.totals, ...(error ? { error } : {}) });
     if (error) {
       const { kind, message, requestId, spendCap } = error;
       this.emit({ type: 'turn_failed', turnId: turn.id, kind, message, ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), summary });
@@ -584,7 +403,7 @@ export class ConversationRuntime {
     this.transcript.repairTail();
     this.active = undefined;
     const summary = this.summary(turn, 'aborted');
-    this.transcript.event('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.costRecord() });
+    this.transcript.event('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.account.totals });
     this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
     return summary;
   }
@@ -598,10 +417,10 @@ export class ConversationRuntime {
       toolResults: turn.toolResults,
       promptCacheEvents: turn.promptCacheEvents,
       iterations: turn.iterations,
-      usage: this.usage.cumulative,
-      costUsd: this.usage.costUsd,
-      unpricedRequests: this.usage.unpricedRequests,
-      turnUsage: subtractUsage(this.usage.cumulative, turn.usageAtStart),
+      usage: this.account.cumulative,
+      costUsd: this.account.costUsd,
+      unpricedRequests: this.account.unpricedRequests,
+      turnUsage: subtractUsage(this.account.cumulative, turn.usageAtStart),
       autoCompaction: turn.autoCompaction,
       context: this.context,
       finalText: turn.finalText ?? (last ? textOf(last) : ''),
@@ -621,12 +440,6 @@ export class ConversationRuntime {
   private appendUser(blocks: UserContentBlock[]): void {
     this.transcript.appendUser(blocks);
   }
-
-  /** The session's cumulative usage and cost, as saved records carry them. */
-  private costRecord(): { cumulative: Usage; costUsd: number; unpricedRequests: number } {
-    return { cumulative: this.usage.cumulative, costUsd: this.usage.costUsd, unpricedRequests: this.usage.unpricedRequests };
-  }
-
 
   private emit(event: RuntimeEvent): void {
     this.events.emit(event);
