@@ -20,47 +20,15 @@ import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
 import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
 import { Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
-import { ModelError, type AssistantMessage, type FileChange, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
+import { newTurn, recordFileChange, textOf, turnSummary, type TurnState } from './turn-state';
+import { ModelError, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
 import { EMPTY_PLAN, reducePlan, type Plan } from '../plan';
-import { subtractUsage, type SavedCost } from '../spend/usage';
-
-/** C5: the first change to a file keeps its "before", the last its "after". */
-function recordFileChange(changes: Map<string, FileChange>, change: FileChange): void {
-  const seen = changes.get(change.path);
-  if (seen) seen.after = change.after;
-  else changes.set(change.path, { path: change.path, before: change.before, after: change.after });
-}
-
-const textOf = (message: AssistantMessage): string => message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+import { type SavedCost } from '../spend/usage';
 
 /** Sent once when a reply stops at the output limit (stop_reason max_tokens). */
 export const CONTINUE_AFTER_MAX_TOKENS = 'Your previous reply was cut off at the output token limit. Continue exactly where you stopped, without repeating anything.';
 
 export { systemClock, type Clock, type ConversationConfig, type ConversationHistory, type ConversationPorts, type RunTurnOptions, type TurnContext } from './conversation-types';
-
-interface TurnState {
-  id: string;
-  iterations: number;
-  assistantMessages: AssistantMessage[];
-  toolResults: TurnSummary['toolResults'];
-  promptCacheEvents: TurnSummary['promptCacheEvents'];
-  /** Cumulative usage when the turn started: the turn's own usage is the difference. */
-  usageAtStart: Usage;
-  costAtStart: number;
-  /** Set once the loop made its last check for steered text: later steering waits for the next turn (T7). */
-  closing: boolean;
-  continuedAfterMaxTokens: boolean;
-  /** The text of replies cut at the output limit and continued: the final reply starts with it (json `result`). */
-  replyPrefix: string;
-  /** The final reply's whole text, once the loop has it. */
-  finalText: string | undefined;
-  autoCompaction: CompactionEvent | undefined;
-  stopBlocks: number;
-  /** C5: one before/after per file the turn changed (before its first change, after its last). */
-  fileChanges: Map<string, FileChange>;
-  /** The turn's one cancellation (from the host's signal); each request and tool use runs under a child (T8). */
-  cancellation: TurnCancellation;
-}
 
 export class ConversationRuntime {
   /** The session's messages, and their record in the session file. */
@@ -200,23 +168,7 @@ export class ConversationRuntime {
   async runTurn(input: string, options: RunTurnOptions = {}): Promise<TurnSummary> {
     if (this.active) throw new RuntimeError('busy', 'a turn is already running: steer() or queue() instead');
     if (options.context) this.useContext(options.context);
-    const turn: TurnState = {
-      id: `turn-${++this.turnCounter}-${this.clock.now()}`,
-      iterations: 0,
-      assistantMessages: [],
-      toolResults: [],
-      promptCacheEvents: [],
-      usageAtStart: this.account.cumulative,
-      costAtStart: this.account.costUsd,
-      closing: false,
-      continuedAfterMaxTokens: false,
-      replyPrefix: '',
-      finalText: undefined,
-      autoCompaction: undefined,
-      stopBlocks: 0,
-      fileChanges: new Map(),
-      cancellation: new TurnCancellation(options.signal),
-    };
+    const turn = newTurn(`turn-${++this.turnCounter}-${this.clock.now()}`, this.account, options.signal);
     this.active = turn;
     this.transcript.newTurn();
     const queued = this.steering.takeNext();
@@ -385,7 +337,7 @@ export class ConversationRuntime {
     // Steering that never reached the model starts the next turn, never lost.
     this.steering.carryOver();
     this.active = undefined;
-    const summary = this.summary(turn, outcome, error);
+    const summary = turnSummary(turn, outcome, this.account, this.context, this.currentPlan, error);
     this.transcript.event('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.account.totals, ...(error ? { error } : {}) });
     if (error) {
       const { kind, message, requestId, spendCap } = error;
@@ -402,32 +354,10 @@ export class ConversationRuntime {
     this.appendUser([...pending.map((u) => abortedResult(u.id)), { type: 'text', text: TURN_ABORTED_NOTE }]);
     this.transcript.repairTail();
     this.active = undefined;
-    const summary = this.summary(turn, 'aborted');
+    const summary = turnSummary(turn, 'aborted', this.account, this.context, this.currentPlan);
     this.transcript.event('turn_ended', { turnId: turn.id, outcome: 'aborted', iterations: turn.iterations, ...this.account.totals });
     this.emit({ type: 'turn_aborted', turnId: turn.id, summary });
     return summary;
-  }
-
-  private summary(turn: TurnState, outcome: TurnSummary['outcome'], error?: TurnSummary['error']): TurnSummary {
-    const last = turn.assistantMessages[turn.assistantMessages.length - 1];
-    return {
-      turnId: turn.id,
-      outcome,
-      assistantMessages: turn.assistantMessages,
-      toolResults: turn.toolResults,
-      promptCacheEvents: turn.promptCacheEvents,
-      iterations: turn.iterations,
-      usage: this.account.cumulative,
-      costUsd: this.account.costUsd,
-      unpricedRequests: this.account.unpricedRequests,
-      turnUsage: subtractUsage(this.account.cumulative, turn.usageAtStart),
-      autoCompaction: turn.autoCompaction,
-      context: this.context,
-      finalText: turn.finalText ?? (last ? textOf(last) : ''),
-      fileChanges: [...turn.fileChanges.values()].filter((c) => c.before !== c.after),
-      todos: this.currentPlan,
-      ...(error ? { error } : {}),
-    };
   }
 
   /** Saved as it changes, so a resumed session (CLI or editor) shows the plan the model last wrote. */
