@@ -15,6 +15,8 @@ export interface ToolResultRecord {
   content: string;
   /** Images the tool returned beside its text. */
   images?: ImageBlock[];
+  /** Interrupted before it finished (becomes ToolResultBlock.aborted). */
+  aborted?: true;
 }
 
 export interface CompactionEvent {

@@ -57,6 +57,12 @@ export interface ToolResultBlock {
   /** Images the tool returned (read_file on a PNG, an MCP screenshot): sent after `content`. */
   images?: ImageBlock[];
   is_error?: boolean;
+  /**
+   * The tool use was interrupted (its `content` is then "aborted"). Saved in the session file so a resumed
+   * session's card says so without reading the text; never sent to a model: each provider builds its
+   * request from the fields it names.
+   */
+  aborted?: true;
 }
 
 export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;

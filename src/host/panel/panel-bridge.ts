@@ -1,8 +1,9 @@
 // Maps the runtime's events (T12) onto the panel's protocol. The webview knows
 // nothing of the runtime; this is the one place that translates, turn by turn.
 import { type RuntimeEvent } from '../../runtime/events';
-import { type ImageBlock, type Message } from '../../runtime/types';
+import { type ImageBlock, type Message, type ToolResultBlock } from '../../runtime/types';
 import { splitAttachments } from '../../runtime/session/user-text';
+import { ABORTED_RESULT } from '../../runtime/session/history';
 import { approvalQuestion, whyText } from '../../webview/approval-wording';
 import { english, type Translate } from '../../webview/l10n-format';
 import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type TranscriptItem } from '../../webview/protocol';
@@ -364,7 +365,7 @@ export function itemsFromHistory(messages: readonly Message[], checkpointAt: Rea
         const index = tools.get(block.tool_use_id);
         const item = index === undefined ? undefined : items[index];
         if (item?.kind !== 'tool') continue;
-        const status = block.is_error ? (block.content === 'aborted' ? 'aborted' : 'error') : 'done';
+        const status = block.is_error ? (wasAborted(block) ? 'aborted' : 'error') : 'done';
         // Commands and MCP tools show their result as output (once, in plain colours); other tools' failures as an error line.
         const view = item.view;
         const shown = (view.kind === 'bash' || view.kind === 'mcp') && status !== 'aborted';
@@ -379,6 +380,14 @@ export function itemsFromHistory(messages: readonly Message[], checkpointAt: Rea
     }
   }
   return items;
+}
+
+/**
+ * Whether a saved result was interrupted: the session file says so (`aborted`). Sessions saved before that field
+ * existed only have the text, so an error result without the field whose whole text is the marker counts as aborted.
+ */
+function wasAborted(block: ToolResultBlock): boolean {
+  return block.aborted === true || (block.aborted === undefined && block.content === ABORTED_RESULT);
 }
 
 const CHIP_KINDS = Attachment.shape.kind.options;

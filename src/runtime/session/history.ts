@@ -25,7 +25,7 @@ export function unansweredToolUses(messages: readonly Message[]): ToolUseBlock[]
 }
 
 export function abortedResult(toolUseId: string): ToolResultBlock {
-  return { type: 'tool_result', tool_use_id: toolUseId, content: ABORTED_RESULT, is_error: true };
+  return { type: 'tool_result', tool_use_id: toolUseId, content: ABORTED_RESULT, is_error: true, aborted: true };
 }
 
 /**

@@ -41,6 +41,7 @@ const UserMessageSchema = z.object({
         content: z.string(),
         images: z.array(ImageBlock).optional(),
         is_error: z.boolean().optional(),
+        aborted: z.literal(true).optional(),
       }),
     ]),
   ),

@@ -44,13 +44,13 @@ describe('runtime: sessions', () => {
       role: 'user',
       content: [
         { type: 'tool_result', tool_use_id: 'a', content: 'A' },
-        { type: 'tool_result', tool_use_id: 'b', content: 'aborted', is_error: true },
+        { type: 'tool_result', tool_use_id: 'b', content: 'aborted', is_error: true, aborted: true },
         { type: 'tool_result', tool_use_id: 'c', content: 'C' },
         { type: 'text', text: 'note' },
         { type: 'text', text: 'more' },
       ],
     });
-    assert.deepEqual(fixed[4], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'd', content: 'aborted', is_error: true }] });
+    assert.deepEqual(fixed[4], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'd', content: 'aborted', is_error: true, aborted: true }] });
     assert.deepEqual(normaliseHistory([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'orphan' }] }]), []);
   });
 
@@ -172,8 +172,8 @@ describe('runtime: sessions', () => {
     assert.equal(historyProblem(loaded.messages), undefined);
     assert.deepEqual(loaded.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
     assert.deepEqual(loaded.messages[4]!.content, [
-      { type: 'tool_result', tool_use_id: 'h1', content: 'aborted', is_error: true },
-      { type: 'tool_result', tool_use_id: 'h2', content: 'aborted', is_error: true },
+      { type: 'tool_result', tool_use_id: 'h1', content: 'aborted', is_error: true, aborted: true },
+      { type: 'tool_result', tool_use_id: 'h2', content: 'aborted', is_error: true, aborted: true },
     ]);
 
     const model = new ScriptedModel([step('picking up where we left off')]);
