@@ -1,12 +1,14 @@
 // Maps the runtime's events (T12) onto the panel's protocol. The webview knows
 // nothing of the runtime; this is the one place that translates, turn by turn.
 import { type RuntimeEvent } from '../../runtime/events';
-import { type ImageBlock, type Message, type ToolResultBlock } from '../../runtime/types';
+import { type ContextInfo } from '../../runtime/context/context-window';
+import { type Plan } from '../../runtime/plan';
+import { type ImageBlock, type Message, type ToolResultBlock, type Usage } from '../../runtime/types';
 import { splitAttachments } from '../../runtime/session/user-text';
 import { ABORTED_RESULT } from '../../runtime/session/history';
 import { approvalQuestion, whyText } from '../../webview/approval-wording';
 import { english, type Translate } from '../../webview/l10n-format';
-import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type TranscriptItem } from '../../webview/protocol';
+import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type TranscriptItem } from '../../webview/protocol';
 import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
 import { type BackgroundEvent } from '../../tools/background';
 import { BackgroundFeed } from './background-feed';
@@ -22,6 +24,22 @@ export interface PanelBridgeOptions {
   turnCapUsd?: () => number;
   /** The user's language for the words the bridge writes (vscode.l10n.t in the editor; English otherwise). */
   translate?: Translate;
+}
+
+/** What a resumed session's panel is built from. */
+export interface ResumedSession {
+  messages: readonly Message[];
+  /** The turn of the checkpoint each user message (by index) began. */
+  checkpointAt: ReadonlyMap<number, number>;
+  /** What could not be read of the session file. */
+  warnings: readonly string[];
+  plan: Plan;
+  session: SessionInfo;
+  /** Its usage as last saved (none: no usage line). */
+  usage: Usage | undefined;
+  /** Its cost; undefined when a request's model had no price. */
+  costUsd: number | undefined;
+  context: ContextInfo;
 }
 
 type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
@@ -116,6 +134,41 @@ export class PanelBridge {
     this.sent.clear();
     this.background.reset();
     this.post({ type: 'restore', snapshot });
+  }
+
+  /**
+   * A resumed session at once: its transcript (messages name their checkpoints), plan and usage. A torn or
+   * damaged line of its file was skipped: the transcript says so where the user is looking, not only in the log.
+   */
+  restoreSession(saved: ResumedSession): void {
+    const t = this.t;
+    const u = saved.usage;
+    this.restore({
+      items: [
+        ...itemsFromHistory(saved.messages, saved.checkpointAt),
+        ...(saved.warnings.length > 0
+          ? [{ kind: 'error' as const, id: 'load-warnings', message: t('Parts of this session file could not be read and were skipped:\n{0}', saved.warnings.slice(0, 5).join('\n')), errorKind: 'session_load', retryable: false }]
+          : []),
+      ],
+      turn: 'idle',
+      notices: [],
+      queued: [],
+      plan: saved.plan.map((todo) => ({ ...todo })),
+      session: saved.session,
+      ...(u
+        ? {
+            usage: {
+              inputTokens: u.input_tokens,
+              outputTokens: u.output_tokens,
+              cacheReadTokens: u.cache_read_input_tokens,
+              cacheWriteTokens: u.cache_creation_input_tokens,
+              ...(saved.costUsd !== undefined ? { costUsd: saved.costUsd } : {}),
+              contextTokens: saved.context.tokens,
+              contextWindow: saved.context.window,
+            },
+          }
+        : {}),
+    });
   }
 
   /** Where and how a permission request was answered ("Denied in the dialog: use make"). */

@@ -6,24 +6,27 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../../runtime/events';
-import { type ConversationHistory, type ConversationRuntime, type TurnContext } from '../../runtime/loop/conversation';
+import { type ConversationRuntime, type TurnContext } from '../../runtime/loop/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../../runtime/session/session';
 import { type FileChange, type ImageBlock, type Message } from '../../runtime/types';
 import { type Checkpoint } from '../../tools/checkpoints';
-import { type BackgroundCommands } from '../../tools/background';
 import { type OriginalContentProvider } from '../approvals/proposal-documents';
 import { type FilesRestored, type RestoreMode, SessionCheckpoints } from './checkpoints';
+import { CheckpointActions } from './checkpoint-actions';
 import { type AttachmentBlock, userWordsOf } from '../context/attachment-blocks';
 import { type HostEvent } from '../../webview/protocol';
-import { describeFailure } from '../panel/failure-text';
 import { InstructionsState } from './instructions-state';
 import { KeyDestinations } from './key-destination';
+import { KeyWait } from './key-wait';
 import { type ApiKeys } from '../secrets';
 import { loadCore } from './load-core';
 import { type HostMcp } from '../mcp';
 import { type NativePermissionPrompter } from '../approvals/permission-prompter';
 import { type PanelBridge } from '../panel/panel-bridge';
-import { forkTitle, SessionLibrary } from './session-library';
+import { firstWords, loadSavedSession } from './saved-session';
+import { SessionBackground } from './session-background';
+import { SessionLibrary } from './session-library';
+import { SessionRuntimes } from './session-runtime';
 import { readSettings } from '../settings';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { effectiveMode, hostTurnContext, SpendAllowance } from './turn-setup';
@@ -61,22 +64,17 @@ export class SessionController implements vscode.Disposable {
   private current: Promise<TurnSummary> | undefined;
   /** Running or finishing (end-of-turn checkpoint included): what waits for "no turn" waits here. */
   private readonly turns = new TurnGate();
-  /** A key was saved while a turn ran: a request it rejected is sent once more with the new key (T6). */
-  private keySavedDuringTurn = false;
-  /** A prompt sent before any key was set, with the card that asks for one. */
-  private awaitingKey: { prompt: string; images: ImageBlock[]; card: ReturnType<PanelBridge['hostCard']>; userItem: string } | undefined;
-  /** The last turn's failure kind, until a turn ends well. */
-  private lastFailure: string | undefined;
-  /** Recent edits by tool use id, so a finished edit card can open its diff (bounded: contents can be large). */
-  private readonly edits = new Map<string, FileChange>();
+  private readonly keyWait: KeyWait;
+  private readonly runtimes: SessionRuntimes;
   private readonly spend = new SpendAllowance();
-  private background: BackgroundCommands | undefined;
+  private readonly background = new SessionBackground(() => this.panel);
   private readonly destinations: KeyDestinations;
   private bridge: PanelBridge | undefined;
   title = newTitle();
   /** The title was set (by the first message, a rename or a resume). */
   private named = false;
   readonly checkpoints: SessionCheckpoints;
+  private readonly checkpointActions: CheckpointActions;
   readonly library: SessionLibrary;
   readonly instructions: InstructionsState;
 
@@ -85,6 +83,25 @@ export class SessionController implements vscode.Disposable {
     this.library = new SessionLibrary(deps.context);
     this.instructions = new InstructionsState(deps.post, deps.log);
     this.destinations = new KeyDestinations(deps.context.globalState);
+    this.keyWait = new KeyWait(deps.keys, () => this.panel);
+    this.runtimes = new SessionRuntimes({ log: deps.log, panel: () => this.panel, onDidChangeState: deps.onDidChangeState, onAuthError: () => this.keyWait.retryRejected() });
+    this.checkpointActions = new CheckpointActions(
+      {
+        sessionId: () => this.sessionId,
+        sessionFile: () => this.sessionFile,
+        messages: () => this.messages,
+        title: () => this.title,
+        halt: async () => {
+          this.stop();
+          await this.turns.idle();
+        },
+        flush: async () => this.store?.flush(),
+        resume: (file, title) => this.resume(file, title),
+      },
+      this.checkpoints,
+      this.library,
+      deps.log,
+    );
   }
 
   /** The panel's one author of items; made with the core, on first use. */
@@ -117,7 +134,7 @@ export class SessionController implements vscode.Disposable {
     return this.runtime?.messages ?? [];
   }
   editOf(toolUseId: string): FileChange | undefined {
-    return this.edits.get(toolUseId);
+    return this.runtimes.editOf(toolUseId);
   }
 
   /**
@@ -138,15 +155,7 @@ export class SessionController implements vscode.Disposable {
       this.postSessionInfo();
     }
     const prompt = loadCore().withAttachments(text, attachments);
-    const provider = readSettings().provider;
-    if (provider === 'anthropic' && !(await this.deps.keys.get(provider))) {
-      // First run: nothing can be sent. Hold the prompt and ask for a key instead of
-      // letting the request fail as if a key had been rejected.
-      const failure = describeFailure('auth', 'No API key', 'Anthropic', vscode.l10n.t);
-      const card = this.panel.hostCard({ message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}), errorKind: 'no_key', cause: failure.cause, action: failure.action, retryable: false });
-      this.awaitingKey = { prompt, images, card, userItem };
-      return undefined;
-    }
+    if (await this.keyWait.holdWithoutKey({ prompt, images, userItem })) return undefined;
     return this.run(prompt, { images, userItem });
   }
 
@@ -155,19 +164,9 @@ export class SessionController implements vscode.Disposable {
    * want of a key is sent now; a turn that failed on a rejected key is retried.
    */
   async keyChanged(): Promise<void> {
-    if (this.current) {
-      this.keySavedDuringTurn = true;
-      return;
-    }
-    if (!(await this.deps.keys.get(readSettings().provider))) return;
-    const held = this.awaitingKey;
-    if (held) {
-      this.awaitingKey = undefined;
-      this.panel.settleHostCard(held.card, vscode.l10n.t('API key saved. Sending your message.'));
-      await this.run(held.prompt, { images: held.images, userItem: held.userItem });
-    } else if (this.lastFailure === 'auth') {
-      await this.retry();
-    }
+    const next = await this.keyWait.keyChanged(this.current !== undefined, () => this.runtimes.lastFailure === 'auth');
+    if (next === 'retry') await this.retry();
+    else if (next) await this.run(next.prompt, { images: next.images, userItem: next.userItem });
   }
 
   /** Runs the loop again on the history as it is (after an error): no new user message. */
@@ -211,31 +210,17 @@ export class SessionController implements vscode.Disposable {
   stop(): void {
     this.abort?.abort();
     // Stop means everything the session runs, its background commands too.
-    void this.background?.killAll();
+    void this.background.killAll();
   }
 
-  /**
-   * A background command card's Stop: the same kill as kill_shell. Only a command a card of this
-   * transcript follows; any other id (forged, or of an earlier session) does nothing.
-   */
-  async stopBackground(id: string): Promise<void> {
-    if (!this.background || !this.panel.followsBackground(id)) return;
-    await this.background.kill(id);
+  /** A background command card's Stop (only for a command a card of this transcript follows). */
+  stopBackground(id: string): Promise<void> {
+    return this.background.stop(id);
   }
 
-  /** A background command card's "Open in terminal": its own terminal, for a command a card of this transcript follows. */
+  /** A background command card's "Open in terminal". */
   revealBackground(id: string): boolean {
-    if (!this.background || !this.panel.followsBackground(id)) return false;
     return this.background.reveal(id);
-  }
-
-  /** The session's background commands, made with the core on first use; stopped with the session. Their cards follow them. */
-  private backgroundCommands(): BackgroundCommands {
-    if (this.background) return this.background;
-    const core = loadCore();
-    this.background = new core.BackgroundCommands({ maxRunning: () => readSettings().bashMaxBackground, maxUnreadChars: core.DEFAULT_LIMITS.maxOutputChars });
-    this.background.onEvent((event) => this.panel.backgroundEvent(event));
-    return this.background;
   }
 
   /** Starts the next turn on what waits in the runtime's queue (steering that missed the last turn needs no second prompt). */
@@ -277,7 +262,7 @@ export class SessionController implements vscode.Disposable {
     const runtime = await this.openRuntime(context);
     const abort = new AbortController();
     this.abort = abort;
-    this.keySavedDuringTurn = false;
+    this.keyWait.turnStarted();
     // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
     const words = prompt !== '' || images.length > 0 ? userWordsOf(prompt) : queuedWords;
     if (words !== undefined) {
@@ -305,7 +290,7 @@ export class SessionController implements vscode.Disposable {
 
   private async turnContext(): Promise<TurnContext> {
     return hostTurnContext(
-      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background: this.backgroundCommands() },
+      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background: this.background.get() },
       {
         systemPrompt: await this.instructions.systemPrompt(),
         caps: this.spend.capsForNextTurn(),
@@ -316,57 +301,9 @@ export class SessionController implements vscode.Disposable {
   /** The session's runtime, made with its first turn: a new session file, or the one resumed. */
   private async openRuntime(context: TurnContext): Promise<ConversationRuntime> {
     if (this.runtime) return this.runtime;
-    const core = loadCore();
-    try {
-      this.store = await core.JsonlSessionStore.create(this.library.sessionsDir, { cwd: workspaceRoot()?.fsPath ?? '', model: context.config.model });
-    } catch (error) {
-      // The turn still runs, in memory: an unwritable storage folder must not stop the user's work.
-      this.store = undefined;
-      const message = vscode.l10n.t('This session cannot be saved ({0}); it continues in memory and cannot be resumed later.', error instanceof Error ? error.message : String(error));
-      this.deps.log.warn(message);
-      this.panel.hostCard({ message, errorKind: 'session_write', retryable: false });
-    }
-    this.runtime = this.createRuntime(context, []);
+    this.store = await this.runtimes.newStore(this.library.sessionsDir, context.config.model);
+    this.runtime = this.runtimes.create(context, this.store, []);
     return this.runtime;
-  }
-
-  private createRuntime(context: TurnContext, messages: Message[], spent: Pick<ConversationHistory, 'usage' | 'cost' | 'plan'> = {}): ConversationRuntime {
-    const core = loadCore();
-    const runtime = new core.ConversationRuntime(
-      {
-        model: context.model,
-        tools: context.tools,
-        ...(context.hooks ? { hooks: context.hooks } : {}),
-        ...(this.store ? { session: this.store } : {}),
-        log: (message) => this.deps.log.info(message),
-        // T6 / issue 25.2: nothing pops up over the window. A key saved while the request was out is tried
-        // once; otherwise the turn ends at once, cleanly, and its card holds the key field (keyChanged retries).
-        onAuthError: async () => {
-          const saved = this.keySavedDuringTurn;
-          this.keySavedDuringTurn = false;
-          return saved;
-        },
-      },
-      context.config,
-      { messages, ...spent },
-    );
-    runtime.subscribe((event) => {
-      this.panel.handle(event);
-      if (event.type === 'tool_finished' && event.fileChange) {
-        this.edits.set(event.id, event.fileChange);
-        if (this.edits.size > 50) this.edits.delete(this.edits.keys().next().value!);
-      }
-      if (event.type === 'usage' || event.type === 'turn_ended' || event.type === 'turn_failed' || event.type === 'turn_aborted') this.deps.onDidChangeState();
-      if (event.type === 'turn_failed') {
-        this.lastFailure = event.kind;
-        this.deps.log.error(`turn failed (${event.kind}${event.requestId ? `, request ${event.requestId}` : ''}): ${event.message}`);
-      }
-      if (event.type === 'turn_ended') this.lastFailure = undefined;
-      // The panel shows one line; the provider's whole message (a proxy's traceback) goes to the log only.
-      if (event.type === 'retrying') this.deps.log.warn(`retrying ${event.attempt}/${event.maxAttempts} in ${event.delayMs} ms: ${event.detail ?? event.reason}`);
-      if (event.type === 'warning') this.deps.log.warn(event.message);
-    });
-    return runtime;
   }
 
   async newSession(): Promise<void> {
@@ -380,10 +317,10 @@ export class SessionController implements vscode.Disposable {
   /** Stops the running turn and forgets the open session (its file stays as written). */
   private async close(): Promise<void> {
     this.stop();
-    this.awaitingKey = undefined;
+    this.keyWait.forget();
     this.spend.reset();
     await this.turns.idle();
-    await this.background?.killAll();
+    await this.background.killAll();
     await this.store?.flush();
     this.runtime = undefined;
     this.store = undefined;
@@ -413,117 +350,39 @@ export class SessionController implements vscode.Disposable {
   /** C3: resume a saved session; later turns append to the same file. `title`: its name from now on (a fork's). */
   async resume(file: string, title?: string): Promise<void> {
     await this.close();
-    const core = loadCore();
-    const loaded = await core.loadSession(file);
-    for (const w of loaded.warnings) this.deps.log.warn(w);
-    const root = workspaceRoot();
-    if (root?.scheme === 'file') {
-      const removed = await core.cleanUpInterruptedWrites(loaded.messages, root.fsPath);
-      if (removed.length > 0) this.deps.log.info(`removed temp files left by a write that was killed: ${removed.join(', ')}`);
-    }
-    this.store = core.JsonlSessionStore.open(file);
-    const runtime = (this.runtime = this.createRuntime(await this.turnContext(), loaded.messages, { usage: loaded.usage, cost: loaded.cost, plan: loaded.plan }));
+    const loaded = await loadSavedSession(file, workspaceRoot(), this.deps.log);
+    this.store = loadCore().JsonlSessionStore.open(file);
+    const runtime = (this.runtime = this.runtimes.create(await this.turnContext(), this.store, loaded.messages, { usage: loaded.usage, cost: loaded.cost, plan: loaded.plan }));
     const id = loaded.meta?.id ?? path.basename(file);
     if (title !== undefined && loaded.meta?.id) await this.library.saveTitle(loaded.meta.id, title);
-    const firstUser = loaded.messages.find((m) => m.role === 'user')?.content.find((b) => b.type === 'text');
-    const words = firstUser?.type === 'text' ? core.splitAttachments(firstUser.text).words.replace(/\s+/g, ' ').trim() : '';
-    this.title = this.library.titleOf(id) ?? title ?? (words ? words.slice(0, 60) : path.basename(file));
+    this.title = this.library.titleOf(id) ?? title ?? (firstWords(loaded.messages).slice(0, 60) || path.basename(file));
     this.named = true;
-    const u = loaded.usage;
-    this.panel.restore({
-      // A torn or damaged line was skipped: say so where the user is looking, not only in the log.
-      items: [
-        ...core.itemsFromHistory(loaded.messages, await this.checkpointsByMessage(loaded.messages)),
-        ...(loaded.warnings.length > 0
-          ? [{ kind: 'error' as const, id: 'load-warnings', message: vscode.l10n.t('Parts of this session file could not be read and were skipped:\n{0}', loaded.warnings.slice(0, 5).join('\n')), errorKind: 'session_load', retryable: false }]
-          : []),
-      ],
-      turn: 'idle',
-      notices: [],
-      queued: [],
-      plan: loaded.plan.map((todo) => ({ ...todo })),
+    this.panel.restoreSession({
+      messages: loaded.messages,
+      checkpointAt: await this.checkpointActions.byMessage(loaded.messages),
+      warnings: loaded.warnings,
+      plan: loaded.plan,
       session: { id, title: this.title, model: this.model },
-      ...(u
-        ? {
-            usage: {
-              inputTokens: u.input_tokens,
-              outputTokens: u.output_tokens,
-              cacheReadTokens: u.cache_read_input_tokens,
-              cacheWriteTokens: u.cache_creation_input_tokens,
-              ...(runtime.unpricedRequests === 0 ? { costUsd: runtime.costUsd } : {}),
-              contextTokens: runtime.context.tokens,
-              contextWindow: runtime.context.window,
-            },
-          }
-        : {}),
+      usage: loaded.usage,
+      costUsd: runtime.unpricedRequests === 0 ? runtime.costUsd : undefined,
+      context: runtime.context,
     });
     this.deps.onDidChangeState();
   }
 
-  /** Which user message each turn-start checkpoint began with, so a resumed transcript's messages name theirs. */
-  private async checkpointsByMessage(messages: readonly Message[]): Promise<Map<number, number>> {
-    const at = new Map<number, number>();
-    const checkpoints = await this.listCheckpoints().catch((e: unknown) => {
-      this.deps.log.warn(`the checkpoints of this session could not be read: ${String(e)}`);
-      return [];
-    });
-    for (const c of checkpoints) {
-      // A turn after a failed one joined the user message that failed (consecutive user messages are one).
-      const index = messages[c.messageIndex]?.role === 'user' ? c.messageIndex : c.messageIndex - 1;
-      if (messages[index]?.role === 'user' && !at.has(index)) at.set(index, c.turn);
-    }
-    return at;
+  /** The current session's turn checkpoints, newest first. */
+  listCheckpoints(): Promise<Checkpoint[]> {
+    return this.checkpointActions.list();
   }
 
-  /** The current session's turn checkpoints, newest first (opened from storage after a resume or restart). */
-  async listCheckpoints(): Promise<Checkpoint[]> {
-    const id = this.sessionId;
-    if (!id) return [];
-    await this.checkpoints.settled(); // the running turn's own checkpoint included
-    const store = await this.checkpoints.open(id, () => loadCore().createHostWorkspace());
-    return [...(store?.turns() ?? [])].reverse();
+  /** Goes back to `checkpoint` (files, conversation by a fork, or both); the message's words are returned for the composer. */
+  restoreCheckpoint(checkpoint: Checkpoint, mode: RestoreMode, originals: OriginalContentProvider, confirm: boolean): Promise<{ words?: string; files?: FilesRestored } | undefined> {
+    return this.checkpointActions.restore(checkpoint, mode, originals, confirm);
   }
 
-  /**
-   * Goes back to `checkpoint`: its files, its conversation, or both. The conversation goes back by forking the
-   * session just before the checkpoint's message (the old branch stays in the session list) and resuming the fork;
-   * the message's words are returned for the composer. Undefined when the user backed out or nothing was done.
-   */
-  async restoreCheckpoint(checkpoint: Checkpoint, mode: RestoreMode, originals: OriginalContentProvider, confirm: boolean): Promise<{ words?: string; files?: FilesRestored } | undefined> {
-    this.stop();
-    await this.turns.idle();
-    const files = mode === 'conversation' ? undefined : await this.checkpoints.restoreFiles(checkpoint, originals, confirm);
-    if (mode !== 'conversation' && !files) return undefined;
-    if (mode === 'files') return { ...(files ? { files } : {}) };
-    const file = this.store?.path;
-    const message = this.runtime?.messages[checkpoint.messageIndex];
-    const words = message?.role === 'user' ? message.content.find((b) => b.type === 'text') : undefined;
-    // Compaction replaces older messages with a summary: the checkpoint's message may no longer be there.
-    if (!file || !words || words.type !== 'text' || !userWordsOf(words.text).startsWith(checkpoint.prompt)) {
-      void vscode.window.showWarningMessage(
-        mode === 'both'
-          ? vscode.l10n.t('Turnstone: the conversation at turn {0} was summarised by compaction and cannot be gone back to; the files were restored.', checkpoint.turn)
-          : vscode.l10n.t('Turnstone: the conversation at turn {0} was summarised by compaction and cannot be gone back to.', checkpoint.turn),
-      );
-      return mode === 'both' ? { ...(files ? { files } : {}) } : undefined;
-    }
-    await this.store?.flush();
-    const oldStore = this.checkpoints.current;
-    const forked = await this.library.fork(file, checkpoint.messageIndex);
-    await oldStore?.forkInto(this.checkpoints.dir(path.basename(forked, '.jsonl')), checkpoint.id);
-    // The old branch stays in the session list: the fork must not look like it there or in the header.
-    await this.resume(forked, forkTitle(this.title, checkpoint.turn));
-    return { words: userWordsOf(words.text), ...(files ? { files } : {}) };
-  }
-
-  /**
-   * C5 "Undo last turn": the files go back to the last turn's start checkpoint (after the same diff and
-   * confirmation as any restore); the conversation stays. Undefined when there is no turn to undo.
-   */
-  async undoLastTurn(originals: OriginalContentProvider, confirm: boolean): Promise<FilesRestored | 'no_checkpoint' | undefined> {
-    const last = (await this.listCheckpoints())[0];
-    if (!last) return 'no_checkpoint';
-    return (await this.restoreCheckpoint(last, 'files', originals, confirm))?.files;
+  /** C5 "Undo last turn": the files go back to the last turn's start checkpoint; the conversation stays. */
+  undoLastTurn(originals: OriginalContentProvider, confirm: boolean): Promise<FilesRestored | 'no_checkpoint' | undefined> {
+    return this.checkpointActions.undoLastTurn(originals, confirm);
   }
 
   async compact(): Promise<boolean> {
@@ -550,7 +409,7 @@ export class SessionController implements vscode.Disposable {
 
   dispose(): void {
     this.stop();
-    void this.background?.dispose();
+    this.background.dispose();
   }
 }
 
