@@ -11,21 +11,26 @@ import { type FilesRestored, type RestoreMode, type SessionCheckpoints } from '.
 import { loadCore } from './load-core';
 import { forkTitle, type SessionLibrary } from './session-library';
 
-/** The open session as the checkpoint actions see it. */
+/** The open session as the checkpoint actions see it (the chat session's public face). */
 export interface CheckpointSession {
-  sessionId(): string | undefined;
-  sessionFile(): string | undefined;
-  messages(): readonly Message[];
-  title(): string;
+  readonly sessionId: string | undefined;
+  readonly sessionFile: string | undefined;
+  readonly messages: readonly Message[];
+  readonly title: string;
+  resume(file: string, title: string): Promise<void>;
+}
+
+export interface CheckpointSessionControl {
   /** Stops the running turn and waits until none is running or finishing. */
   halt(): Promise<void>;
+  /** Writes out what the session file has yet to get. */
   flush(): Promise<void>;
-  resume(file: string, title: string): Promise<void>;
 }
 
 export class CheckpointActions {
   constructor(
     private readonly session: CheckpointSession,
+    private readonly control: CheckpointSessionControl,
     private readonly checkpoints: SessionCheckpoints,
     private readonly library: SessionLibrary,
     private readonly log: vscode.LogOutputChannel,
@@ -33,7 +38,7 @@ export class CheckpointActions {
 
   /** The current session's turn checkpoints, newest first (opened from storage after a resume or restart). */
   async list(): Promise<Checkpoint[]> {
-    const id = this.session.sessionId();
+    const id = this.session.sessionId;
     if (!id) return [];
     await this.checkpoints.settled(); // the running turn's own checkpoint included
     const store = await this.checkpoints.open(id, () => loadCore().createHostWorkspace());
@@ -61,12 +66,12 @@ export class CheckpointActions {
    * the message's words are returned for the composer. Undefined when the user backed out or nothing was done.
    */
   async restore(checkpoint: Checkpoint, mode: RestoreMode, originals: OriginalContentProvider, confirm: boolean): Promise<{ words?: string; files?: FilesRestored } | undefined> {
-    await this.session.halt();
+    await this.control.halt();
     const files = mode === 'conversation' ? undefined : await this.checkpoints.restoreFiles(checkpoint, originals, confirm);
     if (mode !== 'conversation' && !files) return undefined;
     if (mode === 'files') return { ...(files ? { files } : {}) };
-    const file = this.session.sessionFile();
-    const message = this.session.messages()[checkpoint.messageIndex];
+    const file = this.session.sessionFile;
+    const message = this.session.messages[checkpoint.messageIndex];
     const words = message?.role === 'user' ? message.content.find((b) => b.type === 'text') : undefined;
     // Compaction replaces older messages with a summary: the checkpoint's message may no longer be there.
     if (!file || !words || words.type !== 'text' || !userWordsOf(words.text).startsWith(checkpoint.prompt)) {
@@ -77,12 +82,12 @@ export class CheckpointActions {
       );
       return mode === 'both' ? { ...(files ? { files } : {}) } : undefined;
     }
-    await this.session.flush();
+    await this.control.flush();
     const oldStore = this.checkpoints.current;
     const forked = await this.library.fork(file, checkpoint.messageIndex);
     await oldStore?.forkInto(this.checkpoints.dir(path.basename(forked, '.jsonl')), checkpoint.id);
     // The old branch stays in the session list: the fork must not look like it there or in the header.
-    await this.session.resume(forked, forkTitle(this.session.title(), checkpoint.turn));
+    await this.session.resume(forked, forkTitle(this.session.title, checkpoint.turn));
     return { words: userWordsOf(words.text), ...(files ? { files } : {}) };
   }
 

@@ -13,7 +13,7 @@ import { type Checkpoint } from '../../tools/checkpoints';
 import { type OriginalContentProvider } from '../approvals/proposal-documents';
 import { type FilesRestored, type RestoreMode, SessionCheckpoints } from './checkpoints';
 import { CheckpointActions } from './checkpoint-actions';
-import { type AttachmentBlock, userWordsOf } from '../context/attachment-blocks';
+import { type AttachmentBlock } from '../context/attachment-blocks';
 import { type HostEvent } from '../../webview/protocol';
 import { InstructionsState } from './instructions-state';
 import { KeyDestinations } from './key-destination';
@@ -30,7 +30,7 @@ import { SessionRuntimes } from './session-runtime';
 import { readSettings } from '../settings';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { effectiveMode, hostTurnContext, SpendAllowance } from './turn-setup';
-import { TurnGate } from './turn-gate';
+import { TurnRunner } from './turn-runner';
 
 export interface ControllerDeps {
   context: vscode.ExtensionContext;
@@ -50,20 +50,10 @@ export type Attachment = AttachmentBlock;
 /** A session's title until its first message names it. */
 const newTitle = () => vscode.l10n.t('New session');
 
-/** How a turn starts: the images sent with its prompt, the queue's first words, the message's panel item. */
-interface TurnStart {
-  queuedWords?: string;
-  images?: ImageBlock[];
-  userItem?: string;
-}
-
 export class SessionController implements vscode.Disposable {
   private runtime: ConversationRuntime | undefined;
   private store: JsonlSessionStore | undefined;
-  private abort: AbortController | undefined;
-  private current: Promise<TurnSummary> | undefined;
-  /** Running or finishing (end-of-turn checkpoint included): what waits for "no turn" waits here. */
-  private readonly turns = new TurnGate();
+  private readonly turns: TurnRunner;
   private readonly keyWait: KeyWait;
   private readonly runtimes: SessionRuntimes;
   private readonly spend = new SpendAllowance();
@@ -85,23 +75,25 @@ export class SessionController implements vscode.Disposable {
     this.destinations = new KeyDestinations(deps.context.globalState);
     this.keyWait = new KeyWait(deps.keys, () => this.panel);
     this.runtimes = new SessionRuntimes({ log: deps.log, panel: () => this.panel, onDidChangeState: deps.onDidChangeState, onAuthError: () => this.keyWait.retryRejected() });
-    this.checkpointActions = new CheckpointActions(
-      {
-        sessionId: () => this.sessionId,
-        sessionFile: () => this.sessionFile,
-        messages: () => this.messages,
-        title: () => this.title,
-        halt: async () => {
-          this.stop();
-          await this.turns.idle();
-        },
-        flush: async () => this.store?.flush(),
-        resume: (file, title) => this.resume(file, title),
-      },
-      this.checkpoints,
-      this.library,
-      deps.log,
-    );
+    this.turns = new TurnRunner({
+      log: deps.log,
+      prompter: deps.prompter,
+      mcp: deps.mcp,
+      onDidChangeState: deps.onDidChangeState,
+      checkpoints: this.checkpoints,
+      panel: () => this.panel,
+      sessionId: () => this.sessionId,
+      turnContext: () => this.turnContext(),
+      openRuntime: (context) => this.openRuntime(context),
+      runtime: () => this.runtime,
+      turnStarted: () => this.keyWait.turnStarted(),
+    });
+    // What a restore needs besides the public face: a halt of the turn and the file written out before it forks.
+    const halt = async () => {
+      this.stop();
+      await this.turns.idle();
+    };
+    this.checkpointActions = new CheckpointActions(this, { halt, flush: async () => this.store?.flush() }, this.checkpoints, this.library, deps.log);
   }
 
   /** The panel's one author of items; made with the core, on first use. */
@@ -116,7 +108,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   get isRunning(): boolean {
-    return this.current !== undefined;
+    return this.turns.running;
   }
   get usage() {
     return this.runtime ? { usage: this.runtime.cumulativeUsage, ...(this.runtime.unpricedRequests === 0 ? { costUsd: this.runtime.costUsd } : {}) } : undefined;
@@ -156,7 +148,7 @@ export class SessionController implements vscode.Disposable {
     }
     const prompt = loadCore().withAttachments(text, attachments);
     if (await this.keyWait.holdWithoutKey({ prompt, images, userItem })) return undefined;
-    return this.run(prompt, { images, userItem });
+    return this.turns.run(prompt, { images, userItem });
   }
 
   /**
@@ -164,27 +156,27 @@ export class SessionController implements vscode.Disposable {
    * want of a key is sent now; a turn that failed on a rejected key is retried.
    */
   async keyChanged(): Promise<void> {
-    const next = await this.keyWait.keyChanged(this.current !== undefined, () => this.runtimes.lastFailure === 'auth');
+    const next = await this.keyWait.keyChanged(this.turns.running, () => this.runtimes.lastFailure === 'auth');
     if (next === 'retry') await this.retry();
-    else if (next) await this.run(next.prompt, { images: next.images, userItem: next.userItem });
+    else if (next) await this.turns.run(next.prompt, { images: next.images, userItem: next.userItem });
   }
 
   /** Runs the loop again on the history as it is (after an error): no new user message. */
   async retry(): Promise<TurnSummary | undefined> {
-    if (this.current || !this.runtime) return undefined;
-    return this.run('');
+    if (this.turns.running || !this.runtime) return undefined;
+    return this.turns.run('');
   }
 
   /** Issue 25.6, "Continue (+$x)" on a spend-cap card: the turn goes on with `usd` more (the settings stay). */
   async continuePastCap(cap: 'turn' | 'session', usd: number): Promise<TurnSummary | undefined> {
-    if (this.current || !this.runtime) return undefined;
+    if (this.turns.running || !this.runtime) return undefined;
     this.spend.allow(cap, usd);
-    return this.run('');
+    return this.turns.run('');
   }
 
   /** T7 "queue for next turn": held in the runtime's one queue (shown in the panel through queue_changed), run when the turn ends. */
   queue(text: string, attachments: Attachment[] = [], slashCommand?: string): void {
-    if (!this.runtime || !this.current) {
+    if (!this.runtime || !this.turns.running) {
       void this.send(text, attachments, [], slashCommand);
       return;
     }
@@ -198,7 +190,7 @@ export class SessionController implements vscode.Disposable {
 
   /** T7: steer the running turn (or send it when none is running). */
   steer(text: string, slashCommand?: string): void {
-    if (!this.runtime || !this.current) {
+    if (!this.runtime || !this.turns.running) {
       void this.send(text, [], [], slashCommand);
       return;
     }
@@ -208,7 +200,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   stop(): void {
-    this.abort?.abort();
+    this.turns.stop();
     // Stop means everything the session runs, its background commands too.
     void this.background.killAll();
   }
@@ -221,71 +213,6 @@ export class SessionController implements vscode.Disposable {
   /** A background command card's "Open in terminal". */
   revealBackground(id: string): boolean {
     return this.background.reveal(id);
-  }
-
-  /** Starts the next turn on what waits in the runtime's queue (steering that missed the last turn needs no second prompt). */
-  private async runQueued(): Promise<void> {
-    await this.turns.idle();
-    const runtime = this.runtime;
-    if (!runtime || runtime.queued.length === 0) return;
-    let first: string | undefined;
-    for (const q of runtime.queued) {
-      if (q.delivery !== 'queue') continue;
-      // A label other than the words is the custom slash command they were expanded from.
-      const words = userWordsOf(q.text);
-      const slashCommand = q.label !== undefined && q.label !== words ? q.label : undefined;
-      const item = this.panel.userMessage({ text: words, ...(slashCommand ? { slashCommand } : {}), delivery: 'queued' });
-      if (q === runtime.queued[0]) first = item;
-    }
-    // The turn starts with the first queued message: its checkpoint is taken under that message's words.
-    await this.run('', { queuedWords: userWordsOf(runtime.queued[0]!.text), ...(first ? { userItem: first } : {}) }).catch((e: unknown) => this.deps.log.error(`queued prompt failed: ${String(e)}`));
-  }
-
-  /**
-   * `queuedWords`: the turn runs on the runtime's queue, whose first message (these words) starts it.
-   * `userItem`: the panel item of the message that starts it, which learns the turn's checkpoint.
-   */
-  private async run(prompt: string, start: TurnStart = {}): Promise<TurnSummary> {
-    const finished = this.turns.begin();
-    try {
-      return await this.runTurn(prompt, start);
-    } finally {
-      finished();
-      if (this.runtime && this.runtime.queued.length > 0) void this.runQueued();
-    }
-  }
-
-  private async runTurn(prompt: string, { queuedWords, images = [], userItem }: TurnStart): Promise<TurnSummary> {
-    await this.deps.mcp.prepare().catch((e: unknown) => this.deps.log.error(`MCP configuration could not be read: ${String(e)}`));
-    // Settings, trust, instructions and caps as they are now: a change since the last turn simply applies.
-    const context = await this.turnContext();
-    const runtime = await this.openRuntime(context);
-    const abort = new AbortController();
-    this.abort = abort;
-    this.keyWait.turnStarted();
-    // A retry ('' with nothing queued) adds no user message: it belongs to the checkpoint of the turn it retries.
-    const words = prompt !== '' || images.length > 0 ? userWordsOf(prompt) : queuedWords;
-    if (words !== undefined) {
-      const named = userItem ? (turn: number) => this.panel.userCheckpoint(userItem, turn) : undefined;
-      this.checkpoints.turnStarted(this.sessionId, () => loadCore().createHostWorkspace(), runtime.messages.length, words, named);
-    }
-    const turn = runtime.runTurn(prompt, { context, signal: abort.signal, prompter: this.deps.prompter, ...(images.length > 0 ? { images } : {}) });
-    this.current = turn;
-    this.deps.onDidChangeState();
-    const started = Date.now();
-    try {
-      const summary = await turn;
-      const u = summary.turnUsage;
-      this.deps.log.info(
-        `turn ${summary.outcome} in ${Date.now() - started} ms: ${summary.iterations} step(s), ${u.input_tokens} in / ${u.output_tokens} out, cache read ${u.cache_read_input_tokens} / write ${u.cache_creation_input_tokens}, session $${summary.costUsd.toFixed(4)}`,
-      );
-      return summary;
-    } finally {
-      await this.checkpoints.turnEnded();
-      this.current = undefined;
-      this.abort = undefined;
-      this.deps.onDidChangeState();
-    }
   }
 
   private async turnContext(): Promise<TurnContext> {
