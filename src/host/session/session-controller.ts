@@ -1,8 +1,9 @@
 // The chat session in the editor: which session is open, its runtime (made once
-// per session: history, usage, queue, store), and its turns, each started with
-// a fresh turn context (host/turn-setup.ts). What the panel shows goes through
-// the panel bridge; saved sessions are the library's; instructions are
-// InstructionsState's. Commands and the webview call into it; nothing here renders.
+// per session: history, usage, queue, store), and what is sent to it. Its turns
+// run one at a time in the turn runner, each with a fresh turn context
+// (turn-setup.ts). What the panel shows goes through the panel bridge; saved
+// sessions are the library's; checkpoints, the key wait and background commands
+// have their own modules. Commands and the webview call into it; nothing here renders.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../../runtime/events';
