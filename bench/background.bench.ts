@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BackgroundCommands } from '../src/tools/background';
+import { BackgroundCommands } from '../src/tools/shell/background';
 import { NodeShell } from '../src/tools/node-adapter';
 import { DEFAULT_LIMITS } from '../src/tools/registry';
 import { round, type BenchResult } from './lib';

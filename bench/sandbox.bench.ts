@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { NodeShell } from '../src/tools/node-adapter';
-import { CommandSandbox, sandboxStatus } from '../src/tools/sandbox';
+import { CommandSandbox, sandboxStatus } from '../src/tools/shell/sandbox';
 import { type BenchResult, round, type Sampled } from './lib';
 import { ensureTree } from './scale/trees';
 

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { JsonlSessionStore, loadSession } from '../src/runtime/session/session';
 import { type Message } from '../src/runtime/types';
-import { cleanUpInterruptedWrites } from '../src/tools/interrupted-writes';
+import { cleanUpInterruptedWrites } from '../src/tools/files/interrupted-writes';
 import { type BenchResult, ratioResult, round, sample } from './lib';
 
 const SIZES = [1_000, 10_000];

@@ -4,9 +4,9 @@
 // tree, interleaved run by run so both see the same machine load.
 import { spawn } from 'node:child_process';
 import { type ToolExecutor } from '../../src/runtime/types';
-import { ripgrepArgs } from '../../src/tools/grep-search';
-import { nameGlobOf, ripgrepListArgs } from '../../src/tools/list-files';
-import { DEFAULT_SKIP_DIRS } from '../../src/tools/walk';
+import { ripgrepArgs } from '../../src/tools/search/grep-search';
+import { nameGlobOf, ripgrepListArgs } from '../../src/tools/search/list-files';
+import { DEFAULT_SKIP_DIRS } from '../../src/tools/search/walk';
 import { GLOB_PATTERN, GREP_PATTERN, expectedMatches } from './trees';
 
 export interface SearchFigures {

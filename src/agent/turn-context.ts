@@ -13,7 +13,7 @@ import { type PermissionMode } from '../runtime/policy/permissions';
 import { type ModelClient, type ToolExecutor } from '../runtime/types';
 import { type PriceTable } from '../runtime/spend/usage';
 import { withMcpTools } from '../tools/mcp-tools';
-import { type BackgroundCommands } from '../tools/background';
+import { type BackgroundCommands } from '../tools/shell/background';
 import { type Workspace } from '../tools/ports';
 import { type TurnstoneSettings } from './settings';
 import { type TurnCheckpoints } from './turn-checkpoints';

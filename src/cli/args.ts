@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PERMISSION_MODES, type PermissionMode } from '../runtime/policy/permissions';
-import { SANDBOX_MODES, type SandboxMode } from '../tools/sandbox-probe';
+import { SANDBOX_MODES, type SandboxMode } from '../tools/shell/sandbox-probe';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -1,4 +1,4 @@
-import { findProgram } from '../tools/program-path';
+import { findProgram } from '../tools/os/program-path';
 
 /** The first executable named `name` in an absolute PATH entry outside `excludeRoots` (see findProgram). */
 export function findOnPath(name: string, envPath = process.env.PATH ?? '', excludeRoots: readonly string[] = []): string | undefined {

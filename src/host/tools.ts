@@ -4,11 +4,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type ToolExecutor } from '../runtime/types';
-import { type BackgroundCommands } from '../tools/background';
+import { type BackgroundCommands } from '../tools/shell/background';
 import { type Workspace } from '../tools/ports';
-import { findProgram } from '../tools/program-path';
+import { findProgram } from '../tools/os/program-path';
 import { createToolExecutor, webFetchUserAgent } from '../tools/registry';
-import { CommandSandbox } from '../tools/sandbox';
+import { CommandSandbox } from '../tools/shell/sandbox';
 import { HostCodeNavigation } from './language/code-navigation';
 import { HostEditDiagnostics } from './language/edit-diagnostics';
 import { LanguageCoverage } from './language/language-coverage';

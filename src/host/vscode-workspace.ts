@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type DirEntry, type EntryType, type FileStat, type Workspace, WorkspaceError, type WorkspaceErrorKind } from '../tools/ports';
-import { atomicTempPath, removeInterruptedWrites } from '../tools/interrupted-writes';
+import { atomicTempPath, removeInterruptedWrites } from '../tools/files/interrupted-writes';
 
 const FS_ERROR_KINDS: Record<string, WorkspaceErrorKind> = {
   FileNotFound: 'not_found',

@@ -21,8 +21,8 @@ import {
   type WorkspaceErrorKind,
 } from './ports';
 import { cutHead, cutTail } from '../runtime/text-cut';
-import { atomicTempPath, removeInterruptedWrites } from './interrupted-writes';
-import { type CommandSandbox, type SandboxedRun } from './sandbox';
+import { atomicTempPath, removeInterruptedWrites } from './files/interrupted-writes';
+import { type CommandSandbox, type SandboxedRun } from './shell/sandbox';
 
 const ERRNO_KINDS: Record<string, WorkspaceErrorKind> = {
   ENOENT: 'not_found',

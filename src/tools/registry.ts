@@ -11,24 +11,24 @@ import {
   type ToolOutput,
   type ToolUseAssessment,
 } from '../runtime/types';
-import { type BackgroundCommands } from './background';
-import { bashOutputTool, killShellTool } from './background-tools';
-import { bashTool } from './bash';
-import { editFileTool } from './edit-file';
+import { type BackgroundCommands } from './shell/background';
+import { bashOutputTool, killShellTool } from './shell/background-tools';
+import { bashTool } from './shell/bash';
+import { editFileTool } from './files/edit-file';
 import { ToolError } from './errors';
-import { ReadRecords } from './file-state';
-import { globSearchTool } from './glob-search';
-import { grepSearchTool } from './grep-search';
-import { PathResolver } from './paths';
+import { ReadRecords } from './files/file-state';
+import { globSearchTool } from './search/glob-search';
+import { grepSearchTool } from './search/grep-search';
+import { PathResolver } from './files/paths';
 import { type CodeNavigation, type EditDiagnostics } from './language-ports';
-import { lspTool } from './lsp';
+import { lspTool } from './lsp/lsp';
 import { type Shell, type Workspace, WorkspaceError } from './ports';
-import { readFileTool } from './read-file';
-import { userCacheDir } from './private-dir';
+import { readFileTool } from './files/read-file';
+import { userCacheDir } from './os/private-dir';
 import { sensitiveFileMatcher } from '../runtime/policy/sensitive-files';
 import { type Tool, type ToolEnv, type ToolLimits } from './tool';
-import { todoWriteTool } from './todo-write';
-import { writeFileTool } from './write-file';
+import { todoWriteTool } from './todo/todo-write';
+import { writeFileTool } from './files/write-file';
 import { webFetchTool } from './web-fetch';
 import { type WebFetchConfig } from './web-fetch/http-get';
 

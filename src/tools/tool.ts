@@ -9,9 +9,9 @@ import {
   type ToolOutput,
   type ToolUseAssessment,
 } from '../runtime/types';
-import { type BackgroundCommands } from './background';
-import { type ReadRecords } from './file-state';
-import { type PathResolver } from './paths';
+import { type BackgroundCommands } from './shell/background';
+import { type ReadRecords } from './files/file-state';
+import { type PathResolver } from './files/paths';
 import { type CodeNavigation, type EditDiagnostics } from './language-ports';
 import { type Shell, type Workspace } from './ports';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';

@@ -14,7 +14,7 @@ import { readSettings } from '../../src/host/settings';
 import { TerminalShell } from '../../src/host/terminal/terminal-shell';
 import { VsCodeWorkspace } from '../../src/host/vscode-workspace';
 import { createToolExecutor } from '../../src/tools/registry';
-import { CommandSandbox, sandboxStatus } from '../../src/tools/sandbox';
+import { CommandSandbox, sandboxStatus } from '../../src/tools/shell/sandbox';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { recordScenario } from '../reliability/report';
 

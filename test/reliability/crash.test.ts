@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { historyProblem } from '../../src/runtime/session/history';
 import { loadSession } from '../../src/runtime/session/session';
-import { processRunning, processStateLetter } from '../../src/tools/process-state';
+import { processRunning, processStateLetter } from '../../src/tools/os/process-state';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { runCli, type CliRun } from '../support/run-cli';
 import { sleep, toolPairProblem } from './fixtures/crash-cli';

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findProgram } from '../../src/tools/program-path';
+import { findProgram } from '../../src/tools/os/program-path';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { runCli } from '../support/run-cli';
 import { recordScenario } from './report';

@@ -2,7 +2,7 @@
 // outlives it: processes are found by a marker in their command line (a
 // sandboxed command's pids live in another namespace; its cmdline shows in ours).
 import { readdirSync, readFileSync } from 'node:fs';
-import { processRunning } from '../../src/tools/process-state';
+import { processRunning } from '../../src/tools/os/process-state';
 
 /** Live (not zombie) processes whose command line contains `marker`, this process excluded. */
 export function processesWith(marker: string): number[] {

@@ -202,7 +202,7 @@ describe('architecture: layers and import direction (issue 27)', function () {
 
   it('reads the imports of every source file (the graph is not empty)', () => {
     assert.ok(files.length > 100, `only ${files.length} files under src`);
-    assert.ok(edges.some((e) => e.from === 'src/tools/bash.ts' && e.to.startsWith('src/runtime/')), 'tools/bash.ts imports nothing from runtime?');
+    assert.ok(edges.some((e) => e.from === 'src/tools/shell/bash.ts' && e.to.startsWith('src/runtime/')), 'tools/shell/bash.ts imports nothing from runtime?');
     assert.ok(edges.some((e) => e.typeOnly), 'no type-only import found');
     for (const f of files) if (f !== 'src/extension.ts' && f !== 'src/cli.ts') assert.ok(partOf(f), `${f} belongs to no layer: add its folder to the table`);
   });

@@ -3,7 +3,7 @@
 // second; the card gets at most one update per interval per command, and
 // only the bounded tail, so the webview's work does not grow with the output.
 import { stripVTControlCharacters } from 'node:util';
-import { type BackgroundEvent } from '../../tools/background';
+import { type BackgroundEvent } from '../../tools/shell/background';
 import { type HostEvent, type ToolView } from '../../webview/protocol';
 
 /** Lines of a background command's output its card keeps. */

@@ -10,7 +10,7 @@ import { approvalQuestion, whyText } from '../../webview/approval-wording';
 import { english, type Translate } from '../../webview/l10n-format';
 import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type TranscriptItem } from '../../webview/protocol';
 import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
-import { type BackgroundEvent } from '../../tools/background';
+import { type BackgroundEvent } from '../../tools/shell/background';
 import { BackgroundFeed } from './background-feed';
 import { describeFailure, retryReason, spendCapCard } from './failure-text';
 import { permissionItemId } from '../approvals/permission-ids';

@@ -2,7 +2,7 @@
 // OS sandbox for commands, and the MCP servers' troubles. Rebuilt whole on every
 // change that can alter one (settings, trust, keys, servers).
 import * as vscode from 'vscode';
-import { sandboxStatus } from '../../tools/sandbox-probe';
+import { sandboxStatus } from '../../tools/shell/sandbox-probe';
 import { type HostEvent, type Notice } from '../../webview/protocol';
 import { type HostMcp } from '../mcp';
 import { type ApiKeys } from '../secrets';

@@ -1,6 +1,6 @@
 // A session's background commands outlive the tool use that started them: made on first use,
 // stopped with the session, and reachable from the panel only through cards of this transcript.
-import { type BackgroundCommands } from '../../tools/background';
+import { type BackgroundCommands } from '../../tools/shell/background';
 import { type PanelBridge } from '../panel/panel-bridge';
 import { readSettings } from '../settings';
 import { loadCore } from './load-core';

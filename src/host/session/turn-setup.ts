@@ -8,7 +8,7 @@ import { type TurnCheckpoints } from '../../agent/turn-checkpoints';
 import { type TurnstoneSettings } from '../../agent/settings';
 import { type TurnContext } from '../../runtime/loop/conversation';
 import { type PermissionMode } from '../../runtime/policy/permissions';
-import { type BackgroundCommands } from '../../tools/background';
+import { type BackgroundCommands } from '../../tools/shell/background';
 import { type KeyDestinations } from './key-destination';
 import { loadCore } from './load-core';
 import { type HostMcp } from '../mcp';

@@ -10,9 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BoundedOutput, CREDENTIAL_ENV_VARS, NodeShell, spillBufferChars } from '../../tools/node-adapter';
-import { createExclusive, privateSubdir, processPrivateDir } from '../../tools/private-dir';
+import { createExclusive, privateSubdir, processPrivateDir } from '../../tools/os/private-dir';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions, type ShellStartOptions, type StartedCommand } from '../../tools/ports';
-import { type CommandSandbox } from '../../tools/sandbox';
+import { type CommandSandbox } from '../../tools/shell/sandbox';
 
 export interface TerminalShellOptions {
   name?: string;

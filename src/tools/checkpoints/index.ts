@@ -2,8 +2,8 @@
 // lives with the tools: it snapshots the workspace through their Workspace port.
 import { type Workspace } from '../ports';
 import { type ToolExecutor } from '../../runtime/types';
-import { DEFAULT_SKIP_DIRS, walkFiles } from '../walk';
-import { findProgram } from '../program-path';
+import { DEFAULT_SKIP_DIRS, walkFiles } from '../search/walk';
+import { findProgram } from '../os/program-path';
 import { gitRunner, gitTopLevel } from './scan';
 import { CheckpointStore } from './store';
 

@@ -10,7 +10,7 @@ import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { AbortedError } from '../../runtime/cancellation';
 import { ToolError } from '../errors';
-import { formatBytes } from '../text';
+import { formatBytes } from '../files/text';
 import { refusedAddress } from './addresses';
 
 export interface HttpGetOptions {

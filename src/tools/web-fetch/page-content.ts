@@ -5,7 +5,7 @@
 import { formatImageSize, ImageError, imageFromBytes, sniffImageType } from '../../runtime/context/images';
 import { type ImageBlock } from '../../runtime/types';
 import { ToolError } from '../errors';
-import { formatBytes, looksBinary } from '../text';
+import { formatBytes, looksBinary } from '../files/text';
 import { htmlToMarkdown } from './html-markdown';
 
 export type PageContent =

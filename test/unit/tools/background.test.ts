@@ -3,10 +3,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BackgroundCommands } from '../../../src/tools/background';
+import { BackgroundCommands } from '../../../src/tools/shell/background';
 import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
 import { createToolExecutor } from '../../../src/tools/registry';
-import { CommandSandbox, sandboxStatus } from '../../../src/tools/sandbox';
+import { CommandSandbox, sandboxStatus } from '../../../src/tools/shell/sandbox';
 import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
 import { processesWith, until } from '../../support/process-tree';
 import { baseConfig, ScriptedModel, step } from '../runtime/fakes';

@@ -1,7 +1,7 @@
 // Issue 30: the pure half of "problems after edits": which of the file's
 // problems after a write are new, and how they are written for the model.
 import * as assert from 'node:assert/strict';
-import { MAX_ERRORS, MAX_WARNINGS, formatNewProblems, lineMapping, newProblems } from '../../../src/tools/edit-problems';
+import { MAX_ERRORS, MAX_WARNINGS, formatNewProblems, lineMapping, newProblems } from '../../../src/tools/files/edit-problems';
 import { type Problem } from '../../../src/tools/language-ports';
 
 const err = (line: number, message: string, code = '2322'): Problem => ({ line, severity: 'error', message, code, source: 'ts' });

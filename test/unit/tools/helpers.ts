@@ -33,7 +33,7 @@ export async function makeNodeEnv(options: ToolExecutorOptions = {}): Promise<No
 export const ctx = () => ({ signal: new AbortController().signal });
 
 /** Alive means running: a zombie (killed, not yet reaped by an init that may never reap) is dead. */
-export { processRunning as isAlive } from '../../../src/tools/process-state';
+export { processRunning as isAlive } from '../../../src/tools/os/process-state';
 
 /** A fresh Node tool environment per test (set up around the calling describe), with path and run shortcuts. */
 export function useNodeEnv(): { env: () => NodeToolEnv; file: (name: string) => string; run: (name: string, input: Record<string, unknown>) => ReturnType<NodeToolEnv['executor']['execute']> } {

@@ -3,9 +3,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { atomicTempPath, cleanUpInterruptedWrites, removeInterruptedWrites } from '../../../src/tools/interrupted-writes';
+import { atomicTempPath, cleanUpInterruptedWrites, removeInterruptedWrites } from '../../../src/tools/files/interrupted-writes';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
-import { processStateLetter } from '../../../src/tools/process-state';
+import { processStateLetter } from '../../../src/tools/os/process-state';
 import { waitFor } from '../../fixtures/mcp-servers';
 
 describe('tools: temp files of interrupted writes', () => {

@@ -2,7 +2,7 @@
 // and the text of its answers.
 import * as assert from 'node:assert/strict';
 import { ToolError } from '../../../src/tools/errors';
-import { formatHover, formatLocations, MAX_HOVER_CHARS, namesOnLine, resolveSymbolOnLine } from '../../../src/tools/lsp-format';
+import { formatHover, formatLocations, MAX_HOVER_CHARS, namesOnLine, resolveSymbolOnLine } from '../../../src/tools/lsp/lsp-format';
 
 describe('30.lsp: a symbol on a line', () => {
   it('30.lsp: finds the whole word before a longer name that contains it', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createExclusive, privateSubdir, processPrivateDir, userCacheDir } from '../../../src/tools/private-dir';
+import { createExclusive, privateSubdir, processPrivateDir, userCacheDir } from '../../../src/tools/os/private-dir';
 
 describe('tools: private folders and exclusive files (issue 24.7)', () => {
   let dir: string;

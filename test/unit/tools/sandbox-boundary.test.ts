@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NodeShell } from '../../../src/tools/node-adapter';
-import { CommandSandbox, sandboxStatus } from '../../../src/tools/sandbox';
+import { CommandSandbox, sandboxStatus } from '../../../src/tools/shell/sandbox';
 import { sensitiveFileMatcher } from '../../../src/runtime/policy/sensitive-files';
 
 describe('tools: the sandbox keeps control files read-only and secrets hidden (issue 24)', function () {

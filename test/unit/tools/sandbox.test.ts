@@ -11,7 +11,7 @@ import { type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
 import { createToolExecutor } from '../../../src/tools/registry';
-import { CommandSandbox, type SandboxNetwork, sandboxStatus } from '../../../src/tools/sandbox';
+import { CommandSandbox, type SandboxNetwork, sandboxStatus } from '../../../src/tools/shell/sandbox';
 import { ctx } from './helpers';
 
 interface Fixture {

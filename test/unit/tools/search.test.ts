@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { comparePathOrder, sortRipgrepLines } from '../../../src/tools/grep-search';
-import { listFiles, nameGlobOf } from '../../../src/tools/list-files';
+import { comparePathOrder, sortRipgrepLines } from '../../../src/tools/search/grep-search';
+import { listFiles, nameGlobOf } from '../../../src/tools/search/list-files';
 import { NodeShell, NodeWorkspace } from '../../../src/tools/node-adapter';
-import { DEFAULT_SKIP_DIRS } from '../../../src/tools/walk';
+import { DEFAULT_SKIP_DIRS } from '../../../src/tools/search/walk';
 import { type NodeToolEnv, ctx, makeNodeEnv } from './helpers';
 
 function tree(root: string, files: Record<string, string | Buffer>): void {

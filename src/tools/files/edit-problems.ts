@@ -2,8 +2,8 @@
 // language servers report for the file after the write, less what they
 // reported before it. The host supplies both sets (EditDiagnostics); the
 // comparison and the wording live here so they are the same everywhere.
-import { type Problem, type ProblemWatch } from './language-ports';
-import { type ToolEnv } from './tool';
+import { type Problem, type ProblemWatch } from '../language-ports';
+import { type ToolEnv } from '../tool';
 
 /** Errors are listed up to this many; warnings are a side note and get fewer lines. */
 export const MAX_ERRORS = 20;

@@ -3,7 +3,7 @@
 // trees (recursive search) or the repository's history (revision reads). The
 // bash tool's assessment resolves every word the command names through the
 // file system; this says how to judge each. Pure: words in, verdicts out.
-import { type ShellCommand } from '../runtime/policy/shell-command';
+import { type ShellCommand } from '../../runtime/policy/shell-command';
 
 export type WordRole =
   /** Only read: secrets and paths outside the workspace ask. */

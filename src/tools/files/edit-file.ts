@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { type FileChange } from '../runtime/types';
+import { type FileChange } from '../../runtime/types';
 import { summarizeEdit } from './edit-diff';
 import { reportNewProblems, watchProblems } from './edit-problems';
-import { ToolError } from './errors';
+import { ToolError } from '../errors';
 import { type LoadedText, assessPath, checkFreshness, loadForWrite, yieldToEventLoop } from './file-common';
 import { type ResolvedPath } from './paths';
 import { closestCandidates } from './similar';
 import { detectEol, encodeText, withEol } from './text';
-import { type ToolEnv, defineTool } from './tool';
+import { type ToolEnv, defineTool } from '../tool';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to edit: relative to the workspace root, or absolute.'),

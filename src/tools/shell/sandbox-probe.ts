@@ -3,7 +3,7 @@
 // loading the layout scan and the sensitive-file matcher (see sandbox.ts).
 import { spawn } from 'node:child_process';
 import * as os from 'node:os';
-import { findProgram } from './program-path';
+import { findProgram } from '../os/program-path';
 
 export const SANDBOX_MODES = ['auto', 'off'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { type FileChange } from '../runtime/types';
+import { type FileChange } from '../../runtime/types';
 import { reportNewProblems, watchProblems } from './edit-problems';
-import { ToolError } from './errors';
+import { ToolError } from '../errors';
 import { assessPath, checkFreshness, loadForWrite } from './file-common';
 import { type ResolvedPath } from './paths';
 import { countLines, encodeText, detectEol, withEol } from './text';
-import { type ToolEnv, defineTool } from './tool';
+import { type ToolEnv, defineTool } from '../tool';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to write: relative to the workspace root, or absolute. Parent folders are created.'),

@@ -3,7 +3,7 @@
 // honouring .gitignore files on the way down.
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { type Workspace } from './ports';
+import { type Workspace } from '../ports';
 
 export const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 

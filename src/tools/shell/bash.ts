@@ -2,18 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { analyseShell } from '../runtime/policy/shell-analysis';
-import { type ToolUseAssessment } from '../runtime/types';
-import { ToolError } from './errors';
-import { cutMiddle } from '../runtime/text-cut';
-import { createExclusive } from './private-dir';
+import { analyseShell } from '../../runtime/policy/shell-analysis';
+import { type ToolUseAssessment } from '../../runtime/types';
+import { ToolError } from '../errors';
+import { cutMiddle } from '../../runtime/text-cut';
+import { createExclusive } from '../os/private-dir';
 import { sandboxFailureHint } from './sandbox';
-import { formatBytes } from './text';
+import { formatBytes } from '../files/text';
 import { commandReach, type WordRole } from './command-reach';
 import { gitHeldSecrets } from './git-secrets';
-import { sensitiveReason } from './paths';
+import { sensitiveReason } from '../files/paths';
 import { cachedScan } from './protected-layout';
-import { defineTool, type ToolEnv } from './tool';
+import { defineTool, type ToolEnv } from '../tool';
 
 const MAX_TIMEOUT_MS = 600_000;
 

@@ -2,8 +2,8 @@
 // it back beside its text (ToolOutput.plan); the session keeps it (the loop
 // applies reducePlan), so the tool has no state and no effect to ask about.
 import { z } from 'zod';
-import { PlanError, reducePlan, EMPTY_PLAN, planResultText, TODO_STATUSES } from '../runtime/plan';
-import { defineTool } from './tool';
+import { PlanError, reducePlan, EMPTY_PLAN, planResultText, TODO_STATUSES } from '../../runtime/plan';
+import { defineTool } from '../tool';
 
 const schema = z.object({
   todos: z

@@ -7,7 +7,7 @@
 // same as grep_search's: ripgrep does not list symlinks, the walk lists a
 // symlinked file by name (neither follows a symlinked folder).
 import * as path from 'node:path';
-import { type Shell, type Workspace } from './ports';
+import { type Shell, type Workspace } from '../ports';
 import { ripgrepWalkFlags, type WalkedFile, type WalkOptions, walkFiles } from './walk';
 
 export interface ListFilesEnv {

@@ -7,7 +7,7 @@ import { type Dirent } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { canonicalName, CONTROL_DIRS, CONTROL_FILES, GIT_CONTROL } from './control-files';
-import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
+import { type SensitiveMatcher } from '../../runtime/policy/sensitive-files';
 
 export interface ProtectedLayout {
   /** Existing control files and folders (absolute), to be read-only inside the sandbox. */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { formatImageSize, ImageError, imageFromBytes, sniffImageType } from '../runtime/context/images';
-import { cutHead } from '../runtime/text-cut';
-import { ToolError } from './errors';
+import { formatImageSize, ImageError, imageFromBytes, sniffImageType } from '../../runtime/context/images';
+import { cutHead } from '../../runtime/text-cut';
+import { ToolError } from '../errors';
 import { assessPath } from './file-common';
 import { ENCODING_LABELS, decodeText, formatBytes, looksBinary } from './text';
-import { defineTool } from './tool';
+import { defineTool } from '../tool';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to read: relative to the workspace root, or absolute.'),

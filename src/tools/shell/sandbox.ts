@@ -35,12 +35,12 @@ import { lstat, readdir, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { rootControlPaths } from './control-files';
-import { processPrivateDir, privateSubdir } from './private-dir';
+import { processPrivateDir, privateSubdir } from '../os/private-dir';
 import { cachedScan } from './protected-layout';
 import { BASE_ARGS, type SandboxMode, type SandboxNetwork, type SandboxStatus, sandboxStatus } from './sandbox-probe';
 
 export { probeBwrap, SANDBOX_MODES, SANDBOX_NETWORKS, type SandboxMode, type SandboxNetwork, type SandboxStatus, sandboxStatus } from './sandbox-probe';
-import { type SensitiveMatcher, sensitiveFileMatcher } from '../runtime/policy/sensitive-files';
+import { type SensitiveMatcher, sensitiveFileMatcher } from '../../runtime/policy/sensitive-files';
 
 /** Home-relative folders and files a command never reads inside the sandbox: credentials and keys. */
 export const HIDDEN_HOME_PATHS: readonly string[] = [

@@ -4,9 +4,9 @@
 // providers, and answers with workspace-relative places and one line of each.
 // Places outside the workspace or in secret files are named, never shown.
 import { z } from 'zod';
-import { ToolError } from './errors';
-import { assessPath } from './file-common';
-import { type CodeNavigation, type CodeSymbol, type SourceLocation } from './language-ports';
+import { ToolError } from '../errors';
+import { assessPath } from '../files/file-common';
+import { type CodeNavigation, type CodeSymbol, type SourceLocation } from '../language-ports';
 import {
   MAX_LOCATIONS,
   MAX_SYMBOLS,
@@ -16,7 +16,7 @@ import {
   formatSymbols,
   resolveSymbolOnLine,
 } from './lsp-format';
-import { type ToolEnv, defineTool } from './tool';
+import { type ToolEnv, defineTool } from '../tool';
 
 const OPERATIONS = ['definition', 'references', 'hover', 'document_symbols', 'workspace_symbols', 'implementation'] as const;
 

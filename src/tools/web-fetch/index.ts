@@ -1,14 +1,14 @@
 // web_fetch (contracts.md "Web"): one page of the web for the model, read-only,
-// under permission kind `fetch`. The network rules live in ./web-fetch/http-get,
-// what a body becomes in ./web-fetch/page-content; this file holds the input,
+// under permission kind `fetch`. The network rules live in ./http-get,
+// what a body becomes in ./page-content; this file holds the input,
 // the paging and the words the model reads.
 import { z } from 'zod';
-import { cutHead } from '../runtime/text-cut';
-import { ToolInputError } from '../runtime/types';
-import { ToolError } from './errors';
-import { defineTool } from './tool';
-import { httpGet } from './web-fetch/http-get';
-import { pageContent } from './web-fetch/page-content';
+import { cutHead } from '../../runtime/text-cut';
+import { ToolInputError } from '../../runtime/types';
+import { ToolError } from '../errors';
+import { defineTool } from '../tool';
+import { httpGet } from './http-get';
+import { pageContent } from './page-content';
 
 export const WEB_FETCH_DEFAULT_LENGTH = 20_000;
 const MAX_LENGTH = 100_000;

@@ -1,11 +1,11 @@
 // Pieces shared by the three file tools: the permission assessment of a path
 // and loading a text file the way an edit needs it.
-import { type PermissionNeed, type ToolUseAssessment } from '../runtime/types';
-import { ToolError } from './errors';
+import { type PermissionNeed, type ToolUseAssessment } from '../../runtime/types';
+import { ToolError } from '../errors';
 import { pinAssessed, type ResolvedPath, sensitiveReason } from './paths';
-import { type FileStat } from './ports';
+import { type FileStat } from '../ports';
 import { type DecodedText, decodeText, detectEncoding, looksBinary } from './text';
-import { type ToolEnv } from './tool';
+import { type ToolEnv } from '../tool';
 
 export function assessPath(resolved: ResolvedPath, need: PermissionNeed, env: Pick<ToolEnv, 'sensitiveFile'>): ToolUseAssessment {
   const assessment: ToolUseAssessment = { need, subject: resolved.display };

@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import { type BackgroundCommands, type BackgroundRead } from './background';
 import { cleanTerminalOutput } from './bash';
-import { ToolError } from './errors';
-import { formatBytes } from './text';
-import { defineTool, type ToolEnv } from './tool';
+import { ToolError } from '../errors';
+import { formatBytes } from '../files/text';
+import { defineTool, type ToolEnv } from '../tool';
 
 const idSchema = z.string().min(1).describe('The id bash returned when it started the command, e.g. "bash_1".');
 

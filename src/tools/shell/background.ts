@@ -7,11 +7,11 @@
 // not the host's memory. The session stops them all when it ends.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import * as path from 'node:path';
-import { cutHead } from '../runtime/text-cut';
-import { ToolError } from './errors';
-import { BoundedOutput } from './node-adapter';
-import { type Shell, type StartedCommand } from './ports';
-import { privateSubdir } from './private-dir';
+import { cutHead } from '../../runtime/text-cut';
+import { ToolError } from '../errors';
+import { BoundedOutput } from '../node-adapter';
+import { type Shell, type StartedCommand } from '../ports';
+import { privateSubdir } from '../os/private-dir';
 
 export type BackgroundStatus = 'running' | 'exited' | 'killed';
 

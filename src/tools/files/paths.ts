@@ -4,9 +4,9 @@
 // touched (a symlink cannot redirect a write after the check).
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { canonicalName, controlReason } from './control-files';
-import { ToolError } from './errors';
-import { type Workspace, WorkspaceError } from './ports';
+import { canonicalName, controlReason } from '../shell/control-files';
+import { ToolError } from '../errors';
+import { type Workspace, WorkspaceError } from '../ports';
 
 export interface ResolvedPath {
   /** What the model wrote. */

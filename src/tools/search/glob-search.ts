@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { ToolError } from './errors';
+import { ToolError } from '../errors';
 import { assessSearch, resolveSearchRoot } from './search-common';
-import { defineTool } from './tool';
+import { defineTool } from '../tool';
 import { listFiles, nameGlobOf } from './list-files';
 import { DEFAULT_SKIP_DIRS } from './walk';
 

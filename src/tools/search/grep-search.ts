@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { cutHead } from '../runtime/text-cut';
-import { ToolError } from './errors';
+import { cutHead } from '../../runtime/text-cut';
+import { ToolError } from '../errors';
 import { type GrepQuery, displayPrefixFor, grepWithJs } from './grep-js';
-import { type Shell } from './ports';
+import { type Shell } from '../ports';
 import { assessSearch, resolveSearchRoot } from './search-common';
-import { defineTool } from './tool';
+import { defineTool } from '../tool';
 import { ripgrepWalkFlags } from './walk';
 
 const count = z.number().int().min(0).max(1000);

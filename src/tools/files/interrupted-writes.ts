@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { type Message } from '../runtime/types';
-import { processRunning } from './process-state';
+import { type Message } from '../../runtime/types';
+import { processRunning } from '../os/process-state';
 
 const TEMP_SUFFIX = /^(\d+)-[0-9a-f]+\.tmp$/;
 

@@ -3,9 +3,9 @@
 // separators) so the model sees one format whichever engine ran.
 import * as path from 'node:path';
 import picomatch from 'picomatch';
-import { ToolError } from './errors';
-import { type Workspace } from './ports';
-import { decodeText, looksBinary } from './text';
+import { ToolError } from '../errors';
+import { type Workspace } from '../ports';
+import { decodeText, looksBinary } from '../files/text';
 import { DEFAULT_SKIP_DIRS, walkFiles } from './walk';
 
 export type GrepOutputMode = 'content' | 'files_with_matches' | 'count';

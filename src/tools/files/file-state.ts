@@ -1,7 +1,7 @@
 // What the agent has read, so a write can tell whether it would clobber a
 // change made on disk after the read (by the user, a formatter, a build).
 import { createHash } from 'node:crypto';
-import { type FileStat } from './ports';
+import { type FileStat } from '../ports';
 
 interface ReadRecord {
   mtimeMs: number;

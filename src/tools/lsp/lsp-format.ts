@@ -1,8 +1,8 @@
 // The pure parts of the `lsp` tool: finding the column of a name the model
 // gave on a line, and writing the providers' answers as text the model reads.
-import { cutHead } from '../runtime/text-cut';
-import { ToolError } from './errors';
-import { type CodeSymbol, type SourcePosition } from './language-ports';
+import { cutHead } from '../../runtime/text-cut';
+import { ToolError } from '../errors';
+import { type CodeSymbol, type SourcePosition } from '../language-ports';
 
 export const MAX_LOCATIONS = 50;
 export const MAX_SYMBOLS = 200;

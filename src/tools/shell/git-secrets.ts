@@ -4,9 +4,9 @@
 // in .git/objects). Asked with pathspecs so git filters; never runs a program
 // the repository's config names (safe-git.ts).
 import { execFile } from 'node:child_process';
-import { NO_REPOSITORY_PROGRAMS } from '../runtime/policy/safe-git';
-import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
-import { findProgram } from './program-path';
+import { NO_REPOSITORY_PROGRAMS } from '../../runtime/policy/safe-git';
+import { type SensitiveMatcher } from '../../runtime/policy/sensitive-files';
+import { findProgram } from '../os/program-path';
 
 const cache = new Map<string, { at: number; matcher: SensitiveMatcher; held: Promise<string[]> }>();
 const TTL_MS = 30_000;

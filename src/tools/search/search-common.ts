@@ -1,9 +1,9 @@
 // Where a search starts, shared by glob_search and grep_search.
-import { type ToolUseAssessment } from '../runtime/types';
-import { ToolError } from './errors';
-import { pinAssessed, type ResolvedPath } from './paths';
-import { type FileStat } from './ports';
-import { type ToolEnv } from './tool';
+import { type ToolUseAssessment } from '../../runtime/types';
+import { ToolError } from '../errors';
+import { pinAssessed, type ResolvedPath } from '../files/paths';
+import { type FileStat } from '../ports';
+import { type ToolEnv } from '../tool';
 
 export async function assessSearch(pattern: string, searchPath: string | undefined, env: ToolEnv): Promise<ToolUseAssessment> {
   const resolved = await env.paths.resolve(searchPath ?? '.');
