@@ -114,7 +114,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'turnstone.undoTurn': async (arg?: unknown) => {
       // The files go back to the last turn's start checkpoint; `{ confirm: false }` is for scripts and tests.
       const confirm = !(typeof arg === 'object' && arg !== null && (arg as { confirm?: unknown }).confirm === false);
-      const result = await controller.undoLastTurn(deps.originals, confirm);
+      const result = await controller.checkpointActions.undoLastTurn(deps.originals, confirm);
       if (result === 'no_checkpoint') {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: there is no turn to undo in this session yet (a checkpoint is taken when each turn starts).'));
         return undefined;
@@ -125,7 +125,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     // `{ turn, mode, confirm: false }` is for scripts and tests; without it the user picks the turn and what to restore.
     'turnstone.restoreCheckpoint': async (arg?: unknown) => {
       const opts = (typeof arg === 'object' && arg !== null ? arg : {}) as { turn?: unknown; mode?: unknown; confirm?: unknown };
-      const checkpoints = await controller.listCheckpoints();
+      const checkpoints = await controller.checkpointActions.list();
       if (checkpoints.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: this session has no checkpoints yet (one is taken when each turn starts).'));
         return undefined;
@@ -144,7 +144,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         restoreChoices().find((c) => c.mode === opts.mode)?.mode ??
         (await vscode.window.showQuickPick(restoreChoices().map((c) => ({ label: c.label, detail: c.detail, mode: c.mode })), { title: vscode.l10n.t('Restore checkpoint: turn {0}', checkpoint.turn) }))?.mode;
       if (!mode) return undefined;
-      const done = await controller.restoreCheckpoint(checkpoint, mode, deps.originals, opts.confirm !== false);
+      const done = await controller.checkpointActions.restore(checkpoint, mode, deps.originals, opts.confirm !== false);
       if (done?.words !== undefined) {
         await deps.focusPanel();
         deps.compose(done.words, []);
@@ -191,7 +191,7 @@ export function relativeTime(date: Date, now = Date.now()): string {
 /** The history list: the current session marked, relative times, rename and delete on each row. */
 async function pickSession(controller: SessionController, deps: CommandDeps): Promise<void> {
   type Item = vscode.QuickPickItem & { session: SessionInfo };
-  const sessions = await controller.listSessions();
+  const sessions = await controller.library.list();
   if (sessions.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no saved sessions in this workspace yet.'));
     return;

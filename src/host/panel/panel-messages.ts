@@ -101,7 +101,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       controller.stop();
       return;
     case 'stop_background':
-      await controller.stopBackground(m.id);
+      await controller.background.stop(m.id);
       return;
     case 'retry':
       await controller.retry();
@@ -190,7 +190,7 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
     }
     case 'open_terminal': {
       if (m.backgroundId !== undefined) {
-        if (!controller.revealBackground(m.backgroundId)) void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: {0} is no longer running; its terminal has closed.', m.backgroundId));
+        if (!controller.background.reveal(m.backgroundId)) void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: {0} is no longer running; its terminal has closed.', m.backgroundId));
         return;
       }
       const terminal = vscode.window.terminals.find((t) => t.name === 'Turnstone');

@@ -10,9 +10,7 @@ import { type TurnSummary } from '../../runtime/events';
 import { type ConversationRuntime, type TurnContext } from '../../runtime/loop/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../../runtime/session/session';
 import { type FileChange, type ImageBlock, type Message } from '../../runtime/types';
-import { type Checkpoint } from '../../tools/checkpoints';
-import { type OriginalContentProvider } from '../approvals/proposal-documents';
-import { type FilesRestored, type RestoreMode, SessionCheckpoints } from './checkpoints';
+import { SessionCheckpoints } from './checkpoints';
 import { CheckpointActions } from './checkpoint-actions';
 import { type AttachmentBlock } from '../context/attachment-blocks';
 import { type HostEvent } from '../../webview/protocol';
@@ -28,6 +26,7 @@ import { firstWords, loadSavedSession } from './saved-session';
 import { SessionBackground } from './session-background';
 import { SessionLibrary } from './session-library';
 import { SessionRuntimes } from './session-runtime';
+import { SessionTitle } from './session-title';
 import { readSettings } from '../settings';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { effectiveMode, hostTurnContext, SpendAllowance } from './turn-setup';
@@ -48,9 +47,6 @@ export interface ControllerDeps {
 /** Context sent with a prompt: a chip in the panel, text for the model. */
 export type Attachment = AttachmentBlock;
 
-/** A session's title until its first message names it. */
-const newTitle = () => vscode.l10n.t('New session');
-
 export class SessionController implements vscode.Disposable {
   private runtime: ConversationRuntime | undefined;
   private store: JsonlSessionStore | undefined;
@@ -58,14 +54,14 @@ export class SessionController implements vscode.Disposable {
   private readonly keyWait: KeyWait;
   private readonly runtimes: SessionRuntimes;
   private readonly spend = new SpendAllowance();
-  private readonly background = new SessionBackground(() => this.panel);
+  /** The session's background commands; their cards' Stop and "Open in terminal" go straight here. */
+  readonly background = new SessionBackground(() => this.panel);
   private readonly destinations: KeyDestinations;
   private bridge: PanelBridge | undefined;
-  title = newTitle();
-  /** The title was set (by the first message, a rename or a resume). */
-  private named = false;
+  private readonly name: SessionTitle;
   readonly checkpoints: SessionCheckpoints;
-  private readonly checkpointActions: CheckpointActions;
+  /** Listing, restoring and undoing to the session's turn checkpoints. */
+  readonly checkpointActions: CheckpointActions;
   readonly library: SessionLibrary;
   readonly instructions: InstructionsState;
 
@@ -74,6 +70,7 @@ export class SessionController implements vscode.Disposable {
     this.library = new SessionLibrary(deps.context);
     this.instructions = new InstructionsState(deps.post, deps.log);
     this.destinations = new KeyDestinations(deps.context.globalState);
+    this.name = new SessionTitle(deps.post, () => ({ id: this.sessionId ?? 'new', model: this.model }));
     this.keyWait = new KeyWait(deps.keys, () => this.panel);
     this.runtimes = new SessionRuntimes({ log: deps.log, panel: () => this.panel, onDidChangeState: deps.onDidChangeState, onAuthError: () => this.keyWait.retryRejected() });
     this.turns = new TurnRunner({
@@ -108,6 +105,9 @@ export class SessionController implements vscode.Disposable {
     return this.bridge;
   }
 
+  get title(): string {
+    return this.name.text;
+  }
   get isRunning(): boolean {
     return this.turns.running;
   }
@@ -142,11 +142,7 @@ export class SessionController implements vscode.Disposable {
       ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
       ...(images.length ? { images: images.map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height })) } : {}),
     });
-    if (!this.named) {
-      this.named = true;
-      this.title = (slashCommand ?? text).replace(/\s+/g, ' ').slice(0, 60);
-      this.postSessionInfo();
-    }
+    this.name.fromFirstMessage(slashCommand ?? text);
     const prompt = loadCore().withAttachments(text, attachments);
     if (await this.keyWait.holdWithoutKey({ prompt, images, userItem })) return undefined;
     return this.turns.run(prompt, { images, userItem });
@@ -206,16 +202,6 @@ export class SessionController implements vscode.Disposable {
     void this.background.killAll();
   }
 
-  /** A background command card's Stop (only for a command a card of this transcript follows). */
-  stopBackground(id: string): Promise<void> {
-    return this.background.stop(id);
-  }
-
-  /** A background command card's "Open in terminal". */
-  revealBackground(id: string): boolean {
-    return this.background.reveal(id);
-  }
-
   private async turnContext(): Promise<TurnContext> {
     return hostTurnContext(
       { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background: this.background.get() },
@@ -236,9 +222,8 @@ export class SessionController implements vscode.Disposable {
 
   async newSession(): Promise<void> {
     await this.close();
-    this.title = newTitle();
-    this.named = false;
-    this.panel.restore({ items: [], turn: 'idle', notices: [], queued: [], session: this.sessionInfo() });
+    this.name.reset();
+    this.panel.restore({ items: [], turn: 'idle', notices: [], queued: [], session: this.name.info() });
     this.deps.onDidChangeState();
   }
 
@@ -255,17 +240,11 @@ export class SessionController implements vscode.Disposable {
     this.checkpoints.forget();
   }
 
-  /** Saved sessions, newest first, with the names the user gave them. */
-  listSessions(): Promise<SessionInfo[]> {
-    return this.library.list();
-  }
-
   async renameSession(session: SessionInfo, title: string): Promise<void> {
     await this.library.saveTitle(session.id, title);
     if (session.path === this.store?.path) {
-      this.title = title;
-      this.named = true;
-      this.postSessionInfo();
+      this.name.set(title);
+      this.name.postInfo();
     }
   }
 
@@ -283,34 +262,18 @@ export class SessionController implements vscode.Disposable {
     const runtime = (this.runtime = this.runtimes.create(await this.turnContext(), this.store, loaded.messages, { usage: loaded.usage, cost: loaded.cost, plan: loaded.plan }));
     const id = loaded.meta?.id ?? path.basename(file);
     if (title !== undefined && loaded.meta?.id) await this.library.saveTitle(loaded.meta.id, title);
-    this.title = this.library.titleOf(id) ?? title ?? (firstWords(loaded.messages).slice(0, 60) || path.basename(file));
-    this.named = true;
+    this.name.set(this.library.titleOf(id) ?? title ?? (firstWords(loaded.messages).slice(0, 60) || path.basename(file)));
     this.panel.restoreSession({
       messages: loaded.messages,
       checkpointAt: await this.checkpointActions.byMessage(loaded.messages),
       warnings: loaded.warnings,
       plan: loaded.plan,
-      session: { id, title: this.title, model: this.model },
+      session: { id, title: this.name.text, model: this.model },
       usage: loaded.usage,
       costUsd: runtime.unpricedRequests === 0 ? runtime.costUsd : undefined,
       context: runtime.context,
     });
     this.deps.onDidChangeState();
-  }
-
-  /** The current session's turn checkpoints, newest first. */
-  listCheckpoints(): Promise<Checkpoint[]> {
-    return this.checkpointActions.list();
-  }
-
-  /** Goes back to `checkpoint` (files, conversation by a fork, or both); the message's words are returned for the composer. */
-  restoreCheckpoint(checkpoint: Checkpoint, mode: RestoreMode, originals: OriginalContentProvider, confirm: boolean): Promise<{ words?: string; files?: FilesRestored } | undefined> {
-    return this.checkpointActions.restore(checkpoint, mode, originals, confirm);
-  }
-
-  /** C5 "Undo last turn": the files go back to the last turn's start checkpoint; the conversation stays. */
-  undoLastTurn(originals: OriginalContentProvider, confirm: boolean): Promise<FilesRestored | 'no_checkpoint' | undefined> {
-    return this.checkpointActions.undoLastTurn(originals, confirm);
   }
 
   async compact(): Promise<boolean> {
@@ -328,11 +291,7 @@ export class SessionController implements vscode.Disposable {
 
   /** The header's session line (not an item: posted at activation too, before the core is loaded). */
   postSessionInfo(): void {
-    this.deps.post({ type: 'session', session: this.sessionInfo() });
-  }
-
-  private sessionInfo() {
-    return { id: this.sessionId ?? 'new', title: this.title, model: this.model };
+    this.name.postInfo();
   }
 
   dispose(): void {
