@@ -17,6 +17,9 @@ export interface ToolResultRecord {
   images?: ImageBlock[];
   /** Interrupted before it finished (becomes ToolResultBlock.aborted). */
   aborted?: true;
+  /** A command's exit and a read's or search's counts (saved with the result block, for a resumed card). */
+  exit?: CommandExit;
+  counts?: ToolCounts;
 }
 
 export interface CompactionEvent {

@@ -63,6 +63,10 @@ export interface ToolResultBlock {
    * request from the fields it names.
    */
   aborted?: true;
+  /** A command's exit, saved (like `aborted`) so a resumed card shows it without parsing the text; never sent. */
+  exit?: CommandExit;
+  /** What a read or a search found, saved for the same reason; never sent. */
+  counts?: ToolCounts;
 }
 
 export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;

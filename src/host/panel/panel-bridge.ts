@@ -8,7 +8,7 @@ import { splitAttachments } from '../../runtime/session/user-text';
 import { ABORTED_RESULT } from '../../runtime/session/history';
 import { approvalQuestion, whyText } from '../../webview/approval-wording';
 import { english, type Translate } from '../../webview/l10n-format';
-import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type TranscriptItem } from '../../webview/protocol';
+import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type ToolView, type TranscriptItem } from '../../webview/protocol';
 import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
 import { type BackgroundEvent } from '../../tools/shell/background';
 import { BackgroundFeed } from './background-feed';
@@ -420,19 +420,30 @@ export function itemsFromHistory(messages: readonly Message[], checkpointAt: Rea
         if (item?.kind !== 'tool') continue;
         const status = block.is_error ? (wasAborted(block) ? 'aborted' : 'error') : 'done';
         // Commands and MCP tools show their result as output (once, in plain colours); other tools' failures as an error line.
-        const view = item.view;
+        const view = savedFacts(item.view, block);
         const shown = (view.kind === 'bash' || view.kind === 'mcp') && status !== 'aborted';
+        // As live: a command's exit note (a timeout, what the sandbox blocked) is its only error line.
+        const error = view.kind === 'bash' && block.exit ? block.exit.note : block.is_error && !shown ? block.content : undefined;
         items[index!] = {
           ...item,
           status,
-          ...(shown ? { view: { ...view, output: clipOutput(block.content) } } : {}),
-          ...(block.is_error && !shown ? { error: block.content.slice(0, 100_000) } : {}),
+          view: shown ? { ...view, output: clipOutput(block.content) } : view,
+          ...(error ? { error: error.slice(0, 100_000) } : {}),
           ...(block.images?.length ? { images: panelImages(block.images) } : {}),
         };
       }
     }
   }
   return items;
+}
+
+/** What a result saved beside its text (a command's exit code, a read's lines, a search's matches), as the live card shows it. */
+function savedFacts(view: ToolView, block: ToolResultBlock): ToolView {
+  if (view.kind === 'bash' && block.exit) return { ...view, exitCode: block.exit.code };
+  if (block.is_error) return view;
+  if (view.kind === 'read' && block.counts?.lines !== undefined) return { ...view, lines: block.counts.lines };
+  if (view.kind === 'search' && block.counts?.matches !== undefined) return { ...view, matches: block.counts.matches };
+  return view;
 }
 
 /**

@@ -253,7 +253,7 @@ export class ConversationRuntime {
       const results = await dispatchToolUses(step.toolUses, dispatch);
       turn.toolResults.push(...results);
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
-        ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}), ...(r.aborted ? { aborted: true } : {}) }),
+        ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}), ...(r.aborted ? { aborted: true } : {}), ...(r.exit ? { exit: r.exit } : {}), ...(r.counts ? { counts: r.counts } : {}) }),
       );
       // The results go into the history before anything else can wait (a steered text's hook): a Stop from
       // here on keeps them, and never leaves a tool use without its result.

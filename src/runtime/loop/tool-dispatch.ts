@@ -62,7 +62,7 @@ function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isErr
   const { fileChange, images, exit, background, counts, aborted } = more;
   const withImages = images && images.length > 0 ? { images } : {};
   ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages, ...(exit ? { exit } : {}), ...(background ? { background } : {}), ...(counts ? { counts } : {}), ...(aborted ? { aborted: true } : {}) });
-  return { toolUseId: use.id, name: use.name, isError, content, ...withImages, ...(aborted ? { aborted: true } : {}) };
+  return { toolUseId: use.id, name: use.name, isError, content, ...withImages, ...(aborted ? { aborted: true } : {}), ...(exit ? { exit } : {}), ...(counts ? { counts } : {}) };
 }
 
 function deny(ctx: DispatchContext, use: ParsedToolUse, pre: HookResult, reason: string): ToolResultRecord {

@@ -42,6 +42,8 @@ const UserMessageSchema = z.object({
         images: z.array(ImageBlock).optional(),
         is_error: z.boolean().optional(),
         aborted: z.literal(true).optional(),
+        exit: z.object({ code: z.number().nullable(), note: z.string().optional() }).optional(),
+        counts: z.object({ lines: z.number().optional(), matches: z.number().optional() }).optional(),
       }),
     ]),
   ),

@@ -68,6 +68,43 @@ describe('panel: replaying a saved session (issue 27)', () => {
     assert.deepEqual(statuses(old), [['t1', 'aborted']]);
   });
 
+  it('27: a command\'s exit and a read\'s or search\'s counts are saved with the result and a resumed card shows them, as live', async () => {
+    const model = new ScriptedModel([
+      step('', [{ id: 'r', name: 'read_file', input: { path: 'x' } }, { id: 'b', name: 'bash', input: { command: 'make' } }, { id: 'g', name: 'glob_search', input: { pattern: '*' } }]),
+      step('done'),
+    ]);
+    const tools = memoryTools({ x: 'X' });
+    // What the real tools return beside their text.
+    tools.tools.read_file!.run = async () => ({ content: '1\tone\n2\ttwo\n3\tthree', isError: false, counts: { lines: 3 } });
+    tools.tools.glob_search!.run = async () => ({ content: 'a.ts\nb.ts', isError: false, counts: { matches: 2 } });
+    tools.tools.bash!.run = async () => ({ content: 'compiling\nmake: *** [all] Error 2\nExit code: 2', isError: true, exit: { code: 2, note: 'timed out after 120 s' } });
+    const store = await JsonlSessionStore.create(dir);
+    const rt = new ConversationRuntime({ model, tools, session: store }, { ...baseConfig, permissionMode: 'bypassPermissions' });
+    assert.equal((await rt.runTurn('go')).outcome, 'completed');
+    await store.flush();
+
+    const loaded = await loadSession(store.path);
+    const saved = loaded.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'));
+    assert.deepEqual(saved.find((r) => r.tool_use_id === 'b')?.exit, { code: 2, note: 'timed out after 120 s' });
+    assert.equal(saved.find((r) => r.tool_use_id === 'r')?.counts?.lines, 3);
+    const cards = new Map(itemsFromHistory(loaded.messages).flatMap((i) => (i.kind === 'tool' ? [[i.id, i] as const] : [])));
+    const bash = cards.get('b')!;
+    assert.equal(bash.view.kind === 'bash' && bash.view.exitCode, 2);
+    assert.equal(bash.status, 'error');
+    // The output once, the exit's note as the only error line (no second, red copy of the output).
+    assert.equal(bash.view.kind === 'bash' && bash.view.output?.includes('Error 2'), true);
+    assert.equal(bash.error, 'timed out after 120 s');
+    const read = cards.get('r')!;
+    assert.equal(read.view.kind === 'read' && read.view.lines, 3);
+    const glob = cards.get('g')!;
+    assert.equal(glob.view.kind === 'search' && glob.view.matches, 2);
+    // Never sent to a model.
+    const request: ModelRequest = { model: 'm', system: '', messages: loaded.messages, tools: [], maxTokens: 100, afterToolResults: true };
+    for (const body of [JSON.stringify(toAnthropicParams(request)), JSON.stringify(toChatMessages('', loaded.messages))]) {
+      assert.ok(!body.includes('"exit":') && !body.includes('"counts":') && !body.includes('timed out after'), body);
+    }
+  });
+
   it('27: the saved fact is never sent to a model (Anthropic and OpenAI-compatible requests)', () => {
     const messages: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'go' }] },
