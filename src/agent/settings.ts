@@ -48,6 +48,10 @@ export interface TurnstoneSettings {
   /** VS Code only (the CLI has no language servers): problems after edits, and how long to wait for them. */
   diagnosticsAfterEdit: boolean;
   diagnosticsWaitMs: number;
+  /** turnstone.agents.maxParallel: subagents running at once (more wait for a free place). */
+  agentsMaxParallel: number;
+  /** turnstone.agents.model: the model subagents use unless their agent names one; empty: the session's. */
+  agentsModel: string;
 }
 
 /** The manifest's description of one setting (package.json `contributes.configuration.properties`). */
@@ -91,6 +95,8 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'webFetch.allowPrivateNetwork': 'webFetchAllowPrivateNetwork',
   'diagnostics.afterEdit': 'diagnosticsAfterEdit',
   'diagnostics.waitMs': 'diagnosticsWaitMs',
+  'agents.maxParallel': 'agentsMaxParallel',
+  'agents.model': 'agentsModel',
 };
 
 /** Keys a settings object may hold that have no field here: read by the CLI's MCP set-up from the same object. */

@@ -17,6 +17,8 @@ import { type BackgroundCommands } from '../tools/shell/background';
 import { type Workspace } from '../tools/ports';
 import { type TurnstoneSettings } from './settings';
 import { type TurnCheckpoints } from './turn-checkpoints';
+import { type AgentDefinition } from './subagents/agents';
+import { withSubagents } from './subagents/agent-tool';
 
 export interface TurnContextParts {
   settings: TurnstoneSettings;
@@ -37,6 +39,8 @@ export interface TurnContextParts {
   caps?: { perTurnUsd: number; perSessionUsd: number };
   /** The session's background commands: their exits become notes of the next request. */
   background?: BackgroundCommands | undefined;
+  /** Custom agents (agent files) the `agent` tool offers beside the built-in ones. */
+  customAgents?: readonly AgentDefinition[];
   /** Problems with the settings (a malformed price) go here; the turn still runs. */
   warn(message: string): void;
 }
@@ -48,6 +52,14 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   const checkpoints = parts.checkpoints;
   const builtIn = parts.builtInTools((workspace) => (checkpoints ? withCheckpointCapture(workspace, () => checkpoints.current) : workspace));
   const withMcp = parts.mcp ? withMcpTools(builtIn, parts.mcp) : builtIn;
+  // Subagents use the turn's own tools (checkpoints, MCP, sandbox and all), narrowed to what their agent may use.
+  const withAgents = withSubagents(withMcp, {
+    maxParallel: s.agentsMaxParallel,
+    model: s.model,
+    agentModel: s.agentsModel,
+    systemPrompt: parts.systemPrompt,
+    ...(parts.customAgents ? { custom: parts.customAgents } : {}),
+  });
   const config: ConversationConfig = {
     model: s.model,
     systemPrompt: parts.systemPrompt,
@@ -65,7 +77,7 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   };
   return {
     model: parts.model,
-    tools: checkpoints ? afterCheckpoint(withMcp, () => checkpoints.settled()) : withMcp,
+    tools: checkpoints ? afterCheckpoint(withAgents, () => checkpoints.settled()) : withAgents,
     hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd }) : noHooks,
     config,
     ...(parts.background ? { notes: () => parts.background!.takeExitNotes() } : {}),

@@ -24,7 +24,31 @@ export interface CliResult {
   context: { tokens: number; window: number; percent: number };
   /** The session's plan (todo_write) at the end of the turn; empty when the model made none. */
   todos: { content: string; status: string; activeForm: string }[];
+  /** Each subagent the turn ran (the `agent` tool): its usage and cost are included in `usage` and `cost_usd` above. */
+  subagents: CliSubagent[];
 }
+
+export interface CliSubagent {
+  agent_id: string;
+  agent: string;
+  description: string;
+  model: string;
+  outcome: 'completed' | 'failed' | 'aborted';
+  iterations: number;
+  tool_uses: number;
+  usage: CliResult['usage'];
+  /** null when a request's model had no price. */
+  cost_usd: number | null;
+}
+
+const usageOf = (u: CliResult['usage']): CliResult['usage'] => ({
+  input_tokens: u.input_tokens,
+  output_tokens: u.output_tokens,
+  cache_read_input_tokens: u.cache_read_input_tokens,
+  cache_creation_input_tokens: u.cache_creation_input_tokens,
+});
+
+const roundUsd = (usd: number) => Math.round(usd * 1e6) / 1e6;
 
 export function toCliResult(summary: TurnSummary, sessionFile: string | undefined): CliResult {
   const failed = summary.outcome !== 'completed';
@@ -35,18 +59,34 @@ export function toCliResult(summary: TurnSummary, sessionFile: string | undefine
     result: failed && errorText ? errorText : summary.finalText,
     is_error: failed,
     iterations: summary.iterations,
-    usage: {
-      input_tokens: summary.usage.input_tokens,
-      output_tokens: summary.usage.output_tokens,
-      cache_read_input_tokens: summary.usage.cache_read_input_tokens,
-      cache_creation_input_tokens: summary.usage.cache_creation_input_tokens,
-    },
-    cost_usd: summary.unpricedRequests > 0 ? null : Math.round(summary.costUsd * 1e6) / 1e6,
+    usage: usageOf(summary.usage),
+    cost_usd: summary.unpricedRequests > 0 ? null : roundUsd(summary.costUsd),
     tool_results: summary.toolResults.map((r) => ({ tool_use_id: r.toolUseId, name: r.name, is_error: r.isError, content: r.content })),
     session_file: sessionFile ?? null,
     context: { tokens: summary.context.tokens, window: summary.context.window, percent: summary.context.percent },
     todos: summary.todos.map((t) => ({ ...t })),
+    subagents: summary.subagents.map(({ agentId, agent, description, model, report }) => ({
+      agent_id: agentId,
+      agent,
+      description,
+      model,
+      outcome: report.outcome,
+      iterations: report.iterations,
+      tool_uses: report.toolUses,
+      usage: usageOf(report.usage),
+      cost_usd: report.unpricedRequests > 0 ? null : roundUsd(report.costUsd),
+    })),
   };
+}
+
+/** stream-json: a subagent's own events are printed as they are, each with the `agent_id` of its `agent` tool use. */
+function streamJsonLine(event: RuntimeEvent): string {
+  if (event.type === 'subagent_event') return JSON.stringify({ ...event.event, agent_id: event.agentId });
+  if (event.type === 'subagent_started' || event.type === 'subagent_finished') {
+    const { agentId, ...rest } = event;
+    return JSON.stringify({ ...rest, agent_id: agentId });
+  }
+  return JSON.stringify(event);
 }
 
 export interface Sink {
@@ -78,7 +118,7 @@ export function createRenderer(format: OutputFormat, sink: Sink): Renderer {
       };
     case 'stream-json':
       return {
-        onEvent: (event) => sink.stdout(`${JSON.stringify(event)}\n`),
+        onEvent: (event) => sink.stdout(`${streamJsonLine(event)}\n`),
         finish: (result) => sink.stdout(`${JSON.stringify({ type: 'result', ...result })}\n`),
       };
     case 'text':
@@ -136,6 +176,8 @@ class StepText {
 
 function textRenderer(sink: Sink): Renderer {
   const inputs = new Map<string, Record<string, unknown>>();
+  /** Each running subagent's "name: description", for its closing line. */
+  const agents = new Map<string, string>();
   let atLineStart = true;
   const out = (text: string) => {
     if (!text) return;
@@ -177,6 +219,26 @@ function textRenderer(sink: Sink): Renderer {
         case 'warning':
           sink.stderr(`warning: ${event.message}\n`);
           break;
+        case 'subagent_started':
+          if (!atLineStart) out('\n');
+          agents.set(event.agentId, `${event.agent}: ${event.description}`);
+          sink.stderr(`↳ ${event.agent}: ${event.description}\n`);
+          break;
+        case 'subagent_event':
+          // A subagent's tool uses, one indented line each; its text is its report, which the main agent reads.
+          if (event.event.type === 'tool_use_ready') inputs.set(`${event.agentId}/${event.event.id}`, event.event.input);
+          else if (event.event.type === 'tool_finished') {
+            const e = event.event;
+            const what = describeToolUse(e.name, inputs.get(`${event.agentId}/${e.id}`) ?? {});
+            sink.stderr(e.isError ? `  ✗ ${what}: ${e.content.split('\n', 1)[0]?.slice(0, 120) ?? ''}\n` : `  ✓ ${what}\n`);
+          }
+          break;
+        case 'subagent_finished': {
+          const r = event.report;
+          const tokens = r.usage.input_tokens + r.usage.cache_read_input_tokens + r.usage.cache_creation_input_tokens + r.usage.output_tokens;
+          sink.stderr(`${r.outcome === 'completed' ? '✓' : '✗'} ${agents.get(event.agentId) ?? event.agentId} (${r.outcome}, ${r.toolUses} tool use${r.toolUses === 1 ? '' : 's'}, ${tokens} tokens)\n`);
+          break;
+        }
         case 'plan_updated': {
           if (!atLineStart) out('\n');
           const { completed, total, active } = planProgress(event.todos);

@@ -55,6 +55,8 @@ export const SETTINGS = [
   'hooks',
   'bash.timeoutMs',
   'bash.maxBackground',
+  'agents.maxParallel',
+  'agents.model',
   'checkpoints.maxFileSizeMB',
   'checkpoints.keepSessions',
   'diagnostics.afterEdit',

@@ -48,6 +48,8 @@ export function readSettings(): TurnstoneSettings {
     webFetchAllowPrivateNetwork: c.get<unknown>('webFetch.allowPrivateNetwork') === true,
     diagnosticsAfterEdit: c.get<boolean>('diagnostics.afterEdit', true) !== false,
     diagnosticsWaitMs: Math.max(0, c.get<number>('diagnostics.waitMs', 2000)),
+    agentsMaxParallel: Math.max(1, c.get<number>('agents.maxParallel', 4)),
+    agentsModel: (c.get<string>('agents.model', '') ?? '').trim(),
   };
 }
 

@@ -6,7 +6,7 @@ import { type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './policy/permissions';
 import { type QueuedInput } from './loop/steering';
 import { type Plan } from './plan';
-import { type AssistantMessage, type CommandExit, type ToolCounts, type FileChange, type ImageBlock, type StopReason, type Usage } from './types';
+import { type AssistantMessage, type CommandExit, type ToolCounts, type FileChange, type ImageBlock, type StopReason, type SubagentReport, type Usage } from './types';
 
 export interface ToolResultRecord {
   toolUseId: string;
@@ -20,6 +20,15 @@ export interface ToolResultRecord {
   /** A command's exit and a read's or search's counts (saved with the result block, for a resumed card). */
   exit?: CommandExit;
   counts?: ToolCounts;
+}
+
+/** One subagent of a turn: the `agent` tool use that ran it, and its report. */
+export interface SubagentRun {
+  agentId: string;
+  agent: string;
+  description: string;
+  model: string;
+  report: SubagentReport;
 }
 
 export interface CompactionEvent {
@@ -57,6 +66,8 @@ export interface TurnSummary {
   fileChanges: FileChange[];
   /** The session's plan (todo_write) as the turn left it. */
   todos: Plan;
+  /** The subagents the turn ran (the `agent` tool): each one's usage and cost are already in the turn's. */
+  subagents: SubagentRun[];
   /** `requestId`: the provider's id of the failed request, what a user quotes to support. */
   error?: { kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop };
 }
@@ -91,6 +102,11 @@ export type RuntimeEvent =
   /** T7: what waits for the next turn changed. */
   | { type: 'queue_changed'; items: QueuedInput[] }
   | { type: 'warning'; kind: WarningKind; message: string }
+  /** A subagent began (the `agent` tool use `agentId`); its own events follow wrapped in `subagent_event`. */
+  | { type: 'subagent_started'; agentId: string; agent: string; description: string; model: string }
+  /** An event of a subagent's conversation: never one of the parent's own (its text is not the parent's reply). */
+  | { type: 'subagent_event'; agentId: string; event: RuntimeEvent }
+  | { type: 'subagent_finished'; agentId: string; report: SubagentReport }
   | { type: 'turn_ended'; summary: TurnSummary }
   /** `spendCap`: kind `budget`, which cap stopped the turn and the figures. */
   | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop; summary: TurnSummary }

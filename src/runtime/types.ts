@@ -254,7 +254,37 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Streams partial output (bash) to the UI. */
   onProgress?: (chunk: string) => void;
+  /** Runs a subagent for this tool use (the `agent` tool); absent inside a subagent (depth 1). */
+  runSubagent?: RunSubagent;
 }
+
+/** What a subagent runs with: the same turn loop, its own history, prompt, model and tools. */
+export interface SubagentSpec {
+  /** The agent's name (`explore`, `general`, a custom agent's). */
+  agent: string;
+  /** 3-6 words the user sees. */
+  description: string;
+  prompt: string;
+  systemPrompt: string;
+  model: string;
+  /** Its tools: never more than its parent's, never `agent` itself. */
+  tools: ToolExecutor;
+}
+
+/** What a subagent did; `finalText` is its report (uncapped: the tool caps what the parent's model sees). */
+export interface SubagentReport {
+  outcome: 'completed' | 'failed' | 'aborted';
+  finalText: string;
+  /** The subagent's own usage and cost (they are charged to the parent's turn and session as they happen). */
+  usage: Usage;
+  costUsd: number;
+  unpricedRequests: number;
+  iterations: number;
+  toolUses: number;
+  error?: { kind: string; message: string };
+}
+
+export type RunSubagent = (spec: SubagentSpec, signal: AbortSignal) => Promise<SubagentReport>;
 
 export interface ToolExecutor {
   definitions(): ToolDefinition[];

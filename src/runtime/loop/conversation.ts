@@ -16,7 +16,8 @@ import { PermissionPolicy, type PermissionMode, type PermissionPrompter } from '
 import { buildRequest } from './request';
 import { SessionAccount } from '../spend/session-account';
 import { SteeringQueue, type QueuedInput } from './steering';
-import { dispatchToolUses, type DispatchContext } from './tool-dispatch';
+import { dispatchToolUses, PromptQueue, type DispatchContext } from './tool-dispatch';
+import { runSubagent, type SubagentParent } from './subagents';
 import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
 import { Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
@@ -51,6 +52,10 @@ export class ConversationRuntime {
   private readonly toolUseIds: ToolUseIds;
   /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
   private model!: ModelClient;
+  /** The turn context's client before the spend gate: what a subagent's gate wraps. */
+  private provider!: ModelClient;
+  /** A subagent's conversation: it shares its parent's policy and cannot start subagents of its own (depth 1). */
+  private readonly isSubagent: boolean;
   /** The model's plan (todo_write): session state, saved as `plan_updated` records. */
   private currentPlan: Plan = EMPTY_PLAN;
   private readonly emitFn = (event: RuntimeEvent) => this.events.emit(event);
@@ -60,11 +65,14 @@ export class ConversationRuntime {
     private readonly ports: ConversationPorts,
     config: ConversationConfig,
     resume: ConversationHistory = {},
+    /** A subagent's: its parent's policy, shared (one mode, one set of rules and session answers). */
+    sharedPolicy?: PermissionPolicy,
   ) {
     this.clock = ports.clock ?? systemClock;
+    this.isSubagent = sharedPolicy !== undefined;
     this.transcript = new Transcript(resume.messages ?? [], ports.session, () => this.clock.now(), (message) => this.emit({ type: 'warning', kind: 'session_write', message }));
     this.toolUseIds = new ToolUseIds(this.transcript.messages);
-    this.policy = new PermissionPolicy();
+    this.policy = sharedPolicy ?? new PermissionPolicy();
     const { transcript, emitFn: emit } = this;
     this.contextKeeper = new ContextKeeper({ transcript, emit, log: ports.log, charge: (usage) => this.account.charge(usage), plan: () => this.currentPlan });
     this.account = new SessionAccount({ transcript, emit, context: this.contextKeeper, turnCostAtStart: () => this.active?.costAtStart }, config, resume.usage, resume.cost);
@@ -128,6 +136,7 @@ export class ConversationRuntime {
     this.hooks = context.hooks ?? noHooks;
     this.notes = context.notes ?? (() => []);
     this.policy.configure(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
+    this.provider = context.model;
     this.model = this.account.configure(config, context.model);
     this.contextKeeper.use(config, context.tools, this.model);
   }
@@ -206,15 +215,18 @@ export class ConversationRuntime {
   // ---------------------------------------------------------------------------
 
   private async loop(turn: TurnState, prompter: PermissionPrompter | undefined): Promise<void> {
+    const prompts = new PromptQueue();
     const dispatch: DispatchContext = {
       tools: this.tools,
       hooks: this.hooks,
       policy: this.policy,
       prompter,
+      prompts,
       emit: this.emitFn,
       onFileChange: (c) => recordFileChange(turn.fileChanges, c),
       onPlan: (todos) => this.updatePlan(todos),
       cancellation: turn.cancellation,
+      ...(this.isSubagent ? {} : { runSubagent: this.subagentRunner(turn, prompter, prompts) }),
     };
     for (;;) {
       turn.cancellation.throwIfCancelled();
@@ -259,6 +271,7 @@ export class ConversationRuntime {
       // here on keeps them, and never leaves a tool use without its result.
       this.appendUser(blocks);
       turn.cancellation.throwIfCancelled();
+      if (turn.spendCapStop) throw new RuntimeError('budget', turn.spendCapStop.message, { ...(turn.spendCapStop.spendCap ? { spendCap: turn.spendCapStop.spendCap } : {}) });
       if (this.steering.hasCurrent) await applyInterjections(this.inputPorts, turn.cancellation);
     }
   }
@@ -308,6 +321,33 @@ export class ConversationRuntime {
         sampling.dispose();
       }
     }
+  }
+
+  /** Runs the turn's subagents (see subagents.ts), each kept in the turn's summary. */
+  private subagentRunner(turn: TurnState, prompter: PermissionPrompter | undefined, prompts: PromptQueue): NonNullable<DispatchContext['runSubagent']> {
+    const parent = this.subagentParent(turn, prompter, prompts);
+    return async (agentId, spec, signal) => {
+      const report = await runSubagent(parent, agentId, spec, signal);
+      turn.subagents.push({ agentId, agent: spec.agent, description: spec.description, model: spec.model, report });
+      return report;
+    };
+  }
+
+  private subagentParent(turn: TurnState, prompter: PermissionPrompter | undefined, prompts: PromptQueue): SubagentParent {
+    return {
+      policy: this.policy,
+      hooks: this.hooks,
+      config: this.config,
+      ports: this.ports,
+      provider: this.provider,
+      gate: (client) => this.account.gate(client),
+      charge: (usage, model) => this.account.chargeDelegated(usage, model),
+      emit: this.emitFn,
+      prompter,
+      prompts,
+      onSpendCap: (error) => (turn.spendCapStop ??= error),
+      spawn: (ports, config, policy) => new ConversationRuntime(ports, config, {}, policy),
+    };
   }
 
   /** T2-style stop_reason handling: a reply cut at the output limit is continued once, then the user is told. */

@@ -13,19 +13,23 @@ import { isShellTool } from '../policy/permission-rules';
 import { NON_INTERACTIVE_DENIAL, type PermissionDecision, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from '../policy/permissions';
 import { loadShellParser } from '../policy/shell-parser';
 import { type Plan } from '../plan';
-import { ToolInputError, type CommandExit, type FileChange, type ImageBlock, type ToolCounts, type ToolExecutor, type ToolUseAssessment } from '../types';
+import { ToolInputError, type CommandExit, type FileChange, type ImageBlock, type SubagentReport, type SubagentSpec, type ToolCounts, type ToolExecutor, type ToolUseAssessment } from '../types';
 
 export interface DispatchContext {
   tools: ToolExecutor;
   hooks: HookRunner;
   policy: PermissionPolicy;
   prompter: PermissionPrompter | undefined;
+  /** The turn's prompt queue, shared with its subagents; a fresh one per call when absent. */
+  prompts?: PromptQueue;
   emit: (event: RuntimeEvent) => void;
   onFileChange: (change: FileChange) => void;
   /** A tool (todo_write) handed back a new plan: the session keeps it. */
   onPlan?: (plan: Plan) => void;
   /** The turn's: each tool use runs under a child of it, and every wait on a port races that child (T8). */
   cancellation: TurnCancellation;
+  /** Runs a subagent for the tool use `toolUseId` (the `agent` tool); absent in a subagent's own turn. */
+  runSubagent?: (toolUseId: string, spec: SubagentSpec, signal: AbortSignal) => Promise<SubagentReport>;
 }
 
 /** Prompts are shown one at a time even when their tool uses run in parallel. */
@@ -39,7 +43,7 @@ export class PromptQueue {
 }
 
 export async function dispatchToolUses(uses: readonly ParsedToolUse[], ctx: DispatchContext): Promise<ToolResultRecord[]> {
-  const prompts = new PromptQueue();
+  const prompts = ctx.prompts ?? new PromptQueue();
   const results: ToolResultRecord[] = [];
   let i = 0;
   while (i < uses.length) {
@@ -212,7 +216,8 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
   let plan: Plan | undefined;
   try {
     const onProgress = emitProgress.bind(undefined, ctx, id);
-    ({ content, isError, fileChange, images, exit, background, counts, plan } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress })));
+    const runSubagent = ctx.runSubagent && ((spec: SubagentSpec, signal: AbortSignal) => ctx.runSubagent!(id, spec, signal));
+    ({ content, isError, fileChange, images, exit, background, counts, plan } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress, ...(runSubagent ? { runSubagent } : {}) })));
   } catch (error) {
     if (isAbortedError(error) || cancel.cancelled) throw error;
     content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;

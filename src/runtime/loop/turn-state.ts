@@ -2,7 +2,7 @@
 // and the summary the host is handed when the turn ends, however it ends.
 import { TurnCancellation } from '../cancellation';
 import { type ContextInfo } from '../context/context-window';
-import { type CompactionEvent, type TurnSummary } from '../events';
+import { type CompactionEvent, type SubagentRun, type TurnSummary } from '../events';
 import { type Plan } from '../plan';
 import { type SessionAccount } from '../spend/session-account';
 import { subtractUsage } from '../spend/usage';
@@ -30,6 +30,10 @@ export interface TurnState {
   fileChanges: Map<string, FileChange>;
   /** The turn's one cancellation (from the host's signal); each request and tool use runs under a child (T8). */
   cancellation: TurnCancellation;
+  /** A subagent of this turn stopped at a spend cap: the turn ends there, once the step's results are kept. */
+  spendCapStop?: NonNullable<TurnSummary['error']>;
+  /** The subagents this turn ran, in the order they finished. */
+  subagents: SubagentRun[];
 }
 
 export function newTurn(id: string, account: SessionAccount, signal: AbortSignal | undefined): TurnState {
@@ -49,6 +53,7 @@ export function newTurn(id: string, account: SessionAccount, signal: AbortSignal
     stopBlocks: 0,
     fileChanges: new Map(),
     cancellation: new TurnCancellation(signal),
+    subagents: [],
   };
 }
 
@@ -79,6 +84,7 @@ export function turnSummary(turn: TurnState, outcome: TurnSummary['outcome'], ac
     finalText: turn.finalText ?? (last ? textOf(last) : ''),
     fileChanges: [...turn.fileChanges.values()].filter((c) => c.before !== c.after),
     todos,
+    subagents: turn.subagents,
     ...(error ? { error } : {}),
   };
 }

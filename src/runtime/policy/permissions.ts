@@ -26,6 +26,8 @@ export interface PermissionRequest {
   /** What "allow for this session" would remember. Precise: never a blanket prefix for a compound command. */
   suggestedRule: string;
   preview?: FileChange;
+  /** Asked by a subagent: which one, so the user knows who wants it. */
+  agent?: { id: string; name: string; description: string };
 }
 
 export type PermissionDecision =

@@ -67,7 +67,7 @@ const UsageSchema = z.object({
   cache_read_input_tokens: z.number(),
 });
 
-export const SessionRecordSchema = z.discriminatedUnion('type', [
+const ConversationRecordSchemas = [
   z.object({
     type: z.literal('meta'),
     version: z.literal(1),
@@ -93,6 +93,18 @@ export const SessionRecordSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('snapshot'), ts: z.number(), reason: z.enum(['compaction', 'fork']), messages: z.array(MessageSchema) }),
   /** Turn markers (turn_ended carries cumulative usage): for listing and resuming counters, never replayed into history. */
   z.object({ type: z.literal('event'), ts: z.number(), name: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
+] as const;
+/** A record of one subagent's own conversation (its messages, snapshots and events), as its conversation wrote it. */
+const SubagentInnerSchema = z.discriminatedUnion('type', ConversationRecordSchemas);
+export type SubagentInnerRecord = z.infer<typeof SubagentInnerSchema>;
+
+export const SessionRecordSchema = z.discriminatedUnion('type', [
+  ...ConversationRecordSchemas,
+  /**
+   * A subagent's transcript lives in its parent's file, each record wrapped and linked to the parent's `agent`
+   * tool use by its id: resume, history and checkpoints see one file. Never replayed into the parent's history.
+   */
+  z.object({ type: z.literal('subagent'), ts: z.number(), agentId: z.string(), record: SubagentInnerSchema }),
 ]);
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
 
@@ -120,6 +132,13 @@ interface Pending {
   images: Map<string, Buffer>;
   resolve: () => void;
   reject: (e: unknown) => void;
+}
+
+/** A message or snapshot record with its images as references to files in the `.images` folder (`keep` writes them). */
+function withImageRefs<R extends SubagentInnerRecord>(record: R, keep: (name: string, bytes: Buffer) => void): R {
+  if (record.type === 'message') return { ...record, message: externaliseImages([record.message as Message], keep)[0]! as typeof record.message };
+  if (record.type === 'snapshot') return { ...record, messages: externaliseImages(record.messages as Message[], keep) as typeof record.messages };
+  return record;
 }
 
 export class JsonlSessionStore implements SessionStore {
@@ -161,9 +180,7 @@ export class JsonlSessionStore implements SessionStore {
     const keep = (name: string, bytes: Buffer) => {
       if (!this.storedImages.has(name)) images.set(name, bytes);
     };
-    let stored = record;
-    if (record.type === 'message') stored = { ...record, message: externaliseImages([record.message as Message], keep)[0]! as typeof record.message };
-    else if (record.type === 'snapshot') stored = { ...record, messages: externaliseImages(record.messages as Message[], keep) as typeof record.messages };
+    const stored: SessionRecord = record.type === 'subagent' ? { ...record, record: withImageRefs(record.record, keep) } : withImageRefs(record, keep);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ line: `${JSON.stringify(stored)}\n`, images, resolve, reject });
       this.writing ??= this.drain();
@@ -270,6 +287,8 @@ export interface LoadedSession {
   cost: SavedCost | undefined;
   /** The plan (todo_write) as last saved; empty when there is none. */
   plan: Plan;
+  /** Each subagent's messages, by the id of the `agent` tool use that started it (as they were, not normalised). */
+  subagents: Record<string, Message[]>;
   warnings: string[];
 }
 
@@ -288,6 +307,7 @@ export function parseSession(path: string, text: string): LoadedSession {
   let usage: Usage | undefined;
   let cost: SavedCost | undefined;
   let plan = EMPTY_PLAN;
+  const subagents: Record<string, Message[]> = {};
   const saveCost = (at: Usage, usd: unknown, unpriced: unknown) => {
     if (typeof usd === 'number' && Number.isFinite(usd)) cost = { usd, unpricedRequests: typeof unpriced === 'number' ? unpriced : 0, usage: at };
   };
@@ -317,7 +337,11 @@ export function parseSession(path: string, text: string): LoadedSession {
       return;
     }
     const record = parsed.data;
-    if (record.type === 'meta') meta ??= record;
+    if (record.type === 'subagent') {
+      const inner = record.record;
+      if (inner.type === 'message') (subagents[record.agentId] ??= []).push(inner.message as Message);
+      else if (inner.type === 'snapshot') subagents[record.agentId] = [...(inner.messages as Message[])];
+    } else if (record.type === 'meta') meta ??= record;
     else if (record.type === 'message') {
       messages.push(record.message as Message);
       if (record.usage) {
@@ -337,7 +361,7 @@ export function parseSession(path: string, text: string): LoadedSession {
       }
     }
   });
-  return { path, meta, messages: normaliseHistory(messages), usage, cost, plan, warnings };
+  return { path, meta, messages: normaliseHistory(messages), usage, cost, plan, subagents, warnings };
 }
 
 export interface SessionInfo {

@@ -6,7 +6,7 @@ import { RuntimeError } from '../errors';
 import { type RuntimeEvent } from '../events';
 import { maxTokensOf } from '../loop/request';
 import { type CostRecord, type Transcript } from '../session/transcript';
-import { spendGated } from './spend-gate';
+import { spendGated, type ReleaseSpend } from './spend-gate';
 import { type ModelClient, type ModelRequest, type Usage } from '../types';
 import { costUsd, promptTokens, UsageTracker, type PriceTable, type SavedCost } from './usage';
 
@@ -48,6 +48,8 @@ export class SessionAccount {
   private readonly unpricedWarned = new Set<string>();
   /** The step just charged is saved with its assistant message. */
   private stepToSave = false;
+  /** The worst cases of requests let through and not yet over (a fan-out of subagents sends several at once). */
+  private reservedUsd = 0;
 
   constructor(
     private readonly ports: AccountPorts,
@@ -80,16 +82,21 @@ export class SessionAccount {
     this.model = config.model;
     this.usage.configure(config.model, config.prices);
     this.caps = { perTurnUsd: config.maxCostPerTurnUsd, perSessionUsd: config.maxCostPerSessionUsd };
+    return this.gate(client);
+  }
+
+  /** `client` held to this session's caps: the session's own requests, and those of the subagents it starts. */
+  gate(client: ModelClient): ModelClient {
     return hasCap(this.caps) ? spendGated(client, this.authorize) : client;
   }
 
   /**
    * The one gate of every request (issue 26): steps, retries (with what their failed attempts were billed),
    * continuations and compaction summaries. The request is costed at its worst, its whole reply limit at
-   * its model's output price; the per-session cap counts it too. A model without a price cannot be held
-   * to a cap: that is said once, and the request goes.
+   * its model's output price; the per-session cap counts it too, and so do the worst cases of the requests
+   * still in flight. A model without a price cannot be held to a cap: that is said once, and the request goes.
    */
-  private readonly authorize = (request: ModelRequest, billed?: Usage): void => {
+  private readonly authorize = (request: ModelRequest, billed?: Usage): ReleaseSpend => {
     const caps = this.caps;
     const price = this.usage.priceOf(request.model);
     if (!price) {
@@ -97,17 +104,25 @@ export class SessionAccount {
         this.unpricedWarned.add(request.model);
         this.ports.emit({ type: 'warning', kind: 'budget_unpriced', message: unpricedCapWarning(request.model, caps) });
       }
-      return;
+      return () => undefined;
     }
     const estimate = this.estimate(request);
     const turnCostAtStart = this.ports.turnCostAtStart();
     const turnUsd = turnCostAtStart !== undefined ? this.usage.costUsd - turnCostAtStart : 0;
     const nextUsd = worstCaseUsd(price, estimate) + (billed ? costUsd(billed, price) : 0);
-    const stop = budgetExceeded(caps, { turnUsd, sessionUsd: this.usage.costUsd, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
+    const reserved = this.reservedUsd;
+    const stop = budgetExceeded(caps, { turnUsd: turnUsd + reserved, sessionUsd: this.usage.costUsd + reserved, nextUsd, maxOutputTokens: estimate.maxOutputTokens });
     if (stop) {
       const { message, ...spendCap } = stop;
       throw new RuntimeError('budget', message, { spendCap });
     }
+    this.reservedUsd += nextUsd;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.reservedUsd = Math.max(0, this.reservedUsd - nextUsd);
+    };
   };
 
   /** A step carries the live history (measured by the API last time); anything else (a summary) is estimated whole. */
@@ -138,11 +153,20 @@ export class SessionAccount {
 
   /** C4: every request is charged (steps, retried attempts, summaries) and persisted at once, so a crash loses none. */
   charge(usage: Usage | undefined, contextTokens?: number, persist = true): void {
+    this.record(usage, this.model, contextTokens, persist);
+  }
+
+  /** A subagent's request, charged to this session at the subagent's model (it may run a faster one). */
+  chargeDelegated(usage: Usage, model: string): void {
+    this.record(usage, model, undefined, true);
+  }
+
+  private record(usage: Usage | undefined, model: string, contextTokens: number | undefined, persist: boolean): void {
     if (!usage || promptTokens(usage) + usage.output_tokens === 0) return;
     // Priced once, here, at the model that served it: the saved figure is what a resume sums (C4).
-    const record = this.usage.record(usage, this.model);
+    const record = this.usage.record(usage, model);
     const cost = { stepCostUsd: record.stepCostUsd, costUsd: record.costUsd, unpricedRequests: record.unpricedRequests };
-    if (persist) this.ports.transcript.event('usage', { step: record.step, cumulative: record.cumulative, model: this.model, ...cost });
+    if (persist) this.ports.transcript.event('usage', { step: record.step, cumulative: record.cumulative, model, ...cost });
     const context = this.ports.context.meter.info(contextTokens ?? this.ports.context.tokens());
     this.ports.emit({ type: 'usage', step: record.step, cumulative: record.cumulative, ...cost, context });
   }
