@@ -3,6 +3,7 @@
 // prints every runtime event as a JSON line as it happens, then the result.
 import { type RuntimeEvent, type TurnSummary } from '../runtime/events';
 import { planProgress } from '../runtime/plan';
+import { describeToolUse } from '../runtime/tool-summary';
 import { type OutputFormat } from './args';
 
 /** The contract's `--output-format json` object. */
@@ -126,12 +127,6 @@ export function createRenderer(format: OutputFormat, sink: Sink): Renderer {
   }
 }
 
-/** One line about a tool use: its name and main argument, shortened. */
-export function describeToolUse(name: string, input: Record<string, unknown>): string {
-  const main = input['command'] ?? input['path'] ?? input['pattern'] ?? input['url'];
-  const text = typeof main === 'string' ? main.replace(/\s+/g, ' ') : '';
-  return text ? `${name} ${text.length > 80 ? `${text.slice(0, 79)}…` : text}` : name;
-}
 
 /**
  * A step's text until the step is kept (S6: a retried step never shows twice).

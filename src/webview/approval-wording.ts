@@ -55,5 +55,9 @@ export function approvalQuestion(r: ApprovalSubject, t: Translate = english): st
   return r.subject ? t('Allow {0} on {1}?', r.toolName, r.subject) : t('Allow {0}?', r.toolName);
 }
 
+/** A question a subagent asks: it names the subagent, so the user knows who wants it. */
+export const subagentAsks = (agent: { name: string; description: string }, question: string, t: Translate = english): string =>
+  t('The {0} subagent ({1}) asks: {2}', agent.name, agent.description, question);
+
 /** The policy's reason, as the line under the question. */
 export const whyText = (reason: string, t: Translate = english): string => t('Why Turnstone asks: {0}', reason);

@@ -80,6 +80,9 @@ export type ImageData = z.infer<typeof ImageData>;
 /** The composer's (and Anthropic's) per-message image limit. */
 export const MAX_COMPOSER_IMAGES = 20;
 
+/** A subagent's block lists its last tool uses, at most this many. */
+export const SUBAGENT_STEPS_SHOWN = 50;
+
 export const ToolStatus = z.enum(['running', 'done', 'error', 'denied', 'aborted']);
 export type ToolStatus = z.infer<typeof ToolStatus>;
 
@@ -130,6 +133,20 @@ export const ToolView = z.discriminatedUnion('kind', [
   }),
   /** web_fetch: the URL asked for. */
   z.object({ kind: z.literal('fetch'), url: Short }),
+  /**
+   * agent: a subagent's block. Its tool uses one line each (the latest last), its tokens and time so far,
+   * and once it is over its report (what the main agent was told).
+   */
+  z.object({
+    kind: z.literal('agent'),
+    agent: Short,
+    description: Short,
+    steps: z.array(z.object({ id: Id, summary: Short, status: ToolStatus })).max(SUBAGENT_STEPS_SHOWN).optional(),
+    toolUses: Count.optional(),
+    tokens: Count.optional(),
+    elapsedMs: Count.optional(),
+    report: Text.optional(),
+  }),
   /** Anything else (unknown tools): a one-line summary. */
   z.object({ kind: z.literal('other'), summary: Short }),
 ]);

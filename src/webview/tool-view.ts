@@ -45,6 +45,8 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
     }
     case 'web_fetch':
       return { kind: 'fetch', url: clip(str(input.url) ?? '') };
+    case 'agent':
+      return { kind: 'agent', agent: clip(str(input.agent)?.trim() || 'explore', 200), description: clip(str(input.description) ?? '') };
     default: {
       // MCP tools (mcp__<server>__<tool>): the card names the server and the tool, and shows the input whole.
       const mcp = /^mcp__(.+?)__(.+)$/.exec(name);

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isAbortedError, TurnCancellation } from '../../runtime/cancellation';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../../runtime/policy/permissions';
-import { alwaysAllowLabel, approvalLabels, approvalQuestion, whyText } from '../../webview/approval-wording';
+import { alwaysAllowLabel, approvalLabels, approvalQuestion, subagentAsks, whyText } from '../../webview/approval-wording';
 import { loadCore } from '../session/load-core';
 import { readSettings } from '../settings';
 import { type AnsweredBy, type PendingPermission, type PendingPermissions } from './pending-permissions';
@@ -114,7 +114,8 @@ export class NativePermissionPrompter implements PermissionPrompter {
     const edit = isEdit(req);
     const mcp = this.deps.describeTool?.(req.toolName);
     const L = approvalLabels(vscode.l10n.t);
-    const message = vscode.l10n.t('Turnstone: {0}', approvalQuestion({ need: req.need, toolName: req.toolName, subject: req.subject, creates: req.preview?.before === null, mcp }, vscode.l10n.t));
+    const question = approvalQuestion({ need: req.need, toolName: req.toolName, subject: req.subject, creates: req.preview?.before === null, mcp }, vscode.l10n.t);
+    const message = vscode.l10n.t('Turnstone: {0}', req.agent ? subagentAsks(req.agent, question, vscode.l10n.t) : question);
     // At most four choices, the last one closing the dialog without an answer (never an unexplained "Cancel").
     // "Allow edits for this session" stays in the panel's card, next to the diff it applies to.
     const always = offersAlways(req) ? alwaysAllowLabel(req.suggestedRule, vscode.l10n.t) : undefined;

@@ -6,7 +6,9 @@ import { type Plan } from '../../runtime/plan';
 import { type ImageBlock, type Message, type ToolResultBlock, type Usage } from '../../runtime/types';
 import { splitAttachments } from '../../runtime/session/user-text';
 import { ABORTED_RESULT } from '../../runtime/session/history';
-import { approvalQuestion, whyText } from '../../webview/approval-wording';
+import { approvalQuestion, subagentAsks, whyText } from '../../webview/approval-wording';
+import { type PermissionRequest } from '../../runtime/policy/permissions';
+import { SubagentCards } from './subagent-cards';
 import { english, type Translate } from '../../webview/l10n-format';
 import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type ToolView, type TranscriptItem } from '../../webview/protocol';
 import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
@@ -72,6 +74,8 @@ export class PanelBridge {
   private readonly t: Translate;
   /** The cards of bash tool uses that started background commands, and what those print. */
   private readonly background: BackgroundFeed;
+  /** The cards of running subagents. */
+  private readonly subagents = new SubagentCards();
 
   constructor(
     private readonly post: (event: HostEvent) => void,
@@ -214,31 +218,9 @@ export class PanelBridge {
         this.inputs.set(event.id, { name: event.name, input: event.input });
         this.post({ type: 'tool_update', id: event.id, view: toolViewFromInput(event.name, event.input) });
         break;
-      case 'permission_requested': {
-        const r = event.request;
-        const edit = r.need === 'edit';
-        const mcp = this.describeTool(r.toolName);
-        // One wording with the dialog and the notification (approval-wording.ts).
-        const title = approvalQuestion({ need: r.need, toolName: r.toolName, subject: r.subject, creates: r.preview?.before === null, mcp }, this.t).slice(0, 2000);
-        this.post({
-          type: 'item_add',
-          item: {
-            kind: 'permission',
-            id: permissionItemId(r.toolUseId),
-            toolId: r.toolUseId,
-            toolName: r.toolName,
-            title,
-            subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
-            reason: whyText(r.reason, this.t).slice(0, 2000),
-            ...(mcp?.description ? { description: mcp.description.slice(0, 2000) } : {}),
-            canOpenDiff: r.preview !== undefined,
-            canAllowSession: edit,
-            ...((r.need === 'command' || r.need === 'fetch') && r.suggestedRule ? { rule: r.suggestedRule.slice(0, 2000) } : {}),
-            ...this.step(),
-          },
-        });
+      case 'permission_requested':
+        this.permissionRequested(event.request);
         break;
-      }
       case 'permission_decided': {
         const decision: PanelDecision = event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow';
         this.permissionSettled(event.toolUseId, { decision });
@@ -326,10 +308,54 @@ export class PanelBridge {
       case 'plan_updated':
         this.post({ type: 'plan', todos: event.todos.map((todo) => ({ ...todo })) });
         break;
+      case 'subagent_started':
+        this.post(this.subagents.started(event));
+        break;
+      case 'subagent_event':
+        this.subagentEvent(event.agentId, event.event);
+        break;
+      case 'subagent_finished':
       case 'interjection_applied':
       case 'prompt_cache':
         break;
     }
+  }
+
+  /**
+   * A permission request's card, inside the card of the tool use that asks, or for a subagent's request inside
+   * the subagent's card (`agentId`), naming it. One wording with the dialog and the notification (approval-wording.ts).
+   */
+  private permissionRequested(r: PermissionRequest, agentId?: string): void {
+    const edit = r.need === 'edit';
+    const mcp = this.describeTool(r.toolName);
+    const question = approvalQuestion({ need: r.need, toolName: r.toolName, subject: r.subject, creates: r.preview?.before === null, mcp }, this.t);
+    const agent = agentId !== undefined ? this.subagents.agentOf(agentId) : undefined;
+    const title = (agent ? subagentAsks(agent, question, this.t) : question).slice(0, 2000);
+    this.post({
+      type: 'item_add',
+      item: {
+        kind: 'permission',
+        id: permissionItemId(r.toolUseId),
+        toolId: agentId ?? r.toolUseId,
+        toolName: r.toolName,
+        title,
+        subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
+        reason: whyText(r.reason, this.t).slice(0, 2000),
+        ...(mcp?.description ? { description: mcp.description.slice(0, 2000) } : {}),
+        canOpenDiff: r.preview !== undefined,
+        canAllowSession: edit,
+        ...((r.need === 'command' || r.need === 'fetch') && r.suggestedRule ? { rule: r.suggestedRule.slice(0, 2000) } : {}),
+        ...this.step(),
+      },
+    });
+  }
+
+  /** A subagent's own event: its card follows what it does; its approvals are asked like the parent's. */
+  private subagentEvent(agentId: string, event: RuntimeEvent): void {
+    if (event.type === 'permission_requested') this.permissionRequested(event.request, agentId);
+    else if (event.type === 'permission_decided') this.permissionSettled(event.toolUseId, { decision: event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow' });
+    const update = this.subagents.event(agentId, event);
+    if (update) this.post(update);
   }
 
   private toolFinished(event: Extract<RuntimeEvent, { type: 'tool_finished' }>): HostEvent {
@@ -341,6 +367,7 @@ export class PanelBridge {
     else if (base.kind === 'read' && !event.isError && event.counts?.lines !== undefined) view = { ...base, lines: event.counts.lines };
     else if (base.kind === 'search' && !event.isError && event.counts?.matches !== undefined) view = { ...base, matches: event.counts.matches };
     else if (base.kind === 'mcp' && !event.isError) view = { ...base, output: clipOutput(event.content) };
+    else if (base.kind === 'agent') view = this.subagents.finalView(event.id, use?.input ?? {}, event.content);
     // A command's output is shown once: the streamed tail stays, the exit code comes structured (never parsed from
     // the text), and only what is not in the output (a timeout, what the sandbox blocked) joins it as an error line.
     let error = event.isError ? event.content : undefined;
@@ -443,6 +470,7 @@ function savedFacts(view: ToolView, block: ToolResultBlock): ToolView {
   if (block.is_error) return view;
   if (view.kind === 'read' && block.counts?.lines !== undefined) return { ...view, lines: block.counts.lines };
   if (view.kind === 'search' && block.counts?.matches !== undefined) return { ...view, matches: block.counts.matches };
+  if (view.kind === 'agent') return { ...view, report: block.content.slice(0, 100_000) };
   return view;
 }
 

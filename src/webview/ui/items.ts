@@ -123,6 +123,7 @@ const TOOL_ICONS: Record<string, string> = {
   grep_search: 'search',
   todo_write: 'checklist',
   web_fetch: 'globe',
+  agent: 'hubot',
 };
 
 const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
@@ -167,6 +168,8 @@ export class ToolCardView implements ToolCard {
   private backgroundLine: BackgroundLine | undefined;
   private mcpInput: HTMLDetailsElement | undefined;
   private mcpKey: string | undefined;
+  private agentDetails: HTMLDetailsElement | undefined;
+  private agentKey: string | undefined;
 
   constructor(private readonly post: Post) {
     this.root.append(this.header, this.approval, this.body, this.imagesBox, this.errorLine);
@@ -219,6 +222,8 @@ export class ToolCardView implements ToolCard {
         return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
       case 'fetch':
         return [el('code', { class: 'url' }, view.url)];
+      case 'agent':
+        return [el('span', { class: 'agent-name' }, view.agent), el('span', { class: 'agent-description' }, view.description)];
       case 'other':
         return [el('span', {}, view.summary)];
     }
@@ -242,6 +247,10 @@ export class ToolCardView implements ToolCard {
     }
     if (view.kind === 'mcp') {
       this.renderMcp(view);
+      return;
+    }
+    if (view.kind === 'agent') {
+      this.renderAgent(view, it.status);
       return;
     }
     if (view.kind === 'bash') {
@@ -287,6 +296,25 @@ export class ToolCardView implements ToolCard {
     if (this.body.childNodes.length) this.body.replaceChildren();
   }
 
+  /**
+   * A subagent: its latest tool use on one line; expanded, every tool use it made and its report. It opens
+   * by itself when it asks for approval (the request renders in this card), and stays as the user left it.
+   */
+  private renderAgent(view: Extract<ToolView, { kind: 'agent' }>, status: ToolStatus): void {
+    const steps = view.steps ?? [];
+    const latest = steps.at(-1);
+    const key = JSON.stringify([steps, view.report ?? '', status, this.waiting]);
+    if (this.agentKey === key) return;
+    this.agentKey = key;
+    const open = this.agentDetails?.open || (this.waiting && status === 'running');
+    const list = el('ol', { class: 'agent-steps' }, ...steps.map((s) => el('li', { class: `agent-step status-${s.status}` }, icon(STATUS[s.status].icon), ' ', s.summary)));
+    const report = view.report ? el('div', { class: 'agent-report' }, el('div', { class: 'agent-report-label' }, t('Report')), el('pre', { class: 'output agent-report-text', tabindex: '0' }, view.report)) : '';
+    const summaryLine = latest && status === 'running' ? t('Latest: {0}', latest.summary) : steps.length === 0 && status === 'running' ? t('Starting…') : t('Details');
+    this.agentDetails = el('details', { class: 'agent-details' }, el('summary', {}, summaryLine), steps.length ? list : '', report);
+    this.agentDetails.open = open;
+    this.body.replaceChildren(this.agentDetails);
+  }
+
   /** An MCP tool: what went in and what came back (text, structured content as JSON; images below the card). */
   private renderMcp(view: Extract<ToolView, { kind: 'mcp' }>): void {
     const key = `${view.input}\u0000${view.output ?? ''}`;
@@ -328,6 +356,9 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
     case 'fetch':
       what = done || it.status === 'error' ? t('Fetched {0}', v.url) : t('Fetch {0}', v.url);
       break;
+    case 'agent':
+      what = t('{0} subagent: {1}', v.agent, v.description);
+      break;
     case 'other':
       what = `${it.name}`;
       break;
@@ -357,11 +388,28 @@ function meta(view: ToolView): (Node | string)[] {
       const parts = [matches, files];
       return [parts.filter(Boolean).join(' · ')];
     }
+    case 'agent': {
+      const parts: string[] = [];
+      if (view.toolUses !== undefined) parts.push(view.toolUses === 1 ? t('1 tool use') : t('{0} tool uses', formatInt(view.toolUses)));
+      if (view.tokens) parts.push(t('{0} tokens', formatTokens(view.tokens)));
+      if (view.elapsedMs !== undefined) parts.push(formatSeconds(view.elapsedMs));
+      return [parts.join(' · ')];
+    }
     case 'mcp':
     case 'fetch':
     case 'other':
       return [];
   }
+}
+
+/** 12 345 → "12.3k": a subagent's running total, read at a glance. */
+function formatTokens(n: number): string {
+  return n < 1000 ? formatInt(n) : `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+}
+
+function formatSeconds(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? t('{0}s', s) : t('{0}m {1}s', Math.floor(s / 60), s % 60);
 }
 
 
