@@ -223,7 +223,8 @@ export class ToolCardView implements ToolCard {
       case 'fetch':
         return [el('code', { class: 'url' }, view.url)];
       case 'agent':
-        return [el('span', { class: 'agent-name' }, view.agent), el('span', { class: 'agent-description' }, view.description)];
+        // Its task goes on a line of its own below: at the panel's usual width the title has room for a name only.
+        return [el('span', { class: 'agent-name' }, view.agent)];
       case 'other':
         return [el('span', {}, view.summary)];
     }
@@ -308,11 +309,11 @@ export class ToolCardView implements ToolCard {
     this.agentKey = key;
     const open = this.agentDetails?.open || (this.waiting && status === 'running');
     const list = el('ol', { class: 'agent-steps' }, ...steps.map((s) => el('li', { class: `agent-step status-${s.status}` }, icon(STATUS[s.status].icon), ' ', s.summary)));
-    const report = view.report ? el('div', { class: 'agent-report' }, el('div', { class: 'agent-report-label' }, t('Report')), el('pre', { class: 'output agent-report-text', tabindex: '0' }, view.report)) : '';
+    const report = view.report ? el('div', { class: 'agent-report' }, el('div', { class: 'agent-report-label' }, t('Report')), el('div', { class: 'agent-report-text', tabindex: '0' }, view.report)) : '';
     const summaryLine = latest && status === 'running' ? t('Latest: {0}', latest.summary) : steps.length === 0 && status === 'running' ? t('Starting…') : t('Details');
     this.agentDetails = el('details', { class: 'agent-details' }, el('summary', {}, summaryLine), steps.length ? list : '', report);
     this.agentDetails.open = open;
-    this.body.replaceChildren(this.agentDetails);
+    this.body.replaceChildren(el('div', { class: 'agent-description' }, view.description), this.agentDetails);
   }
 
   /** An MCP tool: what went in and what came back (text, structured content as JSON; images below the card). */
