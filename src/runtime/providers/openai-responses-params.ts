@@ -99,7 +99,8 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
   return out;
 }
 
-export function toResponsesParams(request: ModelRequest): ResponsesParams {
+/** `summaries: false` when the organisation may not have reasoning summaries (see OpenAIResponsesModelClient). */
+export function toResponsesParams(request: ModelRequest, options: { summaries?: boolean } = {}): ResponsesParams {
   const tools: FunctionTool[] = request.tools.map((t) => ({
     type: 'function',
     name: t.name,
@@ -121,7 +122,7 @@ export function toResponsesParams(request: ModelRequest): ResponsesParams {
   }
   if (isReasoningModel(request.model)) {
     const effort = effortOf(request);
-    params.reasoning = { summary: 'auto', ...(effort ? { effort } : {}) };
+    params.reasoning = { ...(options.summaries === false ? {} : { summary: 'auto' as const }), ...(effort ? { effort } : {}) };
     params.include = ['reasoning.encrypted_content'];
   }
   return params;

@@ -58,6 +58,13 @@ export function responsesStreamError(code: string | null | undefined, message: s
   return new ModelError('invalid_request', msg);
 }
 
+/** OpenAI's 400 for an organisation that must be verified before it gets reasoning summaries. */
+function summariesRefused(err: unknown): boolean {
+  const e = err as { status?: unknown; message?: unknown; param?: unknown };
+  if (e?.status !== 400) return false;
+  return e.param === 'reasoning.summary' || (typeof e.message === 'string' && /reasoning summar/i.test(e.message));
+}
+
 function summaryText(parts: readonly string[]): string {
   return parts.join('\n\n');
 }
@@ -230,6 +237,12 @@ export class OpenAIResponsesModelClient implements ModelClient {
   private readonly sdk: OpenAI | undefined;
   private readonly timing: StepTiming;
   private readonly requestTimeoutMs: number;
+  /**
+   * OpenAI gives reasoning summaries only to verified organisations and refuses
+   * the whole request otherwise. After one such refusal requests go without
+   * them: the model still reasons and its items are still kept, unsummarised.
+   */
+  private summaries = true;
 
   constructor(options: OpenAIResponsesOptions = {}) {
     const env = resolveOpenAIEnv();
@@ -259,9 +272,26 @@ export class OpenAIResponsesModelClient implements ModelClient {
 
   async complete(request: ModelRequest, signal: AbortSignal, options: CompleteOptions = {}): Promise<ModelResponse> {
     const sdk = this.client();
-    const params = toResponsesParams(request);
-    const response = await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(sdk, params, s), options.beforeRetry);
+    const response = await withRetries(
+      PROVIDER,
+      signal,
+      this.timing.retry,
+      (s) => this.withoutRefusedSummaries(request, (params) => this.createNonStreaming(sdk, params, s)),
+      options.beforeRetry,
+    );
     return eventsToResponse(responseToEvents(response));
+  }
+
+  /** Runs `send` with the request's params; once more without summaries if the organisation may not have them. */
+  private async withoutRefusedSummaries<T>(request: ModelRequest, send: (params: ResponsesParams) => Promise<T>): Promise<T> {
+    const params = toResponsesParams(request, { summaries: this.summaries });
+    try {
+      return await send(params);
+    } catch (err) {
+      if (!params.reasoning?.summary || !summariesRefused(err)) throw err;
+      this.summaries = false;
+      return send(toResponsesParams(request, { summaries: false }));
+    }
   }
 
   private client(): OpenAI {
@@ -274,18 +304,19 @@ export class OpenAIResponsesModelClient implements ModelClient {
   }
 
   private source(request: ModelRequest): StepSource<SseFrame> {
-    let params: ResponsesParams | undefined;
-    const getParams = () => (params ??= toResponsesParams(request));
     return {
       provider: PROVIDER,
       open: async (signal) => {
         const sdk = this.client();
         // The SDK sends the request and turns error statuses into APIErrors; we read the 200 body's frames.
-        const response = await sdk.responses.create({ ...getParams(), stream: true }, { signal }).asResponse();
+        const response = await this.withoutRefusedSummaries(request, (params) => sdk.responses.create({ ...params, stream: true }, { signal }).asResponse());
         return { batches: sseBatches(response), requestId: response.headers.get('x-request-id') ?? undefined };
       },
       normaliser: () => new ResponsesNormaliser(),
-      fallback: async (signal) => responseToEvents(await this.createNonStreaming(this.client(), getParams(), signal)),
+      fallback: async (signal) => {
+        const sdk = this.client();
+        return responseToEvents(await this.withoutRefusedSummaries(request, (params) => this.createNonStreaming(sdk, params, signal)));
+      },
     };
   }
 }

@@ -80,6 +80,22 @@ describe('openai provider (Responses API)', function () {
     assert.deepEqual(body['include'], ['reasoning.encrypted_content']);
   });
 
+  it('an organisation refused reasoning summaries gets its answer without them, and later requests skip them', async () => {
+    const refusal = responsesErrorReply(400, 'Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization.', 'unsupported_value');
+    assert.ok(refusal.kind === 'error');
+    (refusal.body as { error: Record<string, unknown> }).error['param'] = 'reasoning.summary';
+    mock.enqueue(refusal, responsesReply([{ type: 'reasoning', summary: [], encrypted: 'enc-quiet' }, { type: 'text', text: 'Answer.' }]), responsesReply([{ type: 'text', text: 'Again.' }]));
+    const c = client();
+    const events = await collect(c.stream(req(), signal()));
+    assert.equal(events.filter((e) => e.type === 'retrying').length, 0);
+    const content = assemble(events).content;
+    assert.equal(content[0]!.type === 'thinking' ? content[0]!.reasoning?.encryptedContent : undefined, 'enc-quiet');
+    assert.deepEqual(content[1], { type: 'text', text: 'Answer.' });
+    await collect(c.stream(req(), signal()));
+    assert.deepEqual(mock.bodies.map((b) => b['reasoning']), [{ summary: 'auto' }, {}, {}]);
+    assert.deepEqual(mock.bodies[2]!['include'], ['reasoning.encrypted_content']);
+  });
+
   it('S2: a tool call, then the next step sends the reasoning item back (without its id) before the call and its output', async () => {
     mock.enqueue(
       responsesReply([
