@@ -32,6 +32,8 @@ export interface ThinkingBlock {
  */
 export interface EncryptedReasoning {
   provider: 'openai';
+  /** The model that reasoned: another model (after /model) is not sent it. Absent: any. */
+  model?: string;
   /** The item id as received (kept for the log; not sent back, the item is not stored server-side). */
   id: string;
   encryptedContent: string;

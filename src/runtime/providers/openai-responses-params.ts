@@ -38,12 +38,13 @@ function imagePart(image: ImageBlock): ResponseInputContent {
 
 /**
  * Sent back without its id: the item was never stored, and an id tells the
- * server to look it up. Only this provider's items go back; thinking from
- * Anthropic or an OpenAI-compatible server cannot be read here and is left out.
+ * server to look it up. Only this provider's items go back, and only to the
+ * model that wrote them; thinking from Anthropic or an OpenAI-compatible server
+ * cannot be read here and is left out.
  */
-function reasoningItem(block: ThinkingBlock): ResponseInputItem | undefined {
+function reasoningItem(block: ThinkingBlock, model: string): ResponseInputItem | undefined {
   const r = block.reasoning;
-  if (r?.provider !== 'openai') return undefined;
+  if (r?.provider !== 'openai' || (r.model !== undefined && r.model !== model)) return undefined;
   const item: Omit<ResponseReasoningItem, 'id'> = {
     type: 'reasoning',
     summary: r.summary.map((text) => ({ type: 'summary_text', text })),
@@ -53,7 +54,7 @@ function reasoningItem(block: ThinkingBlock): ResponseInputItem | undefined {
 }
 
 /** Our Anthropic-shaped history → Responses input items, in block order. */
-export function toResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
+export function toResponsesInput(messages: readonly Message[], model: string): ResponseInputItem[] {
   const out: ResponseInputItem[] = [];
   for (const m of messages) {
     if (m.role === 'assistant') {
@@ -65,7 +66,7 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
       for (const b of m.content) {
         if (b.type === 'text') text += b.text;
         else if (b.type === 'thinking') {
-          const item = reasoningItem(b);
+          const item = reasoningItem(b, model);
           if (item) {
             flush();
             out.push(item);
@@ -111,7 +112,7 @@ export function toResponsesParams(request: ModelRequest, options: { summaries?: 
   }));
   const params: ResponsesParams = {
     model: request.model,
-    input: toResponsesInput(request.messages),
+    input: toResponsesInput(request.messages, request.model),
     max_output_tokens: maxTokensOf(request),
     store: false,
   };

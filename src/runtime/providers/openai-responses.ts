@@ -69,21 +69,22 @@ function summaryText(parts: readonly string[]): string {
   return parts.join('\n\n');
 }
 
-/** A finished output item as events. Returns whether it is an answer (text or a call) rather than reasoning. */
-function itemEvents(item: ResponseOutputItem, out: AssistantEvent[], streamedText: boolean): boolean {
+/** A finished output item as events. `model` is the request's: reasoning goes back only to it. Returns whether it is an answer (text or a call). */
+function itemEvents(item: ResponseOutputItem, model: string, out: AssistantEvent[], streamed?: OpenItem): boolean {
   switch (item.type) {
     case 'reasoning': {
-      const summary = item.summary.map((s) => s.text);
+      // A proxy may stream the summary yet leave it out of the finished item.
+      const summary = item.summary.length > 0 || !streamed ? item.summary.map((s) => s.text) : streamed.summary;
       out.push({
         type: 'thinking',
         thinking: summaryText(summary),
         signature: '',
-        ...(item.encrypted_content ? { reasoning: { provider: 'openai' as const, id: item.id, encryptedContent: item.encrypted_content, summary } } : {}),
+        ...(item.encrypted_content ? { reasoning: { provider: 'openai' as const, model, id: item.id, encryptedContent: item.encrypted_content, summary } } : {}),
       });
       return false;
     }
     case 'message': {
-      if (streamedText) return true;
+      if (streamed?.text) return true;
       let any = false;
       for (const part of item.content) {
         const text = part.type === 'output_text' ? part.text : part.refusal;
@@ -103,17 +104,27 @@ function itemEvents(item: ResponseOutputItem, out: AssistantEvent[], streamedTex
 }
 
 interface OpenItem {
-  type: string;
-  /** Text or summary deltas were shown for it (then its done item does not repeat them). */
-  streamed: boolean;
-  summaryParts: number;
+  /** Text deltas were shown for it (then its finished item does not repeat them). */
+  text: boolean;
+  /** Summary parts as streamed. */
+  summary: string[];
+  /** tool_use_start went out. */
+  started: boolean;
+  done: boolean;
 }
 
-/** Responses SSE events → AssistantEvents. Items are keyed by output_index, as every event names it. */
+/**
+ * Responses SSE events → AssistantEvents. Items are keyed by output_index, which
+ * every event names; an item is known from its first event, since proxies may
+ * leave out output_item.added or output_item.done (response.completed then
+ * carries the finished items).
+ */
 export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
-  private readonly open = new Map<number, OpenItem>();
+  private readonly items = new Map<number, OpenItem>();
   private calls = 0;
   private useful = false;
+
+  constructor(private readonly model: string) {}
 
   push(frame: SseFrame, out: AssistantEvent[]): boolean {
     if (frame.data === '' || frame.data === '[DONE]') return false;
@@ -121,56 +132,60 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
     return this.pushEvent(JSON.parse(frame.data) as ResponseStreamEvent, out);
   }
 
+  private itemAt(index: number): OpenItem {
+    let item = this.items.get(index);
+    if (!item) this.items.set(index, (item = { text: false, summary: [], started: false, done: false }));
+    return item;
+  }
+
+  private finish(index: number, done: ResponseOutputItem, out: AssistantEvent[]): void {
+    const item = this.itemAt(index);
+    if (item.done) return;
+    item.done = true;
+    if (done.type === 'function_call' && !item.started) {
+      this.calls++;
+      out.push({ type: 'tool_use_start', id: done.call_id, name: done.name });
+    }
+    if (itemEvents(done, this.model, out, item)) this.useful = true;
+  }
+
   pushEvent(event: ResponseStreamEvent, out: AssistantEvent[]): boolean {
     switch (event.type) {
       case 'response.output_item.added': {
-        const item = event.item;
-        this.open.set(event.output_index, { type: item.type, streamed: false, summaryParts: 0 });
-        if (item.type === 'function_call') {
+        const added = event.item;
+        const item = this.itemAt(event.output_index);
+        if (added.type === 'function_call' && !item.started) {
+          item.started = true;
           this.calls++;
-          out.push({ type: 'tool_use_start', id: item.call_id, name: item.name });
+          out.push({ type: 'tool_use_start', id: added.call_id, name: added.name });
         }
         return false;
       }
       case 'response.output_text.delta':
-      case 'response.refusal.delta': {
+      case 'response.refusal.delta':
         if (event.delta === '') return false;
-        const item = this.open.get(event.output_index);
-        if (item) item.streamed = true;
+        this.itemAt(event.output_index).text = true;
         out.push({ type: 'text_delta', text: event.delta });
         return false;
-      }
       case 'response.reasoning_summary_text.delta': {
         if (event.delta === '') return false;
-        const item = this.open.get(event.output_index);
+        const parts = this.itemAt(event.output_index).summary;
         // Parts are joined by a blank line in the block; the live text shows the same.
-        if (item && event.summary_index >= item.summaryParts) {
-          if (item.summaryParts > 0) out.push({ type: 'thinking_delta', thinking: '\n\n' });
-          item.summaryParts = event.summary_index + 1;
+        if (event.summary_index >= parts.length) {
+          if (parts.length > 0) out.push({ type: 'thinking_delta', thinking: '\n\n' });
+          while (parts.length <= event.summary_index) parts.push('');
         }
+        parts[event.summary_index] += event.delta;
         out.push({ type: 'thinking_delta', thinking: event.delta });
         return false;
       }
-      case 'response.output_item.done': {
-        const item = this.open.get(event.output_index);
-        this.open.delete(event.output_index);
-        if (event.item.type === 'function_call' && item?.type !== 'function_call') {
-          // A proxy that skips output_item.added: the call still opens before it completes.
-          this.calls++;
-          out.push({ type: 'tool_use_start', id: event.item.call_id, name: event.item.name });
-        }
-        if (itemEvents(event.item, out, item?.streamed ?? false)) this.useful = true;
+      case 'response.output_item.done':
+        this.finish(event.output_index, event.item, out);
         return false;
-      }
       case 'response.completed':
       case 'response.incomplete': {
         const response = event.response;
-        // Items a proxy completed only here (no output_item.done) are still answered.
-        for (const [index, item] of this.open) {
-          const done = response.output?.[index];
-          if (done && itemEvents(done, out, item.streamed)) this.useful = true;
-        }
-        this.open.clear();
+        (response.output ?? []).forEach((item, index) => this.finish(index, item, out));
         closingEvents(mapResponsesUsage(response.usage), stopReasonOf(response, this.calls > 0), out);
         return true;
       }
@@ -186,8 +201,8 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
   }
 
   end(out: AssistantEvent[]): 'done' | 'empty' {
-    // An item still open means its text or call arguments are cut short: keeping it would corrupt the step.
-    if (this.open.size > 0) throw new ModelError('retryable', `${PROVIDER}: the stream ended inside an output item.`);
+    // An unfinished item means its text or call arguments are cut short: keeping it would corrupt the step.
+    for (const item of this.items.values()) if (!item.done) throw new ModelError('retryable', `${PROVIDER}: the stream ended inside an output item.`);
     if (!this.useful) return 'empty';
     closingEvents(emptyUsage(), this.calls > 0 ? 'tool_use' : 'end_turn', out);
     return 'done';
@@ -195,7 +210,7 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
 }
 
 /** A non-streamed Response as the events a stream would have produced. */
-export function responseToEvents(response: ApiResponse): AssistantEvent[] {
+export function responseToEvents(response: ApiResponse, model: string): AssistantEvent[] {
   const out: AssistantEvent[] = [];
   let calls = 0;
   for (const item of response.output) {
@@ -203,7 +218,7 @@ export function responseToEvents(response: ApiResponse): AssistantEvent[] {
       calls++;
       out.push({ type: 'tool_use_start', id: item.call_id, name: item.name });
     }
-    itemEvents(item, out, false);
+    itemEvents(item, model, out);
   }
   closingEvents(mapResponsesUsage(response.usage), stopReasonOf(response, calls > 0), out);
   return out;
@@ -279,7 +294,7 @@ export class OpenAIResponsesModelClient implements ModelClient {
       (s) => this.withoutRefusedSummaries(request, (params) => this.createNonStreaming(sdk, params, s)),
       options.beforeRetry,
     );
-    return eventsToResponse(responseToEvents(response));
+    return eventsToResponse(responseToEvents(response, request.model));
   }
 
   /** Runs `send` with the request's params; once more without summaries if the organisation may not have them. */
@@ -312,10 +327,10 @@ export class OpenAIResponsesModelClient implements ModelClient {
         const response = await this.withoutRefusedSummaries(request, (params) => sdk.responses.create({ ...params, stream: true }, { signal }).asResponse());
         return { batches: sseBatches(response), requestId: response.headers.get('x-request-id') ?? undefined };
       },
-      normaliser: () => new ResponsesNormaliser(),
+      normaliser: () => new ResponsesNormaliser(request.model),
       fallback: async (signal) => {
         const sdk = this.client();
-        return responseToEvents(await this.withoutRefusedSummaries(request, (params) => this.createNonStreaming(sdk, params, signal)));
+        return responseToEvents(await this.withoutRefusedSummaries(request, (params) => this.createNonStreaming(sdk, params, signal)), request.model);
       },
     };
   }

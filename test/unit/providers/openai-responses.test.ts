@@ -125,6 +125,43 @@ describe('openai provider (Responses API)', function () {
     ]);
   });
 
+  it('reasoning goes back only to the model that wrote it (after /model it is left out)', async () => {
+    mock.enqueue(responsesReply([{ type: 'reasoning', summary: ['Hm.'], encrypted: 'enc-model-a' }, { type: 'text', text: 'A.' }]), responsesReply([{ type: 'text', text: 'B.' }]), responsesReply([{ type: 'text', text: 'C.' }]));
+    const step = assemble(await collect(client().stream(req(), signal())));
+    const history = (next: string): Message[] => [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'assistant', content: step.content },
+      { role: 'user', content: [{ type: 'text', text: next }] },
+    ];
+    await collect(client().stream(req({ model: 'gpt-5-other', messages: history('again') }), signal()));
+    await collect(client().stream(req({ messages: history('and again') }), signal()));
+    assert.doesNotMatch(JSON.stringify(mock.bodies[1]!['input']), /enc-model-a/);
+    assert.match(JSON.stringify(mock.bodies[2]!['input']), /enc-model-a/);
+  });
+
+  it('a proxy that leaves out the output_item events: deltas stream, response.completed finishes the items, nothing twice', async () => {
+    const whole = responsesReply([
+      { type: 'reasoning', summary: ['Plan.'], encrypted: 'enc-proxy' },
+      { type: 'text', text: 'Reading it.' },
+      { type: 'call', callId: 'call_p', name: 'read_file', input: { path: 'p.txt' } },
+    ]);
+    assert.ok(whole.kind === 'sse' && whole.frames);
+    const frames = whole.frames.filter((f) => f.event !== 'response.output_item.added' && f.event !== 'response.output_item.done').map((f) => ({ data: f.data }));
+    mock.enqueue({ kind: 'sse', frames });
+    const events = await collect(client().stream(req(), signal()));
+    const step = assemble(events);
+    // Without item events the reasoning is known whole only at the end, so its block follows the text.
+    const thinking = step.content.find((b) => b.type === 'thinking');
+    assert.equal(thinking?.type === 'thinking' ? thinking.reasoning?.encryptedContent : undefined, 'enc-proxy');
+    assert.equal(thinking?.type === 'thinking' ? thinking.thinking : undefined, 'Plan.');
+    assert.deepEqual(step.content.filter((b) => b.type !== 'thinking'), [
+      { type: 'text', text: 'Reading it.' },
+      { type: 'tool_use', id: 'call_p', name: 'read_file', input: { path: 'p.txt' } },
+    ]);
+    assert.equal(step.stopReason, 'tool_use');
+    assert.deepEqual(types(events).filter((t) => t === 'tool_use_start'), ['tool_use_start']);
+  });
+
   it('S2: two parallel calls arrive as two tool uses, in order', async () => {
     mock.enqueue(
       responsesReply([
