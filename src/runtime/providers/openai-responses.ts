@@ -25,11 +25,11 @@ import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRet
 const PROVIDER = 'openai';
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-/** input_tokens includes cached reads; ours (Anthropic's meaning) does not. */
-export function mapResponsesUsage(u: ResponseUsage | null | undefined): Usage {
+/** input_tokens includes cached reads; ours (Anthropic's meaning) does not. Proxies may leave any field out. */
+export function mapResponsesUsage(u: Partial<ResponseUsage> | null | undefined): Usage {
   if (!u) return emptyUsage();
   const cached = u.input_tokens_details?.cached_tokens ?? 0;
-  return { input_tokens: Math.max(0, u.input_tokens - cached), output_tokens: u.output_tokens, cache_read_input_tokens: cached, cache_creation_input_tokens: 0 };
+  return { input_tokens: Math.max(0, (u.input_tokens ?? 0) - cached), output_tokens: u.output_tokens ?? 0, cache_read_input_tokens: cached, cache_creation_input_tokens: 0 };
 }
 
 function closingEvents(usage: Usage, stopReason: StopReason | null, out: AssistantEvent[]): void {
@@ -74,7 +74,8 @@ function itemEvents(item: ResponseOutputItem, model: string, out: AssistantEvent
   switch (item.type) {
     case 'reasoning': {
       // A proxy may stream the summary yet leave it out of the finished item.
-      const summary = item.summary.length > 0 || !streamed ? item.summary.map((s) => s.text) : streamed.summary;
+      const given = (item.summary ?? []).map((s) => s.text);
+      const summary = given.length > 0 || !streamed ? given : streamed.summary;
       out.push({
         type: 'thinking',
         thinking: summaryText(summary),
@@ -86,16 +87,16 @@ function itemEvents(item: ResponseOutputItem, model: string, out: AssistantEvent
     case 'message': {
       if (streamed?.text) return true;
       let any = false;
-      for (const part of item.content) {
+      for (const part of item.content ?? []) {
         const text = part.type === 'output_text' ? part.text : part.refusal;
-        if (text === '') continue;
+        if (!text) continue;
         out.push({ type: 'text_delta', text });
         any = true;
       }
       return any;
     }
     case 'function_call':
-      out.push({ type: 'tool_use', id: item.call_id, name: item.name, inputJson: item.arguments });
+      out.push({ type: 'tool_use', id: item.call_id, name: item.name, inputJson: item.arguments ?? '' });
       return true;
     default:
       // Built-in server tools: we declare none, so none should arrive.

@@ -162,6 +162,21 @@ describe('openai provider (Responses API)', function () {
     assert.deepEqual(types(events).filter((t) => t === 'tool_use_start'), ['tool_use_start']);
   });
 
+  it('a sparse proxy answer: no deltas, usage without details, text only in the finished item', async () => {
+    const item = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Whole text.', annotations: [] }] };
+    mock.enqueue({
+      kind: 'sse',
+      frames: [
+        { data: { type: 'response.created', sequence_number: 0, response: { id: 'r', status: 'in_progress', output: [] } } },
+        { data: { type: 'response.output_item.done', sequence_number: 1, output_index: 0, item } },
+        { data: { type: 'response.completed', sequence_number: 2, response: { id: 'r', status: 'completed', output: [item], usage: { input_tokens: 5, output_tokens: 2 } } } },
+      ],
+    });
+    const events = await collect(client().stream(req({ model: PLAIN }), signal()));
+    assert.deepEqual(assemble(events).content, [{ type: 'text', text: 'Whole text.' }]);
+    assert.deepEqual(events.find((e) => e.type === 'usage'), { type: 'usage', usage: { input_tokens: 5, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } });
+  });
+
   it('S2: two parallel calls arrive as two tool uses, in order', async () => {
     mock.enqueue(
       responsesReply([
