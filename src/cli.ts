@@ -16,7 +16,8 @@ import { ImageError, imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } f
 import { type ImageBlock } from './runtime/types';
 import { parseModelPrices } from './runtime/spend/model-prices';
 import { type PriceTable } from './runtime/spend/usage';
-import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
+import { createModelClient } from './runtime/providers';
+import { cliModelOptions } from './cli/providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session/session';
 import { loadProjectInstructions } from './runtime/context/instructions';
 import { sensitiveFileMatcher } from './runtime/policy/sensitive-files';
@@ -39,25 +40,6 @@ const sink: Sink = {
   isTTY: process.stdout.isTTY === true,
   columns: process.stdout.columns,
 };
-
-/** The environment wins over --settings' provider and base URL (the key only ever comes from the environment). */
-function modelOptions(processEnv: NodeJS.ProcessEnv, settings: TurnstoneSettings): ModelClientOptions | { error: string } {
-  const provider = processEnv.TURNSTONE_PROVIDER ?? settings.provider;
-  const baseUrl = settings.baseUrl ? { [provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL']: settings.baseUrl } : {};
-  const env = { ...baseUrl, ...processEnv };
-  if (provider === 'anthropic') {
-    const resolved = resolveAnthropicEnv(env);
-    if (!resolved.apiKey) return { error: 'no API key: set ANTHROPIC_API_KEY in the environment (e.g. export ANTHROPIC_API_KEY=sk-ant-…)' };
-    return { provider: 'anthropic', ...resolved };
-  }
-  if (provider === 'openai-compatible') {
-    const resolved = resolveOpenAIEnv(env);
-    if (!resolved.baseURL) return { error: 'no server: set OPENAI_BASE_URL for the openai-compatible provider (e.g. http://127.0.0.1:11434/v1)' };
-    // Local servers (Ollama, LM Studio) accept any key; the SDK insists on one.
-    return { provider: 'openai-compatible', ...resolved, apiKey: resolved.apiKey ?? 'not-needed' };
-  }
-  return { error: `unknown TURNSTONE_PROVIDER '${provider}': use anthropic or openai-compatible` };
-}
 
 function kindOf(st: Stats): string {
   if (st.isDirectory()) return 'a folder';
@@ -187,7 +169,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     sink.stderr(`turnstone: ${priced.error}\n`);
     return 2;
   }
-  const options = modelOptions(env, s);
+  const options = cliModelOptions(config.provider, env, s);
   if ('error' in options) {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;

@@ -5,7 +5,9 @@
 import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
 
-export type ProviderName = 'anthropic' | 'openai-compatible';
+/** `turnstone.provider` values (package.json's enum lists the same). */
+export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
 export type ApprovalDialog = 'modal' | 'notification' | 'panel';
 
 export interface TurnstoneSettings {

@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { PROVIDER_NAMES, type ProviderName } from '../agent/settings';
 import { PERMISSION_MODES, type PermissionMode } from '../runtime/policy/permissions';
 import { SANDBOX_MODES, type SandboxMode } from '../tools/shell/sandbox-probe';
 
@@ -14,6 +15,8 @@ export interface CliConfig {
   prompt: string;
   cwd: string;
   model: string | undefined;
+  /** `--provider`; absent: TURNSTONE_PROVIDER, else the settings file's, else anthropic. */
+  provider: ProviderName | undefined;
   /** Absent: the settings file's, else ask. */
   permissionMode: PermissionMode | undefined;
   allow: string[];
@@ -49,6 +52,8 @@ Options:
   -p, --print <prompt>          run one turn non-interactively and exit
   --cwd <dir>                   workspace root (default: current directory)
   --model <id>                  model id (default: the extension's default model)
+  --provider <name>             ${PROVIDER_NAMES.join(' | ')} (default: TURNSTONE_PROVIDER,
+                                else --settings' turnstone.provider, else anthropic)
   --permission-mode <mode>      plan | ask | acceptEdits | bypassPermissions (default ask, or --settings';
                                 without a person to ask, "ask" denies with a reason)
   --allow <rule>                allow tool uses matching a rule; repeatable
@@ -83,8 +88,10 @@ A compound command is allowed only if every part matches an allow rule.
 Environment:
   ANTHROPIC_API_KEY             API key (required for the Anthropic provider)
   ANTHROPIC_BASE_URL            API base URL (proxies, gateways)
-  TURNSTONE_PROVIDER            anthropic (default) | openai-compatible
-  OPENAI_API_KEY, OPENAI_BASE_URL   for the OpenAI-compatible provider
+  TURNSTONE_PROVIDER            the provider when --provider is not given (default anthropic)
+  OPENAI_API_KEY                API key (required for the openai provider; optional for openai-compatible)
+  OPENAI_BASE_URL               API base URL: openai's default is https://api.openai.com/v1;
+                                required for openai-compatible (e.g. http://127.0.0.1:11434/v1)
   TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold in tokens (default: 85 % of the model's window)
 
 Exit status: 0 turn completed, 1 turn failed (also when --max-cost-usd stopped it), 2 bad usage, 130 interrupted.
@@ -98,6 +105,7 @@ Examples:
   turnstone -p "explain src/index.ts"
   turnstone -p "fix the failing test" --permission-mode acceptEdits --allow 'bash(npm test)'
   turnstone -p "summarise the README" --output-format json
+  OPENAI_API_KEY=sk-… turnstone -p "review the diff" --provider openai --model gpt-5
   turnstone -p "continue" --session .turnstone/session.jsonl
 `;
 
@@ -112,6 +120,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         print: { type: 'string', short: 'p' },
         cwd: { type: 'string' },
         model: { type: 'string' },
+        provider: { type: 'string' },
         'permission-mode': { type: 'string' },
         allow: { type: 'string', multiple: true },
         deny: { type: 'string', multiple: true },
@@ -143,6 +152,10 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
   const mode = v['permission-mode'] as PermissionMode | undefined;
   if (mode !== undefined && !PERMISSION_MODES.includes(mode)) {
     throw new UsageError(`bad --permission-mode '${v['permission-mode']}': use one of ${PERMISSION_MODES.join(', ')}`);
+  }
+  const provider = v.provider as ProviderName | undefined;
+  if (provider !== undefined && !PROVIDER_NAMES.includes(provider)) {
+    throw new UsageError(`bad --provider '${v.provider}': use one of ${PROVIDER_NAMES.join(', ')}`);
   }
   const format = (v['output-format'] ?? 'text') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) {
@@ -181,6 +194,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       prompt,
       cwd: dir,
       model: v.model,
+      provider,
       permissionMode: mode,
       allow: v.allow ?? [],
       deny: v.deny ?? [],

@@ -7,6 +7,32 @@ import { type ProviderName } from './settings';
 const secretKey = (provider: ProviderName) => (provider === 'anthropic' ? SECRET_ANTHROPIC_KEY : SECRET_OPENAI_KEY);
 const envKey = (provider: ProviderName) => (provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
 
+/** Providers nothing can be sent to without a key (local OpenAI-compatible servers take any). */
+export const needsApiKey = (provider: ProviderName): boolean => provider === 'anthropic' || provider === 'openai';
+
+/** The provider as the panel's messages name it ("{0} did not accept the API key"). */
+export function providerLabel(provider: ProviderName): string {
+  switch (provider) {
+    case 'anthropic':
+      return 'Anthropic';
+    case 'openai':
+      return 'OpenAI';
+    default:
+      return vscode.l10n.t('the API server');
+  }
+}
+
+function keyTitle(provider: ProviderName): string {
+  switch (provider) {
+    case 'anthropic':
+      return vscode.l10n.t('Anthropic API key');
+    case 'openai':
+      return vscode.l10n.t('OpenAI API key');
+    default:
+      return vscode.l10n.t('API key for the OpenAI-compatible server');
+  }
+}
+
 export class ApiKeys {
   constructor(private readonly secrets: vscode.SecretStorage) {}
 
@@ -30,7 +56,7 @@ export class ApiKeys {
   /** Password-style input box; resolves the stored key or undefined when dismissed. */
   async prompt(provider: ProviderName, reason?: string): Promise<string | undefined> {
     const key = await vscode.window.showInputBox({
-      title: provider === 'anthropic' ? vscode.l10n.t('Anthropic API key') : vscode.l10n.t('API key for the OpenAI-compatible server'),
+      title: keyTitle(provider),
       prompt: reason ?? vscode.l10n.t("Stored in VS Code's secret storage, never in settings. ({0} in the environment also works.)", envKey(provider)),
       password: true,
       ignoreFocusOut: true,

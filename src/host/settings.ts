@@ -2,7 +2,7 @@
 // the one settings type of agent/settings.ts. Read fresh on every turn so changes
 // apply live without a reload.
 import * as vscode from 'vscode';
-import { type ApprovalDialog, type TurnstoneSettings } from '../agent/settings';
+import { type ApprovalDialog, type ProviderName, type TurnstoneSettings } from '../agent/settings';
 import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
 
@@ -15,11 +15,15 @@ const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'p
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+// Spelled out like PERMISSION_MODES (agent/settings' PROVIDER_NAMES, which the manifest test checks, lists the same).
+const HOST_PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible'];
+const providerOf = (v: string | undefined): ProviderName => (HOST_PROVIDERS as readonly (string | undefined)[]).includes(v) ? (v as ProviderName) : 'anthropic';
+
 export function readSettings(): TurnstoneSettings {
   const c = vscode.workspace.getConfiguration('turnstone');
   const mode = c.get<string>('permissionMode', 'ask');
   return {
-    provider: c.get<string>('provider') === 'openai-compatible' ? 'openai-compatible' : 'anthropic',
+    provider: providerOf(c.get<string>('provider')),
     model: c.get<string>('model', '').trim() || 'claude-sonnet-5-5',
     baseUrl: c.get<string>('baseUrl', '').trim(),
     maxIterations: c.get<number>('maxIterations', 50),

@@ -18,7 +18,27 @@ export interface TextBlock {
 export interface ThinkingBlock {
   type: 'thinking';
   thinking: string;
+  /** Anthropic's signature; '' for reasoning from any other provider (Anthropic's request leaves such blocks out). */
   signature: string;
+  /** An OpenAI Responses reasoning item, sent back only to that provider (see EncryptedReasoning). */
+  reasoning?: EncryptedReasoning;
+}
+
+/**
+ * The Responses API's reasoning between steps without server-side storage
+ * (`store: false`): the item's encrypted content goes back on the next request
+ * so the model keeps its chain of thought across tool calls. Opaque and bound
+ * to the provider that issued it: no other provider is ever sent it.
+ */
+export interface EncryptedReasoning {
+  provider: 'openai';
+  /** The model that reasoned: another model (after /model) is not sent it. Absent: any. */
+  model?: string;
+  /** The item id as received (kept for the log; not sent back, the item is not stored server-side). */
+  id: string;
+  encryptedContent: string;
+  /** The summary parts as received (`thinking` is them joined), sent back unchanged. */
+  summary: string[];
 }
 
 export interface RedactedThinkingBlock {
@@ -110,7 +130,7 @@ export type AssistantEvent =
   | { type: 'text_delta'; text: string }
   /** Live thinking text for the panel's summary line (S3); the full block follows as `thinking`. */
   | { type: 'thinking_delta'; thinking: string }
-  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'thinking'; thinking: string; signature: string; reasoning?: EncryptedReasoning }
   | { type: 'redacted_thinking'; data: string }
   /** A tool use block opened: lets the UI show the card before its input is complete. */
   | { type: 'tool_use_start'; id: string; name: string }

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CHAT_VIEW, COMMANDS, INTERNAL_COMMANDS, SETTINGS, VIEW_CONTAINER } from '../../src/host/contract';
+import { PROVIDER_NAMES } from '../../src/agent/settings';
 
 const root = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -102,7 +103,7 @@ describe('manifest and contract consistency', () => {
       for (const d of [p.description, p.markdownDescription]) if (d !== undefined) assert.doesNotMatch(english(d) ?? '', /^%.*%$/, `${key}: ${String(d)} is in package.nls.json`);
     }
     assert.deepEqual(props['turnstone.permissionMode'].enum, ['plan', 'ask', 'acceptEdits', 'bypassPermissions']);
-    assert.deepEqual(props['turnstone.provider'].enum, ['anthropic', 'openai-compatible']);
+    assert.deepEqual(props['turnstone.provider'].enum, [...PROVIDER_NAMES]);
     assert.equal(props['turnstone.autoCompactInputTokens'].default, 100000);
   });
 

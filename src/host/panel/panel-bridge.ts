@@ -436,7 +436,8 @@ export function itemsFromHistory(messages: readonly Message[], checkpointAt: Rea
         const image = { mediaType: block.mediaType, data: block.data, width: block.width, height: block.height };
         if (userItem) userItem.images = [...(userItem.images ?? []), image];
         else items.push((userItem = { kind: 'user', id, text: '', images: [image] }));
-      } else if (block.type === 'thinking') {
+      } else if (block.type === 'thinking' && block.thinking !== '') {
+        // An OpenAI reasoning item without a summary is kept for the model only.
         items.push({ kind: 'thinking', id, text: block.thinking });
       } else if (block.type === 'tool_use') {
         tools.set(block.id, items.length);

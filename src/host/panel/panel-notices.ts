@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { sandboxStatus } from '../../tools/shell/sandbox-probe';
 import { type HostEvent, type Notice } from '../../webview/protocol';
 import { type HostMcp } from '../mcp';
-import { type ApiKeys } from '../secrets';
+import { type ApiKeys, needsApiKey } from '../secrets';
 import { readSettings } from '../settings';
 
 export class PanelNotices {
@@ -42,9 +42,10 @@ export class PanelNotices {
       notices.push({ id: 'restricted', kind: 'restricted', text: vscode.l10n.t('Restricted Mode: Turnstone can read and search but not edit files or run commands until you trust this folder.'), actions: [{ id: 'trust', label: vscode.l10n.t('Manage Workspace Trust') }] });
     }
     const provider = readSettings().provider;
-    if (provider === 'anthropic' && !(await this.keys.get(provider))) {
-      // The notice carries the panel's own key field; ANTHROPIC_API_KEY in the environment also works.
-      notices.push({ id: 'no_api_key', kind: 'no_api_key', text: vscode.l10n.t('Add your Anthropic API key to start.'), actions: [] });
+    if (needsApiKey(provider) && !(await this.keys.get(provider))) {
+      // The notice carries the panel's own key field; ANTHROPIC_API_KEY / OPENAI_API_KEY in the environment also works.
+      const text = provider === 'openai' ? vscode.l10n.t('Add your OpenAI API key to start.') : vscode.l10n.t('Add your Anthropic API key to start.');
+      notices.push({ id: 'no_api_key', kind: 'no_api_key', text, actions: [] });
     }
     const sandbox = this.panelShown ? await sandboxNotice() : undefined;
     if (sandbox) notices.push(sandbox);

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { type ImageBlock } from '../../runtime/types';
 import { describeFailure } from '../panel/failure-text';
 import { type PanelBridge } from '../panel/panel-bridge';
-import { type ApiKeys } from '../secrets';
+import { type ApiKeys, needsApiKey, providerLabel } from '../secrets';
 import { readSettings } from '../settings';
 
 /** A prompt that could not be sent for want of a key, and its message's panel item. */
@@ -31,8 +31,8 @@ export class KeyWait {
    */
   async holdWithoutKey(prompt: HeldPrompt): Promise<boolean> {
     const provider = readSettings().provider;
-    if (provider !== 'anthropic' || (await this.keys.get(provider))) return false;
-    const failure = describeFailure('auth', 'No API key', 'Anthropic', vscode.l10n.t);
+    if (!needsApiKey(provider) || (await this.keys.get(provider))) return false;
+    const failure = describeFailure('auth', 'No API key', providerLabel(provider), vscode.l10n.t);
     const card = this.panel().hostCard({ message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}), errorKind: 'no_key', cause: failure.cause, action: failure.action, retryable: false });
     this.held = { ...prompt, card };
     return true;

@@ -17,7 +17,7 @@ import { type HostEvent } from '../../webview/protocol';
 import { InstructionsState } from './instructions-state';
 import { KeyDestinations } from './key-destination';
 import { KeyWait } from './key-wait';
-import { type ApiKeys } from '../secrets';
+import { type ApiKeys, providerLabel } from '../secrets';
 import { loadCore } from './load-core';
 import { type HostMcp } from '../mcp';
 import { type NativePermissionPrompter } from '../approvals/permission-prompter';
@@ -98,7 +98,7 @@ export class SessionController implements vscode.Disposable {
   get panel(): PanelBridge {
     this.bridge ??= new (loadCore().PanelBridge)(this.deps.post, {
       describeTool: (name) => this.deps.mcp.describe(name),
-      provider: () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'),
+      provider: () => providerLabel(readSettings().provider),
       turnCapUsd: () => readSettings().maxCostPerTurnUsd,
       translate: vscode.l10n.t,
     });

@@ -81,7 +81,7 @@ export class AssistantMessageBuilder {
         return;
       case 'thinking':
         this.flushText();
-        this.blocks.push({ type: 'thinking', thinking: event.thinking, signature: event.signature });
+        this.blocks.push({ type: 'thinking', thinking: event.thinking, signature: event.signature, ...(event.reasoning ? { reasoning: event.reasoning } : {}) });
         this.emit({ type: 'thinking_done', chars: event.thinking.length, ms: this.thinkingStartedAt === undefined ? 0 : this.now() - this.thinkingStartedAt });
         this.thinkingStartedAt = undefined;
         return;

@@ -3,6 +3,7 @@
 import { type AssistantEvent, type CompleteOptions, type ModelClient, ModelError, type ModelRequest, type ModelResponse } from '../types';
 import type * as AnthropicModule from './anthropic';
 import type * as OpenAICompatibleModule from './openai-compatible';
+import type * as OpenAIResponsesModule from './openai-responses';
 import { type ModelClientOptions } from './options';
 import { explainImageRejection, requestHasImages } from './image-rejection';
 
@@ -11,6 +12,7 @@ export {
   type ApiKeySource,
   type ModelClientOptions,
   type OpenAICompatibleOptions,
+  type OpenAIResponsesOptions,
   type ProviderName,
   resolveAnthropicEnv,
   resolveOpenAIEnv,
@@ -30,6 +32,11 @@ function loadOpenAICompatible(): typeof OpenAICompatibleModule {
   return require('./openai-compatible') as typeof OpenAICompatibleModule;
 }
 
+function loadOpenAIResponses(): typeof OpenAIResponsesModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./openai-responses') as typeof OpenAIResponsesModule;
+}
+
 async function load(options: ModelClientOptions): Promise<ModelClient> {
   switch (options.provider) {
     case 'anthropic': {
@@ -39,6 +46,10 @@ async function load(options: ModelClientOptions): Promise<ModelClient> {
     case 'openai-compatible': {
       const { provider: _provider, ...rest } = options;
       return new (loadOpenAICompatible().OpenAICompatibleModelClient)(rest);
+    }
+    case 'openai': {
+      const { provider: _provider, ...rest } = options;
+      return new (loadOpenAIResponses().OpenAIResponsesModelClient)(rest);
     }
     default: {
       const unknown: never = options;

@@ -28,7 +28,13 @@ export interface OpenAICompatibleOptions extends CommonOptions {
   includeUsage?: boolean;
 }
 
-export type ModelClientOptions = ({ provider: 'anthropic' } & AnthropicClientOptions) | ({ provider: 'openai-compatible' } & OpenAICompatibleOptions);
+/** OpenAI's Responses API (`openai`): key OPENAI_API_KEY, base URL OPENAI_BASE_URL (default https://api.openai.com/v1). */
+export type OpenAIResponsesOptions = CommonOptions;
+
+export type ModelClientOptions =
+  | ({ provider: 'anthropic' } & AnthropicClientOptions)
+  | ({ provider: 'openai-compatible' } & OpenAICompatibleOptions)
+  | ({ provider: 'openai' } & OpenAIResponsesOptions);
 
 export type ProviderName = ModelClientOptions['provider'];
 
@@ -43,7 +49,7 @@ export function resolveAnthropicEnv(env: Env = process.env): { baseURL?: string;
   return { ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
 }
 
-/** The contract's environment defaults for OpenAI-compatible servers: OPENAI_BASE_URL, OPENAI_API_KEY. */
+/** The contract's environment defaults for OpenAI and OpenAI-compatible servers: OPENAI_BASE_URL, OPENAI_API_KEY. */
 export function resolveOpenAIEnv(env: Env = process.env): { baseURL?: string; apiKey?: string } {
   const baseURL = nonEmpty(env['OPENAI_BASE_URL']);
   const apiKey = nonEmpty(env['OPENAI_API_KEY']);

@@ -135,6 +135,7 @@ function bodyErrorType(body: unknown): string | undefined {
 const KEY_HINTS: Record<string, string> = {
   anthropic: 'check the API key: set ANTHROPIC_API_KEY or store one with "Turnstone: Set API Key"',
   'openai-compatible': 'check the API key: set OPENAI_API_KEY to a key the server accepts',
+  openai: 'check the API key: set OPENAI_API_KEY or store one with "Turnstone: Set API Key"',
 };
 
 /** 401/403 and auth error events: the message ends with how to set a key. */

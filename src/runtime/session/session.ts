@@ -53,7 +53,12 @@ const AssistantMessageSchema = z.object({
   content: z.array(
     z.union([
       TextBlock,
-      z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
+      z.object({
+        type: z.literal('thinking'),
+        thinking: z.string(),
+        signature: z.string(),
+        reasoning: z.object({ provider: z.literal('openai'), model: z.string().optional(), id: z.string(), encryptedContent: z.string(), summary: z.array(z.string()) }).optional(),
+      }),
       z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
       z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
     ]),

@@ -73,7 +73,7 @@ export function assemble(events: AssistantEvent[]): Assembled {
         break;
       case 'thinking':
         flush();
-        content.push({ type: 'thinking', thinking: e.thinking, signature: e.signature });
+        content.push({ type: 'thinking', thinking: e.thinking, signature: e.signature, ...(e.reasoning ? { reasoning: e.reasoning } : {}) });
         break;
       case 'redacted_thinking':
         flush();

@@ -1,0 +1,56 @@
+// How the CLI reaches each provider: the environment variable a --settings
+// `turnstone.baseUrl` stands in for, and how the client's options (or the line
+// saying what to set) come from the environment. One entry per provider.
+import { PROVIDER_NAMES, type ProviderName } from '../agent/settings';
+import { type ModelClientOptions, resolveAnthropicEnv, resolveOpenAIEnv } from '../runtime/providers';
+
+type Env = Record<string, string | undefined>;
+
+interface CliProvider {
+  /** Where `turnstone.baseUrl` from --settings goes (the environment's own value wins). */
+  baseUrlVariable: string;
+  resolve(env: Env): ModelClientOptions | { error: string };
+}
+
+export const CLI_PROVIDERS: Record<ProviderName, CliProvider> = {
+  anthropic: {
+    baseUrlVariable: 'ANTHROPIC_BASE_URL',
+    resolve(env) {
+      const resolved = resolveAnthropicEnv(env);
+      if (!resolved.apiKey) return { error: 'no API key: set ANTHROPIC_API_KEY in the environment (e.g. export ANTHROPIC_API_KEY=sk-ant-…)' };
+      return { provider: 'anthropic', ...resolved };
+    },
+  },
+  openai: {
+    baseUrlVariable: 'OPENAI_BASE_URL',
+    resolve(env) {
+      const resolved = resolveOpenAIEnv(env);
+      if (!resolved.apiKey) return { error: 'no API key: set OPENAI_API_KEY in the environment for the openai provider (e.g. export OPENAI_API_KEY=sk-…)' };
+      return { provider: 'openai', ...resolved };
+    },
+  },
+  'openai-compatible': {
+    baseUrlVariable: 'OPENAI_BASE_URL',
+    resolve(env) {
+      const resolved = resolveOpenAIEnv(env);
+      if (!resolved.baseURL) return { error: 'no server: set OPENAI_BASE_URL for the openai-compatible provider (e.g. http://127.0.0.1:11434/v1)' };
+      // Local servers (Ollama, LM Studio) accept any key; the SDK insists on one.
+      return { provider: 'openai-compatible', ...resolved, apiKey: resolved.apiKey ?? 'not-needed' };
+    },
+  },
+};
+
+export const isProviderName = (name: string): name is ProviderName => (PROVIDER_NAMES as readonly string[]).includes(name);
+
+/**
+ * `--provider` wins over TURNSTONE_PROVIDER, which wins over --settings' provider;
+ * the environment's base URL over --settings' (the key only ever comes from the environment).
+ */
+export function cliModelOptions(flag: ProviderName | undefined, processEnv: Env, settings: { provider: ProviderName; baseUrl: string }): ModelClientOptions | { error: string } {
+  const fromEnv = processEnv['TURNSTONE_PROVIDER']?.trim();
+  const name = flag ?? (fromEnv || settings.provider);
+  if (!isProviderName(name)) return { error: `unknown TURNSTONE_PROVIDER '${name}': use ${PROVIDER_NAMES.join(', ')}` };
+  const provider = CLI_PROVIDERS[name];
+  const baseUrl = settings.baseUrl ? { [provider.baseUrlVariable]: settings.baseUrl } : {};
+  return provider.resolve({ ...baseUrl, ...processEnv });
+}
