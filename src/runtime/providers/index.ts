@@ -2,6 +2,8 @@
 // first use, not at module load, so the extension's activation stays cheap.
 import { type AssistantEvent, type CompleteOptions, type ModelClient, ModelError, type ModelRequest, type ModelResponse } from '../types';
 import type * as AnthropicModule from './anthropic';
+import type * as BedrockModule from './bedrock';
+import type * as VertexModule from './vertex';
 import type * as OpenAICompatibleModule from './openai-compatible';
 import { type ModelClientOptions } from './options';
 import { explainImageRejection, requestHasImages } from './image-rejection';
@@ -9,6 +11,8 @@ import { explainImageRejection, requestHasImages } from './image-rejection';
 export {
   type AnthropicClientOptions,
   type ApiKeySource,
+  type BedrockClientOptions,
+  type VertexClientOptions,
   type ModelClientOptions,
   type OpenAICompatibleOptions,
   type ProviderName,
@@ -16,6 +20,7 @@ export {
   resolveOpenAIEnv,
 } from './options';
 export { type RetryOptions } from './retry';
+export { cloudModelId, resolveBedrockConfig, resolveVertexConfig } from './cloud-config';
 
 // `require` inside the function, not a top-level import: the bundle (esbuild, cjs)
 // then evaluates a provider and its SDK only when it is first used, and it also
@@ -30,6 +35,17 @@ function loadOpenAICompatible(): typeof OpenAICompatibleModule {
   return require('./openai-compatible') as typeof OpenAICompatibleModule;
 }
 
+// The cloud SDKs (AWS's and Google's libraries) are the heaviest: each loads only when its provider is chosen.
+function loadBedrock(): typeof BedrockModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./bedrock') as typeof BedrockModule;
+}
+
+function loadVertex(): typeof VertexModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./vertex') as typeof VertexModule;
+}
+
 async function load(options: ModelClientOptions): Promise<ModelClient> {
   switch (options.provider) {
     case 'anthropic': {
@@ -39,6 +55,14 @@ async function load(options: ModelClientOptions): Promise<ModelClient> {
     case 'openai-compatible': {
       const { provider: _provider, ...rest } = options;
       return new (loadOpenAICompatible().OpenAICompatibleModelClient)(rest);
+    }
+    case 'bedrock': {
+      const { provider: _provider, ...rest } = options;
+      return new (loadBedrock().BedrockModelClient)(rest);
+    }
+    case 'vertex': {
+      const { provider: _provider, ...rest } = options;
+      return new (loadVertex().VertexModelClient)(rest);
     }
     default: {
       const unknown: never = options;
