@@ -25,7 +25,8 @@ function vertexHost(options: VertexClientOptions): ClaudeHost {
       defaultEndpoint = config.baseURL === undefined;
       // The SDK would start looking for credentials in its constructor and leave a failure unobserved until
       // the first request; found here, a missing credential is this request's error, naming what to set.
-      const googleAuth = new GoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE });
+      // A project given is final; without one the library looks it up from the credentials (as the SDK would).
+      const googleAuth = new GoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE, ...(config.projectId ? { projectId: config.projectId } : {}) });
       let authClient: Awaited<ReturnType<GoogleAuth['getClient']>>;
       try {
         authClient = await googleAuth.getClient();
