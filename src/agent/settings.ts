@@ -5,13 +5,19 @@
 import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
 
-export type ProviderName = 'anthropic' | 'openai-compatible';
+export type ProviderName = 'anthropic' | 'openai-compatible' | 'bedrock' | 'vertex';
 export type ApprovalDialog = 'modal' | 'notification' | 'panel';
 
 export interface TurnstoneSettings {
   provider: ProviderName;
   model: string;
   baseUrl: string;
+  /** turnstone.bedrock.region; empty: AWS_REGION / AWS_DEFAULT_REGION. */
+  bedrockRegion: string;
+  /** turnstone.vertex.region; empty: CLOUD_ML_REGION / GOOGLE_CLOUD_LOCATION. */
+  vertexRegion: string;
+  /** turnstone.vertex.projectId; empty: ANTHROPIC_VERTEX_PROJECT_ID / GOOGLE_CLOUD_PROJECT, else the credentials' project. */
+  vertexProjectId: string;
   maxIterations: number;
   permissionMode: PermissionMode;
   allow: string[];
@@ -63,6 +69,9 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   provider: 'provider',
   model: 'model',
   baseUrl: 'baseUrl',
+  'bedrock.region': 'bedrockRegion',
+  'vertex.region': 'vertexRegion',
+  'vertex.projectId': 'vertexProjectId',
   maxIterations: 'maxIterations',
   permissionMode: 'permissionMode',
   'permissions.allow': 'allow',

@@ -2,7 +2,7 @@
 // the one settings type of agent/settings.ts. Read fresh on every turn so changes
 // apply live without a reload.
 import * as vscode from 'vscode';
-import { type ApprovalDialog, type TurnstoneSettings } from '../agent/settings';
+import { type ApprovalDialog, type ProviderName, type TurnstoneSettings } from '../agent/settings';
 import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
 
@@ -13,15 +13,23 @@ export type { ApprovalDialog, ProviderName, TurnstoneSettings } from '../agent/s
 
 const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'panel'];
 
+const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai-compatible', 'bedrock', 'vertex'];
+
+/** An unknown value falls back to Anthropic, as before the enum grew. */
+const readProvider = (v: string | undefined): ProviderName => (PROVIDERS as readonly (string | undefined)[]).includes(v) ? (v as ProviderName) : 'anthropic';
+
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 export function readSettings(): TurnstoneSettings {
   const c = vscode.workspace.getConfiguration('turnstone');
   const mode = c.get<string>('permissionMode', 'ask');
   return {
-    provider: c.get<string>('provider') === 'openai-compatible' ? 'openai-compatible' : 'anthropic',
+    provider: readProvider(c.get<string>('provider')),
     model: c.get<string>('model', '').trim() || 'claude-sonnet-5-5',
     baseUrl: c.get<string>('baseUrl', '').trim(),
+    bedrockRegion: c.get<string>('bedrock.region', '').trim(),
+    vertexRegion: c.get<string>('vertex.region', '').trim(),
+    vertexProjectId: c.get<string>('vertex.projectId', '').trim(),
     maxIterations: c.get<number>('maxIterations', 50),
     permissionMode: (PERMISSION_MODES as readonly string[]).includes(mode) ? (mode as PermissionMode) : 'ask',
     allow: strings(c.get('permissions.allow')),

@@ -27,10 +27,13 @@ import { SessionBackground } from './session-background';
 import { SessionLibrary } from './session-library';
 import { SessionRuntimes } from './session-runtime';
 import { SessionTitle } from './session-title';
-import { readSettings } from '../settings';
+import { type ProviderName, readSettings } from '../settings';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { effectiveMode, hostTurnContext, SpendAllowance } from './turn-setup';
 import { TurnRunner } from './turn-runner';
+
+/** Who a failure card names; the OpenAI-compatible server is whatever the base URL points at. */
+const PROVIDER_LABELS: Partial<Record<ProviderName, string>> = { anthropic: 'Anthropic', bedrock: 'Amazon Bedrock', vertex: 'Google Vertex AI' };
 
 export interface ControllerDeps {
   context: vscode.ExtensionContext;
@@ -98,7 +101,7 @@ export class SessionController implements vscode.Disposable {
   get panel(): PanelBridge {
     this.bridge ??= new (loadCore().PanelBridge)(this.deps.post, {
       describeTool: (name) => this.deps.mcp.describe(name),
-      provider: () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'),
+      provider: () => PROVIDER_LABELS[readSettings().provider] ?? 'the API server',
       turnCapUsd: () => readSettings().maxCostPerTurnUsd,
       translate: vscode.l10n.t,
     });
