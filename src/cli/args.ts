@@ -83,8 +83,10 @@ A compound command is allowed only if every part matches an allow rule.
 Environment:
   ANTHROPIC_API_KEY             API key (required for the Anthropic provider)
   ANTHROPIC_BASE_URL            API base URL (proxies, gateways)
-  TURNSTONE_PROVIDER            anthropic (default) | openai-compatible
+  TURNSTONE_PROVIDER            anthropic (default) | openai-compatible | bedrock | vertex
   OPENAI_API_KEY, OPENAI_BASE_URL   for the OpenAI-compatible provider
+  AWS_REGION, AWS_PROFILE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY   for bedrock (AWS credential chain)
+  CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID, GOOGLE_APPLICATION_CREDENTIALS   for vertex (Google ADC)
   TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold in tokens (default: 85 % of the model's window)
 
 Exit status: 0 turn completed, 1 turn failed (also when --max-cost-usd stopped it), 2 bad usage, 130 interrupted.
