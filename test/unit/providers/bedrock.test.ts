@@ -13,7 +13,7 @@ import { createModelClient } from '../../../src/runtime/providers';
 import { type BedrockClientOptions } from '../../../src/runtime/providers/options';
 import { costUsd, priceFor } from '../../../src/runtime/spend/usage';
 import { ModelError } from '../../../src/runtime/types';
-import { type MockReply, replyFrames } from '../../fixtures/mock-anthropic';
+import { jsonMessageReply, type MockReply, replyFrames } from '../../fixtures/mock-anthropic';
 import { BEDROCK_REQUEST_ID, bedrockPath, bedrockErrorReply, bedrockExceptionMessage, bedrockStreamBytes, bedrockStreamReply, MockBedrockServer } from '../../fixtures/mock-cloud';
 import { assemble, collect, collectError, request, signal, types } from './helpers';
 
@@ -106,6 +106,22 @@ describe('providers/bedrock: Claude on Amazon Bedrock through the Bedrock SDK', 
     const body = mock.bodies[0]!;
     assert.deepEqual(body['thinking'], { type: 'enabled', budget_tokens: 2048 });
     assert.deepEqual((body['system'] as Array<{ cache_control?: unknown }>)[0]!.cache_control, { type: 'ephemeral' });
+  });
+
+  it('images go in the request as base64 image blocks, as to Anthropic', async () => {
+    mock.enqueue(bedrockStreamReply(replyFrames([{ type: 'text', text: 'A red square.' }])));
+    const image = { type: 'image' as const, mediaType: 'image/png' as const, data: 'iVBORw0KGgo=', width: 1, height: 1 };
+    await collect(client().stream(request({ model: PROFILE, messages: [{ role: 'user', content: [image, { type: 'text', text: 'what is this?' }] }] }), signal()));
+    const content = (mock.bodies[0]!['messages'] as Array<{ content: unknown[] }>)[0]!.content;
+    assert.deepEqual(content[0], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } });
+  });
+
+  it('complete(): the non-streaming request (compaction summaries) goes to /invoke and comes back whole', async () => {
+    mock.enqueue(jsonMessageReply([{ type: 'text', text: 'A summary.' }], { usage: { input_tokens: 50, output_tokens: 7 } }));
+    const response = await client().complete(request({ model: PROFILE }), signal());
+    assert.deepEqual(response.content, [{ type: 'text', text: 'A summary.' }]);
+    assert.equal(response.usage.output_tokens, 7);
+    assert.equal(mock.requests[0]!.path, bedrockPath(PROFILE, false));
   });
 
   it('C4: usage (with prompt-cache reads and writes) is reported and priced by the model family', async () => {
