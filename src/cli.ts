@@ -13,10 +13,11 @@ import { openCheckpointStore } from './tools/checkpoints';
 import { ConversationRuntime } from './runtime/loop/conversation';
 import { errorMessage } from './runtime/errors';
 import { ImageError, imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from './runtime/context/images';
-import { type ImageBlock, ModelError } from './runtime/types';
+import { type ImageBlock } from './runtime/types';
 import { parseModelPrices } from './runtime/spend/model-prices';
 import { type PriceTable } from './runtime/spend/usage';
-import { createModelClient, resolveAnthropicEnv, resolveBedrockConfig, resolveOpenAIEnv, resolveVertexConfig, type ModelClientOptions } from './runtime/providers';
+import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
+import { cloudModelOptions } from './cli/cloud-providers';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session/session';
 import { loadProjectInstructions } from './runtime/context/instructions';
 import { sensitiveFileMatcher } from './runtime/policy/sensitive-files';
@@ -58,22 +59,6 @@ function modelOptions(processEnv: NodeJS.ProcessEnv, settings: TurnstoneSettings
   }
   if (provider === 'bedrock' || provider === 'vertex') return cloudModelOptions(provider, env, settings);
   return { error: `unknown TURNSTONE_PROVIDER '${provider}': use anthropic, openai-compatible, bedrock or vertex` };
-}
-
-/** Bedrock and Vertex sign with the cloud's credential chain (found at the first request); region and project are checked now. */
-function cloudModelOptions(provider: 'bedrock' | 'vertex', env: NodeJS.ProcessEnv, settings: TurnstoneSettings): ModelClientOptions | { error: string } {
-  const baseURL = settings.baseUrl ? { baseURL: settings.baseUrl } : {};
-  try {
-    if (provider === 'bedrock') {
-      const { region } = resolveBedrockConfig({ region: settings.bedrockRegion, ...baseURL }, env);
-      return { provider, region, ...baseURL };
-    }
-    const { region, projectId } = resolveVertexConfig({ region: settings.vertexRegion, projectId: settings.vertexProjectId, ...baseURL }, env);
-    return { provider, region, ...(projectId ? { projectId } : {}), ...baseURL };
-  } catch (error) {
-    if (error instanceof ModelError) return { error: error.message };
-    throw error;
-  }
 }
 
 function kindOf(st: Stats): string {
