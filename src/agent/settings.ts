@@ -6,7 +6,7 @@ import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
 
 /** `turnstone.provider` values (package.json's enum lists the same). */
-export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible'] as const;
+export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible', 'bedrock', 'vertex'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 export type ApprovalDialog = 'modal' | 'notification' | 'panel';
 
@@ -14,6 +14,12 @@ export interface TurnstoneSettings {
   provider: ProviderName;
   model: string;
   baseUrl: string;
+  /** turnstone.bedrock.region; empty: AWS_REGION / AWS_DEFAULT_REGION. */
+  bedrockRegion: string;
+  /** turnstone.vertex.region; empty: CLOUD_ML_REGION / GOOGLE_CLOUD_LOCATION. */
+  vertexRegion: string;
+  /** turnstone.vertex.projectId; empty: ANTHROPIC_VERTEX_PROJECT_ID / GOOGLE_CLOUD_PROJECT, else the credentials' project. */
+  vertexProjectId: string;
   maxIterations: number;
   permissionMode: PermissionMode;
   allow: string[];
@@ -69,6 +75,9 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   provider: 'provider',
   model: 'model',
   baseUrl: 'baseUrl',
+  'bedrock.region': 'bedrockRegion',
+  'vertex.region': 'vertexRegion',
+  'vertex.projectId': 'vertexProjectId',
   maxIterations: 'maxIterations',
   permissionMode: 'permissionMode',
   'permissions.allow': 'allow',

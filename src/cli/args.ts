@@ -92,6 +92,8 @@ Environment:
   OPENAI_API_KEY                API key (required for the openai provider; optional for openai-compatible)
   OPENAI_BASE_URL               API base URL: openai's default is https://api.openai.com/v1;
                                 required for openai-compatible (e.g. http://127.0.0.1:11434/v1)
+  AWS_REGION, AWS_PROFILE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY   for bedrock (AWS credential chain)
+  CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID, GOOGLE_APPLICATION_CREDENTIALS   for vertex (Google ADC)
   TURNSTONE_AUTO_COMPACT_INPUT_TOKENS   compaction threshold in tokens (default: 85 % of the model's window)
 
 Exit status: 0 turn completed, 1 turn failed (also when --max-cost-usd stopped it), 2 bad usage, 130 interrupted.

@@ -1,7 +1,8 @@
 // How the CLI reaches each provider: the environment variable a --settings
 // `turnstone.baseUrl` stands in for, and how the client's options (or the line
 // saying what to set) come from the environment. One entry per provider.
-import { PROVIDER_NAMES, type ProviderName } from '../agent/settings';
+import { PROVIDER_NAMES, type ProviderName, type TurnstoneSettings } from '../agent/settings';
+import { cloudModelOptions } from './cloud-providers';
 import { type ModelClientOptions, resolveAnthropicEnv, resolveOpenAIEnv } from '../runtime/providers';
 
 type Env = Record<string, string | undefined>;
@@ -9,7 +10,7 @@ type Env = Record<string, string | undefined>;
 interface CliProvider {
   /** Where `turnstone.baseUrl` from --settings goes (the environment's own value wins). */
   baseUrlVariable: string;
-  resolve(env: Env): ModelClientOptions | { error: string };
+  resolve(env: Env, settings: TurnstoneSettings): ModelClientOptions | { error: string };
 }
 
 export const CLI_PROVIDERS: Record<ProviderName, CliProvider> = {
@@ -38,6 +39,9 @@ export const CLI_PROVIDERS: Record<ProviderName, CliProvider> = {
       return { provider: 'openai-compatible', ...resolved, apiKey: resolved.apiKey ?? 'not-needed' };
     },
   },
+  // The cloud's credential chain signs: no key; the endpoint is the settings' base URL or the region's.
+  bedrock: { baseUrlVariable: 'ANTHROPIC_BEDROCK_BASE_URL', resolve: (env, settings) => cloudModelOptions('bedrock', env, settings) },
+  vertex: { baseUrlVariable: 'ANTHROPIC_VERTEX_BASE_URL', resolve: (env, settings) => cloudModelOptions('vertex', env, settings) },
 };
 
 export const isProviderName = (name: string): name is ProviderName => (PROVIDER_NAMES as readonly string[]).includes(name);
@@ -46,11 +50,11 @@ export const isProviderName = (name: string): name is ProviderName => (PROVIDER_
  * `--provider` wins over TURNSTONE_PROVIDER, which wins over --settings' provider;
  * the environment's base URL over --settings' (the key only ever comes from the environment).
  */
-export function cliModelOptions(flag: ProviderName | undefined, processEnv: Env, settings: { provider: ProviderName; baseUrl: string }): ModelClientOptions | { error: string } {
+export function cliModelOptions(flag: ProviderName | undefined, processEnv: Env, settings: TurnstoneSettings): ModelClientOptions | { error: string } {
   const fromEnv = processEnv['TURNSTONE_PROVIDER']?.trim();
   const name = flag ?? (fromEnv || settings.provider);
   if (!isProviderName(name)) return { error: `unknown TURNSTONE_PROVIDER '${name}': use ${PROVIDER_NAMES.join(', ')}` };
   const provider = CLI_PROVIDERS[name];
   const baseUrl = settings.baseUrl ? { [provider.baseUrlVariable]: settings.baseUrl } : {};
-  return provider.resolve({ ...baseUrl, ...processEnv });
+  return provider.resolve({ ...baseUrl, ...processEnv }, settings);
 }

@@ -80,6 +80,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'turnstone.stop': () => controller.stop(),
     'turnstone.setApiKey': async () => {
       const provider = readSettings().provider;
+      if (provider === 'bedrock' || provider === 'vertex') {
+        // Nothing to store: these sign with the cloud's own credential chain.
+        const how =
+          provider === 'bedrock'
+            ? vscode.l10n.t('Turnstone: the bedrock provider uses your AWS credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, ~/.aws) and turnstone.bedrock.region; no API key is stored.')
+            : vscode.l10n.t('Turnstone: the vertex provider uses your Google application default credentials (gcloud auth application-default login, GOOGLE_APPLICATION_CREDENTIALS), turnstone.vertex.region and turnstone.vertex.projectId; no API key is stored.');
+        void vscode.window.showInformationMessage(how);
+        return;
+      }
       if (await keys.prompt(provider)) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: API key saved in secret storage.'));
         await deps.refreshNotices();

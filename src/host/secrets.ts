@@ -17,6 +17,10 @@ export function providerLabel(provider: ProviderName): string {
       return 'Anthropic';
     case 'openai':
       return 'OpenAI';
+    case 'bedrock':
+      return 'Amazon Bedrock';
+    case 'vertex':
+      return 'Google Vertex AI';
     default:
       return vscode.l10n.t('the API server');
   }

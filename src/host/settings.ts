@@ -16,7 +16,7 @@ const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'p
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 // Spelled out like PERMISSION_MODES (agent/settings' PROVIDER_NAMES, which the manifest test checks, lists the same).
-const HOST_PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible'];
+const HOST_PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'bedrock', 'vertex'];
 const providerOf = (v: string | undefined): ProviderName => (HOST_PROVIDERS as readonly (string | undefined)[]).includes(v) ? (v as ProviderName) : 'anthropic';
 
 export function readSettings(): TurnstoneSettings {
@@ -26,6 +26,9 @@ export function readSettings(): TurnstoneSettings {
     provider: providerOf(c.get<string>('provider')),
     model: c.get<string>('model', '').trim() || 'claude-sonnet-5-5',
     baseUrl: c.get<string>('baseUrl', '').trim(),
+    bedrockRegion: c.get<string>('bedrock.region', '').trim(),
+    vertexRegion: c.get<string>('vertex.region', '').trim(),
+    vertexProjectId: c.get<string>('vertex.projectId', '').trim(),
     maxIterations: c.get<number>('maxIterations', 50),
     permissionMode: (PERMISSION_MODES as readonly string[]).includes(mode) ? (mode as PermissionMode) : 'ask',
     allow: strings(c.get('permissions.allow')),

@@ -154,6 +154,7 @@ export type ModelErrorKind =
   | 'auth' // 401/403: ask the host for a key and resubmit once (T6)
   | 'context_overflow' // prompt too long: compact and resubmit (T6)
   | 'invalid_request' // other 400/404/413/422: not retried
+  | 'config' // a cloud provider's region, project or credentials are missing or wrong: the message names what to set; not retried
   | 'stalled' // S4: no event after tool results, even after one resend
   | 'protocol'; // the stream broke its own rules and no fallback worked (an abort is AbortedError, never a ModelError)
 

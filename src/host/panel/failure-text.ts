@@ -29,6 +29,8 @@ export function causeOf(kind: string, message: string): ErrorCause {
   const code = status(message);
   if (kind === 'budget') return 'spend_cap';
   if (kind === 'auth') return /no .*api key/i.test(message) ? 'no_key' : 'auth';
+  // A cloud provider's region, project or credentials: fixed in settings or the environment, like a refused request.
+  if (kind === 'config') return 'request';
   if (/credit balance|billing|insufficient_quota|quota|spend limit|budget/i.test(message)) return 'budget';
   if (kind === 'context_overflow') return 'context';
   if (kind === 'stalled') return 'stalled';
@@ -51,6 +53,10 @@ function apiWords(message: string): string {
 
 export function describeFailure(kind: string, message: string, provider = 'Anthropic', t: Translate = english): FailureText {
   const cause = causeOf(kind, message);
+  if (kind === 'config') {
+    // The message names the setting or variable to set (turnstone.bedrock.region, AWS_PROFILE…): it is the whole point.
+    return { cause, message: t('{0} is not set up: {1}', provider, apiWords(message)), hint: t('Set what it names in the settings or the environment, then send a message.'), action: 'none' };
+  }
   switch (cause) {
     case 'no_key':
       return { cause, message: t('No API key is set, so nothing was sent to {0}.', provider), hint: t('Add your key to start chatting.'), action: 'set_key' };

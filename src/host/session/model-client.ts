@@ -7,17 +7,34 @@ import { type ModelClient } from '../../runtime/types';
 export interface ClientSettings {
   provider: ModelClientOptions['provider'];
   baseURL: string | undefined;
+  /** bedrock / vertex: the region setting (empty: the provider falls back to the environment). */
+  region?: string;
+  /** vertex: the project setting (empty: the environment, then the credentials' project). */
+  projectId?: string;
 }
 
-export function createSettingsAwareModelClient(read: () => Promise<ClientSettings & { apiKey: string | undefined }>): ModelClient {
+type ReadSettings = ClientSettings & { apiKey: string | undefined };
+
+/** The cloud providers take no key of ours: they sign with the AWS or Google credential chain. */
+function clientOptions(s: ReadSettings): ModelClientOptions {
+  const baseURL = s.baseURL ? { baseURL: s.baseURL } : {};
+  const region = s.region ? { region: s.region } : {};
+  switch (s.provider) {
+    case 'bedrock':
+      return { provider: 'bedrock', ...baseURL, ...region };
+    case 'vertex':
+      return { provider: 'vertex', ...baseURL, ...region, ...(s.projectId ? { projectId: s.projectId } : {}) };
+    default:
+      return { provider: s.provider, ...baseURL, ...(s.apiKey ? { apiKey: s.apiKey } : {}) };
+  }
+}
+
+export function createSettingsAwareModelClient(read: () => Promise<ReadSettings>): ModelClient {
   let cached: { key: string; client: ModelClient } | undefined;
   const current = async (): Promise<ModelClient> => {
     const s = await read();
-    const key = JSON.stringify([s.provider, s.baseURL ?? '', s.apiKey ?? '']);
-    if (cached?.key !== key) {
-      const options: ModelClientOptions = { provider: s.provider, ...(s.baseURL ? { baseURL: s.baseURL } : {}), ...(s.apiKey ? { apiKey: s.apiKey } : {}) };
-      cached = { key, client: createModelClient(options) };
-    }
+    const key = JSON.stringify([s.provider, s.baseURL ?? '', s.apiKey ?? '', s.region ?? '', s.projectId ?? '']);
+    if (cached?.key !== key) cached = { key, client: createModelClient(clientOptions(s)) };
     return cached.client;
   };
   return {

@@ -42,6 +42,12 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
     model: core.createSettingsAwareModelClient(async () => {
       // Provider and base URL as the policy guard accepted them, and the key only to a URL the user chose.
       const now = readGuardedSettings();
+      if (now.provider === 'bedrock' || now.provider === 'vertex') {
+        // No key of ours: the cloud's credential chain signs, and its provider reads its own base URL variable.
+        await deps.destinations.check(now.baseUrl || undefined);
+        const region = now.provider === 'bedrock' ? now.bedrockRegion : now.vertexRegion;
+        return { provider: now.provider, baseURL: now.baseUrl || undefined, apiKey: undefined, region, projectId: now.vertexProjectId };
+      }
       const baseURL = now.baseUrl || (now.provider === 'anthropic' ? process.env.ANTHROPIC_BASE_URL : process.env.OPENAI_BASE_URL) || undefined;
       await deps.destinations.check(now.baseUrl || undefined);
       // Local OpenAI-compatible servers accept any key; the SDK insists on one.

@@ -35,6 +35,25 @@ type OpenBlock =
 
 const PROVIDER = 'anthropic';
 
+/** The part of an Anthropic SDK client a step uses; Bedrock's and Vertex's clients have it too. */
+export interface MessagesSdk {
+  messages: Pick<Anthropic['messages'], 'create'>;
+}
+
+/**
+ * Where Claude is served: Anthropic's API, or a cloud (Bedrock, Vertex) through
+ * Anthropic's SDK for it. The Messages API, its events and the step runner are the same.
+ */
+export interface ClaudeHost {
+  readonly provider: string;
+  /** The SDK client; throws a ModelError naming what to configure when it cannot be built. */
+  sdk(): Promise<MessagesSdk>;
+  /** The model id this host knows our id by (cloud catalogues name models differently). */
+  modelId?(id: string): string;
+  /** A failure in this host's terms (credentials, region, project), or undefined to classify it as usual. */
+  explain?(err: unknown): ModelError | undefined;
+}
+
 function mergeUsage(target: Usage, u: { input_tokens?: number | null; output_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): void {
   if (u.input_tokens != null) target.input_tokens = u.input_tokens;
   if (u.output_tokens != null) target.output_tokens = u.output_tokens;
@@ -79,6 +98,8 @@ function completeBlockEvents(block: ApiContentBlock, out: AssistantEvent[]): boo
 
 /** seed 001 consume_stream, phase 2: SSE frames → AssistantEvents. */
 export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
+  constructor(private readonly provider = PROVIDER) {}
+
   private readonly open = new Map<number, OpenBlock>();
   private readonly usage = emptyUsage();
   private stopReason: StopReason | null = null;
@@ -91,11 +112,11 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
   push(sse: SseFrame, out: AssistantEvent[]): boolean {
     // Pings only prove the connection is alive (the step's watchdog has seen them already).
     if (sse.event === 'ping' || sse.data === '') return false;
-    if (sse.event === 'error') throw streamErrorFromData(PROVIDER, sse.data);
+    if (sse.event === 'error') throw streamErrorFromData(this.provider, sse.data);
     // The type inside the data is authoritative: some gateways send data-only frames.
     const event = JSON.parse(sse.data) as RawMessageStreamEvent;
     const type: string = event.type;
-    if (type === 'error') throw streamErrorFromData(PROVIDER, sse.data);
+    if (type === 'error') throw streamErrorFromData(this.provider, sse.data);
     return this.pushEvent(event, out);
   }
 
@@ -179,7 +200,7 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
         if (this.started) {
           // A repeated message_start before any content is harmless; after content, appending the replay
           // would duplicate text ("Said eSaid exactly once."), so the step is retried from scratch instead.
-          if (this.sawContent) throw new ModelError('retryable', `${PROVIDER}: the stream restarted mid-message (a second message_start after content).`);
+          if (this.sawContent) throw new ModelError('retryable', `${this.provider}: the stream restarted mid-message (a second message_start after content).`);
           return false;
         }
         this.started = true;
@@ -205,7 +226,7 @@ export class AnthropicNormaliser implements StepNormaliser<SseFrame> {
 
   end(out: AssistantEvent[]): 'done' | 'empty' {
     // A block still open means its text or tool input is cut short: keeping it would corrupt the step.
-    if (this.open.size > 0) throw new ModelError('retryable', `${PROVIDER}: the stream ended inside a content block.`);
+    if (this.open.size > 0) throw new ModelError('retryable', `${this.provider}: the stream ended inside a content block.`);
     if (!this.useful) return 'empty';
     closingEvents(this.usage, this.stopReason, out);
     return 'done';
@@ -235,30 +256,40 @@ function messageToResponse(message: ApiMessage): ModelResponse {
   return { content, usage, stopReason: message.stop_reason };
 }
 
+/** Anthropic's own API: a key from the options or ANTHROPIC_API_KEY. */
+function anthropicHost(options: AnthropicClientOptions): ClaudeHost {
+  const env = resolveAnthropicEnv();
+  const apiKey = options.apiKey || env.apiKey;
+  // Without a key the SDK would go looking for credential profiles on disk; we report 'auth' instead so the host can ask for one.
+  const sdk = apiKey
+    ? new Anthropic({
+        apiKey,
+        baseURL: options.baseURL || env.baseURL || undefined,
+        // S6: we own retries, so each one is reported and a partial step is reset.
+        maxRetries: 0,
+        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+      })
+    : undefined;
+  return {
+    provider: PROVIDER,
+    sdk: async () => {
+      if (!sdk) throw new ModelError('auth', 'No Anthropic API key: set ANTHROPIC_API_KEY or store one with "Turnstone: Set API Key".');
+      return sdk;
+    },
+  };
+}
+
+type TimingOptions = Pick<AnthropicClientOptions, 'stallTimeoutMs' | 'idleTimeoutMs' | 'retry' | 'requestTimeoutMs'>;
+
 export class AnthropicModelClient implements ModelClient {
-  private readonly sdk: Anthropic | undefined;
+  private readonly host: ClaudeHost;
   private readonly timing: StepTiming;
   private readonly requestTimeoutMs: number;
 
-  constructor(options: AnthropicClientOptions = {}) {
-    const env = resolveAnthropicEnv();
-    const apiKey = options.apiKey || env.apiKey;
-    this.timing = {
-      stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS,
-      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-      retry: resolveRetry(options.retry),
-    };
+  constructor(options: AnthropicClientOptions = {}, host?: ClaudeHost) {
+    this.host = host ?? anthropicHost(options);
+    this.timing = timingOf(options);
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    // Without a key the SDK would go looking for credential profiles on disk; we report 'auth' instead so the host can ask for one.
-    this.sdk = apiKey
-      ? new Anthropic({
-          apiKey,
-          baseURL: options.baseURL || env.baseURL || undefined,
-          // S6: we own retries, so each one is reported and a partial step is reset.
-          maxRetries: 0,
-          ...(options.headers ? { defaultHeaders: options.headers } : {}),
-        })
-      : undefined;
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent> {
@@ -266,35 +297,59 @@ export class AnthropicModelClient implements ModelClient {
   }
 
   async complete(request: ModelRequest, signal: AbortSignal, options: CompleteOptions = {}): Promise<ModelResponse> {
-    const sdk = this.client();
-    const params = toAnthropicParams(request);
-    const message = await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(sdk, params, s), options.beforeRetry);
+    const params = this.params(request);
+    const message = await withRetries(this.host.provider, signal, this.timing.retry, (s) => this.createNonStreaming(params, s), options.beforeRetry);
     return messageToResponse(message);
   }
 
-  private client(): Anthropic {
-    if (!this.sdk) throw new ModelError('auth', 'No Anthropic API key: set ANTHROPIC_API_KEY or store one with "Turnstone: Set API Key".');
-    return this.sdk;
+  private params(request: ModelRequest): AnthropicParams {
+    const params = toAnthropicParams(request);
+    return this.host.modelId ? { ...params, model: this.host.modelId(params.model) } : params;
   }
 
-  private createNonStreaming(sdk: Anthropic, params: AnthropicParams, signal: AbortSignal): Promise<ApiMessage> {
-    // An explicit timeout: without one the SDK refuses large max_tokens on non-streaming requests.
-    return sdk.messages.create({ ...params, stream: false }, { signal, timeout: this.requestTimeoutMs }) as Promise<ApiMessage>;
+  /** A host's own reading of a failure first (a missing AWS credential is not a lost connection). */
+  private explained(err: unknown): unknown {
+    return this.host.explain?.(err) ?? err;
+  }
+
+  private async createNonStreaming(params: AnthropicParams, signal: AbortSignal): Promise<ApiMessage> {
+    try {
+      const sdk = await this.host.sdk();
+      // An explicit timeout: without one the SDK refuses large max_tokens on non-streaming requests.
+      return (await sdk.messages.create({ ...params, stream: false }, { signal, timeout: this.requestTimeoutMs })) as ApiMessage;
+    } catch (err) {
+      throw this.explained(err);
+    }
   }
 
   private source(request: ModelRequest): StepSource<SseFrame> {
     let params: AnthropicParams | undefined;
-    const getParams = () => (params ??= toAnthropicParams(request));
+    const getParams = () => (params ??= this.params(request));
+    const provider = this.host.provider;
     return {
-      provider: PROVIDER,
+      provider,
       open: async (signal) => {
-        const sdk = this.client();
-        // The SDK sends the request and turns error statuses into APIErrors; we read the 200 body's frames.
-        const response = await sdk.messages.create({ ...getParams(), stream: true }, { signal }).asResponse();
-        return { batches: sseBatches(response), requestId: response.headers.get('request-id') ?? undefined };
+        try {
+          const sdk = await this.host.sdk();
+          // The SDK sends the request and turns error statuses into APIErrors; we read the 200 body's frames
+          // (the Bedrock SDK has already turned AWS's binary event stream into the same SSE frames).
+          const response = await sdk.messages.create({ ...getParams(), stream: true }, { signal }).asResponse();
+          const requestId = response.headers.get('request-id') ?? response.headers.get('x-amzn-requestid') ?? response.headers.get('x-request-id') ?? undefined;
+          return { batches: sseBatches(response), requestId };
+        } catch (err) {
+          throw this.explained(err);
+        }
       },
-      normaliser: () => new AnthropicNormaliser(),
-      fallback: async (signal) => messageToEvents(await this.createNonStreaming(this.client(), getParams(), signal)),
+      normaliser: () => new AnthropicNormaliser(provider),
+      fallback: async (signal) => messageToEvents(await this.createNonStreaming(getParams(), signal)),
     };
   }
+}
+
+function timingOf(options: TimingOptions): StepTiming {
+  return {
+    stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    retry: resolveRetry(options.retry),
+  };
 }

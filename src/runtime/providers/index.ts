@@ -2,6 +2,8 @@
 // first use, not at module load, so the extension's activation stays cheap.
 import { type AssistantEvent, type CompleteOptions, type ModelClient, ModelError, type ModelRequest, type ModelResponse } from '../types';
 import type * as AnthropicModule from './anthropic';
+import type * as BedrockModule from './bedrock';
+import type * as VertexModule from './vertex';
 import type * as OpenAICompatibleModule from './openai-compatible';
 import type * as OpenAIResponsesModule from './openai-responses';
 import { type ModelClientOptions } from './options';
@@ -10,6 +12,8 @@ import { explainImageRejection, requestHasImages } from './image-rejection';
 export {
   type AnthropicClientOptions,
   type ApiKeySource,
+  type BedrockClientOptions,
+  type VertexClientOptions,
   type ModelClientOptions,
   type OpenAICompatibleOptions,
   type OpenAIResponsesOptions,
@@ -18,6 +22,7 @@ export {
   resolveOpenAIEnv,
 } from './options';
 export { type RetryOptions } from './retry';
+export { cloudModelId, resolveBedrockConfig, resolveVertexConfig } from './cloud-config';
 
 // `require` inside the function, not a top-level import: the bundle (esbuild, cjs)
 // then evaluates a provider and its SDK only when it is first used, and it also
@@ -37,6 +42,17 @@ function loadOpenAIResponses(): typeof OpenAIResponsesModule {
   return require('./openai-responses') as typeof OpenAIResponsesModule;
 }
 
+// The cloud SDKs (AWS's and Google's libraries) are the heaviest: each loads only when its provider is chosen.
+function loadBedrock(): typeof BedrockModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./bedrock') as typeof BedrockModule;
+}
+
+function loadVertex(): typeof VertexModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./vertex') as typeof VertexModule;
+}
+
 async function load(options: ModelClientOptions): Promise<ModelClient> {
   switch (options.provider) {
     case 'anthropic': {
@@ -50,6 +66,14 @@ async function load(options: ModelClientOptions): Promise<ModelClient> {
     case 'openai': {
       const { provider: _provider, ...rest } = options;
       return new (loadOpenAIResponses().OpenAIResponsesModelClient)(rest);
+    }
+    case 'bedrock': {
+      const { provider: _provider, ...rest } = options;
+      return new (loadBedrock().BedrockModelClient)(rest);
+    }
+    case 'vertex': {
+      const { provider: _provider, ...rest } = options;
+      return new (loadVertex().VertexModelClient)(rest);
     }
     default: {
       const unknown: never = options;

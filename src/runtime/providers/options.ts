@@ -31,10 +31,26 @@ export interface OpenAICompatibleOptions extends CommonOptions {
 /** OpenAI's Responses API (`openai`): key OPENAI_API_KEY, base URL OPENAI_BASE_URL (default https://api.openai.com/v1). */
 export type OpenAIResponsesOptions = CommonOptions;
 
+/** Claude on Amazon Bedrock: signed with AWS's credential chain, never a key of ours (cloud-config.ts resolves the rest). */
+export interface BedrockClientOptions extends Omit<CommonOptions, 'apiKey'> {
+  /** turnstone.bedrock.region; empty: AWS_REGION, then AWS_DEFAULT_REGION. */
+  region?: string;
+}
+
+/** Claude on Google Vertex AI: Google's application default credentials. */
+export interface VertexClientOptions extends Omit<CommonOptions, 'apiKey'> {
+  /** turnstone.vertex.region; empty: CLOUD_ML_REGION, then GOOGLE_CLOUD_LOCATION. */
+  region?: string;
+  /** turnstone.vertex.projectId; empty: ANTHROPIC_VERTEX_PROJECT_ID, GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT, then the credentials' own project. */
+  projectId?: string;
+}
+
 export type ModelClientOptions =
   | ({ provider: 'anthropic' } & AnthropicClientOptions)
   | ({ provider: 'openai-compatible' } & OpenAICompatibleOptions)
-  | ({ provider: 'openai' } & OpenAIResponsesOptions);
+  | ({ provider: 'openai' } & OpenAIResponsesOptions)
+  | ({ provider: 'bedrock' } & BedrockClientOptions)
+  | ({ provider: 'vertex' } & VertexClientOptions);
 
 export type ProviderName = ModelClientOptions['provider'];
 

@@ -136,6 +136,8 @@ const KEY_HINTS: Record<string, string> = {
   anthropic: 'check the API key: set ANTHROPIC_API_KEY or store one with "Turnstone: Set API Key"',
   'openai-compatible': 'check the API key: set OPENAI_API_KEY to a key the server accepts',
   openai: 'check the API key: set OPENAI_API_KEY or store one with "Turnstone: Set API Key"',
+  bedrock: 'check the AWS credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, ~/.aws) and that they may invoke the model in this region',
+  vertex: 'check the Google credentials (`gcloud auth application-default login` or GOOGLE_APPLICATION_CREDENTIALS) and that they may use the model in this project',
 };
 
 /** 401/403 and auth error events: the message ends with how to set a key. */
@@ -143,6 +145,9 @@ export function authError(provider: string, message: string, details: ModelError
   const hint = KEY_HINTS[provider] ?? 'check the API key';
   return new ModelError('auth', `${message} (${hint})`, details);
 }
+
+/** Exception frames of Bedrock's event stream (as its SDK names them) that a later attempt can get past. */
+const BEDROCK_TRANSIENT_EXCEPTIONS = new Set(['throttlingException', 'serviceUnavailableException', 'internalServerException', 'modelStreamErrorException']);
 
 const NOT_RETRYABLE_STREAM_ERRORS = new Set(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'billing_error']);
 
@@ -152,6 +157,8 @@ const NOT_RETRYABLE_STREAM_ERRORS = new Set(['invalid_request_error', 'authentic
  */
 export function streamErrorEvent(provider: string, type: string | undefined, message: string, details: ModelError['details'] = {}): ModelError {
   const msg = `${provider}: ${message}`;
+  // Bedrock's "Too many tokens, please wait" is a throttle, not an overlong prompt.
+  if (type && BEDROCK_TRANSIENT_EXCEPTIONS.has(type)) return new ModelError('retryable', `${provider}: error event in stream: ${message}`, details);
   if (type === 'authentication_error' || type === 'permission_error') return authError(provider, msg, details);
   if (looksLikeContextOverflow(message)) return new ModelError('context_overflow', msg, details);
   if (type && NOT_RETRYABLE_STREAM_ERRORS.has(type)) return new ModelError('invalid_request', msg, details);

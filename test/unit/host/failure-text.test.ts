@@ -36,6 +36,12 @@ describe('failure text (issue 19, finding 8)', () => {
   it('an invalid request keeps the API\'s own words without prefix and status', () => {
     assert.equal(describeFailure('invalid_request', 'anthropic: 400 max_tokens: must be at most 64000').message, 'Anthropic refused the request: max_tokens: must be at most 64000');
   });
+  it('a cloud provider not set up names the setting or variable, offers no key and no retry', () => {
+    const t = describeFailure('config', 'bedrock: no AWS region: set turnstone.bedrock.region (or AWS_REGION) to the region where the model is enabled, e.g. us-east-1.', 'Amazon Bedrock');
+    assert.equal(t.action, 'none');
+    assert.equal(t.message, 'Amazon Bedrock is not set up: no AWS region: set turnstone.bedrock.region (or AWS_REGION) to the region where the model is enabled, e.g. us-east-1.');
+    assert.doesNotMatch(`${t.message} ${t.hint ?? ''}`, /API key/);
+  });
   it('the retry reason is a short phrase', () => {
     assert.equal(retryReason('anthropic: 529 Overloaded'), 'servers overloaded');
     assert.equal(retryReason('anthropic: connection lost: Connection error. (ECONNRESET)'), 'connection failed');
