@@ -5,7 +5,8 @@
 import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
 
-export type ProviderName = 'anthropic' | 'openai-compatible';
+/** `vscode-lm` exists only in the editor (VS Code's Language Model API); the CLI refuses it. */
+export type ProviderName = 'anthropic' | 'openai-compatible' | 'vscode-lm';
 export type ApprovalDialog = 'modal' | 'notification' | 'panel';
 
 export interface TurnstoneSettings {

@@ -15,11 +15,13 @@ const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'p
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+const providerOf = (v: string | undefined): TurnstoneSettings['provider'] => (v === 'openai-compatible' || v === 'vscode-lm' ? v : 'anthropic');
+
 export function readSettings(): TurnstoneSettings {
   const c = vscode.workspace.getConfiguration('turnstone');
   const mode = c.get<string>('permissionMode', 'ask');
   return {
-    provider: c.get<string>('provider') === 'openai-compatible' ? 'openai-compatible' : 'anthropic',
+    provider: providerOf(c.get<string>('provider')),
     model: c.get<string>('model', '').trim() || 'claude-sonnet-5-5',
     baseUrl: c.get<string>('baseUrl', '').trim(),
     maxIterations: c.get<number>('maxIterations', 50),

@@ -102,7 +102,7 @@ describe('manifest and contract consistency', () => {
       for (const d of [p.description, p.markdownDescription]) if (d !== undefined) assert.doesNotMatch(english(d) ?? '', /^%.*%$/, `${key}: ${String(d)} is in package.nls.json`);
     }
     assert.deepEqual(props['turnstone.permissionMode'].enum, ['plan', 'ask', 'acceptEdits', 'bypassPermissions']);
-    assert.deepEqual(props['turnstone.provider'].enum, ['anthropic', 'openai-compatible']);
+    assert.deepEqual(props['turnstone.provider'].enum, ['anthropic', 'openai-compatible', 'vscode-lm']);
     assert.equal(props['turnstone.autoCompactInputTokens'].default, 100000);
   });
 

@@ -98,7 +98,11 @@ export class SessionController implements vscode.Disposable {
   get panel(): PanelBridge {
     this.bridge ??= new (loadCore().PanelBridge)(this.deps.post, {
       describeTool: (name) => this.deps.mcp.describe(name),
-      provider: () => (readSettings().provider === 'anthropic' ? 'Anthropic' : 'the API server'),
+      provider: () => {
+        const provider = readSettings().provider;
+        return provider === 'anthropic' ? 'Anthropic' : provider === 'vscode-lm' ? "VS Code's language model" : 'the API server';
+      },
+      costIncluded: () => readSettings().provider === 'vscode-lm',
       turnCapUsd: () => readSettings().maxCostPerTurnUsd,
       translate: vscode.l10n.t,
     });
