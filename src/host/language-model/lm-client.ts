@@ -39,7 +39,7 @@ export async function resolveLanguageModel(model: string): Promise<vscode.Langua
 }
 
 /** Rejects when the signal fires: a vendor may be slow to end its stream after a cancel, the turn must not wait for it. */
-function abortRace(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
+function abortRace(signal: AbortSignal): { race<T>(work: Thenable<T>): Promise<T>; dispose(): void } {
   let onAbort: (() => void) | undefined;
   const promise = new Promise<never>((_, reject) => {
     onAbort = () => reject(new AbortedError(REQUEST_ABORTED));
@@ -47,7 +47,15 @@ function abortRace(signal: AbortSignal): { promise: Promise<never>; dispose(): v
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   promise.catch(() => undefined);
-  return { promise, dispose: () => onAbort && signal.removeEventListener('abort', onAbort) };
+  return {
+    /** `work`, unless the signal fires first; what `work` does after that (a late CancellationError) is left unheard. */
+    race: <T>(work: Thenable<T>): Promise<T> => {
+      const settled = Promise.resolve(work);
+      settled.catch(() => undefined);
+      return Promise.race([settled, promise]);
+    },
+    dispose: () => onAbort && signal.removeEventListener('abort', onAbort),
+  };
 }
 
 async function countOrEstimate(model: vscode.LanguageModelChat, what: string | vscode.LanguageModelChatMessage, token: vscode.CancellationToken): Promise<number> {
@@ -75,24 +83,27 @@ export class VsCodeLmModelClient implements ModelClient {
     signal.addEventListener('abort', cancel, { once: true });
     const aborted = abortRace(signal);
     try {
-      const model = await Promise.race([resolveLanguageModel(request.model), aborted.promise]);
+      const model = await aborted.race(
+        resolveLanguageModel(request.model).catch((err: unknown) => {
+          throw err instanceof ModelError ? err : lmFailure(err);
+        }),
+      );
       const messages = toLmMessages(request.system, request.messages, parts());
       const tools = toLmTools(request.tools);
-      const response = await Promise.race([
+      const response = await aborted.race(
         model.sendRequest(messages, { justification: JUSTIFICATION, ...(tools.length > 0 ? { tools } : {}) }, cts.token).then(
           (r) => r,
           (err: unknown) => {
             throw signal.aborted ? new AbortedError(REQUEST_ABORTED) : lmFailure(err);
           },
         ),
-        aborted.promise,
-      ]);
+      );
       let output = '';
       let toolCalls = 0;
       const it = response.stream[Symbol.asyncIterator]();
       try {
         for (;;) {
-          const next = await Promise.race([it.next(), aborted.promise]);
+          const next = await aborted.race(it.next());
           if (next.done) break;
           for (const event of eventsOfPart(next.value, parts())) {
             if (event.type === 'text_delta') output += event.text;
@@ -107,9 +118,10 @@ export class VsCodeLmModelClient implements ModelClient {
         if (signal.aborted || err instanceof AbortedError) throw new AbortedError(REQUEST_ABORTED);
         throw lmFailure(err);
       } finally {
-        void it.return?.();
+        // Ends the vendor's stream early (a stop); its own error then, if any, is no news.
+        Promise.resolve(it.return?.()).catch(() => undefined);
       }
-      const usage = await Promise.race([countUsage(model, { messages, tools: tools.length > 0 ? JSON.stringify(tools) : '' }, output, cts.token), aborted.promise]);
+      const usage = await aborted.race(countUsage(model, { messages, tools: tools.length > 0 ? JSON.stringify(tools) : '' }, output, cts.token));
       yield { type: 'usage', usage };
       yield { type: 'message_stop', stopReason: toolCalls > 0 ? 'tool_use' : 'end_turn' };
     } finally {
