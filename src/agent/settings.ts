@@ -6,7 +6,7 @@ import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
 
 /** `turnstone.provider` values (package.json's enum lists the same). */
-export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible', 'bedrock', 'vertex'] as const;
+export const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible', 'bedrock', 'vertex', 'vscode-lm'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 export type ApprovalDialog = 'modal' | 'notification' | 'panel';
 

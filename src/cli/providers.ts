@@ -42,6 +42,8 @@ export const CLI_PROVIDERS: Record<ProviderName, CliProvider> = {
   // The cloud's credential chain signs: no key; the endpoint is the settings' base URL or the region's.
   bedrock: { baseUrlVariable: 'ANTHROPIC_BEDROCK_BASE_URL', resolve: (env, settings) => cloudModelOptions('bedrock', env, settings) },
   vertex: { baseUrlVariable: 'ANTHROPIC_VERTEX_BASE_URL', resolve: (env, settings) => cloudModelOptions('vertex', env, settings) },
+  // VS Code's Language Model API exists only inside the editor.
+  'vscode-lm': { baseUrlVariable: 'OPENAI_BASE_URL', resolve: () => ({ error: "the vscode-lm provider uses the editor's language models and works only in VS Code: choose another --provider" }) },
 };
 
 export const isProviderName = (name: string): name is ProviderName => (PROVIDER_NAMES as readonly string[]).includes(name);

@@ -8,6 +8,7 @@ import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
 import { modelSummary } from '../runtime/context/model-summary';
 import { modelPicks } from './model-choices';
+import { pickLanguageModel } from './language-model/lm-picker';
 import { restoreChoices } from './session/checkpoints';
 import { runSlashInput } from './context/slash';
 import { type HostMcp } from './mcp';
@@ -96,6 +97,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     'turnstone.selectModel': async (arg?: unknown) => {
       let model = typeof arg === 'string' ? arg : undefined;
+      if (!model && readSettings().provider === 'vscode-lm') {
+        model = await pickLanguageModel(readSettings().model);
+        if (!model) return;
+      }
       if (!model) {
         const current = readSettings().model;
         const picks = modelPicks(current);

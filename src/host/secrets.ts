@@ -21,6 +21,8 @@ export function providerLabel(provider: ProviderName): string {
       return 'Amazon Bedrock';
     case 'vertex':
       return 'Google Vertex AI';
+    case 'vscode-lm':
+      return vscode.l10n.t("VS Code's language model");
     default:
       return vscode.l10n.t('the API server');
   }

@@ -16,7 +16,7 @@ const APPROVAL_DIALOGS: readonly ApprovalDialog[] = ['modal', 'notification', 'p
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 // Spelled out like PERMISSION_MODES (agent/settings' PROVIDER_NAMES, which the manifest test checks, lists the same).
-const HOST_PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'bedrock', 'vertex'];
+const HOST_PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'bedrock', 'vertex', 'vscode-lm'];
 const providerOf = (v: string | undefined): ProviderName => (HOST_PROVIDERS as readonly (string | undefined)[]).includes(v) ? (v as ProviderName) : 'anthropic';
 
 export function readSettings(): TurnstoneSettings {

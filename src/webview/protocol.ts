@@ -285,6 +285,8 @@ export const UsageInfo = z.object({
   cacheReadTokens: Count,
   cacheWriteTokens: Count,
   costUsd: z.number().nonnegative().optional(),
+  /** The requests are paid by the editor's subscription (provider vscode-lm): "included" instead of $0. */
+  costIncluded: z.literal(true).optional(),
   /** C1: tokens the next request would carry, and the model's window (the footer's context indicator). */
   contextTokens: Count.optional(),
   contextWindow: Count.optional(),

@@ -62,6 +62,8 @@ export interface CodeServerOptions {
    * Turnstone from there instead of from the repository in development mode.
    */
   vsix?: string;
+  /** More VSIXs installed beside Turnstone (a test extension, e.g. a language model provider). */
+  extraVsix?: string[];
   /**
    * Display language (`--locale`), e.g. `zh-cn`. VS Code resolves a locale to
    * English unless a language pack for it is registered, so a stand-in pack with
@@ -133,6 +135,9 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   if (vsix) {
     const args = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix];
     execFileSync(NODE, [ENTRY, ...args], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
+  }
+  for (const extra of options.extraVsix ?? []) {
+    execFileSync(NODE, [ENTRY, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', extra], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
   }
 
   const port = options.port ?? (await freePort());

@@ -22,6 +22,8 @@ export interface PanelBridgeOptions {
   describeTool?: (name: string) => { server: string; tool: string; description: string } | undefined;
   /** How the cards name the service ("Anthropic", "the API server"). */
   provider?: () => string;
+  /** True while the models are paid for by the user's editor subscription (provider vscode-lm): the footer says "included", not $0. */
+  costIncluded?: () => boolean;
   /** turnstone.maxCostPerTurnUsd now (0: none): a session-cap card offers one more turn's worth when it is set. */
   turnCapUsd?: () => number;
   /** The user's language for the words the bridge writes (vscode.l10n.t in the editor; English otherwise). */
@@ -70,6 +72,7 @@ export class PanelBridge {
   private readonly streamed = new Set<string>();
   private readonly describeTool: NonNullable<PanelBridgeOptions['describeTool']>;
   private readonly provider: NonNullable<PanelBridgeOptions['provider']>;
+  private readonly costIncluded: NonNullable<PanelBridgeOptions['costIncluded']>;
   private readonly turnCapUsd: NonNullable<PanelBridgeOptions['turnCapUsd']>;
   private readonly t: Translate;
   /** The cards of bash tool uses that started background commands, and what those print. */
@@ -84,8 +87,14 @@ export class PanelBridge {
     this.describeTool = options.describeTool ?? (() => undefined);
     this.provider = options.provider ?? (() => 'Anthropic');
     this.turnCapUsd = options.turnCapUsd ?? (() => 0);
+    this.costIncluded = options.costIncluded ?? (() => false);
     this.t = options.translate ?? english;
     this.background = new BackgroundFeed(post);
+  }
+
+  /** Nothing paid so far and the editor's subscription pays from here on. */
+  private included(costUsd: number): { costIncluded?: true } {
+    return costUsd === 0 && this.costIncluded() ? { costIncluded: true } : {};
   }
 
   /** An event of the session's background commands: the card that started it follows it. */
@@ -166,7 +175,7 @@ export class PanelBridge {
               outputTokens: u.output_tokens,
               cacheReadTokens: u.cache_read_input_tokens,
               cacheWriteTokens: u.cache_creation_input_tokens,
-              ...(saved.costUsd !== undefined ? { costUsd: saved.costUsd } : {}),
+              ...(saved.costUsd !== undefined ? { costUsd: saved.costUsd, ...this.included(saved.costUsd) } : {}),
               contextTokens: saved.context.tokens,
               contextWindow: saved.context.window,
             },
@@ -246,7 +255,7 @@ export class PanelBridge {
             cacheReadTokens: event.cumulative.cache_read_input_tokens,
             cacheWriteTokens: event.cumulative.cache_creation_input_tokens,
             // Unknown when a request's model had no price: no figure rather than a wrong one.
-            ...(event.unpricedRequests === 0 ? { costUsd: event.costUsd } : {}),
+            ...(event.unpricedRequests === 0 ? { costUsd: event.costUsd, ...this.included(event.costUsd) } : {}),
             contextTokens: event.context.tokens,
             contextWindow: event.context.window,
           },

@@ -99,6 +99,7 @@ export class SessionController implements vscode.Disposable {
     this.bridge ??= new (loadCore().PanelBridge)(this.deps.post, {
       describeTool: (name) => this.deps.mcp.describe(name),
       provider: () => providerLabel(readSettings().provider),
+      costIncluded: () => readSettings().provider === 'vscode-lm',
       turnCapUsd: () => readSettings().maxCostPerTurnUsd,
       translate: vscode.l10n.t,
     });

@@ -14,6 +14,7 @@ import { loadCore } from './load-core';
 import { type HostMcp } from '../mcp';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { type ApiKeys } from '../secrets';
+import { includedPrices } from '../language-model/lm-cost';
 
 export interface HostTurnDeps {
   context: vscode.ExtensionContext;
@@ -42,6 +43,7 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
     model: core.createSettingsAwareModelClient(async () => {
       // Provider and base URL as the policy guard accepted them, and the key only to a URL the user chose.
       const now = readGuardedSettings();
+      if (now.provider === 'vscode-lm') return { provider: now.provider, baseURL: undefined, apiKey: undefined };
       if (now.provider === 'bedrock' || now.provider === 'vertex') {
         // No key of ours: the cloud's credential chain signs, and its provider reads its own base URL variable.
         await deps.destinations.check(now.baseUrl || undefined);
@@ -54,6 +56,7 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
       const apiKey = (await deps.keys.get(now.provider)) ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
       return { provider: now.provider, baseURL, apiKey };
     }),
+    ...(s.provider === 'vscode-lm' ? { prices: includedPrices(s.model) } : {}),
     builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), wrapWorkspace, deps.background),
     background: deps.background,
     mcp: deps.mcp.ensure(),

@@ -123,7 +123,11 @@ export class UsageFooter {
       el('span', { class: 'usage-in', 'aria-label': prompt === 1 ? t('1 token in') : t('{0} tokens in', prompt) }, icon('arrow-up'), formatTokens(prompt)),
       el('span', { class: 'usage-out', 'aria-label': usage.outputTokens === 1 ? t('1 token out') : t('{0} tokens out', usage.outputTokens) }, icon('arrow-down'), formatTokens(usage.outputTokens)),
       el('span', { class: 'usage-cache' }, t('cache {0}%', hit)),
-      usage.costUsd !== undefined ? el('span', { class: 'usage-cost' }, `$${usage.costUsd < 1 ? usage.costUsd.toFixed(3) : usage.costUsd.toFixed(2)}`) : '',
+      usage.costIncluded
+        ? el('span', { class: 'usage-cost', title: t('Included in your editor subscription') }, t('included'))
+        : usage.costUsd !== undefined
+          ? el('span', { class: 'usage-cost' }, `$${usage.costUsd < 1 ? usage.costUsd.toFixed(3) : usage.costUsd.toFixed(2)}`)
+          : '',
       contextIndicator(usage),
     );
   }
