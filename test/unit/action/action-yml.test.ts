@@ -2,7 +2,7 @@
 // github-action.json, as @action-validator/core ships it), the contract's names,
 // and the composite step that hands each input to the entry under the variable
 // @actions/core would read.
-import { validateAction } from '@action-validator/core';
+import { validateAction, validateWorkflow } from '@action-validator/core';
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -69,6 +69,18 @@ describe('GitHub Action: action.yml (issue 32)', () => {
     assert.equal(upload.with?.name, '${{ inputs.session_artifact_name }}');
     assert.equal(upload.with?.path, '${{ steps.turn.outputs.session_file }}');
     assert.match(upload.if ?? '', /always\(\)/);
+  });
+
+  it('the workflows in docs/ci.md are valid workflows (the same validator, its workflow schema)', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
+    const workflows = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => /^jobs:/m.test(b));
+    assert.ok(workflows.length >= 3, 'the review, comment and matrix examples');
+    for (const w of workflows) assert.deepEqual(validateWorkflow(w).errors, [], w.split('\n', 1)[0]);
+    assert.ok(validateWorkflow(workflows[0]!.replace('timeout-minutes: 20', 'timeout-minutes: [20]')).errors.length > 0, 'a broken workflow is caught');
+    const matrix = workflows.find((w) => w.includes('strategy:'));
+    assert.ok(matrix, 'a matrix example');
+    assert.match(matrix, /max_cost_usd: /);
+    assert.match(matrix, /session_artifact_name: session-\$\{\{ matrix\.id \}\}/);
   });
 
   it('@actions/core’s name mangling: upper case, spaces to underscores, dashes kept', () => {
