@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 import { MockGitHubServer } from '../../fixtures/mock-github';
+import { MockOpenAIServer, openaiTextReply } from '../../fixtures/mock-openai';
 import { runAction, type ActionRun } from '../../support/run-action';
 
 const EVENTS = path.resolve(__dirname, '..', '..', 'fixtures', 'github-events');
@@ -197,6 +198,27 @@ describe('GitHub Action: the entry against the scripted model API and a GitHub s
     assert.match(run.summary, /\| Output tokens \| 1,000 \|/);
     assert.match(run.summary, /\| Cost \| \$1\.0050 \|/);
     assert.match(run.summary, /artifact `review-session`/);
+  });
+
+  it('provider and openai_api_key: an OpenAI-compatible server gets the key (masked), the provider reaches the CLI', async () => {
+    const openai = await MockOpenAIServer.start();
+    try {
+      const key = 'sk-local-action-test-4242';
+      openai.enqueue(openaiTextReply('Hello from a local model.', { usage: [100, 10] }));
+      const run = await runAction({
+        inputs: { prompt: 'hi', provider: 'openai-compatible', openai_api_key: key, model: 'qwen3-coder' },
+        env: { OPENAI_BASE_URL: openai.baseURL },
+        workspace: ws,
+      });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.equal(run.outputs.result, 'Hello from a local model.');
+      assert.equal(run.outputs.cost_usd, '', 'no price for a local model: empty, not 0');
+      assert.equal(openai.requests[0]!.headers.authorization, `Bearer ${key}`);
+      assert.equal(run.stdout.split('\n')[0], `::add-mask::${key}`);
+      assert.equal(run.stdout.split(key).length, 2, 'the key is printed only in its mask command');
+    } finally {
+      await openai.close();
+    }
   });
 
   it('bad inputs stop before the turn with an error naming the input', async () => {
