@@ -44,7 +44,12 @@ function stopEarly(env: Env, reason: string): number {
 /** Why the turn has no result object: the CLI's own `turnstone:` lines (bad usage, no key), else its exit code. */
 function failureText(outcome: TurnOutcome): string {
   const lines = outcome.stderr.split('\n').filter((l) => l.startsWith('turnstone: '));
-  return lines.length > 0 ? lines.map((l) => l.slice('turnstone: '.length)).join('\n') : `the Turnstone CLI exited with code ${outcome.exitCode} before the turn ended`;
+  if (lines.length === 0) return `the Turnstone CLI exited with code ${outcome.exitCode} before the turn ended`;
+  // The CLI names its environment variable; on a runner the fix is the action's input.
+  return lines
+    .map((l) => l.slice('turnstone: '.length))
+    .map((l) => (/^no API key: set ANTHROPIC_API_KEY/.test(l) ? 'no API key: set the anthropic_api_key input from a secret (anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }})' : l))
+    .join('\n');
 }
 
 /** Refuses a run triggered by someone without write access, unless allow_untrusted says otherwise. */

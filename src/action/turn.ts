@@ -106,14 +106,21 @@ export function runTurn(cli: string, plan: TurnPlan, listener: TurnListener): Pr
         partial = partial.slice(nl + 1);
       }
     });
+    // Whole lines only: a chunk can end mid-line, and the log would show it as two.
+    let stderrPartial = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr += chunk;
-      listener.onStderr(chunk);
+      stderrPartial += chunk;
+      const end = stderrPartial.lastIndexOf('\n');
+      if (end < 0) return;
+      listener.onStderr(stderrPartial.slice(0, end + 1));
+      stderrPartial = stderrPartial.slice(end + 1);
     });
     child.on('error', reject);
     child.on('close', (code, signal) => {
       onLine(partial);
+      if (stderrPartial) listener.onStderr(stderrPartial);
       resolve({ result, exitCode: code ?? (signal ? 128 : 1), stderr });
     });
     // The runner cancels a job with SIGINT, then SIGTERM: pass it on so the CLI stops its turn and saves the session.

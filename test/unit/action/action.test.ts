@@ -235,6 +235,9 @@ describe('GitHub Action: the entry against the scripted model API and a GitHub s
       assert.equal(run.outputs.is_error, 'true');
       assert.match(run.stdout, new RegExp(`^::error::${message.source}`, 'm'));
     }
+    const noKey = await runAction({ inputs: inputs({ anthropic_api_key: '' }), env, workspace: ws });
+    assert.equal(noKey.code, 1);
+    assert.match(noKey.outputs.result!, /^no API key: set the anthropic_api_key input from a secret/);
     assert.equal(api.requests.length, 0);
   });
 
