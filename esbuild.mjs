@@ -1,5 +1,6 @@
-// Builds the three bundles: the extension (Node/CommonJS, `vscode` external),
-// the headless CLI (Node, with a shebang) and the webview (browser IIFE + CSS).
+// Builds the bundles: the extension (Node/CommonJS, `vscode` external), the
+// headless CLI (Node, with a shebang), the GitHub Action's entry and the webview
+// (browser IIFE + CSS).
 // Usage: node esbuild.mjs [--watch] [--production] [--webview]
 // (--webview: only the webview bundle and CSS, for the panel's browser tests.)
 import * as esbuild from 'esbuild';
@@ -61,6 +62,16 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    // The GitHub Action's entry (action.yml): runs dist/cli.js beside it. No `vscode`
+    // external: an import of it from src/action fails the build.
+    entryPoints: { action: 'src/action/index.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   {
     ...common,

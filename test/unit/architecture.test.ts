@@ -7,6 +7,8 @@
 //   tools    tool implementations on the file system and shell (no vscode)
 //   agent    runtime + tools composed, shared by the extension host and the CLI
 //   host | cli   siblings: the VS Code adapters | the headless CLI's parts
+//   action   the GitHub Action's entry: runs the built CLI as a child, so it takes
+//            only types from cli and runtime
 //   src/extension.ts | src/cli.ts   the entry points
 //
 // Beside them, the panel: src/webview/ui (and languages) is browser code and
@@ -20,7 +22,7 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-type Part = 'runtime' | 'tools' | 'agent' | 'host' | 'cli' | 'webview' | 'webview-ui' | 'extension-entry' | 'cli-entry';
+type Part = 'runtime' | 'tools' | 'agent' | 'host' | 'cli' | 'action' | 'webview' | 'webview-ui' | 'extension-entry' | 'cli-entry';
 
 /** Which part of the architecture a file under src/ belongs to. */
 function partOf(file: string): Part | undefined {
@@ -28,7 +30,7 @@ function partOf(file: string): Part | undefined {
   if (file === 'src/cli.ts') return 'cli-entry';
   if (/^src\/webview\/(ui|languages)\//.test(file)) return 'webview-ui';
   const top = /^src\/([^/]+)\//.exec(file)?.[1];
-  return top === 'runtime' || top === 'tools' || top === 'agent' || top === 'host' || top === 'cli' || top === 'webview' ? top : undefined;
+  return top === 'runtime' || top === 'tools' || top === 'agent' || top === 'host' || top === 'cli' || top === 'action' || top === 'webview' ? top : undefined;
 }
 
 /** What each part may import (itself included); anything else runs upward or sideways. */
@@ -38,6 +40,7 @@ const MAY_IMPORT: Record<Part, readonly Part[]> = {
   agent: ['runtime', 'tools', 'agent'],
   host: ['runtime', 'tools', 'agent', 'host', 'webview'],
   cli: ['runtime', 'tools', 'agent', 'cli'],
+  action: ['runtime', 'cli', 'action'],
   // The panel's host side: runtime only for types (checked below), never the browser code.
   webview: ['runtime', 'webview'],
   'webview-ui': ['webview', 'webview-ui'],
@@ -46,7 +49,7 @@ const MAY_IMPORT: Record<Part, readonly Part[]> = {
 };
 
 /** Parts whose imports of runtime must be type-only (erased, so no agent code reaches the bundle). */
-const RUNTIME_TYPES_ONLY: readonly Part[] = ['webview'];
+const RUNTIME_TYPES_ONLY: readonly Part[] = ['webview', 'action'];
 
 /**
  * Runtime modules the browser code may import, with why. Each must import nothing
@@ -132,6 +135,8 @@ function upwardEdges(edges: readonly Edge[]): string[] {
     if (from === 'webview-ui' && to === 'runtime' && e.to in BROWSER_SAFE_RUNTIME) continue;
     if (!MAY_IMPORT[from].includes(to)) bad.push(`${e.from} -> ${e.to} (${from} may not import ${to})`);
     else if (to === 'runtime' && from !== 'runtime' && RUNTIME_TYPES_ONLY.includes(from) && !e.typeOnly) bad.push(`${e.from} -> ${e.to} (${from} may import only types from runtime)`);
+    // The action runs dist/cli.js; bundling the CLI's code into dist/action.js would carry the whole agent twice.
+    else if (from === 'action' && to === 'cli' && !e.typeOnly) bad.push(`${e.from} -> ${e.to} (action may import only types from cli)`);
   }
   return bad;
 }
