@@ -6,6 +6,8 @@ export { openCheckpointStore } from '../../tools/checkpoints';
 export { createTurnContext } from '../../agent/turn-context';
 export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../../runtime/session/session';
 export { buildSystemPrompt } from '../../runtime/context/system-prompt';
+export { discoverSkills, skillCutNote, skillListing, skillPromptSection } from '../../runtime/context/skills';
+export { nodeInstructionReader } from '../../runtime/context/instructions-node';
 export { splitAttachments, withAttachments } from '../../runtime/session/user-text';
 export { cleanUpInterruptedWrites } from '../../tools/files/interrupted-writes';
 export { decodeText, detectEncoding, encodeText } from '../../tools/files/text';
