@@ -13,7 +13,7 @@ import { HostCodeNavigation } from './language/code-navigation';
 import { HostEditDiagnostics } from './language/edit-diagnostics';
 import { LanguageCoverage } from './language/language-coverage';
 import { hostSensitiveMatcher } from './panel/load-panel-support';
-import { currentHostSkills } from './context/skills';
+import { currentHostSkills } from './context/skill-state';
 import { readGuardedSettings } from './approvals/policy-guard';
 import { type TurnstoneSettings } from './settings';
 import { TerminalShell } from './terminal/terminal-shell';

@@ -1,14 +1,15 @@
 // Agent Skills in the editor: found again before each turn (with the system
 // prompt), kept for the turn's tools (the skill tool, read_file's reach into a
 // skill's folder) and listed by `/skills`. Discovery is the runtime's
-// (src/runtime/context/skills.ts), reached through the core bundle.
+// (src/runtime/context/skills.ts), reached through the core bundle; what it
+// found is kept in skill-state.ts.
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { type Skill, type SkillSet } from '../../runtime/context/skills';
+import { type SkillSet } from '../../runtime/context/skills';
 import { hostSensitiveMatcher } from '../panel/load-panel-support';
 import { loadCore } from '../session/load-core';
+import { setHostSkills } from './skill-state';
 
-let found: SkillSet = { skills: [], problems: [] };
 let loggedKey = '';
 
 /** Finds the skills now (workspace ones only in a trusted workspace) and logs what changed since the last look. */
@@ -17,7 +18,7 @@ export async function refreshHostSkills(log?: vscode.LogOutputChannel): Promise<
   // Skills are read from the disk the extension host runs on; a virtual folder has none.
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const set = await core.discoverSkills(core.nodeInstructionReader, { workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
-  found = set;
+  setHostSkills(set.skills);
   const cut = core.skillCutNote(core.skillPromptSection(set.skills).cut);
   const key = JSON.stringify([set.skills.map((s) => s.label), set.problems, cut]);
   if (key !== loggedKey) {
@@ -26,11 +27,6 @@ export async function refreshHostSkills(log?: vscode.LogOutputChannel): Promise<
     if (set.skills.length > 0) log?.info(`skills: ${set.skills.map((s) => s.label).join(', ')}`);
   }
   return set;
-}
-
-/** The skills found by the last look (the turn's tools read this). */
-export function currentHostSkills(): readonly Skill[] {
-  return found.skills;
 }
 
 /** `/skills`: the list as the panel shows it. */
