@@ -8,6 +8,7 @@ import { listAttribute, parseDefinitionText, textAttribute } from '../runtime/co
 import { type InstructionReader } from '../runtime/context/instructions';
 import { nodeInstructionReader } from '../runtime/context/instructions-node';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
+import { cutHead } from '../runtime/text-cut';
 
 export interface CustomAgentDefinition {
   name: string;
@@ -73,7 +74,7 @@ function definitionOf(text: string, fileName: string, suffix: string, label: str
   const name = textAttribute(parsed.attributes, 'name')?.trim() || fileName.slice(0, -suffix.length);
   const description = textAttribute(parsed.attributes, 'description')?.replace(/\s+/g, ' ').trim() ?? '';
   const systemPrompt = parsed.body.trim();
-  if (!AGENT_NAME.test(name)) return { problems: [...problems, `${label} is not used: '${name.slice(0, 80)}' is not a usable agent name (letters, digits, '.', '_' and '-').`] };
+  if (!AGENT_NAME.test(name)) return { problems: [...problems, `${label} is not used: '${cutHead(name, 80)}' is not a usable agent name (letters, digits, '.', '_' and '-').`] };
   if (RESERVED_AGENT_NAMES.includes(name.toLowerCase())) return { problems: [...problems, `${label} is not used: '${name}' is the name of a built-in agent; give it another name.`] };
   if (description === '') return { problems: [...problems, `${label} is not used: its front matter has no \`description\` (the model picks an agent by it).`] };
   if (systemPrompt === '') return { problems: [...problems, `${label} is not used: it has no text after the front matter to be the agent's system prompt.`] };
@@ -83,7 +84,7 @@ function definitionOf(text: string, fileName: string, suffix: string, label: str
     problems,
     agent: {
       name,
-      description: description.slice(0, MAX_DESCRIPTION_CHARS),
+      description: cutHead(description, MAX_DESCRIPTION_CHARS),
       ...(tools !== undefined ? { tools } : {}),
       // Claude Code writes `model: inherit` for "the parent's model".
       ...(model && model !== 'inherit' ? { model } : {}),

@@ -3,6 +3,7 @@
 // `a, b`, and a long description may be a `>` or `|` block. This reads that
 // subset (keys, plain and quoted scalars, lists, block scalars) without a YAML
 // library in the bundle; anything else is a problem line, never a throw.
+import { cutHead } from '../text-cut';
 
 export type FrontMatterValue = string | string[];
 
@@ -53,7 +54,7 @@ export function parseDefinitionText(text: string): DefinitionText {
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
     const kv = indentOf(line) === 0 ? KEY_LINE.exec(line) : null;
     if (!kv) {
-      problems.push(`line ${i + 2} of its front matter is not \`key: value\` (${JSON.stringify(line.trim().slice(0, 60))})`);
+      problems.push(`line ${i + 2} of its front matter is not \`key: value\` (${JSON.stringify(cutHead(line.trim(), 60))})`);
       continue;
     }
     const key = kv[1]!.toLowerCase();

@@ -8,6 +8,7 @@ import { definitionEntries, type DefinitionFolder, openDefinitionFolder, readDef
 import { parseDefinitionText, textAttribute } from './front-matter';
 import { type InstructionReader } from './instructions';
 import { type SensitiveMatcher } from '../policy/sensitive-files';
+import { cutHead } from '../text-cut';
 
 export const SKILL_FILE = 'SKILL.md';
 export const WORKSPACE_SKILL_DIRS = ['.turnstone/skills', '.claude/skills', '.github/skills'] as const;
@@ -92,7 +93,7 @@ export async function discoverSkills(reader: InstructionReader, sources: SkillSo
       const name = textAttribute(parsed.attributes, 'name')?.trim() || child;
       const description = textAttribute(parsed.attributes, 'description')?.replace(/\s+/g, ' ').trim() ?? '';
       if (!SKILL_NAME.test(name)) {
-        problems.push(`${label}/${SKILL_FILE} is not used: '${name.slice(0, 80)}' is not a usable skill name (letters, digits, '.', '_', ':' and '-').`);
+        problems.push(`${label}/${SKILL_FILE} is not used: '${cutHead(name, 80)}' is not a usable skill name (letters, digits, '.', '_', ':' and '-').`);
         continue;
       }
       if (description === '') {
@@ -104,7 +105,7 @@ export async function discoverSkills(reader: InstructionReader, sources: SkillSo
         problems.push(`${label} is not used: the skill '${name}' from ${existing.label} comes first.`);
         continue;
       }
-      byName.set(name, { name, description: description.slice(0, MAX_DESCRIPTION_CHARS), dir, realDir: dirEntry.realPath, label, scope: folder.scope });
+      byName.set(name, { name, description: cutHead(description, MAX_DESCRIPTION_CHARS), dir, realDir: dirEntry.realPath, label, scope: folder.scope });
     }
   }
   return { skills: [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), problems };
@@ -141,7 +142,7 @@ export function skillPromptSection(skills: readonly Pick<Skill, 'name' | 'descri
   const cut: string[] = [];
   let chars = head.length;
   for (const skill of sorted) {
-    const description = skill.description.length > limits.maxDescriptionChars ? `${skill.description.slice(0, limits.maxDescriptionChars - 1)}…` : skill.description;
+    const description = skill.description.length > limits.maxDescriptionChars ? `${cutHead(skill.description, limits.maxDescriptionChars - 1)}…` : skill.description;
     const line = `- ${skill.name}: ${description}`;
     if (lines.length >= limits.maxSkills || chars + line.length + 1 > limits.maxChars) {
       cut.push(skill.name);
