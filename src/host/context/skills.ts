@@ -8,7 +8,6 @@ import * as vscode from 'vscode';
 import { type SkillSet } from '../../runtime/context/skills';
 import { hostSensitiveMatcher } from '../panel/load-panel-support';
 import { loadCore } from '../session/load-core';
-import { setHostSkills } from './skill-state';
 
 let loggedKey = '';
 
@@ -18,7 +17,8 @@ export async function refreshHostSkills(log?: vscode.LogOutputChannel): Promise<
   // Skills are read from the disk the extension host runs on; a virtual folder has none.
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   const set = await core.discoverSkills(core.nodeInstructionReader, { workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
-  setHostSkills(set.skills);
+  // Kept in the core bundle's copy of skill-state.ts, where the tools read it.
+  core.setHostSkills(set.skills);
   const cut = core.skillCutNote(core.skillPromptSection(set.skills).cut);
   const key = JSON.stringify([set.skills.map((s) => s.label), set.problems, cut]);
   if (key !== loggedKey) {

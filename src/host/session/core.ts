@@ -8,6 +8,7 @@ export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../..
 export { buildSystemPrompt } from '../../runtime/context/system-prompt';
 export { discoverSkills, skillCutNote, skillListing, skillPromptSection } from '../../runtime/context/skills';
 export { nodeInstructionReader } from '../../runtime/context/instructions-node';
+export { setHostSkills } from '../context/skill-state';
 export { splitAttachments, withAttachments } from '../../runtime/session/user-text';
 export { cleanUpInterruptedWrites } from '../../tools/files/interrupted-writes';
 export { decodeText, detectEncoding, encodeText } from '../../tools/files/text';
