@@ -24,6 +24,7 @@ import { sensitiveFileMatcher } from './runtime/policy/sensitive-files';
 import { nodeInstructionReader } from './runtime/context/instructions-node';
 import { loadCustomSlashCommands, resolveSlash } from './runtime/context/slash-commands';
 import { buildSystemPrompt } from './runtime/context/system-prompt';
+import { discoverSkills, skillCutNote, skillListing, skillPromptSection, type SkillSet } from './runtime/context/skills';
 import { cleanUpInterruptedWrites } from './tools/files/interrupted-writes';
 import { NodeShell, NodeWorkspace } from './tools/node-adapter';
 import { createToolExecutor, DEFAULT_LIMITS, webFetchUserAgent } from './tools/registry';
@@ -152,6 +153,16 @@ function readSettings(config: CliConfig): { settings: TurnstoneSettings; mcpServ
   return { settings, mcpServers: mcpServersOf(json) };
 }
 
+/** `-p /skills`: the list on stdout (JSON with --output-format json or stream-json). */
+function printSkills(set: SkillSet, format: CliConfig['outputFormat']): void {
+  if (format === 'text') {
+    sink.stdout(`${skillListing(set)}\n`);
+    return;
+  }
+  const skills = set.skills.map((k) => ({ name: k.name, description: k.description, scope: k.scope, source: k.label, path: k.dir }));
+  sink.stdout(`${JSON.stringify({ type: 'skills', skills, problems: set.problems })}\n`);
+}
+
 async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const attached = readImages(config.images);
   if ('error' in attached) {
@@ -169,13 +180,20 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     sink.stderr(`turnstone: ${priced.error}\n`);
     return 2;
   }
+  // The folder given is the user's choice of it, so its skills count as trusted (as its MCP servers do).
+  const sensitive = sensitiveFileMatcher(s.sensitiveFiles);
+  const skills = await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive });
+  // `/skills` needs no model: it answers at once.
+  if (/^\/skills(\s|$)/.test(config.prompt.trim())) {
+    printSkills(skills, config.outputFormat);
+    return 0;
+  }
   const options = cliModelOptions(config.provider, env, s);
   if ('error' in options) {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;
   }
   // contracts.md "Slash commands": `-p "/review src/a.ts"` sends .turnstone/commands/review.md with $ARGUMENTS filled in.
-  const sensitive = sensitiveFileMatcher(s.sensitiveFiles);
   let prompt = config.prompt;
   if (prompt.trimStart().startsWith('/')) {
     const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd, sensitive);
@@ -221,6 +239,8 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   // Same files and caps as the editor (contracts.md "Project instructions").
   const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir(), sensitive });
   for (const note of instructions.notes) sink.stderr(`turnstone: ${note}\n`);
+  const cutNote = skillCutNote(skillPromptSection(skills.skills).cut);
+  for (const note of [...skills.problems, ...(cutNote ? [cutNote] : [])]) sink.stderr(`turnstone: skills: ${note}\n`);
   const context = createTurnContext({
     settings: s,
     permissionMode: s.permissionMode,
@@ -237,6 +257,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
           sensitiveFiles: s.sensitiveFiles,
           background,
           webFetch: { allowPrivateNetwork: s.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(manifest.version) },
+          skills: () => skills.skills,
         },
       ),
     background,
@@ -248,6 +269,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
       host: 'the Turnstone CLI (non-interactive: nobody can answer permission prompts)',
       date: new Date().toISOString().slice(0, 10),
       ...(instructions.text ? { extra: instructions.text } : {}),
+      skills: skills.skills,
     }),
     // Hooks come only from --settings, a file the user named: running them is their choice.
     hooksCwd: config.cwd,

@@ -56,6 +56,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       // A custom slash command expands here too; a built-in runs and there is no turn to return.
       const slash = await runSlashInput(text.trim(), log);
       if (slash.kind === 'unavailable') void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: {0}', slash.message));
+      if (slash.kind === 'notice') void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: {0}', slash.message));
       if (slash.kind !== 'prompt') return undefined;
       return controller.send(slash.text, [], [], slash.typed);
     },

@@ -13,6 +13,7 @@ import { HostCodeNavigation } from './language/code-navigation';
 import { HostEditDiagnostics } from './language/edit-diagnostics';
 import { LanguageCoverage } from './language/language-coverage';
 import { hostSensitiveMatcher } from './panel/load-panel-support';
+import { currentHostSkills } from './context/skill-state';
 import { readGuardedSettings } from './approvals/policy-guard';
 import { type TurnstoneSettings } from './settings';
 import { TerminalShell } from './terminal/terminal-shell';
@@ -83,6 +84,7 @@ export function createHostTools(
       sensitiveFiles: settings.sensitiveFiles,
       ...(background ? { background } : {}),
       webFetch: { allowPrivateNetwork: settings.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(String((context.extension.packageJSON as { version?: string }).version ?? '')) },
+      skills: currentHostSkills,
     },
   );
 }

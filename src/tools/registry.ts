@@ -1,5 +1,5 @@
 // createToolExecutor: the ToolExecutor port the turn loop calls, built from
-// the six tools and a pair of Workspace/Shell adapters.
+// the built-in tools and a pair of Workspace/Shell adapters.
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
@@ -31,6 +31,8 @@ import { todoWriteTool } from './todo/todo-write';
 import { writeFileTool } from './files/write-file';
 import { webFetchTool } from './web-fetch';
 import { type WebFetchConfig } from './web-fetch/http-get';
+import { type Skill } from '../runtime/context/skills';
+import { skillTool } from './skill/skill';
 
 export interface ToolAdapters {
   workspace: Workspace;
@@ -55,6 +57,8 @@ export interface ToolExecutorOptions {
   background?: BackgroundCommands;
   /** web_fetch: allowPrivateNetwork (the setting), the User-Agent (with the version), limits; tests add a resolver. */
   webFetch?: Partial<WebFetchConfig>;
+  /** The skills found for the turn (read when used, so a later discovery is seen); the skill tool is offered when there are any. */
+  skills?: () => readonly Skill[];
 }
 
 export const DEFAULT_WEB_FETCH: WebFetchConfig = {
@@ -82,7 +86,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool, webFetchTool, lspTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool, webFetchTool, lspTool, skillTool];
 const NEEDS_SHELL = new Set(['bash', bashOutputTool.name, killShellTool.name]);
 const NEEDS_BACKGROUND = new Set([bashOutputTool.name, killShellTool.name]);
 
@@ -106,7 +110,11 @@ function errorOutput(error: unknown): ToolOutput | undefined {
 }
 
 export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutorOptions = {}): ToolExecutor {
-  const tools = ALL_TOOLS.filter((t) => (!NEEDS_SHELL.has(t.name) || adapters.shell) && (!NEEDS_BACKGROUND.has(t.name) || options.background) && (t.name !== 'lsp' || adapters.navigation));
+  const skills = options.skills ?? (() => []);
+  const hasSkills = skills().length > 0;
+  const tools = ALL_TOOLS.filter(
+    (t) => (!NEEDS_SHELL.has(t.name) || adapters.shell) && (!NEEDS_BACKGROUND.has(t.name) || options.background) && (t.name !== 'lsp' || adapters.navigation) && (t.name !== skillTool.name || hasSkills),
+  );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const env: ToolEnv = {
     workspace: adapters.workspace,
@@ -121,6 +129,7 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     webFetch: { ...DEFAULT_WEB_FETCH, ...options.webFetch },
     diagnostics: adapters.diagnostics,
     navigation: adapters.navigation,
+    skills,
   };
 
   const lookup = (name: string): Tool => {

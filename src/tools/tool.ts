@@ -15,6 +15,7 @@ import { type PathResolver } from './files/paths';
 import { type CodeNavigation, type EditDiagnostics } from './language-ports';
 import { type Shell, type Workspace } from './ports';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
+import { type Skill } from '../runtime/context/skills';
 import { type WebFetchConfig } from './web-fetch/http-get';
 
 export interface ToolLimits {
@@ -55,6 +56,8 @@ export interface ToolEnv {
   diagnostics?: EditDiagnostics | undefined;
   /** The editor's code navigation for the lsp tool (VS Code only). */
   navigation?: CodeNavigation | undefined;
+  /** The skills found for this turn: the skill tool loads them, read_file may read inside their folders. */
+  skills?: (() => readonly Skill[]) | undefined;
 }
 
 export interface ToolSpec<I> {

@@ -174,7 +174,8 @@ const Base = { id: Id, stepId: Id.optional() };
 
 /** Why a turn failed, as the error card explains it (see src/host/panel/failure-text.ts). */
 /** `budget`: the provider's account is out of credit; `spend_cap`: one of Turnstone's own spend caps stopped the turn. */
-export const ErrorCause = z.enum(['no_key', 'auth', 'overloaded', 'rate_limit', 'network', 'server', 'budget', 'spend_cap', 'context', 'stalled', 'request', 'other']);
+/** `notice`: no failure, an answer the user asked for (the list of `/skills`), shown as a quiet card. */
+export const ErrorCause = z.enum(['no_key', 'auth', 'overloaded', 'rate_limit', 'network', 'server', 'budget', 'spend_cap', 'context', 'stalled', 'request', 'other', 'notice']);
 export type ErrorCause = z.infer<typeof ErrorCause>;
 
 export const TranscriptItem = z.discriminatedUnion('kind', [

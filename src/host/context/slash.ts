@@ -7,12 +7,14 @@ import { hostSensitiveMatcher } from '../panel/load-panel-support';
 import { BUILTIN_SLASH_COMMANDS, loadCustomSlashCommands, resolveSlash, type BuiltinSlashName, type SlashCommandSet } from '../../runtime/context/slash-commands';
 import { type SlashCommandInfo } from '../../webview/protocol';
 import { readerRootPath, workspaceInstructionReader } from '../session/instruction-reader';
+import { skillsListing } from './skills';
 
 /** Created by the MCP work; called by id so this works (with a clear message) when it is absent. */
 export const MCP_SHOW_SERVERS = 'turnstone.mcp.showServers';
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/;
 
-const BUILTIN_COMMAND_IDS: Record<BuiltinSlashName, string> = {
+/** The built-ins that run a VS Code command; `/skills` is answered in the panel itself. */
+const BUILTIN_COMMAND_IDS: Record<Exclude<BuiltinSlashName, 'skills'>, string> = {
   compact: 'turnstone.compact',
   new: 'turnstone.newSession',
   model: 'turnstone.selectModel',
@@ -38,7 +40,7 @@ export async function slashCommandList(log?: vscode.LogOutputChannel): Promise<S
 }
 
 /** `typed`: a custom command as the user wrote it (`/review src/a.ts`), which the transcript shows instead of its expansion. */
-export type SlashOutcome = { kind: 'ran' } | { kind: 'unavailable'; message: string } | { kind: 'prompt'; text: string; typed?: string };
+export type SlashOutcome = { kind: 'ran' } | { kind: 'unavailable'; message: string } | { kind: 'notice'; message: string } | { kind: 'prompt'; text: string; typed?: string };
 
 /**
  * Interprets an input. A built-in runs its command; a custom command returns
@@ -54,6 +56,7 @@ export async function runSlashInput(text: string, log?: vscode.LogOutputChannel)
     log?.info(`slash command /${resolved.command.name} from ${resolved.command.file}`);
     return { kind: 'prompt', text: resolved.text, typed: text.trim() };
   }
+  if (resolved.name === 'skills') return { kind: 'notice', message: await skillsListing(log) };
   const id = BUILTIN_COMMAND_IDS[resolved.name];
   if (resolved.name === 'mcp' && !(await vscode.commands.getCommands(true)).includes(id)) {
     return { kind: 'unavailable', message: `/mcp: MCP servers are not available in this version of Turnstone (the command ${id} is not registered).` };

@@ -25,7 +25,7 @@ const status = (message: string): number | undefined => {
 };
 
 /** The cause behind a runtime error kind and the provider's message. */
-export function causeOf(kind: string, message: string): ErrorCause {
+export function causeOf(kind: string, message: string): Exclude<ErrorCause, 'notice'> {
   const code = status(message);
   if (kind === 'budget') return 'spend_cap';
   if (kind === 'auth') return /no .*api key/i.test(message) ? 'no_key' : 'auth';

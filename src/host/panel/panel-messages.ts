@@ -86,6 +86,10 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
         controller.panel.hostCard({ message: slash.message, errorKind: 'slash_command', retryable: false });
         return;
       }
+      if (slash.kind === 'notice') {
+        controller.panel.hostCard({ message: slash.message, errorKind: 'slash_command', cause: 'notice', retryable: false, action: 'none' });
+        return;
+      }
       if (m.type === 'send') await controller.send(slash.text, await resolveAttachments(m.attachments, deps.mentions), [], slash.typed);
       else if (m.type === 'queue') controller.queue(slash.text, await resolveAttachments(m.attachments, deps.mentions), slash.typed);
       else controller.steer(slash.text, slash.typed);

@@ -8,6 +8,7 @@ import { type HostEvent } from '../../webview/protocol';
 import { readerRootPath, workspaceInstructionReader } from './instruction-reader';
 import { loadCore } from './load-core';
 import { hostSensitiveMatcher } from '../panel/load-panel-support';
+import { refreshHostSkills } from '../context/skills';
 
 export class InstructionsState {
   private found: ProjectInstructions | undefined;
@@ -58,12 +59,18 @@ export class InstructionsState {
       this.log.warn(`project instructions could not be read: ${String(error)}`);
       return undefined;
     });
+    // The skills' names and descriptions go into the prompt; the same list serves the turn's tools.
+    const skills = await refreshHostSkills(this.log).catch((error: unknown) => {
+      this.log.warn(`skills could not be read: ${String(error)}`);
+      return undefined;
+    });
     return loadCore().buildSystemPrompt({
       workspaceRoot: workspaceRoot()?.fsPath ?? '(no folder open)',
       platform: process.platform,
       host: `VS Code ${vscode.version}`,
       date: new Date().toISOString().slice(0, 10),
       ...(found?.text ? { extra: found.text } : {}),
+      ...(skills ? { skills: skills.skills } : {}),
     });
   }
 }

@@ -14,6 +14,7 @@ export const BUILTIN_SLASH_COMMANDS = [
   { name: 'undo', description: "Revert the files the last turn changed" },
   { name: 'resume', description: 'Resume a saved session' },
   { name: 'mcp', description: 'Show MCP servers: status, tools, restart' },
+  { name: 'skills', description: 'List the Agent Skills found and where they are from' },
 ] as const;
 
 export type BuiltinSlashName = (typeof BUILTIN_SLASH_COMMANDS)[number]['name'];

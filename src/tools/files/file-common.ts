@@ -6,10 +6,13 @@ import { pinAssessed, type ResolvedPath, sensitiveReason } from './paths';
 import { type FileStat } from '../ports';
 import { type DecodedText, decodeText, detectEncoding, looksBinary } from './text';
 import { type ToolEnv } from '../tool';
+import { skillFolderOf } from '../skill/skill';
 
-export function assessPath(resolved: ResolvedPath, need: PermissionNeed, env: Pick<ToolEnv, 'sensitiveFile'>): ToolUseAssessment {
+export function assessPath(resolved: ResolvedPath, need: PermissionNeed, env: Pick<ToolEnv, 'sensitiveFile' | 'skills'>): ToolUseAssessment {
   const assessment: ToolUseAssessment = { need, subject: resolved.display };
-  if (!resolved.root) assessment.outsideWorkspace = [resolved.real];
+  // A found skill's folder reads like the workspace (the real path, so a link in it leading out does not); writes there still ask.
+  const skillRead = need === 'read' && !resolved.root && skillFolderOf(resolved.real, env.skills?.() ?? []) !== undefined;
+  if (!resolved.root && !skillRead) assessment.outsideWorkspace = [resolved.real];
   // Reads are pinned too: a folder swapped for a link to outside after the check must not leak a file to the model.
   pinAssessed(resolved);
   if (need === 'edit') {

@@ -25,9 +25,12 @@ export class ErrorView implements ItemView {
     }
     // A spend cap is a stop the user chose: a pause, not an error.
     const paused = it.cause === 'spend_cap';
+    // An answer the user asked for (/skills) is no error either.
+    const notice = it.cause === 'notice';
     this.root.classList.toggle('paused', paused);
-    this.root.setAttribute('role', paused ? 'status' : 'alert');
-    this.root.setAttribute('aria-label', paused ? t('Paused') : t('Error'));
+    this.root.classList.toggle('notice', notice);
+    this.root.setAttribute('role', paused || notice ? 'status' : 'alert');
+    this.root.setAttribute('aria-label', paused ? t('Paused') : notice ? t('Notice') : t('Error'));
     const actions: Node[] = [];
     // A key the API rejected mid-session: the field is there at once (never focused: the user may be typing).
     if (it.action === 'set_key' && it.cause === 'auth') this.keyField ??= new KeyField(this.post);
@@ -49,7 +52,7 @@ export class ErrorView implements ItemView {
     if (it.retryable) actions.push(button(t('Retry'), () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true, cls: 'retry' }));
     const requestId = it.requestId;
     this.root.replaceChildren(
-      el('div', { class: 'error-line' }, icon(paused ? 'debug-pause' : 'error'), el('span', { class: 'message' }, it.message)),
+      el('div', { class: 'error-line' }, icon(paused ? 'debug-pause' : notice ? 'info' : 'error'), el('span', { class: 'message' }, it.message)),
       it.hint ? el('div', { class: 'hint' }, it.hint) : '',
       actions.length || requestId
         ? el('div', { class: 'error-actions' },

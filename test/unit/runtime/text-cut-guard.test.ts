@@ -54,6 +54,8 @@ const NOT_CUTS: Record<string, string> = {
   'src/tools/files/edit-problems.ts: warnings.slice(0, MAX_WARNINGS)': ARRAY,
   'src/tools/lsp/lsp.ts: symbols.slice(0, MAX_SYMBOLS)': ARRAY,
   'src/tools/lsp/lsp.ts: found.slice(0, MAX_LOCATIONS)': ARRAY,
+  'src/runtime/context/definition-files.ts: names.slice(0, MAX_DEFINITION_ENTRIES)': ARRAY,
+  'src/runtime/context/skills.ts: cut.slice(0, 20)': ARRAY,
 };
 
 /** Real cuts waiting to move to cutHead/cutMiddle, listed so they stay visible (none now). */

@@ -1,0 +1,37 @@
+// Agent Skills in the editor: found again before each turn (with the system
+// prompt), kept for the turn's tools (the skill tool, read_file's reach into a
+// skill's folder) and listed by `/skills`. Discovery is the runtime's
+// (src/runtime/context/skills.ts), reached through the core bundle; what it
+// found is kept in skill-state.ts.
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import { type SkillSet } from '../../runtime/context/skills';
+import { hostSensitiveMatcher } from '../panel/load-panel-support';
+import { loadCore } from '../session/load-core';
+
+let loggedKey = '';
+
+/** Finds the skills now (workspace ones only in a trusted workspace) and logs what changed since the last look. */
+export async function refreshHostSkills(log?: vscode.LogOutputChannel): Promise<SkillSet> {
+  const core = loadCore();
+  // Skills are read from the disk the extension host runs on; a virtual folder has none.
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const set = await core.discoverSkills(core.nodeInstructionReader, { workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
+  // Kept in the core bundle's copy of skill-state.ts, where the tools read it.
+  core.setHostSkills(set.skills);
+  const cut = core.skillCutNote(core.skillPromptSection(set.skills).cut);
+  const key = JSON.stringify([set.skills.map((s) => s.label), set.problems, cut]);
+  if (key !== loggedKey) {
+    loggedKey = key;
+    for (const problem of [...set.problems, ...(cut ? [cut] : [])]) log?.warn(`skills: ${problem}`);
+    if (set.skills.length > 0) log?.info(`skills: ${set.skills.map((s) => s.label).join(', ')}`);
+  }
+  return set;
+}
+
+/** `/skills`: the list as the panel shows it. */
+export async function skillsListing(log?: vscode.LogOutputChannel): Promise<string> {
+  const set = await refreshHostSkills(log);
+  const listing = loadCore().skillListing(set);
+  return vscode.workspace.isTrusted ? listing : `${listing}\n\n${vscode.l10n.t('The workspace is not trusted: its own skills are not loaded.')}`;
+}
