@@ -1,5 +1,6 @@
 // Headless CLI (contracts.md "Headless CLI"): one turn of the same runtime,
 // providers and tools as the extension, with Node adapters and no prompter.
+import { discoverCustomAgents } from './agent/custom-agents';
 import { mkdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -240,6 +241,9 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir(), sensitive });
   for (const note of instructions.notes) sink.stderr(`turnstone: ${note}\n`);
   const cutNote = skillCutNote(skillPromptSection(skills.skills).cut);
+  // The folder given is trusted as its skills are: its agent files are the user's.
+  const customAgents = await discoverCustomAgents({ workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive });
+  for (const problem of customAgents.problems) sink.stderr(`turnstone: agents: ${problem}\n`);
   for (const note of [...skills.problems, ...(cutNote ? [cutNote] : [])]) sink.stderr(`turnstone: skills: ${note}\n`);
   const context = createTurnContext({
     settings: s,
@@ -273,6 +277,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     }),
     // Hooks come only from --settings, a file the user named: running them is their choice.
     hooksCwd: config.cwd,
+    customAgents: customAgents.agents,
     prices: priced.prices,
     warn: (m) => sink.stderr(`turnstone: ${m}\n`),
   });

@@ -6,6 +6,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { type SkillSet } from '../../runtime/context/skills';
+import { type CustomAgentDefinition } from '../../agent/custom-agents';
 import { hostSensitiveMatcher } from '../panel/load-panel-support';
 import { loadCore } from '../session/load-core';
 
@@ -27,6 +28,22 @@ export async function refreshHostSkills(log?: vscode.LogOutputChannel): Promise<
     if (set.skills.length > 0) log?.info(`skills: ${set.skills.map((s) => s.label).join(', ')}`);
   }
   return set;
+}
+
+let loggedAgents = '';
+
+/** The custom agents the `agent` tool offers now (workspace ones only in a trusted workspace); problems are logged once. */
+export async function hostCustomAgents(log?: vscode.LogOutputChannel): Promise<CustomAgentDefinition[]> {
+  const core = loadCore();
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const found = await core.discoverCustomAgents({ workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
+  const key = JSON.stringify([found.agents.map((a) => a.source), found.problems]);
+  if (key !== loggedAgents) {
+    loggedAgents = key;
+    for (const problem of found.problems) log?.warn(`agents: ${problem}`);
+    if (found.agents.length > 0) log?.info(`custom agents: ${found.agents.map((a) => a.name).join(', ')}`);
+  }
+  return found.agents;
 }
 
 /** `/skills`: the list as the panel shows it. */

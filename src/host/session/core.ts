@@ -6,6 +6,7 @@ export { openCheckpointStore } from '../../tools/checkpoints';
 export { createTurnContext } from '../../agent/turn-context';
 export { forkSession, JsonlSessionStore, listSessions, loadSession } from '../../runtime/session/session';
 export { buildSystemPrompt } from '../../runtime/context/system-prompt';
+export { discoverCustomAgents } from '../../agent/custom-agents';
 export { discoverSkills, skillCutNote, skillListing, skillPromptSection } from '../../runtime/context/skills';
 export { nodeInstructionReader } from '../../runtime/context/instructions-node';
 export { setHostSkills } from '../context/skill-state';

@@ -4,6 +4,7 @@
 // (turn-setup.ts). What the panel shows goes through the panel bridge; saved
 // sessions are the library's; checkpoints, the key wait and background commands
 // have their own modules. Commands and the webview call into it; nothing here renders.
+import { hostCustomAgents } from '../context/skills';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../../runtime/events';
@@ -209,6 +210,10 @@ export class SessionController implements vscode.Disposable {
       {
         systemPrompt: await this.instructions.systemPrompt(),
         caps: this.spend.capsForNextTurn(),
+        customAgents: await hostCustomAgents(this.deps.log).catch((error: unknown) => {
+          this.deps.log.warn(`custom agents could not be read: ${String(error)}`);
+          return [];
+        }),
       },
     );
   }

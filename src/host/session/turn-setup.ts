@@ -3,6 +3,7 @@
 // workspace's trust allows, a model client that reads the key and base URL at
 // each request, the window's tools, MCP servers and checkpoints, and hooks only
 // in a trusted workspace.
+import { type AgentDefinition } from '../../agent/subagents/agents';
 import * as vscode from 'vscode';
 import { type TurnCheckpoints } from '../../agent/turn-checkpoints';
 import { type TurnstoneSettings } from '../../agent/settings';
@@ -33,7 +34,7 @@ export function effectiveMode(s: TurnstoneSettings): PermissionMode {
   return vscode.workspace.isTrusted ? s.permissionMode : 'plan';
 }
 
-export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number } }): TurnContext {
+export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number }; customAgents: readonly AgentDefinition[] }): TurnContext {
   const core = loadCore();
   const s = readGuardedSettings();
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -65,6 +66,7 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
     // A workspace's hooks are commands: they run only once the user trusts it.
     hooksCwd: vscode.workspace.isTrusted && root ? root.fsPath : undefined,
     caps: turn.caps,
+    customAgents: turn.customAgents,
     warn: (m) => deps.log.warn(m),
   });
 }

@@ -2,7 +2,7 @@
 // stream-json lines of a subagent carry its agent_id, the json result breaks usage down per
 // subagent, and the subagent's transcript is nested in the session file.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
@@ -76,5 +76,20 @@ describe('29.agents: CLI (node dist/cli.js against the mock API)', function () {
     api.enqueue(textReply('Hi.'));
     const none = await runCli(['-p', 'hi', '--cwd', ws, '--output-format', 'json'], { env });
     assert.deepEqual(JSON.parse(none.stdout).subagents, []);
+  });
+  it('29.agents: a custom agent file is offered in the agent tool\'s description and its tools narrow the subagent\'s (Read → read_file only)', async () => {
+    mkdirSync(path.join(ws, '.turnstone', 'agents'), { recursive: true });
+    writeFileSync(path.join(ws, '.turnstone', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews one file for bugs\ntools: Read, Bash\n---\nYou review code. Report bugs with line numbers.\n');
+    api.enqueue(toolUseReply([{ id: 'tu_r', name: 'agent', input: { description: 'review the parser', prompt: 'Review parser.ts', agent: 'reviewer' } }]), textReply('No bugs.'), textReply('Reviewed.'));
+    const run = await runCli(['-p', 'review', '--cwd', ws, '--output-format', 'json'], { env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).subagents[0].agent, 'reviewer');
+    const [parent, sub] = api.bodies;
+    const agentTool = (parent!.tools as Array<{ name: string; description: string }>).find((t) => t.name === 'agent')!;
+    assert.match(agentTool.description, /- reviewer: Reviews one file for bugs/);
+    assert.ok(JSON.stringify(sub!.system).includes('You review code.'));
+    // Bash is listed but the subagent gets only what the parent has and the list grants: read_file and bash, never agent.
+    const names = (sub!.tools as Array<{ name: string }>).map((t) => t.name).sort();
+    assert.deepEqual(names.filter((n) => n !== 'bash_output' && n !== 'kill_shell'), ['bash', 'read_file']);
   });
 });
