@@ -5,9 +5,9 @@ import { type CommandId } from './contract';
 import { type SessionInfo } from '../runtime/session/session';
 import { type Attachment, type SessionController } from './session/session-controller';
 import { type ApiKeys } from './secrets';
-import { readSettings, setModel } from './settings';
-import { modelSummary } from '../runtime/context/model-summary';
-import { modelPicks } from './model-choices';
+import { readSettings } from './settings';
+import { applyModelChoice, pickModel } from './model-picker';
+import { presetInUse } from './model-lists';
 import { restoreChoices } from './session/checkpoints';
 import { runSlashInput } from './context/slash';
 import { type HostMcp } from './mcp';
@@ -15,6 +15,7 @@ import { showMcpServers } from './mcp-command';
 import { type OriginalContentProvider } from './approvals/proposal-documents';
 
 export interface CommandDeps {
+  context: vscode.ExtensionContext;
   controller: SessionController;
   keys: ApiKeys;
   originals: OriginalContentProvider;
@@ -79,28 +80,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     'turnstone.stop': () => controller.stop(),
     'turnstone.setApiKey': async () => {
-      const provider = readSettings().provider;
-      if (await keys.prompt(provider)) {
+      const s = readSettings();
+      // A preset's server (OpenRouter, Groq, …) keeps its key in a slot of its own.
+      if (await keys.prompt(s.provider, undefined, presetInUse(s))) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: API key saved in secret storage.'));
         await deps.refreshNotices();
       }
     },
     'turnstone.selectModel': async (arg?: unknown) => {
-      let model = typeof arg === 'string' ? arg : undefined;
-      if (!model) {
-        const current = readSettings().model;
-        const picks = modelPicks(current);
-        type Item = vscode.QuickPickItem & { model?: string };
-        const items: Item[] = picks.filter((m) => !m.family).map((m) => ({ label: m.label, model: m.model, description: m.current ? vscode.l10n.t('current · {0}', modelSummary(m.model)) : modelSummary(m.model) }));
-        items.push({ label: vscode.l10n.t('Other…'), description: vscode.l10n.t('type a model id') });
-        // Family entries sort first when their family is typed (see model-choices.ts).
-        items.push({ label: vscode.l10n.t('Newest of each family'), kind: vscode.QuickPickItemKind.Separator });
-        for (const m of picks.filter((p) => p.family)) items.push({ label: m.label, model: m.model, description: vscode.l10n.t('newest {0}: {1}', m.family ?? '', m.model) });
-        const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Turnstone model'), placeHolder: current });
-        if (!pick) return;
-        model = pick.model ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Model id'), value: current }));
-      }
-      if (model?.trim()) await setModel(model.trim());
+      const choice = typeof arg === 'string' && arg.trim() ? { model: arg.trim() } : await pickModel({ context: deps.context, keys, log });
+      if (choice) await applyModelChoice(choice);
     },
     'turnstone.compact': async () => {
       if (controller.isRunning) {

@@ -14,6 +14,9 @@ import { loadCore } from './load-core';
 import { type HostMcp } from '../mcp';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { type ApiKeys } from '../secrets';
+import { baseUrlInUse, liveModelFacts, presetInUse } from '../model-lists';
+import { missingKeyMessage } from '../../runtime/providers/key-hints';
+import { ModelError } from '../../runtime/types';
 
 export interface HostTurnDeps {
   context: vscode.ExtensionContext;
@@ -32,9 +35,10 @@ export function effectiveMode(s: TurnstoneSettings): PermissionMode {
   return vscode.workspace.isTrusted ? s.permissionMode : 'plan';
 }
 
-export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number } }): TurnContext {
+export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number } }): Promise<TurnContext> {
   const core = loadCore();
   const s = readGuardedSettings();
+  const liveModel = await liveModelFacts(deps.context, s.provider, baseUrlInUse(s), s.model);
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   return core.createTurnContext({
     settings: s,
@@ -42,10 +46,13 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
     model: core.createSettingsAwareModelClient(async () => {
       // Provider and base URL as the policy guard accepted them, and the key only to a URL the user chose.
       const now = readGuardedSettings();
-      const baseURL = now.baseUrl || (now.provider === 'anthropic' ? process.env.ANTHROPIC_BASE_URL : process.env.OPENAI_BASE_URL) || undefined;
+      const baseURL = baseUrlInUse(now);
       await deps.destinations.check(now.baseUrl || undefined);
-      // Local OpenAI-compatible servers accept any key; the SDK insists on one.
-      const apiKey = (await deps.keys.get(now.provider)) ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
+      // A preset's server (OpenRouter, Groq, …) has a key of its own; local servers accept any key, and the SDK insists on one.
+      const preset = presetInUse(now);
+      const key = await deps.keys.get(now.provider, preset);
+      if (!key && preset?.keyVariable) throw new ModelError('auth', missingKeyMessage(now.provider, preset));
+      const apiKey = key ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
       return { provider: now.provider, baseURL, apiKey };
     }),
     builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), wrapWorkspace, deps.background),
@@ -56,6 +63,7 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
     // A workspace's hooks are commands: they run only once the user trusts it.
     hooksCwd: vscode.workspace.isTrusted && root ? root.fsPath : undefined,
     caps: turn.caps,
+    liveModel,
     warn: (m) => deps.log.warn(m),
   });
 }
