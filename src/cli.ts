@@ -17,6 +17,9 @@ import { type ImageBlock } from './runtime/types';
 import { parseModelPrices } from './runtime/spend/model-prices';
 import { type PriceTable } from './runtime/spend/usage';
 import { createModelClient, resolveAnthropicEnv, resolveOpenAIEnv, type ModelClientOptions } from './runtime/providers';
+import { missingKeyMessage } from './runtime/providers/key-hints';
+import { presetForBaseUrl } from './runtime/providers/presets';
+import { cliLiveModel } from './cli/model-lists';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session/session';
 import { loadProjectInstructions } from './runtime/context/instructions';
 import { sensitiveFileMatcher } from './runtime/policy/sensitive-files';
@@ -53,8 +56,11 @@ function modelOptions(processEnv: NodeJS.ProcessEnv, settings: TurnstoneSettings
   if (provider === 'openai-compatible') {
     const resolved = resolveOpenAIEnv(env);
     if (!resolved.baseURL) return { error: 'no server: set OPENAI_BASE_URL for the openai-compatible provider (e.g. http://127.0.0.1:11434/v1)' };
-    // Local servers (Ollama, LM Studio) accept any key; the SDK insists on one.
-    return { provider: 'openai-compatible', ...resolved, apiKey: resolved.apiKey ?? 'not-needed' };
+    // A preset's server (OpenRouter, Groq, …) takes its own variable first; local servers (Ollama, LM Studio) accept any key, and the SDK insists on one.
+    const preset = presetForBaseUrl(resolved.baseURL);
+    const apiKey = (preset?.keyVariable ? env[preset.keyVariable]?.trim() || undefined : undefined) ?? resolved.apiKey;
+    if (!apiKey && preset?.keyVariable) return { error: missingKeyMessage(provider, preset) };
+    return { provider: 'openai-compatible', ...resolved, apiKey: apiKey ?? 'not-needed' };
   }
   return { error: `unknown TURNSTONE_PROVIDER '${provider}': use anthropic or openai-compatible` };
 }
@@ -270,6 +276,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     // Hooks come only from --settings, a file the user named: running them is their choice.
     hooksCwd: config.cwd,
     prices: priced.prices,
+    liveModel: await cliLiveModel(options, s, priced.prices),
     warn: (m) => sink.stderr(`turnstone: ${m}\n`),
   });
   const runtime = new ConversationRuntime(
