@@ -54,9 +54,10 @@ function providerSource(deps: ModelPickerDeps, s: TurnstoneSettings, facts: Turn
   const baseUrl = baseUrlInUse(s);
   const preset = presetInUse(s);
   const label = s.provider === 'anthropic' ? 'Anthropic' : (preset?.label ?? (baseUrl ? displayUrl(baseUrl) : vscode.l10n.t('OpenAI-compatible server')));
-  const withFacts = (models: readonly ListedModel[]) => models.map((m) => withTurnFacts(m, facts));
+  // The model in use stays pickable even when the list lacks it (an id typed earlier, a retired model).
+  const withFacts = (models: readonly ListedModel[]) => (models.some((m) => m.id === s.model) ? models : [{ id: s.model }, ...models]).map((m) => withTurnFacts(m, facts));
   const builtIn = (note: string): LoadedSource => {
-    if (s.provider !== 'anthropic') return { models: [], note };
+    if (s.provider !== 'anthropic') return { models: withFacts([]), note };
     return { models: [...withFacts(MODEL_CHOICES.map((id) => ({ id }))), ...families(MODEL_CHOICES, facts)], note };
   };
   return {
@@ -114,18 +115,21 @@ async function loadAll(sources: readonly ModelSource[]): Promise<Array<{ source:
   );
 }
 
-function modelItems(loaded: Array<{ source: ModelSource; loaded: LoadedSource }>, current: CurrentChoice): Item[] {
-  return pickerRows(loaded, current, vscode.l10n.t('current')).map((row) =>
+/** The rows as items; the first source's heading goes to the title, so the list starts with a model. */
+function modelItems(loaded: Array<{ source: ModelSource; loaded: LoadedSource }>, current: CurrentChoice): { heading: string | undefined; items: Item[] } {
+  const rows = pickerRows(loaded, current, vscode.l10n.t('current'));
+  const heading = rows[0]?.kind === 'separator' ? rows.shift()?.label : undefined;
+  const items = rows.map((row): Item =>
     row.kind === 'separator' ? { label: row.label, kind: vscode.QuickPickItemKind.Separator } : { label: row.label, description: row.description, choice: row.choice, ...(row.current ? { current: true as const } : {}) },
   );
+  return { heading, items };
 }
 
 /** A quick pick that shows at once (busy) and gets its items when the sources have loaded. */
-async function showPick(title: string, placeholder: string, items: () => Promise<Item[]>): Promise<Item | undefined> {
+async function showPick(title: string, placeholder: string, items: () => Promise<{ heading: string | undefined; items: Item[] }>): Promise<Item | undefined> {
   const qp = vscode.window.createQuickPick<Item>();
   qp.title = title;
   qp.placeholder = placeholder;
-  qp.matchOnDescription = true;
   qp.busy = true;
   qp.show();
   const picked = new Promise<Item | undefined>((resolve) => {
@@ -133,7 +137,8 @@ async function showPick(title: string, placeholder: string, items: () => Promise
     qp.onDidHide(() => resolve(undefined));
   });
   void items().then(
-    (list) => {
+    ({ heading, items: list }) => {
+      if (heading) qp.title = `${title} · ${heading}`;
       qp.items = list;
       const current = list.find((i) => i.current);
       if (current) qp.activeItems = [current];
@@ -160,7 +165,10 @@ async function pickFromPreset(deps: ModelPickerDeps, preset: ProviderPreset, s: 
     if (!apiKey) return undefined;
   }
   const current: CurrentChoice = { model: s.model, provider: s.provider, baseUrl: baseUrlInUse(s) };
-  const item = await showPick(vscode.l10n.t('{0} models', preset.label), preset.baseUrl, async () => [...modelItems(await loadAll([presetSource(deps, preset, facts, apiKey)]), current), otherItem()]);
+  const item = await showPick(vscode.l10n.t('{0} models', preset.label), preset.baseUrl, async () => {
+    const rows = modelItems(await loadAll([presetSource(deps, preset, facts, apiKey)]), current);
+    return { heading: rows.heading, items: [...rows.items, otherItem()] };
+  });
   if (!item) return undefined;
   if (item.choice) return item.choice;
   const model = item.other ? await typedModel('') : undefined;
@@ -181,7 +189,10 @@ export async function pickModel(deps: ModelPickerDeps): Promise<ModelChoice | un
       preset,
     })),
   ];
-  const item = await showPick(vscode.l10n.t('Turnstone model'), s.model, async () => [...modelItems(await loadAll(modelSources(deps, s, facts)), current), otherItem(), ...presetItems]);
+  const item = await showPick(vscode.l10n.t('Turnstone model'), s.model, async () => {
+    const rows = modelItems(await loadAll(modelSources(deps, s, facts)), current);
+    return { heading: rows.heading, items: [...rows.items, otherItem(), ...presetItems] };
+  });
   if (!item) return undefined;
   if (item.choice) return item.choice;
   if (item.preset) return pickFromPreset(deps, item.preset, s, facts);
