@@ -19,6 +19,7 @@ import { parseModelPrices } from './runtime/spend/model-prices';
 import { type PriceTable } from './runtime/spend/usage';
 import { createModelClient } from './runtime/providers';
 import { cliModelOptions } from './cli/providers';
+import { cliLiveModel } from './cli/model-lists';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session/session';
 import { loadProjectInstructions } from './runtime/context/instructions';
 import { sensitiveFileMatcher } from './runtime/policy/sensitive-files';
@@ -279,6 +280,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     hooksCwd: config.cwd,
     customAgents: customAgents.agents,
     prices: priced.prices,
+    liveModel: await cliLiveModel(options, s, priced.prices),
     warn: (m) => sink.stderr(`turnstone: ${m}\n`),
   });
   const runtime = new ConversationRuntime(

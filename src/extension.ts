@@ -77,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     vscode.window.registerWebviewViewProvider(ChatPanelProvider.viewType, panel),
     ...registerApprovalCommands(pending, log, (id) => prompter.editProposal(id)),
     ...registerCommands({
+      context,
       controller,
       keys,
       originals,

@@ -9,6 +9,8 @@ import { withCheckpointCapture, afterCheckpoint } from '../tools/checkpoints';
 import { type ConversationConfig, type TurnContext } from '../runtime/loop/conversation';
 import { type McpManager } from '../runtime/mcp/manager';
 import { parseModelPrices } from '../runtime/spend/model-prices';
+import { type ListedModel } from '../runtime/providers/model-lists';
+import { withLiveFacts } from '../runtime/providers/model-facts';
 import { type PermissionMode } from '../runtime/policy/permissions';
 import { type ModelClient, type ToolExecutor } from '../runtime/types';
 import { type PriceTable } from '../runtime/spend/usage';
@@ -35,6 +37,8 @@ export interface TurnContextParts {
   hooksCwd: string | undefined;
   /** Prices on top of `turnstone.modelPrices` (the CLI's --model-prices file). */
   prices?: PriceTable;
+  /** What the provider's live list (or its saved copy) says about the settings' model: its window and price count unless a setting gives them. */
+  liveModel?: ListedModel | undefined;
   /** The caps of this turn when they differ from the settings' (the user chose to go on past one). */
   caps?: { perTurnUsd: number; perSessionUsd: number };
   /** The session's background commands: their exits become notes of the next request. */
@@ -49,6 +53,7 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   const s = parts.settings;
   const prices = parseModelPrices(s.modelPrices, 'turnstone.modelPrices');
   for (const problem of prices.problems) parts.warn(problem);
+  const facts = withLiveFacts(s.model, parts.liveModel, { contextWindow: s.contextWindow, prices: { ...prices.prices, ...parts.prices } });
   const checkpoints = parts.checkpoints;
   const builtIn = parts.builtInTools((workspace) => (checkpoints ? withCheckpointCapture(workspace, () => checkpoints.current) : workspace));
   const withMcp = parts.mcp ? withMcpTools(builtIn, parts.mcp) : builtIn;
@@ -69,11 +74,11 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     permissionRules: { allow: s.allow, deny: s.deny, ask: s.ask },
     ...(s.autoCompactInputTokens ? { autoCompactInputTokens: s.autoCompactInputTokens } : {}),
     autoCompactPercent: s.autoCompactPercent,
-    contextWindow: s.contextWindow,
+    contextWindow: facts.contextWindow,
     maxTokens: s.maxOutputTokens,
     maxCostPerTurnUsd: parts.caps?.perTurnUsd ?? s.maxCostPerTurnUsd,
     maxCostPerSessionUsd: parts.caps?.perSessionUsd ?? s.maxCostPerSessionUsd,
-    prices: { ...prices.prices, ...parts.prices },
+    prices: facts.prices,
   };
   return {
     model: parts.model,

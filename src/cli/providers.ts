@@ -3,6 +3,8 @@
 // saying what to set) come from the environment. One entry per provider.
 import { PROVIDER_NAMES, type ProviderName, type TurnstoneSettings } from '../agent/settings';
 import { cloudModelOptions } from './cloud-providers';
+import { missingKeyMessage } from '../runtime/providers/key-hints';
+import { presetForBaseUrl } from '../runtime/providers/presets';
 import { type ModelClientOptions, resolveAnthropicEnv, resolveOpenAIEnv } from '../runtime/providers';
 
 type Env = Record<string, string | undefined>;
@@ -35,8 +37,11 @@ export const CLI_PROVIDERS: Record<ProviderName, CliProvider> = {
     resolve(env) {
       const resolved = resolveOpenAIEnv(env);
       if (!resolved.baseURL) return { error: 'no server: set OPENAI_BASE_URL for the openai-compatible provider (e.g. http://127.0.0.1:11434/v1)' };
-      // Local servers (Ollama, LM Studio) accept any key; the SDK insists on one.
-      return { provider: 'openai-compatible', ...resolved, apiKey: resolved.apiKey ?? 'not-needed' };
+      // A preset's server (OpenRouter, Groq, …) takes its own variable first; local servers (Ollama, LM Studio) accept any key, and the SDK insists on one.
+      const preset = presetForBaseUrl(resolved.baseURL);
+      const apiKey = (preset?.keyVariable ? env[preset.keyVariable]?.trim() || undefined : undefined) ?? resolved.apiKey;
+      if (!apiKey && preset?.keyVariable) return { error: missingKeyMessage('openai-compatible', preset) };
+      return { provider: 'openai-compatible', ...resolved, apiKey: apiKey ?? 'not-needed' };
     },
   },
   // The cloud's credential chain signs: no key; the endpoint is the settings' base URL or the region's.

@@ -6,8 +6,8 @@ import { type SessionInfo } from '../runtime/session/session';
 import { type Attachment, type SessionController } from './session/session-controller';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
-import { modelSummary } from '../runtime/context/model-summary';
-import { modelPicks } from './model-choices';
+import { applyModelChoice, pickModel } from './model-picker';
+import { presetInUse } from './model-lists';
 import { pickLanguageModel } from './language-model/lm-picker';
 import { restoreChoices } from './session/checkpoints';
 import { runSlashInput } from './context/slash';
@@ -16,6 +16,7 @@ import { showMcpServers } from './mcp-command';
 import { type OriginalContentProvider } from './approvals/proposal-documents';
 
 export interface CommandDeps {
+  context: vscode.ExtensionContext;
   controller: SessionController;
   keys: ApiKeys;
   originals: OriginalContentProvider;
@@ -81,7 +82,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     'turnstone.stop': () => controller.stop(),
     'turnstone.setApiKey': async () => {
-      const provider = readSettings().provider;
+      const s = readSettings();
+      const provider = s.provider;
       if (provider === 'bedrock' || provider === 'vertex') {
         // Nothing to store: these sign with the cloud's own credential chain.
         const how =
@@ -91,31 +93,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         void vscode.window.showInformationMessage(how);
         return;
       }
-      if (await keys.prompt(provider)) {
+      // A preset's server (OpenRouter, Groq, …) keeps its key in a slot of its own.
+      if (await keys.prompt(provider, undefined, presetInUse(s))) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: API key saved in secret storage.'));
         await deps.refreshNotices();
       }
     },
     'turnstone.selectModel': async (arg?: unknown) => {
-      let model = typeof arg === 'string' ? arg : undefined;
-      if (!model && readSettings().provider === 'vscode-lm') {
-        model = await pickLanguageModel(readSettings().model);
-        if (!model) return;
+      if (typeof arg !== 'string' && readSettings().provider === 'vscode-lm') {
+        const model = await pickLanguageModel(readSettings().model);
+        if (model?.trim()) await setModel(model.trim());
+        return;
       }
-      if (!model) {
-        const current = readSettings().model;
-        const picks = modelPicks(current);
-        type Item = vscode.QuickPickItem & { model?: string };
-        const items: Item[] = picks.filter((m) => !m.family).map((m) => ({ label: m.label, model: m.model, description: m.current ? vscode.l10n.t('current · {0}', modelSummary(m.model)) : modelSummary(m.model) }));
-        items.push({ label: vscode.l10n.t('Other…'), description: vscode.l10n.t('type a model id') });
-        // Family entries sort first when their family is typed (see model-choices.ts).
-        items.push({ label: vscode.l10n.t('Newest of each family'), kind: vscode.QuickPickItemKind.Separator });
-        for (const m of picks.filter((p) => p.family)) items.push({ label: m.label, model: m.model, description: vscode.l10n.t('newest {0}: {1}', m.family ?? '', m.model) });
-        const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Turnstone model'), placeHolder: current });
-        if (!pick) return;
-        model = pick.model ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Model id'), value: current }));
-      }
-      if (model?.trim()) await setModel(model.trim());
+      const choice = typeof arg === 'string' && arg.trim() ? { model: arg.trim() } : await pickModel({ context: deps.context, keys, log });
+      if (choice) await applyModelChoice(choice);
     },
     'turnstone.compact': async () => {
       if (controller.isRunning) {

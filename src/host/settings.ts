@@ -120,6 +120,13 @@ export async function setModel(model: string): Promise<void> {
   await vscode.workspace.getConfiguration('turnstone').update('model', model, vscode.ConfigurationTarget.Global);
 }
 
+/** The provider and server a model picked from another source runs on (a preset's), in the user's settings as the model is. */
+export async function setServer(provider: string, baseUrl: string | undefined): Promise<void> {
+  const c = vscode.workspace.getConfiguration('turnstone');
+  await c.update('provider', provider, vscode.ConfigurationTarget.Global);
+  await c.update('baseUrl', baseUrl ?? '', vscode.ConfigurationTarget.Global);
+}
+
 function readApprovalDialog(v: string): ApprovalDialog {
   return (APPROVAL_DIALOGS as readonly string[]).includes(v) ? (v as ApprovalDialog) : 'modal';
 }

@@ -23,6 +23,7 @@ import {
 import { cutHead, cutTail } from '../runtime/text-cut';
 import { atomicTempPath, removeInterruptedWrites } from './files/interrupted-writes';
 import { type CommandSandbox, type SandboxedRun } from './shell/sandbox';
+import { PROVIDER_PRESETS } from '../runtime/providers/presets';
 
 const ERRNO_KINDS: Record<string, WorkspaceErrorKind> = {
   ENOENT: 'not_found',
@@ -281,7 +282,13 @@ export const NON_INTERACTIVE_ENV: Record<string, string> = {
  * would otherwise hand the user's key to whoever wrote the prompt. A command
  * that needs a key of its own gets it from its own config, not from ours.
  */
-export const CREDENTIAL_ENV_VARS: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'];
+export const CREDENTIAL_ENV_VARS: readonly string[] = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  // The OpenAI-compatible presets' own key variables (OPENROUTER_API_KEY, GROQ_API_KEY, …).
+  ...PROVIDER_PRESETS.flatMap((p) => (p.keyVariable ? [p.keyVariable] : [])),
+];
 
 export function commandEnv(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, ...NON_INTERACTIVE_ENV, ...extra };

@@ -19,6 +19,7 @@ import { ownSettingsChange } from '../approvals/policy-guard';
 import { readSettings } from '../settings';
 import { loadCore } from '../session/load-core';
 import { realInsideWorkspace } from '../context/workspace-paths';
+import { presetInUse } from '../model-lists';
 
 export interface PanelMessageDeps {
   controller: SessionController;
@@ -228,9 +229,9 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       else if (m.actionId === 'mcp_servers') await vscode.commands.executeCommand('turnstone.mcp.showServers');
       return;
     case 'set_api_key': {
-      const provider = readSettings().provider;
-      // Straight to SecretStorage; never logged. keys.onDidChange then refreshes the notice and sends a held prompt.
-      await deps.keys.set(provider, m.key);
+      const s = readSettings();
+      // Straight to SecretStorage (a preset's server: its own slot); never logged. keys.onDidChange then refreshes the notice and sends a held prompt.
+      await deps.keys.set(s.provider, m.key, presetInUse(s));
       return;
     }
     case 'set_permission_mode': {

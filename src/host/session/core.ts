@@ -25,3 +25,4 @@ export { diffStats } from '../../webview/tool-view';
 export { McpManager } from '../../runtime/mcp/manager';
 export { mergeLayers, parseServerMap, readWorkspaceServers } from '../../runtime/mcp/config';
 export { parseModelPrices } from '../../runtime/spend/model-prices';
+export { CATALOG_FILE, fileCatalogStore, ModelCatalog } from '../../runtime/providers/model-catalog';

@@ -23,6 +23,12 @@ export class KeyDestinations {
     private readonly confirm: (url: string) => Thenable<boolean> = confirmDestination,
   ) {}
 
+  /** True when requests may carry the key to this URL without asking (the model picker lists models only then). */
+  allowedWithoutAsking(baseUrl: string | undefined): boolean {
+    const fromWorkspace = baseUrlFromWorkspace();
+    return !baseUrl || !fromWorkspace || baseUrl !== fromWorkspace || this.state.get<string[]>(STATE_KEY, []).includes(baseUrl);
+  }
+
   /** Throws a clear error when requests would carry the key to a workspace-chosen URL the user has not allowed. */
   async check(baseUrl: string | undefined): Promise<void> {
     const fromWorkspace = baseUrlFromWorkspace();

@@ -7,6 +7,7 @@ import { describeFailure } from '../panel/failure-text';
 import { type PanelBridge } from '../panel/panel-bridge';
 import { type ApiKeys, needsApiKey, providerLabel } from '../secrets';
 import { readSettings } from '../settings';
+import { presetInUse } from '../model-lists';
 
 /** A prompt that could not be sent for want of a key, and its message's panel item. */
 export interface HeldPrompt {
@@ -30,9 +31,11 @@ export class KeyWait {
    * request fail as if a key had been rejected. False when there is a key (or none is needed).
    */
   async holdWithoutKey(prompt: HeldPrompt): Promise<boolean> {
-    const provider = readSettings().provider;
-    if (!needsApiKey(provider) || (await this.keys.get(provider))) return false;
-    const failure = describeFailure('auth', 'No API key', providerLabel(provider), vscode.l10n.t);
+    const s = readSettings();
+    // A provider that needs a key, or a preset's server that does (OpenRouter, Groq, …); a local server needs none.
+    const preset = presetInUse(s);
+    if ((!needsApiKey(s.provider) && !preset?.keyVariable) || (await this.keys.get(s.provider, preset))) return false;
+    const failure = describeFailure('auth', 'No API key', preset?.label ?? providerLabel(s.provider), vscode.l10n.t);
     const card = this.panel().hostCard({ message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}), errorKind: 'no_key', cause: failure.cause, action: failure.action, retryable: false });
     this.held = { ...prompt, card };
     return true;
@@ -58,7 +61,8 @@ export class KeyWait {
       this.savedDuringTurn = true;
       return undefined;
     }
-    if (!(await this.keys.get(readSettings().provider))) return undefined;
+    const s = readSettings();
+    if (!(await this.keys.get(s.provider, presetInUse(s)))) return undefined;
     const held = this.held;
     if (!held) return failedOnKey() ? 'retry' : undefined;
     this.held = undefined;

@@ -28,7 +28,7 @@ import { SessionBackground } from './session-background';
 import { SessionLibrary } from './session-library';
 import { SessionRuntimes } from './session-runtime';
 import { SessionTitle } from './session-title';
-import { type ProviderName, readSettings } from '../settings';
+import { readSettings } from '../settings';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { effectiveMode, hostTurnContext, SpendAllowance } from './turn-setup';
 import { TurnRunner } from './turn-runner';

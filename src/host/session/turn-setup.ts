@@ -16,6 +16,9 @@ import { type HostMcp } from '../mcp';
 import { readGuardedSettings } from '../approvals/policy-guard';
 import { type ApiKeys } from '../secrets';
 import { includedPrices } from '../language-model/lm-cost';
+import { baseUrlInUse, liveModelFacts, presetInUse } from '../model-lists';
+import { missingKeyMessage } from '../../runtime/providers/key-hints';
+import { ModelError } from '../../runtime/types';
 
 export interface HostTurnDeps {
   context: vscode.ExtensionContext;
@@ -34,9 +37,10 @@ export function effectiveMode(s: TurnstoneSettings): PermissionMode {
   return vscode.workspace.isTrusted ? s.permissionMode : 'plan';
 }
 
-export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number }; customAgents: readonly AgentDefinition[] }): TurnContext {
+export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number }; customAgents: readonly AgentDefinition[] }): Promise<TurnContext> {
   const core = loadCore();
   const s = readGuardedSettings();
+  const liveModel = await liveModelFacts(deps.context, s.provider, baseUrlInUse(s), s.model);
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   return core.createTurnContext({
     settings: s,
@@ -51,10 +55,13 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
         const region = now.provider === 'bedrock' ? now.bedrockRegion : now.vertexRegion;
         return { provider: now.provider, baseURL: now.baseUrl || undefined, apiKey: undefined, region, projectId: now.vertexProjectId };
       }
-      const baseURL = now.baseUrl || (now.provider === 'anthropic' ? process.env.ANTHROPIC_BASE_URL : process.env.OPENAI_BASE_URL) || undefined;
+      const baseURL = baseUrlInUse(now);
       await deps.destinations.check(now.baseUrl || undefined);
-      // Local OpenAI-compatible servers accept any key; the SDK insists on one.
-      const apiKey = (await deps.keys.get(now.provider)) ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
+      // A preset's server (OpenRouter, Groq, …) has a key of its own; local servers accept any key, and the SDK insists on one.
+      const preset = presetInUse(now);
+      const key = await deps.keys.get(now.provider, preset);
+      if (!key && preset?.keyVariable) throw new ModelError('auth', missingKeyMessage(now.provider, preset));
+      const apiKey = key ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
       return { provider: now.provider, baseURL, apiKey };
     }),
     ...(s.provider === 'vscode-lm' ? { prices: includedPrices(s.model) } : {}),
@@ -67,6 +74,7 @@ export function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string
     hooksCwd: vscode.workspace.isTrusted && root ? root.fsPath : undefined,
     caps: turn.caps,
     customAgents: turn.customAgents,
+    liveModel,
     warn: (m) => deps.log.warn(m),
   });
 }

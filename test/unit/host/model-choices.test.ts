@@ -4,7 +4,7 @@
 // (vs/base/common/comparers.ts compareAnything, VS Code 1.100) on our entries.
 // The e2e test (test/e2e/panel-small-items.test.ts) types into the real picker.
 import assert from 'node:assert/strict';
-import { MODEL_CHOICES, modelPicks, newestOf } from '../../../src/host/model-choices';
+import { factsLine, familyEntries, MODEL_CHOICES, modelPicks, newestOf, pickerRows } from '../../../src/host/model-choices';
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 function quickPickOrder(labels: string[], typed: string): string[] {
@@ -49,5 +49,52 @@ describe('host: the model picker entries (issue 25, item 10)', () => {
     assert.equal(modelPicks('claude-opus-4-8')[0]!.label, 'claude-sonnet-5-5');
     const custom = modelPicks('llama3:8b');
     assert.deepEqual(custom[0], { label: 'llama3:8b', model: 'llama3:8b', current: true });
+  });
+});
+
+describe('host: the model picker as a list of sources (issue 31)', () => {
+  const source = (id: string, label: string) => ({ id, label, load: () => Promise.reject(new Error('not loaded here')) });
+
+  it('each model with its window and price ("200k · $3/$15"); what is unknown is left out', () => {
+    assert.equal(factsLine({ id: 'a', contextWindow: 200_000, price: { inputPerMTok: 3, outputPerMTok: 15 } }), '200k · $3/$15');
+    assert.equal(factsLine({ id: 'b', contextWindow: 1_047_576, price: { inputPerMTok: 0.27, outputPerMTok: 1.1 } }), '1.05M · $0.27/$1.1');
+    assert.equal(factsLine({ id: 'c', contextWindow: 32_768 }), '33k');
+    assert.equal(factsLine({ id: 'd', price: { inputPerMTok: 0, outputPerMTok: 0 } }), 'free');
+    assert.equal(factsLine({ id: 'e' }), '');
+  });
+
+  it('sources in order, each under its separator with its note (offline: the saved list); the current model marked only on its own server', () => {
+    const rows = pickerRows(
+      [
+        { source: source('provider', 'Anthropic'), loaded: { models: [{ id: 'claude-sonnet-5-5', contextWindow: 200_000, price: { inputPerMTok: 3, outputPerMTok: 15 } }, { id: 'claude-opus-5-5' }, { id: 'claude-opus-5-5', label: 'claude-opus', name: 'newest: claude-opus-5-5' }], note: 'offline: the list saved 1/12/2026' } },
+        { source: source('preset:openrouter', 'OpenRouter'), loaded: { models: [{ id: 'claude-sonnet-5-5' }], choice: { provider: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' } } },
+        { source: source('vscode-lm', 'Empty'), loaded: { models: [] } },
+      ],
+      { model: 'claude-sonnet-5-5', provider: 'anthropic', baseUrl: undefined },
+    );
+    assert.deepEqual(
+      rows.map((r) => (r.kind === 'separator' ? `-- ${r.label}` : `${r.label} [${r.description}]${r.current ? ' *' : ''}`)),
+      [
+        '-- Anthropic (offline: the list saved 1/12/2026)',
+        'claude-sonnet-5-5 [current · 200k · $3/$15] *',
+        'claude-opus-5-5 []',
+        'claude-opus [newest: claude-opus-5-5]',
+        '-- OpenRouter',
+        'claude-sonnet-5-5 []',
+      ],
+    );
+    const openRouterRow = rows.at(-1)!;
+    assert.ok(openRouterRow.kind === 'model');
+    assert.deepEqual(openRouterRow.choice, { provider: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1', model: 'claude-sonnet-5-5' });
+    // The same model on OpenRouter is current once OpenRouter is the server in use.
+    const onRouter = pickerRows([{ source: source('p', 'OpenRouter'), loaded: { models: [{ id: 'm' }], choice: { provider: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' } } }], { model: 'm', provider: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1/' });
+    assert.equal(onRouter[1]?.kind === 'model' && onRouter[1].current, true);
+  });
+
+  it('family entries follow a live list in its order (newest first)', () => {
+    assert.deepEqual(familyEntries(['claude-opus-6', 'claude-sonnet-6', 'claude-opus-5-5']), [
+      { label: 'claude-opus', model: 'claude-opus-6' },
+      { label: 'claude-sonnet', model: 'claude-sonnet-6' },
+    ]);
   });
 });
