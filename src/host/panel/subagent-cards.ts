@@ -40,7 +40,7 @@ export class SubagentCards {
     switch (event.type) {
       case 'tool_use_ready':
         r.inputs.set(event.id, event.input);
-        return this.update(agentId, r, { steps: [...steps, { id: event.id, summary: describeToolUse(event.name, event.input).slice(0, 200), status: 'running' as const }].slice(-SUBAGENT_STEPS_SHOWN) });
+        return this.update(agentId, r, { steps: [...steps, { id: event.id, summary: describeToolUse(event.name, event.input), status: 'running' as const }].slice(-SUBAGENT_STEPS_SHOWN) });
       case 'tool_finished': {
         const status: Step['status'] = event.aborted ? 'aborted' : event.isError ? 'error' : 'done';
         return this.update(agentId, r, { steps: steps.map((s) => (s.id === event.id ? { ...s, status } : s)), toolUses: (r.view.toolUses ?? 0) + 1 });

@@ -64,7 +64,8 @@ export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: 
       const apiKey = key ?? (now.provider === 'openai-compatible' ? 'not-needed' : undefined);
       return { provider: now.provider, baseURL, apiKey };
     }),
-    ...(s.provider === 'vscode-lm' ? { prices: includedPrices(s.model) } : {}),
+    // Subagents on the editor's models (turnstone.agents.model) are included too.
+    ...(s.provider === 'vscode-lm' ? { prices: includedPrices(...[s.model, s.agentsModel].filter(Boolean)) } : {}),
     builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), wrapWorkspace, deps.background),
     background: deps.background,
     mcp: deps.mcp.ensure(),
