@@ -9,8 +9,9 @@ import { ABORTED_RESULT } from '../../runtime/session/history';
 import { approvalQuestion, subagentAsks, whyText } from '../../webview/approval-wording';
 import { type PermissionRequest } from '../../runtime/policy/permissions';
 import { SubagentCards } from './subagent-cards';
+import { describeToolUse } from '../../runtime/tool-summary';
 import { english, type Translate } from '../../webview/l10n-format';
-import { Attachment, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type ToolView, type TranscriptItem } from '../../webview/protocol';
+import { Attachment, SUBAGENT_STEPS_SHOWN, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type ToolView, type TranscriptItem } from '../../webview/protocol';
 import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
 import { type BackgroundEvent } from '../../tools/shell/background';
 import { BackgroundFeed } from './background-feed';
@@ -44,6 +45,8 @@ export interface ResumedSession {
   /** Its cost; undefined when a request's model had no price. */
   costUsd: number | undefined;
   context: ContextInfo;
+  /** Each subagent's saved messages, by the `agent` tool use that ran it: its block lists what it did. */
+  subagents?: Readonly<Record<string, readonly Message[]>>;
 }
 
 type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
@@ -158,7 +161,7 @@ export class PanelBridge {
     const u = saved.usage;
     this.restore({
       items: [
-        ...itemsFromHistory(saved.messages, saved.checkpointAt),
+        ...itemsFromHistory(saved.messages, saved.checkpointAt, saved.subagents),
         ...(saved.warnings.length > 0
           ? [{ kind: 'error' as const, id: 'load-warnings', message: t('Parts of this session file could not be read and were skipped:\n{0}', saved.warnings.slice(0, 5).join('\n')), errorKind: 'session_load', retryable: false }]
           : []),
@@ -422,7 +425,7 @@ function panelImages(images: readonly ImageBlock[]): ImageData[] {
 }
 
 /** Transcript items for a resumed session's history (tool cards rebuilt from tool uses and results). */
-export function itemsFromHistory(messages: readonly Message[], checkpointAt: ReadonlyMap<number, number> = new Map()): TranscriptItem[] {
+export function itemsFromHistory(messages: readonly Message[], checkpointAt: ReadonlyMap<number, number> = new Map(), subagents: Readonly<Record<string, readonly Message[]>> = {}): TranscriptItem[] {
   const items: TranscriptItem[] = [];
   const tools = new Map<string, number>();
   let n = 0;
@@ -457,7 +460,8 @@ export function itemsFromHistory(messages: readonly Message[], checkpointAt: Rea
         if (item?.kind !== 'tool') continue;
         const status = block.is_error ? (wasAborted(block) ? 'aborted' : 'error') : 'done';
         // Commands and MCP tools show their result as output (once, in plain colours); other tools' failures as an error line.
-        const view = savedFacts(item.view, block);
+        const saved = savedFacts(item.view, block);
+        const view = saved.kind === 'agent' ? { ...saved, ...subagentSteps(subagents[block.tool_use_id] ?? []) } : saved;
         const shown = (view.kind === 'bash' || view.kind === 'mcp') && status !== 'aborted';
         // As live: a command's exit note (a timeout, what the sandbox blocked) is its only error line.
         const error = view.kind === 'bash' && block.exit ? block.exit.note : block.is_error && !shown ? block.content : undefined;
@@ -482,6 +486,23 @@ function savedFacts(view: ToolView, block: ToolResultBlock): ToolView {
   if (view.kind === 'search' && block.counts?.matches !== undefined) return { ...view, matches: block.counts.matches };
   if (view.kind === 'agent') return { ...view, report: block.content.slice(0, 100_000) };
   return view;
+}
+
+/** A resumed subagent block's steps: each tool use its saved transcript holds, with how it ended. */
+function subagentSteps(messages: readonly Message[]): { steps: NonNullable<Extract<ToolView, { kind: 'agent' }>['steps']>; toolUses: number } {
+  const ended = new Map<string, ToolResultBlock>();
+  for (const m of messages) if (m.role === 'user') for (const b of m.content) if (b.type === 'tool_result') ended.set(b.tool_use_id, b);
+  const steps = messages.flatMap((m) =>
+    m.role === 'assistant'
+      ? m.content.flatMap((b) => {
+          if (b.type !== 'tool_use') return [];
+          const result = ended.get(b.id);
+          const status = !result ? ('aborted' as const) : result.is_error ? (wasAborted(result) ? ('aborted' as const) : ('error' as const)) : ('done' as const);
+          return [{ id: b.id, summary: describeToolUse(b.name, b.input), status }];
+        })
+      : [],
+  );
+  return { steps: steps.slice(-SUBAGENT_STEPS_SHOWN), toolUses: steps.length };
 }
 
 /**

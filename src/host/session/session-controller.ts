@@ -278,6 +278,7 @@ export class SessionController implements vscode.Disposable {
       usage: loaded.usage,
       costUsd: runtime.unpricedRequests === 0 ? runtime.costUsd : undefined,
       context: runtime.context,
+      subagents: loaded.subagents,
     });
     this.deps.onDidChangeState();
   }

@@ -1,7 +1,11 @@
 // Issue 29: a subagent's block in the panel, from the runtime's events to the panel's protocol (no DOM:
 // the browser e2e renders it). Driven by a real parent conversation with two subagents.
 import assert from 'node:assert/strict';
-import { PanelBridge } from '../../../src/host/panel/panel-bridge';
+import { itemsFromHistory, PanelBridge } from '../../../src/host/panel/panel-bridge';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JsonlSessionStore, loadSession } from '../../../src/runtime/session/session';
 import { withSubagents } from '../../../src/agent/subagents/agent-tool';
 import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
 import { type AssistantEvent, type ModelClient, type ModelRequest, type ModelResponse } from '../../../src/runtime/types';
@@ -80,5 +84,21 @@ describe('panel bridge: subagent blocks (issue 29)', () => {
     assert.equal(asked[0]!.toolId, 'A');
     assert.equal(asked[0]!.title, 'The general subagent (fix the typo) asks: Edit a.ts?');
     assert.ok(out.some((e) => e.type === 'permission_settled' && e.settlement.decision === 'allow'));
+  });
+  it('29.panel: a resumed session\'s subagent block lists what its subagent did, from the transcript nested in the session file, and its report', async () => {
+    const model = routed({
+      go: [step('', [{ id: 'A', name: 'agent', input: { description: 'find the parser', prompt: 'one' } }]), step('ok')],
+      one: [step('', [{ id: 'r1', name: 'read_file', input: { path: 'parser.ts' } }, { id: 'r2', name: 'read_file', input: { path: 'missing.ts' } }]), step('parser.ts has it.')],
+    });
+    const tools = withSubagents(memoryTools({ 'parser.ts': 'x' }), { maxParallel: 4, model: baseConfig.model, systemPrompt: baseConfig.systemPrompt });
+    const store = await JsonlSessionStore.create(mkdtempSync(join(tmpdir(), 'turnstone-subagent-resume-')), { cwd: '/ws', model: baseConfig.model });
+    await new ConversationRuntime({ model, tools, session: store }, baseConfig).runTurn('go');
+    await store.flush();
+    const loaded = await loadSession(store.path!);
+    const card = itemsFromHistory(loaded.messages, new Map(), loaded.subagents).find((i) => i.id === 'A');
+    assert.ok(card?.kind === 'tool' && card.view.kind === 'agent');
+    assert.deepEqual(card.view.steps?.map((s) => [s.summary, s.status]), [['read_file parser.ts', 'done'], ['read_file missing.ts', 'error']]);
+    assert.equal(card.view.toolUses, 2);
+    assert.equal(card.view.report, 'parser.ts has it.');
   });
 });
