@@ -34,20 +34,14 @@ describe('host: @ mention ranking and attachment blocks', () => {
     assert.equal(rankPaths(entries, '', 3).length, 3);
   });
 
-  it('returns the first results for a 50,000-file workspace in well under 100 ms of CPU time', () => {
+  // Its speed (under 100 ms for 50 000 paths) is a target of bench/context-in.bench.ts: measured in the whole unit
+  // suite, CPU time counts the garbage collector's threads too, and a bigger suite made it fail with nothing slower.
+  it('returns the first 50 results for a 50,000-file workspace, the same each time', () => {
     const entries = syntheticWorkspace(50_000);
-    rankPaths(entries, 'warm');
-    // CPU time, not wall time: on a shared machine the wall clock measures the neighbours.
     for (const query of ['b', 'sessrend', 'button']) {
-      let best = Infinity;
-      for (let i = 0; i < 3; i++) {
-        const started = process.cpuUsage();
-        const top = rankPaths(entries, query);
-        const used = process.cpuUsage(started);
-        best = Math.min(best, (used.user + used.system) / 1000);
-        assert.equal(top.length, 50);
-      }
-      assert.ok(best < 100, `ranking 50k paths for '${query}' took ${best.toFixed(1)} ms of CPU`);
+      const top = rankPaths(entries, query);
+      assert.equal(top.length, 50);
+      assert.deepEqual(top, rankPaths(entries, query), 'the same ranking each time');
     }
   });
 
