@@ -182,7 +182,10 @@ export class HostEditDiagnostics implements EditDiagnostics {
             reports.restart(true);
             await openInBackgroundTab(uri);
           }
-          await reports.settle(deadline, settleSignal, this.coverage.silenceAfter(document.languageId));
+          // Silence means "no change" only for a file that had no problems: a server reports a changed file that has
+          // some (TypeScript does every time), so there the wait is for that report, however busy the machine
+          // (a slow report taken for silence lost a new error on a loaded machine).
+          await reports.settle(deadline, settleSignal, before.length > 0 ? undefined : this.coverage.silenceAfter(document.languageId));
           this.learn(document.languageId, reports);
           return problemsOf(uri);
         } finally {
