@@ -140,8 +140,10 @@ async function showPick(title: string, placeholder: string, items: () => Promise
     ({ heading, items: list }) => {
       if (heading) qp.title = `${title} · ${heading}`;
       qp.items = list;
+      // The current model is where the list opens, unless the user already typed: then VS Code's match for the
+      // text is what Enter takes (moving to the current model there made "opus" pick it on a slow list fetch).
       const current = list.find((i) => i.current);
-      if (current) qp.activeItems = [current];
+      if (current && qp.value === '') qp.activeItems = [current];
       qp.busy = false;
     },
     () => (qp.busy = false),
