@@ -5,45 +5,25 @@
 // Loaded lazily by index.ts.
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { AnthropicModelClient, type ClaudeHost } from './anthropic';
-import { AWS_CREDENTIALS_HINT, BEDROCK_REGION_HINT, cloudModelId, modelIdHint, resolveBedrockConfig } from './cloud-config';
-import { explainCloudFailure } from './cloud-failures';
+import { AWS_CREDENTIALS_HINT, BEDROCK_REGION_HINT, resolveBedrockConfig } from './cloud-config';
+import { cloudClaudeHost } from './cloud-host';
 import { type BedrockClientOptions } from './options';
 
 const PROVIDER = 'bedrock';
 
 function bedrockHost(options: BedrockClientOptions): ClaudeHost {
-  let sdk: AnthropicBedrock | undefined;
-  let lastModel = '';
-  let defaultEndpoint = true;
-  return {
-    provider: PROVIDER,
-    async sdk() {
-      if (sdk) return sdk;
-      // Read at the first request, not at construction: a missing region is then the turn's error, named like any other.
-      const config = resolveBedrockConfig(options);
-      defaultEndpoint = config.baseURL === undefined;
-      sdk = new AnthropicBedrock({
-        awsRegion: config.region,
-        ...(config.baseURL ? { baseURL: config.baseURL } : {}),
-        // S6: we own retries, so each one is reported and a partial step is reset.
-        maxRetries: 0,
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      });
-      return sdk;
-    },
-    modelId(id) {
-      lastModel = cloudModelId(PROVIDER, id);
-      return lastModel;
-    },
-    explain: (err) =>
-      explainCloudFailure(err, {
-        cloud: PROVIDER,
-        credentialsHint: AWS_CREDENTIALS_HINT,
-        regionHint: BEDROCK_REGION_HINT,
-        defaultEndpoint,
-        modelHint: () => modelIdHint(PROVIDER, lastModel),
-      }),
-  };
+  return cloudClaudeHost(PROVIDER, { credentialsHint: AWS_CREDENTIALS_HINT, regionHint: BEDROCK_REGION_HINT }, async () => {
+    // Read at the first request, not at construction: a missing region is then the turn's error, named like any other.
+    const config = resolveBedrockConfig(options);
+    const sdk = new AnthropicBedrock({
+      awsRegion: config.region,
+      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+      // S6: we own retries, so each one is reported and a partial step is reset.
+      maxRetries: 0,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+    return { sdk, defaultEndpoint: config.baseURL === undefined };
+  });
 }
 
 export class BedrockModelClient extends AnthropicModelClient {

@@ -6,59 +6,38 @@ import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { GoogleAuth } from 'google-auth-library';
 import { ModelError } from '../types';
 import { AnthropicModelClient, type ClaudeHost } from './anthropic';
-import { cloudModelId, GOOGLE_CREDENTIALS_HINT, modelIdHint, resolveVertexConfig, VERTEX_PROJECT_HINT, VERTEX_REGION_HINT } from './cloud-config';
-import { explainCloudFailure } from './cloud-failures';
+import { GOOGLE_CREDENTIALS_HINT, resolveVertexConfig, VERTEX_PROJECT_HINT, VERTEX_REGION_HINT } from './cloud-config';
+import { cloudClaudeHost } from './cloud-host';
 import { type VertexClientOptions } from './options';
 
 const PROVIDER = 'vertex';
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
 function vertexHost(options: VertexClientOptions): ClaudeHost {
-  let sdk: AnthropicVertex | undefined;
-  let lastModel = '';
-  let defaultEndpoint = true;
-  return {
-    provider: PROVIDER,
-    async sdk() {
-      if (sdk) return sdk;
-      const config = resolveVertexConfig(options);
-      defaultEndpoint = config.baseURL === undefined;
-      // The SDK would start looking for credentials in its constructor and leave a failure unobserved until
-      // the first request; found here, a missing credential is this request's error, naming what to set.
-      // A project given is final; without one the library looks it up from the credentials (as the SDK would).
-      const googleAuth = new GoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE, ...(config.projectId ? { projectId: config.projectId } : {}) });
-      let authClient: Awaited<ReturnType<GoogleAuth['getClient']>>;
-      try {
-        authClient = await googleAuth.getClient();
-      } catch (err) {
-        const why = err instanceof Error ? err.message.split(/\r?\n/, 1)[0] : '';
-        throw new ModelError('config', `${PROVIDER}: no Google credentials${why ? ` (${why})` : ''}: ${GOOGLE_CREDENTIALS_HINT}.`, { cause: err });
-      }
-      sdk = new AnthropicVertex({
-        region: config.region,
-        // null, not undefined: the SDK would read ANTHROPIC_VERTEX_PROJECT_ID itself, which config has already weighed.
-        projectId: config.projectId ?? null,
-        authClient,
-        ...(config.baseURL ? { baseURL: config.baseURL } : {}),
-        maxRetries: 0,
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      });
-      return sdk;
-    },
-    modelId(id) {
-      lastModel = cloudModelId(PROVIDER, id);
-      return lastModel;
-    },
-    explain: (err) =>
-      explainCloudFailure(err, {
-        cloud: PROVIDER,
-        credentialsHint: GOOGLE_CREDENTIALS_HINT,
-        regionHint: VERTEX_REGION_HINT,
-        projectHint: VERTEX_PROJECT_HINT,
-        defaultEndpoint,
-        modelHint: () => modelIdHint(PROVIDER, lastModel),
-      }),
-  };
+  return cloudClaudeHost(PROVIDER, { credentialsHint: GOOGLE_CREDENTIALS_HINT, regionHint: VERTEX_REGION_HINT, projectHint: VERTEX_PROJECT_HINT }, async () => {
+    const config = resolveVertexConfig(options);
+    // The SDK would start looking for credentials in its constructor and leave a failure unobserved until
+    // the first request; found here, a missing credential is this request's error, naming what to set.
+    // A project given is final; without one the library looks it up from the credentials (as the SDK would).
+    const googleAuth = new GoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE, ...(config.projectId ? { projectId: config.projectId } : {}) });
+    let authClient: Awaited<ReturnType<GoogleAuth['getClient']>>;
+    try {
+      authClient = await googleAuth.getClient();
+    } catch (err) {
+      const why = err instanceof Error ? err.message.split(/\r?\n/, 1)[0] : '';
+      throw new ModelError('config', `${PROVIDER}: no Google credentials${why ? ` (${why})` : ''}: ${GOOGLE_CREDENTIALS_HINT}.`, { cause: err });
+    }
+    const sdk = new AnthropicVertex({
+      region: config.region,
+      // null, not undefined: the SDK would read ANTHROPIC_VERTEX_PROJECT_ID itself, which config has already weighed.
+      projectId: config.projectId ?? null,
+      authClient,
+      ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+      maxRetries: 0,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+    return { sdk, defaultEndpoint: config.baseURL === undefined };
+  });
 }
 
 export class VertexModelClient extends AnthropicModelClient {
