@@ -125,18 +125,24 @@ function isCurrent(choice: ModelChoice, current: CurrentChoice): boolean {
 
 export type PickerRow = { kind: 'separator'; label: string } | { kind: 'model'; label: string; description: string; current: boolean; choice: ModelChoice };
 
-/** The rows of the loaded sources in order: a separator per source (with its note), then its models, the current one marked. */
+/**
+ * The rows of the loaded sources in order: a separator per source (with its note), then its models, the
+ * current one marked and first. First, because VS Code opens a list on its first row and moves to the best
+ * match as the user types; setting the active row from the extension instead races the typing (the host may
+ * not know yet what was typed, and its choice then hides or overrides VS Code's match).
+ */
 export function pickerRows(sources: ReadonlyArray<{ source: ModelSource; loaded: LoadedSource }>, current: CurrentChoice, currentMark = 'current'): PickerRow[] {
   const rows: PickerRow[] = [];
   for (const { source, loaded } of sources) {
     if (loaded.models.length === 0 && !loaded.note) continue;
     rows.push({ kind: 'separator', label: loaded.note ? `${source.label} (${loaded.note})` : source.label });
-    for (const m of loaded.models) {
+    const models = loaded.models.map((m): PickerRow & { kind: 'model' } => {
       const choice: ModelChoice = { ...loaded.choice, model: m.id };
       const now = m.label === undefined && isCurrent(choice, current);
       const description = [now ? currentMark : '', m.name ?? '', factsLine(m)].filter(Boolean).join(' · ');
-      rows.push({ kind: 'model', label: m.label ?? m.id, description, current: now, choice });
-    }
+      return { kind: 'model', label: m.label ?? m.id, description, current: now, choice };
+    });
+    rows.push(...models.filter((r) => r.current), ...models.filter((r) => !r.current));
   }
   return rows;
 }

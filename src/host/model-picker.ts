@@ -104,7 +104,7 @@ function modelSources(deps: ModelPickerDeps, s: TurnstoneSettings, facts: TurnFa
   return [providerSource(deps, s, facts)];
 }
 
-type Item = vscode.QuickPickItem & { choice?: ModelChoice; preset?: ProviderPreset; other?: true; current?: true };
+type Item = vscode.QuickPickItem & { choice?: ModelChoice; preset?: ProviderPreset; other?: true };
 
 async function loadAll(sources: readonly ModelSource[]): Promise<Array<{ source: ModelSource; loaded: LoadedSource }>> {
   return Promise.all(
@@ -120,7 +120,7 @@ function modelItems(loaded: Array<{ source: ModelSource; loaded: LoadedSource }>
   const rows = pickerRows(loaded, current, vscode.l10n.t('current'));
   const heading = rows[0]?.kind === 'separator' ? rows.shift()?.label : undefined;
   const items = rows.map((row): Item =>
-    row.kind === 'separator' ? { label: row.label, kind: vscode.QuickPickItemKind.Separator } : { label: row.label, description: row.description, choice: row.choice, ...(row.current ? { current: true as const } : {}) },
+    row.kind === 'separator' ? { label: row.label, kind: vscode.QuickPickItemKind.Separator } : { label: row.label, description: row.description, choice: row.choice },
   );
   return { heading, items };
 }
@@ -139,11 +139,9 @@ async function showPick(title: string, placeholder: string, items: () => Promise
   void items().then(
     ({ heading, items: list }) => {
       if (heading) qp.title = `${title} · ${heading}`;
+      // No activeItems here: the current model is the first row (pickerRows), so the list opens on it without
+      // racing what the user types meanwhile.
       qp.items = list;
-      // The current model is where the list opens, unless the user already typed: then VS Code's match for the
-      // text is what Enter takes (moving to the current model there made "opus" pick it on a slow list fetch).
-      const current = list.find((i) => i.current);
-      if (current && qp.value === '') qp.activeItems = [current];
       qp.busy = false;
     },
     () => (qp.busy = false),

@@ -48,10 +48,25 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
     await input.press('Enter');
     await (await chatFrame(chat.wb.page)).locator('.composer-actions button.model[data-model="claude-opus-4-8"]').waitFor({ timeout: 30_000 });
 
-    await runCommand(chat.wb.page, 'Turnstone: Select Model');
-    await input.waitFor({ state: 'visible' });
-    await input.fill('opus');
-    // What Enter takes is the row VS Code made active for the typed text.
+    // A slow model list: the user types before it arrives (held until then; the mock has no list, so the
+    // picker falls back to the built-in one). The row VS Code makes active for the typed text is what Enter takes.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let listAsked = false;
+    chat.server.beforeNotFound = async (route) => {
+      if (!route.endsWith('/models')) return;
+      listAsked = true;
+      await held;
+    };
+    try {
+      await runCommand(chat.wb.page, 'Turnstone: Select Model');
+      await input.waitFor({ state: 'visible' });
+      await input.fill('opus');
+      assert.ok(await eventually(async () => listAsked, (asked) => asked, 30_000), 'the picker asks the server for its list');
+    } finally {
+      release();
+      chat.server.beforeNotFound = undefined;
+    }
     const active = chat.wb.page.locator('.quick-input-widget .monaco-list-row.focused');
     await active.filter({ hasText: 'claude-opus' }).waitFor({ timeout: 30_000 });
     await screenshot(chat.wb.page, 'model-picker-opus.png');

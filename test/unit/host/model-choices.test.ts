@@ -91,6 +91,17 @@ describe('host: the model picker as a list of sources (issue 31)', () => {
     assert.equal(onRouter[1]?.kind === 'model' && onRouter[1].current, true);
   });
 
+  it('25.10: the current model is the first row of its source, so the list opens on it with no active row set from the host', () => {
+    const rows = pickerRows(
+      [{ source: source('provider', 'Anthropic'), loaded: { models: [{ id: 'claude-opus-5-5' }, { id: 'claude-sonnet-5-5' }, { id: 'claude-opus-4-8' }, { id: 'claude-opus-5-5', label: 'claude-opus' }] } }],
+      { model: 'claude-opus-4-8', provider: 'anthropic', baseUrl: undefined },
+    );
+    assert.deepEqual(
+      rows.map((r) => (r.kind === 'separator' ? `-- ${r.label}` : `${r.label}${r.current ? ' *' : ''}`)),
+      ['-- Anthropic', 'claude-opus-4-8 *', 'claude-opus-5-5', 'claude-sonnet-5-5', 'claude-opus'],
+    );
+  });
+
   it('family entries follow a live list in its order (newest first)', () => {
     assert.deepEqual(familyEntries(['claude-opus-6', 'claude-sonnet-6', 'claude-opus-5-5']), [
       { label: 'claude-opus', model: 'claude-opus-6' },
