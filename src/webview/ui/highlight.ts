@@ -152,10 +152,22 @@ function append(parent: Node, node: HastNode): void {
   if (node.type !== 'element') return;
   const span = document.createElement('span');
   const classes = node.properties?.className;
-  // Only highlight.js's own class names reach the DOM.
-  if (Array.isArray(classes)) span.className = classes.map(String).filter((c) => /^hljs-[\w-]+$|^[\w-]+_$/.test(c)).join(' ');
+  if (Array.isArray(classes)) span.className = allowedClasses(classes.join(' '));
   for (const child of node.children) append(span, child as HastNode);
   parent.appendChild(span);
+}
+
+/** A scope's classes as they reach the DOM, filtered once per distinct scope (a reply repeats a few dozen). */
+const classCache = new Map<string, string>();
+
+/** Only highlight.js's own class names reach the DOM. */
+function allowedClasses(joined: string): string {
+  let allowed = classCache.get(joined);
+  if (allowed === undefined) {
+    allowed = joined.split(' ').filter((c) => /^hljs-[\w-]+$|^[\w-]+_$/.test(c)).join(' ');
+    if (classCache.size < 1_000) classCache.set(joined, allowed);
+  }
+  return allowed;
 }
 
 function loadExtraLanguages(): void {
