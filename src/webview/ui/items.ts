@@ -170,6 +170,7 @@ export class ToolCardView implements ToolCard {
   private mcpKey: string | undefined;
   private agentDetails: HTMLDetailsElement | undefined;
   private agentKey: string | undefined;
+  private agentClock: AgentClock | undefined;
 
   constructor(private readonly post: Post) {
     this.root.append(this.header, this.approval, this.body, this.imagesBox, this.errorLine);
@@ -195,6 +196,8 @@ export class ToolCardView implements ToolCard {
       el('span', { class: `tool-status status-${waiting ? 'waiting' : it.status}`, title: status.label, role: 'img', 'aria-label': status.label }, el('span', { class: `codicon codicon-${status.icon}`, 'aria-hidden': 'true' })),
     );
     this.renderBody(it);
+    if (it.view.kind === 'agent') (this.agentClock ??= new AgentClock(this.header)).set(it.view.elapsedMs, it.status === 'running');
+    else this.agentClock?.stop();
     // Rebuilt only when the images change: a status update must not re-decode them.
     if (it.images !== this.shownImages) {
       this.shownImages = it.images;
@@ -393,8 +396,9 @@ function meta(view: ToolView): (Node | string)[] {
       const parts: string[] = [];
       if (view.toolUses !== undefined) parts.push(view.toolUses === 1 ? t('1 tool use') : t('{0} tool uses', formatInt(view.toolUses)));
       if (view.tokens) parts.push(t('{0} tokens', formatTokens(view.tokens)));
-      if (view.elapsedMs !== undefined) parts.push(formatSeconds(view.elapsedMs));
-      return [parts.join(' · ')];
+      if (view.elapsedMs === undefined) return [parts.join(' · ')];
+      // Its own node: AgentClock ticks it between the subagent's events.
+      return [parts.length ? `${parts.join(' · ')} · ` : '', el('span', { class: 'agent-time' }, formatSeconds(view.elapsedMs))];
     }
     case 'mcp':
     case 'fetch':
@@ -406,6 +410,35 @@ function meta(view: ToolView): (Node | string)[] {
 /** 12 345 → "12.3k": a subagent's running total, read at a glance. */
 function formatTokens(n: number): string {
   return n < 1000 ? formatInt(n) : `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+}
+
+/**
+ * A running subagent's time, counted on between its events (the host sends the time only with each
+ * one, and a subagent may think for a minute without one). Stops when the card is gone or done.
+ */
+class AgentClock {
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private from = { elapsedMs: 0, at: 0 };
+
+  constructor(private readonly card: HTMLElement) {}
+
+  /** The time the host last sent; ticking while `running`. */
+  set(elapsedMs: number | undefined, running: boolean): void {
+    if (!running || elapsedMs === undefined) return this.stop();
+    this.from = { elapsedMs, at: performance.now() };
+    this.timer ??= setInterval(() => this.tick(), 1000);
+  }
+
+  private tick(): void {
+    const shown = this.card.querySelector('.agent-time');
+    if (!this.card.isConnected || !shown) return this.stop();
+    shown.textContent = formatSeconds(this.from.elapsedMs + performance.now() - this.from.at);
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
 }
 
 function formatSeconds(ms: number): string {

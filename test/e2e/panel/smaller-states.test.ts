@@ -56,4 +56,24 @@ describe('chat panel: the smaller findings of issue 19 at 300 px', function () {
       await page.close();
     });
   }
+
+  it('29: a running subagent\'s time counts on between its events, and stops when it is done', async () => {
+    const page = await openPanel(rig.browser, rig.harness, { width: 300, height: 700 });
+    const agent = (id: string, status: 'running' | 'done', elapsedMs: number) => ({
+      kind: 'tool', id, name: 'agent', status,
+      view: { kind: 'agent', agent: 'explore', description: 'find the config loader', steps: [], toolUses: 1, tokens: 1200, elapsedMs },
+    });
+    await hostPost(page, { type: 'turn', state: 'running' }, { type: 'item_add', item: agent('ag1', 'running', 0) }, { type: 'item_add', item: agent('ag2', 'running', 0) });
+    const timeOf = (id: string) => page.evaluate((i) => document.querySelector(`.item.tool[data-id="${i}"] .agent-time`)?.textContent ?? '', id);
+    const advanced = (id: string, past: string) => page.waitForFunction(([i, p]) => { const t = document.querySelector(`.item.tool[data-id="${i}"] .agent-time`)?.textContent ?? ''; return /^\d+s$/.test(t) && t !== p; }, [id, past] as const, { timeout: 30_000 });
+    // No event from the host meanwhile: the card counts on by itself.
+    await advanced('ag1', '0s');
+    assert.match(await page.locator('.item.tool[data-id="ag1"] .tool-meta').textContent() ?? '', /^1 tool use · 1\.2k tokens · [1-9]\d*s$/);
+    // Done: the host's final time, which stays while the other subagent's clock ticks on twice.
+    await hostPost(page, { type: 'tool_update', id: 'ag1', status: 'done', view: agent('ag1', 'done', 4000).view });
+    await page.waitForFunction(() => document.querySelector('.item.tool[data-id="ag1"] .agent-time')?.textContent === '4s', undefined, { timeout: 30_000 });
+    for (let i = 0; i < 2; i++) await advanced('ag2', await timeOf('ag2'));
+    assert.equal(await timeOf('ag1'), '4s', 'a finished subagent\'s time stays as the host sent it');
+    await page.close();
+  });
 });
