@@ -13,7 +13,6 @@ import type {
 } from 'openai/resources/chat/completions/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import {
-  type AssistantContentBlock,
   type AssistantEvent,
   type CompleteOptions,
   emptyUsage,
@@ -29,6 +28,7 @@ import {
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_STALL_TIMEOUT_MS, type OpenAICompatibleOptions, resolveOpenAIEnv } from './options';
 import { resolveRetry, streamErrorFromData } from './retry';
 import { type SseFrame, sseBatches } from './sse';
+import { eventsToResponse } from './events-to-response';
 import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
 
 const PROVIDER = 'openai-compatible';
@@ -285,27 +285,6 @@ export function completionToEvents(completion: ChatCompletion): AssistantEvent[]
   return out;
 }
 
-function completionToResponse(completion: ChatCompletion): ModelResponse {
-  const content: AssistantContentBlock[] = [];
-  let usage = emptyUsage();
-  let stopReason: StopReason | null = null;
-  for (const e of completionToEvents(completion)) {
-    if (e.type === 'thinking') content.push({ type: 'thinking', thinking: e.thinking, signature: '' });
-    else if (e.type === 'text_delta') content.push({ type: 'text', text: e.text });
-    else if (e.type === 'tool_use') {
-      let input: Record<string, unknown> = {};
-      try {
-        input = e.inputJson ? (JSON.parse(e.inputJson) as Record<string, unknown>) : {};
-      } catch {
-        // Malformed arguments: the loop answers such a tool use with an error result (T5).
-      }
-      content.push({ type: 'tool_use', id: e.id, name: e.name, input });
-    } else if (e.type === 'usage') usage = e.usage;
-    else if (e.type === 'message_stop') stopReason = e.stopReason;
-  }
-  return { content, usage, stopReason };
-}
-
 export class OpenAICompatibleModelClient implements ModelClient {
   private readonly sdk: OpenAI;
   private readonly timing: StepTiming;
@@ -337,7 +316,7 @@ export class OpenAICompatibleModelClient implements ModelClient {
 
   async complete(request: ModelRequest, signal: AbortSignal, options: CompleteOptions = {}): Promise<ModelResponse> {
     const params = toOpenAIParams(request);
-    return completionToResponse(await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(params, s), options.beforeRetry));
+    return eventsToResponse(completionToEvents(await withRetries(PROVIDER, signal, this.timing.retry, (s) => this.createNonStreaming(params, s), options.beforeRetry)));
   }
 
   private createNonStreaming(params: Params, signal: AbortSignal): Promise<ChatCompletion> {

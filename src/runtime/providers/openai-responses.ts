@@ -5,7 +5,6 @@
 import OpenAI from 'openai';
 import type { Response as ApiResponse, ResponseOutputItem, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import {
-  type AssistantContentBlock,
   type AssistantEvent,
   type CompleteOptions,
   emptyUsage,
@@ -20,6 +19,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_STALL_TIME
 import { type ResponsesParams, toResponsesParams } from './openai-responses-params';
 import { authError, looksLikeContextOverflow, resolveRetry } from './retry';
 import { type SseFrame, sseBatches } from './sse';
+import { eventsToResponse } from './events-to-response';
 import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
 
 const PROVIDER = 'openai';
@@ -223,30 +223,6 @@ export function responseToEvents(response: ApiResponse, model: string): Assistan
   }
   closingEvents(mapResponsesUsage(response.usage), stopReasonOf(response, calls > 0), out);
   return out;
-}
-
-function eventsToResponse(events: AssistantEvent[]): ModelResponse {
-  const content: AssistantContentBlock[] = [];
-  let usage = emptyUsage();
-  let stopReason: StopReason | null = null;
-  for (const e of events) {
-    if (e.type === 'thinking') content.push({ type: 'thinking', thinking: e.thinking, signature: '', ...(e.reasoning ? { reasoning: e.reasoning } : {}) });
-    else if (e.type === 'text_delta') {
-      const last = content[content.length - 1];
-      if (last?.type === 'text') last.text += e.text;
-      else content.push({ type: 'text', text: e.text });
-    } else if (e.type === 'tool_use') {
-      let input: Record<string, unknown> = {};
-      try {
-        input = e.inputJson ? (JSON.parse(e.inputJson) as Record<string, unknown>) : {};
-      } catch {
-        // Malformed arguments: the loop answers such a tool use with an error result (T5).
-      }
-      content.push({ type: 'tool_use', id: e.id, name: e.name, input });
-    } else if (e.type === 'usage') usage = e.usage;
-    else if (e.type === 'message_stop') stopReason = e.stopReason;
-  }
-  return { content, usage, stopReason };
 }
 
 export class OpenAIResponsesModelClient implements ModelClient {
