@@ -17,30 +17,14 @@ export const MODEL_CHOICES = ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-ha
 
 const FAMILIES = ['opus', 'sonnet', 'haiku'] as const;
 
-export interface ModelPick {
-  /** What the picker shows and filters on. */
-  label: string;
-  /** The model id picking it sets. */
-  model: string;
-  current: boolean;
-  /** A family entry (`claude-opus`): the newest model of that family. */
-  family?: (typeof FAMILIES)[number];
-}
-
 /** The newest model of a family, by the list's order ("opus" → claude-opus-5-5). */
 export function newestOf(family: string, choices: readonly string[] = MODEL_CHOICES): string | undefined {
   return choices.find((id) => id.startsWith(`claude-${family}-`));
 }
 
-/** The ids (the current one first when the list lacks it), then one entry per family for its newest model. */
-export function modelPicks(current: string, choices: readonly string[] = MODEL_CHOICES): ModelPick[] {
-  const ids = choices.includes(current) ? choices : [current, ...choices];
-  const picks: ModelPick[] = ids.map((id) => ({ label: id, model: id, current: id === current }));
-  for (const family of FAMILIES) {
-    const model = newestOf(family, choices);
-    if (model) picks.push({ label: `claude-${family}`, model, current: false, family });
-  }
-  return picks;
+/** The model in use stays pickable even when the list lacks it (an id typed earlier, a retired model): then it comes first. */
+export function withCurrentModel<T extends { id: string }>(models: readonly T[], current: string): ReadonlyArray<T | { id: string }> {
+  return models.some((m) => m.id === current) ? models : [{ id: current }, ...models];
 }
 
 // The picker is a list of model sources (the provider's live list, the presets,

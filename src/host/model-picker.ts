@@ -9,7 +9,7 @@ import { type CatalogList } from '../runtime/providers/model-catalog';
 import { type ListedModel, type ModelListSource } from '../runtime/providers/model-lists';
 import { displayUrl, listSourceFor, PROVIDER_PRESETS, type ProviderPreset } from '../runtime/providers/presets';
 import { type PriceTable } from '../runtime/spend/usage';
-import { familyEntries, type CurrentChoice, type LoadedSource, MODEL_CHOICES, type ModelChoice, type ModelSource, pickerRows, withTurnFacts } from './model-choices';
+import { familyEntries, type CurrentChoice, type LoadedSource, MODEL_CHOICES, type ModelChoice, type ModelSource, pickerRows, withCurrentModel, withTurnFacts } from './model-choices';
 import { baseUrlInUse, hostModelCatalog, presetInUse } from './model-lists';
 import { type ApiKeys } from './secrets';
 import { KeyDestinations } from './session/key-destination';
@@ -54,8 +54,7 @@ function providerSource(deps: ModelPickerDeps, s: TurnstoneSettings, facts: Turn
   const baseUrl = baseUrlInUse(s);
   const preset = presetInUse(s);
   const label = s.provider === 'anthropic' ? 'Anthropic' : (preset?.label ?? (baseUrl ? displayUrl(baseUrl) : vscode.l10n.t('OpenAI-compatible server')));
-  // The model in use stays pickable even when the list lacks it (an id typed earlier, a retired model).
-  const withFacts = (models: readonly ListedModel[]) => (models.some((m) => m.id === s.model) ? models : [{ id: s.model }, ...models]).map((m) => withTurnFacts(m, facts));
+  const withFacts = (models: readonly ListedModel[]) => withCurrentModel(models, s.model).map((m) => withTurnFacts(m, facts));
   const builtIn = (note: string): LoadedSource => {
     if (s.provider !== 'anthropic') return { models: withFacts([]), note };
     return { models: [...withFacts(MODEL_CHOICES.map((id) => ({ id }))), ...families(MODEL_CHOICES, facts)], note };

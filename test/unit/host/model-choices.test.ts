@@ -2,9 +2,9 @@
 // VS Code's quick pick sorts what matches the typed text itself (prefix matches
 // first, then by name with numbers compared as numbers); this replays that rule
 // (vs/base/common/comparers.ts compareAnything, VS Code 1.100) on our entries.
-// The e2e test (test/e2e/panel-small-items.test.ts) types into the real picker.
+// The e2e test (test/e2e/panel-model-label.test.ts) types into the real picker.
 import assert from 'node:assert/strict';
-import { factsLine, familyEntries, MODEL_CHOICES, modelPicks, newestOf, pickerRows } from '../../../src/host/model-choices';
+import { factsLine, familyEntries, MODEL_CHOICES, newestOf, type PickerRow, pickerRows, withCurrentModel } from '../../../src/host/model-choices';
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 function quickPickOrder(labels: string[], typed: string): string[] {
@@ -23,6 +23,13 @@ function quickPickOrder(labels: string[], typed: string): string[] {
   });
 }
 
+/** The model rows of the picker's built-in Anthropic list, as src/host/model-picker.ts builds them. */
+function builtInRows(current: string): Array<Extract<PickerRow, { kind: 'model' }>> {
+  const models = [...withCurrentModel(MODEL_CHOICES.map((id) => ({ id })), current), ...familyEntries(MODEL_CHOICES).map((f) => ({ id: f.model, label: f.label }))];
+  const source = { id: 'provider', label: 'Anthropic', load: () => Promise.reject(new Error('not loaded here')) };
+  return pickerRows([{ source, loaded: { models } }], { model: current, provider: 'anthropic', baseUrl: undefined }).flatMap((r) => (r.kind === 'model' ? [r] : []));
+}
+
 describe('host: the model picker entries (issue 25, item 10)', () => {
   it('25.10: the newest of each family by the list order', () => {
     assert.equal(newestOf('opus'), 'claude-opus-5-5');
@@ -32,23 +39,25 @@ describe('host: the model picker entries (issue 25, item 10)', () => {
   });
 
   it('25.10: "opus" and "claude-opus" typed put the entry for the newest Opus first', () => {
-    const picks = modelPicks('claude-sonnet-5-5');
+    const picks = builtInRows('claude-sonnet-5-5');
     const labels = picks.map((p) => p.label);
     // What the bare ids alone would do: the older Opus first.
     assert.equal(quickPickOrder([...MODEL_CHOICES], 'opus')[0], 'claude-opus-4-8');
     for (const [typed, newest] of [['opus', 'claude-opus-5-5'], ['claude-opus', 'claude-opus-5-5'], ['Opus', 'claude-opus-5-5'], ['sonnet', 'claude-sonnet-5-5'], ['haiku', 'claude-haiku-5-5']] as const) {
       const first = quickPickOrder(labels, typed)[0]!;
-      assert.equal(picks.find((p) => p.label === first)?.model, newest, `typed ${typed}: first is ${first}`);
+      assert.equal(picks.find((p) => p.label === first)?.choice.model, newest, `typed ${typed}: first is ${first}`);
     }
     // A precise id still finds that id.
     assert.equal(quickPickOrder(labels, 'opus-4-8')[0], 'claude-opus-4-8');
   });
 
-  it('25.10: the current model is marked where it is; one the list lacks comes first', () => {
-    assert.deepEqual(modelPicks('claude-opus-4-8').filter((p) => p.current).map((p) => p.label), ['claude-opus-4-8']);
-    assert.equal(modelPicks('claude-opus-4-8')[0]!.label, 'claude-sonnet-5-5');
-    const custom = modelPicks('llama3:8b');
-    assert.deepEqual(custom[0], { label: 'llama3:8b', model: 'llama3:8b', current: true });
+  it('25.10: the current model is marked and comes first; one the list lacks comes first too', () => {
+    assert.deepEqual(builtInRows('claude-opus-4-8').filter((p) => p.current).map((p) => p.label), ['claude-opus-4-8']);
+    // First, not where the list has it: VS Code opens the list on its first row (see pickerRows).
+    assert.equal(builtInRows('claude-opus-4-8')[0]!.label, 'claude-opus-4-8');
+    const custom = builtInRows('llama3:8b');
+    assert.deepEqual(custom[0], { kind: 'model', label: 'llama3:8b', description: 'current', current: true, choice: { model: 'llama3:8b' } });
+    assert.equal(custom.length, MODEL_CHOICES.length + 1 + 3, 'the list, the typed id, and one entry per family');
   });
 });
 
