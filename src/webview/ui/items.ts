@@ -420,7 +420,8 @@ class AgentClock {
   private timer: ReturnType<typeof setInterval> | undefined;
   private from = { elapsedMs: 0, at: 0 };
 
-  constructor(private readonly card: HTMLElement) {}
+  /** `header`: the card's header, which holds the time (rebuilt on each update, so it is looked up per tick). */
+  constructor(private readonly header: HTMLElement) {}
 
   /** The time the host last sent; ticking while `running`. */
   set(elapsedMs: number | undefined, running: boolean): void {
@@ -430,8 +431,8 @@ class AgentClock {
   }
 
   private tick(): void {
-    const shown = this.card.querySelector('.agent-time');
-    if (!this.card.isConnected || !shown) return this.stop();
+    const shown = this.header.querySelector('.agent-time');
+    if (!this.header.isConnected || !shown) return this.stop();
     shown.textContent = formatSeconds(this.from.elapsedMs + performance.now() - this.from.at);
   }
 
