@@ -121,6 +121,33 @@ function runIdle(deadline: IdleDeadline | undefined): void {
   if (idleQueue.length > 0) scheduleIdle();
 }
 
+/** Highlighting done synchronously per animation frame, ms, before the rest waits for idle time. */
+const FRAME_BUDGET_MS = 3;
+/** Longer blocks always wait for idle time: one alone would cost the frame. */
+const EAGER_MAX_CHARS = 5_000;
+let budgetFrame: number | null = null;
+let budgetSpent = 0;
+
+/**
+ * Highlights a block about to be shown at once, while this frame's budget
+ * lasts; otherwise as `highlightWhenSeen`. For a block that closes on screen
+ * mid-stream: coloured before it is inserted, it is laid out once, instead of
+ * once plain and again coloured a moment later (the second layout, style and
+ * paint of the whole block cost more than the tokenising).
+ */
+export function highlightNowOrWhenSeen(code: HTMLElement, lang: string): void {
+  // The same for every callback of one frame, so the budget is per frame (a flood of small blocks spreads out).
+  const frame = typeof document.timeline?.currentTime === 'number' ? document.timeline.currentTime : null;
+  if (frame !== budgetFrame) {
+    budgetFrame = frame;
+    budgetSpent = 0;
+  }
+  if (!lang || budgetSpent >= FRAME_BUDGET_MS || (code.textContent?.length ?? 0) > EAGER_MAX_CHARS) return highlightWhenSeen(code, lang);
+  const started = performance.now();
+  highlight(code, lang);
+  budgetSpent += performance.now() - started;
+}
+
 /** Replaces `code`'s text with highlighted spans; unknown languages and huge blocks stay plain text. */
 export function highlight(code: HTMLElement, lang: string): void {
   const name = lang.toLowerCase();

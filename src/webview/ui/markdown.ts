@@ -3,11 +3,12 @@
 // rendered as visible text (./markdown-html.ts), then DOMPurify's allow-list,
 // a class filter and a link filter (./sanitize.ts). Links are opened through
 // the host. Code blocks are decorated (language, copy) after sanitising
-// (./code-block.ts) and highlighted once on screen, in idle time (./highlight.ts).
+// (./code-block.ts) and highlighted once on screen: at once when a block closes
+// where the user is looking, otherwise in idle time (./highlight.ts).
 import { type Token, type Tokens } from 'marked';
 import { CodeBlock, countLines, decorateCode } from './code-block';
 import { el } from './dom';
-import { highlight, highlightWhenSeen } from './highlight';
+import { highlight, highlightNowOrWhenSeen, highlightWhenSeen } from './highlight';
 import { markdownToHtml, md, normalise } from './markdown-html';
 import { createSanitiser, type Sanitiser } from './sanitize';
 
@@ -36,6 +37,25 @@ export function renderMarkdown(src: string): DocumentFragment {
   return renderTokens(md.lexer(normalise(src)));
 }
 
+/** Streaming tails on screen (or within the margin), as the observer last said. */
+const tailsOnScreen = new WeakSet<Element>();
+let tailWatcher: IntersectionObserver | undefined;
+
+/** Tells `tailsOnScreen` whether `tail` is near the viewport, from now on. */
+function watchTail(tail: HTMLElement): void {
+  if (typeof IntersectionObserver !== 'function') return;
+  tailWatcher ??= new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (e.isIntersecting) tailsOnScreen.add(e.target);
+        else tailsOnScreen.delete(e.target);
+      }
+    },
+    { rootMargin: '200px 0px' },
+  );
+  tailWatcher.observe(tail);
+}
+
 /** A fenced code block still being written: the tail's only block, without its closing fence. */
 function openFence(tokens: Token[]): Tokens.Code | undefined {
   const blocks = tokens.filter((t) => t.type !== 'space');
@@ -58,11 +78,21 @@ export class StreamingMarkdown {
   private frozenChars = 0;
   private rendered = '';
   private closed = false;
+  private watching = false;
   /** The open code block shown in the tail, and the text it shows. */
   private fence: { block: CodeBlock; text: Text; lang: string } | undefined;
 
   constructor() {
     this.root.append(this.frozen, this.tail);
+  }
+
+  /**
+   * How blocks that freeze now get highlighted: they appear where the tail is,
+   * so when the tail is on screen the user is watching them close (coloured
+   * before they are inserted); otherwise once they are seen.
+   */
+  private get highlighter(): (code: HTMLElement, lang: string) => void {
+    return tailsOnScreen.has(this.tail) ? highlightNowOrWhenSeen : highlightWhenSeen;
   }
 
   update(text: string, open: boolean): void {
@@ -74,6 +104,11 @@ export class StreamingMarkdown {
       this.frozenChars = 0;
     }
     this.rendered = src;
+    // Only a streaming block is watched (a restored session's thousand replies are not).
+    if (open && !this.watching) {
+      this.watching = true;
+      watchTail(this.tail);
+    }
     this.closed = !open;
     const rest = src.slice(this.frozenChars);
     const tokens: Token[] = md.lexer(rest);
@@ -83,9 +118,14 @@ export class StreamingMarkdown {
       if (consumed !== rest.length) {
         this.frozen.replaceChildren(renderMarkdown(src));
       } else {
-        this.frozen.append(chunk(renderTokens(tokens)));
+        this.frozen.append(chunk(renderTokens(tokens, this.highlighter)));
       }
       this.setTail(undefined);
+      if (this.watching) {
+        this.watching = false;
+        tailWatcher?.unobserve(this.tail);
+        tailsOnScreen.delete(this.tail);
+      }
       this.frozenChars = src.length;
       return;
     }
@@ -95,7 +135,7 @@ export class StreamingMarkdown {
     // frozen prefix and the re-parsed tail never overlap or leave a gap.
     if (last > 0 && consumed === rest.length) {
       const done = tokens.slice(0, last);
-      this.frozen.append(chunk(renderTokens(done)));
+      this.frozen.append(chunk(renderTokens(done, this.highlighter)));
       this.frozenChars += done.reduce((n, t) => n + t.raw.length, 0);
       this.setTail(tokens.slice(last));
     } else {

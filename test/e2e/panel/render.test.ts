@@ -162,6 +162,28 @@ describe('chat panel: streamed reply', function () {
     await page.close();
   });
 
+  it('25: a code block that closes on screen mid-stream is inserted coloured (laid out once, not plain and then again)', async function () {
+    const page = await openPanel(rig.browser, rig.harness);
+    await hostSend(page, { type: 'turn', state: 'running' }, { type: 'assistant_delta', id: 'a1', text: 'Here is the change:\n\n' });
+    // Two frames: the reply's tail is laid out and the panel has been told it is on screen.
+    await settle(page);
+    await settle(page);
+    // Every frozen code block as it is inserted: coloured or not at that moment.
+    await page.evaluate(() => {
+      const seen: boolean[] = ((window as unknown as { __insertedColoured: boolean[] }).__insertedColoured = []);
+      new MutationObserver((records) => {
+        for (const r of records) for (const n of r.addedNodes) if (n instanceof HTMLElement && n.matches('.md-chunk')) for (const code of n.querySelectorAll('pre code')) seen.push(code.classList.contains('hljs'));
+      }).observe(document.querySelector('.item.assistant .md-frozen')!, { childList: true });
+    });
+    await hostSend(page, { type: 'assistant_delta', id: 'a1', text: '```ts\nexport const answer: number = 42; // the answer\n```\n\nAnd then some more text' });
+    await settle(page);
+    await hostSend(page, { type: 'assistant_delta', id: 'a1', text: ' while it streams.' }, { type: 'block_end', id: 'a1' }, { type: 'turn', state: 'idle' });
+    await settle(page);
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { __insertedColoured: boolean[] }).__insertedColoured), [true]);
+    assert.equal(await page.locator('.code-block .hljs-comment').textContent(), '// the answer');
+    await page.close();
+  });
+
   it('shows reconnecting, errors with Retry, compaction, and drops a discarded step', async function () {
     const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page,
