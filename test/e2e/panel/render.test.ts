@@ -165,9 +165,21 @@ describe('chat panel: streamed reply', function () {
   it('25: a code block that closes on screen mid-stream is inserted coloured (laid out once, not plain and then again)', async function () {
     const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page, { type: 'turn', state: 'running' }, { type: 'assistant_delta', id: 'a1', text: 'Here is the change:\n\n' });
-    // Two frames: the reply's tail is laid out and the panel has been told it is on screen.
-    await settle(page);
-    await settle(page);
+    // Until an observer of our own has seen the reply's tail on screen: the panel's, watching it since it was made, has too.
+    await page.evaluate(() => new Promise<void>((resolve) => {
+      const seen = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          seen.disconnect();
+          resolve();
+        }
+      });
+      const wait = () => {
+        const tail = document.querySelector('.item.assistant .md-tail');
+        if (tail) seen.observe(tail);
+        else requestAnimationFrame(wait);
+      };
+      wait();
+    }));
     // Every frozen code block as it is inserted: coloured or not at that moment.
     await page.evaluate(() => {
       const seen: boolean[] = ((window as unknown as { __insertedColoured: boolean[] }).__insertedColoured = []);
