@@ -189,8 +189,12 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
 
     // A stopped turn.
     server.enqueue({ kind: 'hang' });
+    const asked = server.requests.length;
     await send('this one will be stopped');
     await chat.frame.locator('body.turn-running').waitFor({ state: 'attached', timeout: 30_000 });
+    // Stopped only once its request has reached the server (and taken the hang): stopped before that, the
+    // hang would stay queued and the next turn below would get it instead of the rejected key (failed once in CI-like load).
+    await server.waitForRequests(asked + 1);
     await chat.frame.locator('textarea.input').press('Escape');
     await chat.frame.locator('.item.interrupted').waitFor({ timeout: 30_000 });
     await idle();
