@@ -264,7 +264,6 @@ export async function streamingRuns(browser: Browser, harness: Harness, deltas: 
   return { ours, base };
 }
 
-/** Main-thread CPU per second of an open session, idle and with a turn running, in alternating runs. */
 /** Resolves once the page has had three whole idle periods in a row: nothing left queued. */
 function settled(page: Page): Promise<void> {
   return page.evaluate(
@@ -281,6 +280,7 @@ function settled(page: Page): Promise<void> {
   );
 }
 
+/** Main-thread CPU per second of an open session, idle and with a turn running, in alternating runs. */
 async function cpuWhileWaiting(browser: Browser, harness: Harness, snapshot: PanelSnapshot): Promise<{ idle: Sampled; running: Sampled }> {
   const idle: number[] = [];
   const running: number[] = [];
