@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { textReply } from '../fixtures/mock-anthropic';
-import { runCommand, screenshot, useChatWorkbench } from './workbench';
+import { openFile, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const paragraphs = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} paragraph ${i + 1}: ${'words '.repeat(30)}`).join('\n\n');
 
@@ -61,10 +61,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
 
   it('words and attachment apart: title, bubble and chip on resume, opened at the end; current marked; rename; delete with checkpoints', async () => {
     // A first message with an attachment: the selection in src/hello.ts.
-    await runCommand(chat.wb.page, 'Go to File');
-    await chat.wb.page.keyboard.type('hello.ts');
-    await rows(chat.wb.page).filter({ hasText: 'hello.ts' }).first().waitFor();
-    await chat.wb.page.keyboard.press('Enter');
+    await openFile(chat.wb.page, 'hello.ts');
     await chat.wb.page.locator('.monaco-editor .view-lines').first().click();
     await chat.wb.page.keyboard.press('Control+A');
     chat.server.enqueue(textReply(paragraphs(6, 'first')));

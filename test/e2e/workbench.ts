@@ -156,6 +156,31 @@ export async function runCommand(page: Page, title: string, timeoutMs = 60_000):
   }
 }
 
+/**
+ * Opens a workspace file by name through Quick Open, as a user would, until its editor is the active tab. The
+ * palette is filled (not typed into after "Go to File": keys typed while the command palette hands over to the file
+ * picker were lost once in CI, and the picker never listed the file); a list that shows no match (a busy file search)
+ * is closed and asked again.
+ */
+export async function openFile(page: Page, name: string, timeoutMs = 60_000): Promise<void> {
+  const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: name }).first();
+  const tab = page.locator('.tabs-container .tab.active', { hasText: name });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
+      const input = await openPalette(page, name, left());
+      await row.waitFor({ state: 'visible', timeout: left() });
+      await input.press('Enter', { timeout: left() });
+      await tab.waitFor({ state: 'visible', timeout: left() });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
 /** The innermost frame of the Turnstone chat webview (VS Code nests it in two iframes). */
 export async function chatFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
   const deadline = Date.now() + timeoutMs;
