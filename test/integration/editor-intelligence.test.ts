@@ -112,6 +112,43 @@ describe('30: editor intelligence in the real extension host', function () {
     assert.deepEqual(lines, [3]);
   });
 
+  it('30.diag: a report that only repeats the problems from before, landing right after the change, does not end the wait', async () => {
+    // What a loaded machine showed: a report about the previous text (same problems) arrives ~80 ms after the change,
+    // and TypeScript's real one ~400 ms later. Injected here deterministically: a hint (not a problem) set on the file
+    // as the document takes the new text fires a diagnostics change that leaves the problems as they were.
+    const uri = vscode.Uri.file(path.join(project(), 'main.ts'));
+    const document = await vscode.workspace.openTextDocument(uri);
+    const original = document.getText();
+    const coverage = new LanguageCoverage();
+    const stale = vscode.languages.createDiagnosticCollection('turnstone-test-stale');
+    const inject = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document.uri.toString() !== uri.toString() || e.contentChanges.length === 0) return;
+      stale.set(uri, [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 1), 'stale', vscode.DiagnosticSeverity.Hint)]);
+    });
+    const replaceAll = async (text: string) => {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
+      assert.ok(await vscode.workspace.applyEdit(edit));
+      await document.save();
+    };
+    try {
+      const diagnostics = new HostEditDiagnostics((p) => vscode.Uri.file(p), { afterEdit: true, waitMs: 60_000 }, coverage);
+      const signal = new AbortController().signal;
+      const watch = await diagnostics.watch(uri.fsPath, signal);
+      assert.ok(watch && watch.before.length === 1, `main.ts has its one old error: ${JSON.stringify(watch?.before)}`);
+      await replaceAll(`${original}export const late: string = 7;\n`);
+      const after = await watch.settle(signal);
+      const line = original.split('\n').length;
+      assert.ok(after.some((p) => p.line === line && p.message === NEW_ERROR), `the new error on line ${line}: ${JSON.stringify(after)}`);
+    } finally {
+      inject.dispose();
+      stale.dispose();
+      coverage.dispose();
+      await replaceAll(original);
+      await waitUntil(() => vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length === 1, 'main.ts back to its old error', 60_000);
+    }
+  });
+
   it('30.diag: write_file of a new file with a type error reports it', async () => {
     const r = await runTool('write_file', { path: 'tsp/fresh.ts', content: 'export const fresh: boolean = "yes";\n' });
     assert.equal(r.isError, false);

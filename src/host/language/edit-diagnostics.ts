@@ -28,6 +28,18 @@ export interface DiagnosticsSettings {
 const QUIET_MS = 300;
 const MAX_QUIET_MS = 3_000;
 
+interface SettleOptions {
+  /** With no report of the new text for this long after the change, it kept its problems (undefined: wait for one). */
+  silenceMs?: number;
+  /**
+   * The problems the file had before the change, and how long after the change a report that only repeats them is
+   * taken as final. Such a report may describe the old text: TypeScript's answer for the previous version, or a
+   * change notice sent just before the edit, can land after the document took the new text (seen ~80 ms after it
+   * on a loaded machine, with the real report ~400 ms later). Ending the wait on it lost a new error.
+   */
+  repeat?: { before: readonly Problem[]; waitMs: number };
+}
+
 function toProblem(d: vscode.Diagnostic): Problem | undefined {
   const severity = d.severity === vscode.DiagnosticSeverity.Error ? 'error' : d.severity === vscode.DiagnosticSeverity.Warning ? 'warning' : undefined;
   if (!severity) return undefined;
@@ -37,6 +49,11 @@ function toProblem(d: vscode.Diagnostic): Problem | undefined {
 
 function problemsOf(uri: vscode.Uri): Problem[] {
   return vscode.languages.getDiagnostics(uri).flatMap((d) => toProblem(d) ?? []);
+}
+
+function sameProblems(a: readonly Problem[], b: readonly Problem[]): boolean {
+  const key = (list: readonly Problem[]) => JSON.stringify(list.map((p) => [p.line, p.severity, p.code ?? '', p.message]).sort());
+  return a.length === b.length && key(a) === key(b);
 }
 
 function inTab(uri: vscode.Uri): boolean {
@@ -107,16 +124,21 @@ class FileReports implements vscode.Disposable {
   /**
    * Waits for a report of the current text followed by a quiet spell (QUIET_MS, or as long as that first
    * report took), or, with no report, for `silenceMs` after the document took the text, or the deadline.
+   * A report that only repeats the problems from before the change ends the wait no sooner than `repeat.waitMs`
+   * after the change.
    */
-  async settle(deadline: number, signal: AbortSignal, silenceMs?: number): Promise<void> {
+  async settle(deadline: number, signal: AbortSignal, options: SettleOptions = {}): Promise<void> {
     for (;;) {
       const now = Date.now();
       if (signal.aborted || now >= deadline) return;
       const quiet = Math.min(MAX_QUIET_MS, Math.max(QUIET_MS, this.firstReportMs));
+      const { silenceMs, repeat } = options;
       const quietUntil = !this.textChanged
         ? Number.POSITIVE_INFINITY
         : this.reports > 0
-          ? this.lastReport + quiet
+          ? repeat && sameProblems(problemsOf(this.uri), repeat.before)
+            ? Math.max(this.lastReport + quiet, this.changedAt + repeat.waitMs)
+            : this.lastReport + quiet
           : silenceMs !== undefined
             ? this.changedAt + silenceMs
             : Number.POSITIVE_INFINITY;
@@ -160,7 +182,7 @@ export class HostEditDiagnostics implements EditDiagnostics {
         // Not checked until it is in a tab: open it and take the problems of the unchanged file as the baseline.
         reports.restart(true);
         await openInBackgroundTab(uri);
-        await reports.settle(Date.now() + this.settings.waitMs, signal, this.coverage.silenceAfter(existing.languageId));
+        await reports.settle(Date.now() + this.settings.waitMs, signal, { silenceMs: this.coverage.silenceAfter(existing.languageId) });
         this.learn(existing.languageId, reports);
       }
       before = problemsOf(uri);
@@ -185,7 +207,11 @@ export class HostEditDiagnostics implements EditDiagnostics {
           // Silence means "no change" only for a file that had no problems: a server reports a changed file that has
           // some (TypeScript does every time), so there the wait is for that report, however busy the machine
           // (a slow report taken for silence lost a new error on a loaded machine).
-          await reports.settle(deadline, settleSignal, before.length > 0 ? undefined : this.coverage.silenceAfter(document.languageId));
+          const silence = this.coverage.silenceAfter(document.languageId);
+          await reports.settle(deadline, settleSignal, {
+            silenceMs: before.length > 0 ? undefined : silence,
+            repeat: { before, waitMs: silence ?? MAX_QUIET_MS },
+          });
           this.learn(document.languageId, reports);
           return problemsOf(uri);
         } finally {
