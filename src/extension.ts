@@ -65,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   context.subscriptions.push(
     log,
     pending,
+    prompter,
     statusBar,
     mentions.index,
     mentions.terminals,

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
+import { PROPOSED_SCHEME, ProposalFileSystem } from '../../src/host/approvals/proposal-documents';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { recordScenario } from '../reliability/report';
 
@@ -128,6 +129,9 @@ describe('turns in the real extension host', function () {
     const id = await requested;
     const proposed = turnstone.pendingPermissions().find((p) => p.id === id)!.proposedUri!;
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(proposed));
+    // 25.1: the proposal is also open on its own, in a plain tab (VS Code re-opened one so once, as it closed the
+    // diff): that tab is closed with the diff, its unsaved text saved first, so nothing prompts or fails to save.
+    await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
     const edit = new vscode.WorkspaceEdit();
     edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), 'gamma\n');
     assert.ok(await vscode.workspace.applyEdit(edit));
@@ -137,6 +141,22 @@ describe('turns in the real extension host', function () {
     const third = JSON.stringify(server.bodies[2]);
     assert.ok(third.includes('The user edited your proposal'), 'the tool result tells the model');
     assert.ok(third.includes('+gamma'));
+    const showing = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => (t.input instanceof vscode.TabInputText && t.input.uri.toString() === doc.uri.toString()) || (t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === doc.uri.toString()));
+    assert.deepEqual(showing.map((t) => t.label), [], 'no tab shows the answered proposal');
+    assert.equal(doc.isDirty, false, 'the proposal was saved before its tabs closed (no save prompt)');
+  });
+
+  it('25.1: a proposal is read-only until the user edits it; once answered, a late save of it is accepted, not an error', () => {
+    const proposals = new ProposalFileSystem();
+    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: '/99/late.ts', query: 'tu_late' });
+    proposals.put(uri, 'proposed\n');
+    const bytes = new TextEncoder().encode('typed by mistake\n');
+    assert.throws(() => proposals.writeFile(uri, bytes), (e: unknown) => e instanceof vscode.FileSystemError && /read-only/.test(e.message));
+    assert.equal(proposals.text(uri), 'proposed\n');
+    proposals.settle(uri);
+    proposals.writeFile(uri, bytes);
+    proposals.remove(uri);
+    assert.throws(() => proposals.writeFile(uri, bytes), vscode.FileSystemError, 'a proposal that is gone is still refused');
   });
 
   it('C5: undoTurn restores a UTF-16 file byte for byte (encoding and BOM kept) and a created file is removed', async () => {

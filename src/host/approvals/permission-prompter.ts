@@ -36,10 +36,38 @@ const isEdit = (req: PermissionRequest) => req.need === 'edit' && req.preview !=
 /** "Always allow <rule>" is offered where a rule can say it: commands, MCP tools and fetches (their host). */
 const offersAlways = (req: PermissionRequest) => (req.need === 'command' || req.need === 'fetch') && req.suggestedRule !== '';
 
-export class NativePermissionPrompter implements PermissionPrompter {
-  private counter = 0;
+/** Tabs that show a proposal: its diff, or the proposal alone. */
+function proposalTabs(proposed: vscode.Uri): vscode.Tab[] {
+  const key = proposed.toString();
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => (t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key) || (t.input instanceof vscode.TabInputText && t.input.uri.toString() === key));
+}
 
-  constructor(private readonly deps: PrompterDeps) {}
+export class NativePermissionPrompter implements PermissionPrompter, vscode.Disposable {
+  private counter = 0;
+  /** Answered proposals whose document VS Code still holds: forgotten when it closes it. */
+  private readonly settledProposals = new Set<string>();
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly deps: PrompterDeps) {
+    this.subscriptions = [
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (this.settledProposals.delete(doc.uri.toString())) this.deps.proposals.remove(doc.uri);
+      }),
+      // A tab that shows an answered proposal (VS Code can re-open one as it closes its diff) is closed too.
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        for (const tab of [...e.opened, ...e.changed]) {
+          const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : tab.input instanceof vscode.TabInputTextDiff ? tab.input.modified : undefined;
+          if (uri && this.settledProposals.has(uri.toString())) void this.closeProposalTabs(uri);
+        }
+      }),
+    ];
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
 
   async request(req: PermissionRequest, signal: AbortSignal): Promise<PermissionDecision> {
     const id = req.toolUseId;
@@ -227,15 +255,20 @@ export class NativePermissionPrompter implements PermissionPrompter {
   }
 
   private async closeDiff(original: vscode.Uri, proposed: vscode.Uri): Promise<void> {
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === proposed.toString());
-    // Save into our in-memory FS first so closing a dirty proposal never prompts.
-    if (doc?.isDirty) await doc.save().then(undefined, () => undefined);
-    const tabs = vscode.window.tabGroups.all
-      .flatMap((g) => g.tabs)
-      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed.toString());
-    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true).then(undefined, () => undefined);
+    this.deps.proposals.settle(proposed);
+    await this.closeProposalTabs(proposed);
     this.deps.originals.delete(original);
-    this.deps.proposals.remove(proposed);
+    // The proposal's file outlives the request while VS Code holds its document, so a late save of it finds it.
+    if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === proposed.toString())) this.settledProposals.add(proposed.toString());
+    else this.deps.proposals.remove(proposed);
+  }
+
+  private async closeProposalTabs(proposed: vscode.Uri): Promise<void> {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === proposed.toString());
+    // Saved into our in-memory FS first, so closing a dirty proposal never prompts.
+    if (doc?.isDirty) await doc.save().then(undefined, () => undefined);
+    const tabs = proposalTabs(proposed);
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true).then(undefined, () => undefined);
   }
 }
 

@@ -28,7 +28,7 @@ export class OriginalContentProvider implements vscode.TextDocumentContentProvid
 
 /** The "proposed" side: a flat in-memory file system, one file per pending request, read-only until the user edits it. */
 export class ProposalFileSystem implements vscode.FileSystemProvider {
-  private readonly files = new Map<string, { data: Uint8Array; mtime: number; ctime: number; editable: boolean }>();
+  private readonly files = new Map<string, { data: Uint8Array; mtime: number; ctime: number; editable: boolean; settled?: true }>();
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.emitter.event;
 
@@ -43,6 +43,15 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   }
   remove(uri: vscode.Uri): void {
     this.files.delete(uri.toString());
+  }
+  /**
+   * The request was answered: what the proposal holds no longer matters, but VS Code may still hold its document
+   * (a tab it re-opened, a dirty model) and save it. Such a save is accepted rather than failing with an error
+   * about a proposal the user can do nothing with (seen once on VS Code 1.139: "Failed to save" after Allow).
+   */
+  settle(uri: vscode.Uri): void {
+    const f = this.files.get(uri.toString());
+    if (f) f.settled = true;
   }
   isEditable(uri: vscode.Uri): boolean {
     return this.files.get(uri.toString())?.editable ?? false;
@@ -85,7 +94,7 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   writeFile(uri: vscode.Uri, content: Uint8Array): void {
     const prev = this.files.get(uri.toString());
     if (!prev) throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Only the proposal opened by Turnstone can be edited here.'));
-    if (!prev.editable) throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Choose "{0}" first: a proposal is read-only until you do.', vscode.l10n.t('Edit proposal')));
+    if (!prev.editable && !prev.settled) throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Choose "{0}" first: a proposal is read-only until you do.', vscode.l10n.t('Edit proposal')));
     this.files.set(uri.toString(), { ...prev, data: content, mtime: Date.now() });
     this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
