@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import { isAbortedError, TurnCancellation } from '../../runtime/cancellation';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../../runtime/policy/permissions';
 import { alwaysAllowLabel, approvalLabels, approvalQuestion, subagentAsks, whyText } from '../../webview/approval-wording';
+import { editedUri, tabsEditing } from '../editor-tabs';
 import { loadCore } from '../session/load-core';
 import { readSettings } from '../settings';
 import { type AnsweredBy, type PendingPermission, type PendingPermissions } from './pending-permissions';
@@ -36,14 +37,6 @@ const isEdit = (req: PermissionRequest) => req.need === 'edit' && req.preview !=
 /** "Always allow <rule>" is offered where a rule can say it: commands, MCP tools and fetches (their host). */
 const offersAlways = (req: PermissionRequest) => (req.need === 'command' || req.need === 'fetch') && req.suggestedRule !== '';
 
-/** Tabs that show a proposal: its diff, or the proposal alone. */
-function proposalTabs(proposed: vscode.Uri): vscode.Tab[] {
-  const key = proposed.toString();
-  return vscode.window.tabGroups.all
-    .flatMap((g) => g.tabs)
-    .filter((t) => (t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key) || (t.input instanceof vscode.TabInputText && t.input.uri.toString() === key));
-}
-
 export class NativePermissionPrompter implements PermissionPrompter, vscode.Disposable {
   private counter = 0;
   /** Answered proposals whose document VS Code still holds: forgotten when it closes it. */
@@ -57,8 +50,9 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       }),
       // A tab that shows an answered proposal (VS Code can re-open one as it closes its diff) is closed too.
       vscode.window.tabGroups.onDidChangeTabs((e) => {
+        if (this.settledProposals.size === 0) return;
         for (const tab of [...e.opened, ...e.changed]) {
-          const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : tab.input instanceof vscode.TabInputTextDiff ? tab.input.modified : undefined;
+          const uri = editedUri(tab);
           if (uri && this.settledProposals.has(uri.toString())) void this.closeProposalTabs(uri);
         }
       }),
@@ -267,7 +261,8 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === proposed.toString());
     // Saved into our in-memory FS first, so closing a dirty proposal never prompts.
     if (doc?.isDirty) await doc.save().then(undefined, () => undefined);
-    const tabs = proposalTabs(proposed);
+    // Its diff, and any plain tab showing the proposal alone.
+    const tabs = tabsEditing(proposed);
     if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true).then(undefined, () => undefined);
   }
 }

@@ -13,6 +13,7 @@
 // preview (that would replace the user's own preview tab), not shown, no focus.
 import * as vscode from 'vscode';
 import { type EditDiagnostics, type Problem, type ProblemWatch } from '../../tools/language-ports';
+import { tabsEditing } from '../editor-tabs';
 import { type LanguageCoverage } from './language-coverage';
 
 export interface DiagnosticsSettings {
@@ -56,12 +57,7 @@ function sameProblems(a: readonly Problem[], b: readonly Problem[]): boolean {
   return a.length === b.length && key(a) === key(b);
 }
 
-function inTab(uri: vscode.Uri): boolean {
-  const key = uri.toString();
-  return vscode.window.tabGroups.all.some((g) =>
-    g.tabs.some((t) => (t.input instanceof vscode.TabInputText && t.input.uri.toString() === key) || (t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key)),
-  );
-}
+const inTab = (uri: vscode.Uri) => tabsEditing(uri).length > 0;
 
 /** Into a tab of the active group without showing it: pinned (a preview would replace the user's), in the background, no focus. */
 async function openInBackgroundTab(uri: vscode.Uri): Promise<void> {
@@ -127,12 +123,11 @@ class FileReports implements vscode.Disposable {
    * A report that only repeats the problems from before the change ends the wait no sooner than `repeat.waitMs`
    * after the change.
    */
-  async settle(deadline: number, signal: AbortSignal, options: SettleOptions = {}): Promise<void> {
+  async settle(deadline: number, signal: AbortSignal, { silenceMs, repeat }: SettleOptions = {}): Promise<void> {
     for (;;) {
       const now = Date.now();
       if (signal.aborted || now >= deadline) return;
       const quiet = Math.min(MAX_QUIET_MS, Math.max(QUIET_MS, this.firstReportMs));
-      const { silenceMs, repeat } = options;
       const quietUntil = !this.textChanged
         ? Number.POSITIVE_INFINITY
         : this.reports > 0
