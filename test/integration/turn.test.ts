@@ -146,6 +146,32 @@ describe('turns in the real extension host', function () {
     assert.equal(doc.isDirty, false, 'the proposal was saved before its tabs closed (no save prompt)');
   });
 
+  it('an Allow pressed the moment the card shows, before the proposal diff has opened, settles the request', async () => {
+    await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
+    turnstone.setDialogsEnabled(false);
+    const file = path.join(root(), 'quick.txt');
+    fs.writeFileSync(file, 'slow\n');
+    server.enqueue(
+      toolUseReply([{ id: 'tu_rq', name: 'read_file', input: { path: 'quick.txt' } }]),
+      toolUseReply([{ id: 'tu_eq', name: 'edit_file', input: { path: 'quick.txt', old_string: 'slow', new_string: 'quick' } }]),
+      textReply('Quickened.'),
+    );
+    const turn = turnstone.sendPrompt('make it quick');
+    // Answered as the panel answers a click: as soon as the card is in the panel, with no wait for the diff.
+    // The card was posted before the request was registered, so a click that quick settled nothing and the
+    // card stayed locked on "Allowed…" with the turn waiting forever (failed once in CI).
+    let answered: boolean | undefined;
+    for (const deadline = Date.now() + 20_000; answered === undefined && Date.now() < deadline; await new Promise((r) => setImmediate(r))) {
+      if (turnstone.panelSnapshot().items.some((i) => i.kind === 'permission' && i.toolId === 'tu_eq')) answered = turnstone.decide('tu_eq', { kind: 'allow', scope: 'once' });
+    }
+    assert.equal(answered, true, 'the request was waiting when its card showed');
+    const summary = await turn;
+    assert.equal(summary.outcome, 'completed');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'quick\n');
+    const stillOpen = vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label.includes('proposed by Turnstone'));
+    assert.equal(stillOpen, false, 'the diff that opened after the answer is closed too');
+  });
+
   it('25.1: a proposal is read-only until the user edits it; once answered, a late save of it is accepted, not an error', () => {
     const proposals = new ProposalFileSystem();
     const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: '/99/late.ts', query: 'tu_late' });

@@ -74,27 +74,35 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       proposedUri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${n}/${base}`, query: id });
       this.deps.originals.set(originalUri, req.preview.before ?? '');
       this.deps.proposals.put(proposedUri, req.preview.after ?? '');
-      // Shown beside the user's work, never focused: a keystroke meant for the panel or an editor stays there.
-      // Pinned (preview: false) so opening another file does not replace it while the request waits.
-      await vscode.commands.executeCommand('vscode.diff', originalUri, proposedUri, diffTitle(req.preview.path, req.preview.before === null), { preview: false, preserveFocus: true });
     }
 
+    // Waiting before anything is shown: the panel's card is already up, and a click on it must find the request.
     const entry: PendingPermission = { id, request: req, ...(proposedUri ? { proposedUri } : {}) };
     const settled = this.deps.pending.wait(entry);
     const cancellation = new TurnCancellation(signal);
-    if (this.deps.dialogs()) void this.askInDialog(entry);
 
+    // Shown beside the user's work, never focused: a keystroke meant for the panel or an editor stays there.
+    // Pinned (preview: false) so opening another file does not replace it while the request waits.
+    const diffShown: Promise<unknown> =
+      proposedUri && originalUri && req.preview
+        ? Promise.resolve(vscode.commands.executeCommand('vscode.diff', originalUri, proposedUri, diffTitle(req.preview.path, req.preview.before === null), { preview: false, preserveFocus: true }))
+        : Promise.resolve();
     try {
+      await cancellation.race(diffShown);
+      // The modal follows the diff it is about, unless the request was answered while the diff opened.
+      if (this.deps.dialogs() && this.deps.pending.get(id)) void this.askInDialog(entry);
       let decision = await cancellation.race(settled);
       if (decision.kind === 'allow' && proposedUri && req.preview) decision = this.withUserEdits(decision, req, proposedUri);
       return decision;
     } catch (error) {
-      // Stop settles the request wherever it is shown (panel card, dialog, diff editor), so nothing waits on an answer.
-      if (isAbortedError(error)) this.deps.pending.settle(id, { kind: 'deny', feedback: 'The turn was interrupted.' }, 'abort');
+      // Stop (or a diff that could not open) settles the request wherever it is shown (panel card, dialog, diff
+      // editor), so nothing is left waiting on an answer.
+      this.deps.pending.settle(id, { kind: 'deny', feedback: isAbortedError(error) ? 'The turn was interrupted.' : `The proposal could not be shown: ${String(error)}` }, 'abort');
       throw error;
     } finally {
       cancellation.dispose();
-      if (proposedUri && originalUri) await this.closeDiff(originalUri, proposedUri);
+      // Closed once it is open: a Stop while it opened would otherwise leave it behind.
+      if (proposedUri && originalUri) await diffShown.then(undefined, () => undefined).then(() => this.closeDiff(originalUri, proposedUri));
     }
   }
 
