@@ -17,6 +17,9 @@ async function api(): Promise<TurnstoneApi> {
   return ext.activate();
 }
 
+/** Whether any tab still shows a proposal's diff. */
+const proposalTabOpen = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label.includes('proposed by Turnstone'));
+
 function waitFor<T>(event: vscode.Event<T>, timeoutMs = 20_000): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('timed out waiting for an event')), timeoutMs);
@@ -106,8 +109,7 @@ describe('turns in the real extension host', function () {
     const summary = await turn;
     assert.equal(summary.outcome, 'completed');
     assert.equal(fs.readFileSync(file, 'utf8'), 'one\nTWO\n');
-    const stillOpen = vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label.includes('proposed by Turnstone'));
-    assert.equal(stillOpen, false, 'the diff tab closes when the decision is made');
+    assert.equal(proposalTabOpen(), false, 'the diff tab closes when the decision is made');
 
     const undone = (await vscode.commands.executeCommand('turnstone.undoTurn', { confirm: false })) as { restored: string[] };
     assert.equal(undone.restored.length, 1);
@@ -168,8 +170,7 @@ describe('turns in the real extension host', function () {
     const summary = await turn;
     assert.equal(summary.outcome, 'completed');
     assert.equal(fs.readFileSync(file, 'utf8'), 'quick\n');
-    const stillOpen = vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label.includes('proposed by Turnstone'));
-    assert.equal(stillOpen, false, 'the diff that opened after the answer is closed too');
+    assert.equal(proposalTabOpen(), false, 'the diff that opened after the answer is closed too');
   });
 
   it('25.1: a proposal is read-only until the user edits it; once answered, a late save of it is accepted, not an error', () => {
@@ -367,9 +368,8 @@ describe('turns in the real extension host', function () {
     assert.equal(summary.outcome, 'aborted');
     assert.deepEqual(turnstone.pendingPermissions(), [], 'Stop settled the request');
     assert.equal(turnstone.decide('tu_stop', { kind: 'allow', scope: 'once' }), false, 'nothing is left to answer');
-    const proposalOpen = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label.includes('proposed by Turnstone'));
-    for (let i = 0; i < 100 && proposalOpen(); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(proposalOpen(), false, 'the proposal\'s diff closes with the request');
+    for (let i = 0; i < 100 && proposalTabOpen(); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(proposalTabOpen(), false, 'the proposal\'s diff closes with the request');
     assert.equal(fs.readFileSync(file, 'utf8'), 'keep\n');
     assert.equal(server.requests.length, 1, 'no request after Stop');
     fs.rmSync(file, { force: true });

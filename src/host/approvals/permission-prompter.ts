@@ -83,9 +83,10 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
 
     // Shown beside the user's work, never focused: a keystroke meant for the panel or an editor stays there.
     // Pinned (preview: false) so opening another file does not replace it while the request waits.
+    // A diff that fails to open leaves the request answerable from the card and the dialog.
     const diffShown: Promise<unknown> =
       proposedUri && originalUri && req.preview
-        ? Promise.resolve(vscode.commands.executeCommand('vscode.diff', originalUri, proposedUri, diffTitle(req.preview.path, req.preview.before === null), { preview: false, preserveFocus: true }))
+        ? Promise.resolve(vscode.commands.executeCommand('vscode.diff', originalUri, proposedUri, diffTitle(req.preview.path, req.preview.before === null), { preview: false, preserveFocus: true })).catch((e: unknown) => this.deps.log.warn(`could not show the proposal for ${id}: ${String(e)}`))
         : Promise.resolve();
     try {
       await cancellation.race(diffShown);
@@ -95,14 +96,16 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       if (decision.kind === 'allow' && proposedUri && req.preview) decision = this.withUserEdits(decision, req, proposedUri);
       return decision;
     } catch (error) {
-      // Stop (or a diff that could not open) settles the request wherever it is shown (panel card, dialog, diff
-      // editor), so nothing is left waiting on an answer.
-      this.deps.pending.settle(id, { kind: 'deny', feedback: isAbortedError(error) ? 'The turn was interrupted.' : `The proposal could not be shown: ${String(error)}` }, 'abort');
+      // Stop settles the request wherever it is shown (panel card, dialog, diff editor), so nothing waits on an answer.
+      if (isAbortedError(error)) this.deps.pending.settle(id, { kind: 'deny', feedback: 'The turn was interrupted.' }, 'abort');
       throw error;
     } finally {
       cancellation.dispose();
       // Closed once it is open: a Stop while it opened would otherwise leave it behind.
-      if (proposedUri && originalUri) await diffShown.then(undefined, () => undefined).then(() => this.closeDiff(originalUri, proposedUri));
+      if (proposedUri && originalUri) {
+        await diffShown;
+        await this.closeDiff(originalUri, proposedUri);
+      }
     }
   }
 
