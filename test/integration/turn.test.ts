@@ -130,6 +130,11 @@ describe('turns in the real extension host', function () {
     const turn = turnstone.sendPrompt('change it');
     const id = await requested;
     const proposed = turnstone.pendingPermissions().find((p) => p.id === id)!.proposedUri!;
+    // As a user would: the proposal is touched once its diff is up (the request now waits before the diff opens,
+    // and opening the proposal while VS Code was still opening its diff hung the turn once under load).
+    const diffUp = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed);
+    for (const deadline = Date.now() + 20_000; !diffUp() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(diffUp(), 'the proposal diff opened');
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(proposed));
     // 25.1: the proposal is also open on its own, in a plain tab (VS Code re-opened one so once, as it closed the
     // diff): that tab is closed with the diff, its unsaved text saved first, so nothing prompts or fails to save.
