@@ -71,7 +71,8 @@ describe('e2e: the plan pinned above the composer (issue 28)', function () {
     // A new session has no plan; resuming this one brings it back with the transcript.
     await runCommand(wb.page, 'Turnstone: New Session');
     await frame.locator('article.item.user').first().waitFor({ state: 'detached', timeout: 30_000 });
-    assert.equal(await panel.isVisible(), false, 'a new session starts without a plan');
+    await panel.waitFor({ state: 'hidden', timeout: 30_000 });
+    assert.equal(await panel.locator('.plan-item').count(), 0, 'a new session starts without a plan');
     await wb.page.locator('a.action-label[aria-label^="Resume Session"]').first().click();
     const row = wb.page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'make the greeting friendlier' }).first();
     await row.waitFor({ state: 'visible', timeout: 30_000 });

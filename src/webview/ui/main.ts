@@ -154,7 +154,11 @@ function onChange(change: Change): void {
       dirty.clear();
       streaming.clear();
       transcript.reset();
-      chromeDirty = true;
+      // The header, plan and footer change with the transcript, not a frame later: a hidden or busy
+      // webview may not run the next frame for a while, and until then the old session's plan would
+      // sit under the new session's empty transcript.
+      chromeDirty = false;
+      renderChrome();
       requestAnimationFrame(() => transcript.scrollToBottom());
       break;
     case 'added':
