@@ -8,7 +8,7 @@
 // the proposal and answer from the diff editor's title bar or the panel.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isAbortedError, TurnCancellation } from '../../runtime/cancellation';
+import { TurnCancellation } from '../../runtime/cancellation';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../../runtime/policy/permissions';
 import { alwaysAllowLabel, approvalLabels, approvalQuestion, subagentAsks, whyText } from '../../webview/approval-wording';
 import { editedUri, tabsEditing } from '../editor-tabs';
@@ -96,8 +96,9 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       if (decision.kind === 'allow' && proposedUri && req.preview) decision = this.withUserEdits(decision, req, proposedUri);
       return decision;
     } catch (error) {
-      // Stop settles the request wherever it is shown (panel card, dialog, diff editor), so nothing waits on an answer.
-      if (isAbortedError(error)) this.deps.pending.settle(id, { kind: 'deny', feedback: 'The turn was interrupted.' }, 'abort');
+      // Whatever ends the request here (a Stop; nothing else rejects before it is answered) settles it wherever
+      // it is shown (panel card, dialog, diff editor), so no card stays waiting on an answer nobody reads.
+      this.deps.pending.settle(id, { kind: 'deny', feedback: 'The turn was interrupted.' }, 'abort');
       throw error;
     } finally {
       cancellation.dispose();
