@@ -8,6 +8,7 @@ import type { TurnstoneApi } from '../../src/extension';
 import { PROPOSED_SCHEME, ProposalFileSystem } from '../../src/host/approvals/proposal-documents';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { recordScenario } from '../reliability/report';
+import { until } from '../support/process-tree';
 
 const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 const config = () => vscode.workspace.getConfiguration('turnstone');
@@ -93,11 +94,7 @@ describe('turns in the real extension host', function () {
     assert.equal(id, 'tu_e');
 
     // The diff tab: left the current file, right the proposal.
-    let diffTab: vscode.Tab | undefined;
-    for (let i = 0; i < 100 && !diffTab; i++) {
-      diffTab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff && t.label.includes('proposed by Turnstone'));
-      if (!diffTab) await new Promise((r) => setTimeout(r, 50));
-    }
+    const diffTab = await until('the proposal diff to open', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff && t.label.includes('proposed by Turnstone')));
     assert.ok(diffTab, 'a diff tab opened');
     const input = diffTab.input as vscode.TabInputTextDiff;
     assert.equal((await vscode.workspace.openTextDocument(input.original)).getText(), 'one\ntwo\n');
@@ -133,7 +130,7 @@ describe('turns in the real extension host', function () {
     // As a user would: the proposal is touched once its diff is up (the request now waits before the diff opens,
     // and opening the proposal while VS Code was still opening its diff hung the turn once under load).
     const diffUp = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed);
-    for (const deadline = Date.now() + 20_000; !diffUp() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    await until('the proposal diff to open', diffUp);
     assert.ok(diffUp(), 'the proposal diff opened');
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(proposed));
     // 25.1: the proposal is also open on its own, in a plain tab (VS Code re-opened one so once, as it closed the
@@ -373,7 +370,7 @@ describe('turns in the real extension host', function () {
     assert.equal(summary.outcome, 'aborted');
     assert.deepEqual(turnstone.pendingPermissions(), [], 'Stop settled the request');
     assert.equal(turnstone.decide('tu_stop', { kind: 'allow', scope: 'once' }), false, 'nothing is left to answer');
-    for (let i = 0; i < 100 && proposalTabOpen(); i++) await new Promise((r) => setTimeout(r, 50));
+    await until('the proposal diff to close', () => !proposalTabOpen(), 5_000);
     assert.equal(proposalTabOpen(), false, 'the proposal\'s diff closes with the request');
     assert.equal(fs.readFileSync(file, 'utf8'), 'keep\n');
     assert.equal(server.requests.length, 1, 'no request after Stop');
