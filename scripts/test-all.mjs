@@ -8,7 +8,7 @@
 // exit code. The last line sums the tests: `tests: N passed, N failed, N skipped`,
 // after the list of skipped tests.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 // Every part (mocha, the extension host, the e2e runner) records its
@@ -65,6 +65,17 @@ function readResult(out) {
   return [r.passed, r.failed, r.skipped].every(Number.isInteger) && Array.isArray(r.skippedTitles) ? r : undefined;
 }
 
+const TIMING_DIR = resolve('test-results/timing');
+rmSync(TIMING_DIR, { recursive: true, force: true });
+const timingFile = (part) => resolve(TIMING_DIR, `${part.name.replace(/[^\w.-]+/g, '-')}.jsonl`);
+/** Each test's time in one part, as its reporter appended them (test/support/result-reporter.cjs). */
+function readTimings(part) {
+  const file = timingFile(part);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
+const timing = { parts: [], tests: [] };
+
 const started = Date.now();
 let passed = 0;
 let failed = 0;
@@ -75,8 +86,10 @@ const summary = [];
 for (const part of parts) {
   const t0 = Date.now();
   console.log(`\n━━ ${part.name} ━━ ${part.cmd.join(' ')}`);
-  const { code, out } = await run(part.cmd, part.env);
+  const { code, out } = await run(part.cmd, { ...part.env, TURNSTONE_TIMING_FILE: timingFile(part) });
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  timing.parts.push({ name: part.name, seconds: Number(secs) });
+  timing.tests.push(...readTimings(part).map((t) => ({ part: part.name, ...t })));
   if (part.gate) {
     if (code !== 0) {
       failed++;
@@ -114,6 +127,12 @@ if (failedTitles.length > 0) {
   console.log('failed:');
   for (const title of failedTitles) console.log(`  - ${title}`);
 }
+timing.totalSeconds = Math.round((Date.now() - started) / 1000);
+timing.tests.sort((a, b) => b.ms - a.ms);
+mkdirSync('test-results', { recursive: true });
+writeFileSync('test-results/timing.json', JSON.stringify(timing, null, 1));
+console.log('ten slowest tests (all of them in test-results/timing.json):');
+for (const t of timing.tests.slice(0, 10)) console.log(`  ${(t.ms / 1000).toFixed(1).padStart(6)}s  ${t.part}: ${t.title}`);
 // For scripts/test-stress.mjs, which runs this several times and compares the runs.
 mkdirSync('test-results', { recursive: true });
 writeFileSync('test-results/summary.json', JSON.stringify({ passed, failed, skipped, skippedTitles, failedTitles, parts: summary }, null, 2));
