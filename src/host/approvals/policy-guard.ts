@@ -6,15 +6,13 @@
 // read from it that grants more is held back and the user asked. Changes that
 // tighten, and changes in the user's own settings (outside every workspace),
 // apply at once. A declined change stays declined until the file changes again.
+// What counts as granting more is policy-changes.ts (no vscode there, so it is unit-tested).
 import * as vscode from 'vscode';
 import { readMcpServerSettings, readSettings, type TurnstoneSettings } from '../settings';
+import { changedPolicyKeys, loosenings, type PolicySettings } from './policy-changes';
 
-export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets' | 'provider' | 'baseUrl' | 'webFetchAllowPrivateNetwork'> {
-  /** turnstone.mcpServers as each scope defines it (servers are commands Turnstone starts). */
-  mcpServers: { user: unknown; workspace: unknown[] };
-}
+export { loosenings, type PolicySettings } from './policy-changes';
 
-const MODE_RANK = { plan: 0, ask: 1, acceptEdits: 2, bypassPermissions: 3 } as const;
 const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets', 'provider', 'baseUrl', 'mcpServers', 'webFetch.allowPrivateNetwork'];
 
 export function policyOf(s: TurnstoneSettings, mcpServers: PolicySettings['mcpServers'] = readMcpServerSettings()): PolicySettings {
@@ -33,42 +31,6 @@ export function policyOf(s: TurnstoneSettings, mcpServers: PolicySettings['mcpSe
     webFetchAllowPrivateNetwork: s.webFetchAllowPrivateNetwork,
     mcpServers,
   };
-}
-
-/** Each MCP server a workspace layer defines, by name, as JSON (to see additions and changes). */
-function workspaceServers(m: PolicySettings['mcpServers']): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const layer of m.workspace) {
-    if (layer && typeof layer === 'object') for (const [name, def] of Object.entries(layer as Record<string, unknown>)) out.set(name, JSON.stringify(def));
-  }
-  return out;
-}
-
-const added = (from: readonly string[], to: readonly string[]) => to.filter((r) => !from.includes(r));
-
-/** What `next` grants that `accepted` did not, in words; empty when it grants nothing more. */
-export function loosenings(accepted: PolicySettings, next: PolicySettings): string[] {
-  const more: string[] = [];
-  if (MODE_RANK[next.permissionMode] > MODE_RANK[accepted.permissionMode]) more.push(vscode.l10n.t('permission mode {0} → {1}', accepted.permissionMode, next.permissionMode));
-  for (const rule of added(accepted.allow, next.allow)) more.push(vscode.l10n.t('allow rule {0}', rule));
-  for (const rule of added(next.deny, accepted.deny)) more.push(vscode.l10n.t('deny rule {0} removed', rule));
-  for (const rule of added(next.ask, accepted.ask)) more.push(vscode.l10n.t('ask rule {0} removed', rule));
-  for (const glob of added(next.sensitiveFiles, accepted.sensitiveFiles)) more.push(vscode.l10n.t('sensitive files {0} removed', glob));
-  // A hook is a command Turnstone runs, and can approve tool uses: any change to them grants something.
-  if (JSON.stringify(next.hooks) !== JSON.stringify(accepted.hooks)) more.push(vscode.l10n.t('hooks changed'));
-  if (accepted.sandbox !== 'off' && next.sandbox === 'off') more.push(vscode.l10n.t('command sandbox off'));
-  if (accepted.sandboxNetwork === 'deny' && next.sandboxNetwork !== 'deny') more.push(vscode.l10n.t('network allowed in the sandbox'));
-  if (accepted.sandboxHideSecrets && !next.sandboxHideSecrets) more.push(vscode.l10n.t('secret files readable in the sandbox'));
-  if (!accepted.webFetchAllowPrivateNetwork && next.webFetchAllowPrivateNetwork) more.push(vscode.l10n.t('web_fetch may reach local and private network addresses'));
-  // Requests carry the conversation and the API key: where they go is the user's choice.
-  if (next.provider !== accepted.provider) more.push(vscode.l10n.t('provider {0} → {1} (requests and the API key go to it)', accepted.provider, next.provider));
-  if (next.baseUrl !== accepted.baseUrl) more.push(vscode.l10n.t('API base URL {0} → {1} (requests and the API key go there)', accepted.baseUrl || vscode.l10n.t('(default)'), next.baseUrl || vscode.l10n.t('(default)')));
-  const before = workspaceServers(accepted.mcpServers);
-  for (const [name, def] of workspaceServers(next.mcpServers)) {
-    if (!before.has(name)) more.push(vscode.l10n.t('MCP server {0} added (Turnstone would start it)', name));
-    else if (before.get(name) !== def) more.push(vscode.l10n.t('MCP server {0} changed (Turnstone would start it as changed)', name));
-  }
-  return more;
 }
 
 /** Each policy setting's value in the workspace and its folders, as JSON, by key. */
@@ -106,7 +68,7 @@ export class PolicyGuard {
   effective(current: PolicySettings, onDecided: () => void = () => undefined): PolicySettings {
     if (!this.accepted) return this.accept(current);
     if (this.ownChanges > 0) return this.accepted;
-    const more = loosenings(this.accepted, current);
+    const more = loosenings(this.accepted, current, vscode.l10n.t);
     const values = this.readWorkspace();
     const fromWorkspace = changedKeys(values, this.acceptedWorkspace);
     // Nothing grants more, or only the user's own settings changed: apply.
@@ -151,9 +113,7 @@ export class PolicyGuard {
     } finally {
       const after = read();
       const merged = { ...(this.accepted ?? before) } as Record<keyof PolicySettings, unknown>;
-      for (const key of Object.keys(after) as (keyof PolicySettings)[]) {
-        if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) merged[key] = after[key];
-      }
+      for (const key of changedPolicyKeys(before, after)) merged[key] = after[key];
       this.accepted = merged as unknown as PolicySettings;
       const workspaceAfter = this.readWorkspace();
       for (const k of changedKeys(workspaceAfter, workspaceBefore)) this.acceptedWorkspace[k] = workspaceAfter[k]!;

@@ -9,6 +9,7 @@ import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../../
 import { MockGitHubServer } from '../../fixtures/mock-github';
 import { MockOpenAIServer, openaiTextReply } from '../../fixtures/mock-openai';
 import { runAction, type ActionRun } from '../../support/run-action';
+import { GitHubApi, hasWriteAccess } from '../../../src/action/github';
 
 const EVENTS = path.resolve(__dirname, '..', '..', 'fixtures', 'github-events');
 const PULL_REQUEST = path.join(EVENTS, 'pull_request.opened.json');
@@ -247,5 +248,24 @@ describe('GitHub Action: the entry against the scripted model API and a GitHub s
     const run = await runAction({ inputs: inputs({ prompt: '', prompt_file: 'task.md' }), env, workspace: ws });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(JSON.stringify(api.bodies[0]!.messages), /Summarise the README\./);
+  });
+});
+
+// The check itself, in process against the GitHub stand-in: one request per role, no action run.
+describe('GitHub Action: who counts as a writer (the collaborator permission check)', () => {
+  let gh: MockGitHubServer;
+  before(async () => {
+    gh = await MockGitHubServer.start();
+  });
+  after(() => gh.close());
+
+  it('only admin, maintain and write are writers: triage and read are not, nor someone who is no collaborator', async () => {
+    const api = new GitHubApi(gh.url, TOKEN);
+    const ctx = { name: 'issue_comment', owner: 'octo-org', repo: 'widgets', issueNumber: 42, actor: undefined };
+    const roles = ['admin', 'maintain', 'write', 'triage', 'read'] as const;
+    for (const role of roles) gh.roles.set(`${role}-user`, role);
+    const verdicts: Record<string, boolean> = {};
+    for (const user of [...roles.map((r) => `${r}-user`), 'stranger']) verdicts[user] = await hasWriteAccess(api, ctx, user);
+    assert.deepEqual(verdicts, { 'admin-user': true, 'maintain-user': true, 'write-user': true, 'triage-user': false, 'read-user': false, stranger: false });
   });
 });

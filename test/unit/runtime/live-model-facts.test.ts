@@ -8,7 +8,7 @@ import { createTurnContext } from '../../../src/agent/turn-context';
 import { ConversationRuntime } from '../../../src/runtime/loop/conversation';
 import { type ListedModel } from '../../../src/runtime/providers/model-lists';
 import { withLiveFacts } from '../../../src/runtime/providers/model-facts';
-import { priceFor } from '../../../src/runtime/spend/usage';
+import { type PriceTable, priceFor } from '../../../src/runtime/spend/usage';
 import { withTurnFacts } from '../../../src/host/model-choices';
 import { memoryTools, recordEvents, ScriptedModel, step, usage } from './fakes';
 
@@ -19,7 +19,7 @@ function settings(extra: Record<string, unknown> = {}): TurnstoneSettings {
   return parseSettingsObject({ 'turnstone.model': LOCAL, 'turnstone.provider': 'openai-compatible', ...extra }, schema, 'test');
 }
 
-function runtime(s: TurnstoneSettings, liveModel: ListedModel | undefined, model: ScriptedModel, files: Record<string, string> = {}) {
+function runtime(s: TurnstoneSettings, liveModel: ListedModel | undefined, model: ScriptedModel, files: Record<string, string> = {}, cliPrices?: PriceTable) {
   const warnings: string[] = [];
   const context = createTurnContext({
     settings: s,
@@ -29,6 +29,7 @@ function runtime(s: TurnstoneSettings, liveModel: ListedModel | undefined, model
     systemPrompt: 'You are a test agent.',
     hooksCwd: undefined,
     liveModel,
+    ...(cliPrices ? { prices: cliPrices } : {}),
     warn: (m) => warnings.push(m),
   });
   return { context, rt: new ConversationRuntime({ model: context.model, tools: context.tools }, { ...context.config, env: {} }) };
@@ -96,5 +97,17 @@ describe('runtime: live model facts reach the loop (issue 31)', () => {
     const cheap = new ScriptedModel([step('hi')]);
     const c = runtime(settings({ 'turnstone.maxCostPerTurnUsd': 0.1, 'turnstone.modelPrices': { [LOCAL]: { input: 0.01, output: 0.01 } } }), live, cheap);
     assert.equal((await c.rt.runTurn('hello')).outcome, 'completed');
+  });
+
+  it('--model-prices wins over turnstone.modelPrices (and the live list) for the same model; the setting still prices the models the file leaves out', () => {
+    const fromFile = { inputPerMTok: 7, outputPerMTok: 9 };
+    const s = settings({ 'turnstone.modelPrices': { [LOCAL]: { input: 1, output: 2 }, 'other/model': { input: 3, output: 4 } } });
+    const live: ListedModel = { id: LOCAL, contextWindow: 200_000, price: { inputPerMTok: 5, outputPerMTok: 6 } };
+    for (const listed of [undefined, live]) {
+      const { context } = runtime(s, listed, new ScriptedModel([]), {}, { [LOCAL]: fromFile });
+      const label = listed ? 'with a live price' : 'without a live price';
+      assert.deepEqual(priceFor(LOCAL, context.config.prices), fromFile, `${label}: the price the turn uses for ${LOCAL}`);
+      assert.equal(priceFor('other/model', context.config.prices)?.inputPerMTok, 3, `${label}: the setting's price for a model the file does not name`);
+    }
   });
 });

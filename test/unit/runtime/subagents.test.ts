@@ -9,7 +9,7 @@ import { type RuntimeEvent } from '../../../src/runtime/events';
 import { historyProblem } from '../../../src/runtime/session/history';
 import { JsonlSessionStore, loadSession } from '../../../src/runtime/session/session';
 import { type AssistantEvent, type Message, type ModelClient, type ModelRequest, type ModelResponse, type ToolExecutor, type ToolResultBlock } from '../../../src/runtime/types';
-import { baseConfig, deferred, type Deferred, memoryTools, recordEvents, ScriptedModel, ScriptedPrompter, step, usage } from './fakes';
+import { baseConfig, deferred, type Deferred, FakeTools, memoryTools, recordEvents, ScriptedModel, ScriptedPrompter, step, usage } from './fakes';
 
 /** The first user text of a request: which conversation (the parent, or which subagent) is asking. */
 const promptOf = (request: ModelRequest): string => {
@@ -143,6 +143,65 @@ describe('subagents: the agent tool', () => {
     assert.match(subResults.find((r) => r.tool_use_id === 's1')!.content, /Permission denied/);
     assert.match(subResults.find((r) => r.tool_use_id === 's2')!.content, /unknown tool: write_file/);
     assert.deepEqual(base.calls, []);
+  });
+
+  it('a custom agent\'s tools: [mcp__git] grants mcp__git__* but not mcp__github__* (a server name is matched whole, up to its __)', async () => {
+    const gitOnly: AgentDefinition = { name: 'git-helper', description: 'git', systemPrompt: 'You use git.', tools: ['mcp__git'] };
+    const gitStar: AgentDefinition = { name: 'git-star', description: 'git', systemPrompt: 'You use git.', tools: ['mcp__git__*'] };
+    const base = new FakeTools({
+      read_file: { readOnly: true },
+      mcp__git__status: { readOnly: true },
+      mcp__git__log: { readOnly: true },
+      mcp__github__create_issue: { readOnly: false },
+      mcp__gitlab__merge: { readOnly: false },
+    });
+    const model = new RoutedModel({
+      go: [step('', [agentUse('t1', 'bare', 'git-helper'), agentUse('t2', 'star', 'git-star')]), step('ok')],
+      bare: [step('', [{ id: 's1', name: 'mcp__github__create_issue', input: {} }]), step('done')],
+      star: [step('done')],
+    });
+    const rt = runtimeWith(model, agentTools([gitOnly, gitStar], base), { permissionMode: 'bypassPermissions' });
+    await rt.runTurn('go');
+    for (const prompt of ['bare', 'star']) assert.deepEqual(model.requestsOf(prompt)[0]!.tools.map((t) => t.name).sort(), ['mcp__git__log', 'mcp__git__status'], `${prompt}: the tools offered`);
+    // Called anyway, a tool of another server is unknown to the subagent and never runs.
+    assert.match(results(model.requestsOf('bare')[1]!.messages).find((r) => r.tool_use_id === 's1')!.content, /unknown tool: mcp__github__create_issue/);
+    assert.deepEqual(base.calls, []);
+  });
+
+  it('a subagent is never offered the agent tool, whatever its agent file lists (none, agent, Agent, Task, *), and a call to it is refused', async () => {
+    const listing = (name: string, tools?: string[]): AgentDefinition => ({ name, description: name, systemPrompt: `You are ${name}.`, ...(tools ? { tools } : {}) });
+    const custom = [listing('names-agent', ['agent', 'read_file']), listing('claude-names', ['Agent', 'Task', 'Read']), listing('star', ['*', 'mcp__*'])];
+    const started = ['general', ...custom.map((a) => a.name)];
+    const model = new RoutedModel({
+      go: [step('', started.map((agent, i) => agentUse(`t${i}`, `as ${agent}`, agent))), step('ok')],
+      ...Object.fromEntries(started.map((agent, i) => [`as ${agent}`, [step('', [agentUse(`nested${i}`, 'deeper')]), step('done')]])),
+    });
+    const rt = runtimeWith(model, agentTools(custom), { permissionMode: 'bypassPermissions' });
+    const events = recordEvents(rt);
+    await rt.runTurn('go');
+    for (const agent of started) {
+      const [first, second] = model.requestsOf(`as ${agent}`);
+      assert.ok(!first!.tools.some((t) => t.name === AGENT_TOOL), `${agent} was offered ${AGENT_TOOL}: ${first!.tools.map((t) => t.name).join(', ')}`);
+      const nested = results(second!.messages)[0]!;
+      assert.equal(nested.is_error, true, `${agent}'s call to ${AGENT_TOOL} was not refused: ${nested.content}`);
+    }
+    assert.deepEqual(model.requestsOf('deeper'), [], 'no subagent of a subagent ever sent a request');
+    assert.deepEqual(events.filter((e) => e.type === 'subagent_started').length, started.length);
+  });
+
+  it('a subagent\'s usage is charged at its own model\'s price, not the parent\'s', async () => {
+    const cheap: AgentDefinition = { name: 'cheap', description: 'cheap', systemPrompt: 'You are cheap.', model: 'cheap-model' };
+    const prices = { 'parent-model': { inputPerMTok: 100, outputPerMTok: 0 }, 'cheap-model': { inputPerMTok: 1, outputPerMTok: 0 } };
+    const model = new RoutedModel({ go: [step('', [agentUse('t1', 'cheaply', 'cheap')]), step('ok')], cheaply: [step('done', [], usage(1_000_000))] });
+    const rt = runtimeWith(model, withSubagents(memoryTools(), { maxParallel: 1, model: 'parent-model', systemPrompt: 'p', custom: [cheap] }), { model: 'parent-model', prices });
+    const events = recordEvents(rt);
+    const summary = await rt.runTurn('go');
+    assert.equal(model.requestsOf('cheaply')[0]!.model, 'cheap-model');
+    const finished = events.find((e): e is Extract<RuntimeEvent, { type: 'subagent_finished' }> => e.type === 'subagent_finished')!;
+    assert.equal(finished.report.costUsd, 1, 'the subagent\'s own figure: 1M input tokens at $1/M');
+    // The parent's two requests: 200 input tokens at $100/M; the subagent's million at $1/M, not $100/M.
+    assert.equal(Math.round(summary.costUsd * 1e6) / 1e6, 1.02, 'the turn\'s cost, in dollars');
+    assert.equal(summary.unpricedRequests, 0);
   });
 
   it('an approval asked by a subagent reaches the user naming it, and "allow for this session" there holds for the parent too', async () => {

@@ -103,6 +103,37 @@ describe('28.bg: background commands', function () {
     assert.deepEqual(registry.takeExitNotes(), [], 'a kill the model asked for is no news');
   });
 
+  it('28.bg: kill_shell of a command whose shell already exited still stops the child it left running in its group', async () => {
+    const m = marker();
+    // The subshell's sleep outlives bash and stays in its process group; its output goes elsewhere so the pipes close with bash.
+    const { id } = await registry.start(shell, `(sleep ${m} >/dev/null 2>&1 &) ; echo started`, { cwd: ws });
+    await until('the shell to exit', () => registry.running.length === 0);
+    // The sleep itself (comm "sleep"), not a bash still forking it, whose command line names it too.
+    const comm = (pid: number) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    };
+    const orphan = await until(`the orphaned sleep ${m} to run`, () => processesWith(`sleep ${m}`).find((pid) => comm(pid) === 'sleep'));
+    try {
+      const killed = await registry.kill(id);
+      assert.equal(killed.wasRunning, false);
+      assert.equal(killed.status, 'exited');
+      await until(`the orphaned sleep (pid ${orphan}) to be gone after kill`, () => processesWith(`sleep ${m}`).length === 0, 5_000);
+    } finally {
+      // Should kill() miss it, the test must not leave it running.
+      for (const pid of processesWith(`sleep ${m}`)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone between the look and the signal.
+        }
+      }
+    }
+  });
+
   it('28.bg: in the bubblewrap sandbox, kill stops the sandbox and everything in it', async function () {
     if (!(await sandboxStatus()).available) this.skip();
     const sandboxed = new NodeShell({ sandbox: new CommandSandbox(() => ({ mode: 'auto', network: 'allow', roots: [ws] })), killGraceMs: 500 });

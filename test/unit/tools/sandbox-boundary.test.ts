@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NodeShell } from '../../../src/tools/node-adapter';
-import { CommandSandbox, sandboxStatus } from '../../../src/tools/shell/sandbox';
+import { bwrapArgs, CommandSandbox, sandboxStatus } from '../../../src/tools/shell/sandbox';
+import { scanProtected } from '../../../src/tools/shell/protected-layout';
 import { sensitiveFileMatcher } from '../../../src/runtime/policy/sensitive-files';
 
 describe('tools: the sandbox keeps control files read-only and secrets hidden (issue 24)', function () {
@@ -91,6 +92,16 @@ describe('tools: the sandbox keeps control files read-only and secrets hidden (i
     assert.equal(fs.readFileSync(path.join(ws, '.husky', 'pre-commit'), 'utf8'), 'npm test\n');
   });
 
+  it('24.7: a submodule\'s git folder (.git/modules/<name>) keeps its config and hooks read-only, with no work tree checked out', async () => {
+    // A bare repository has the layout git gives a submodule's folder: config, hooks, objects.
+    git('init', '-q', '--bare', '.git/modules/lib');
+    for (const command of ['git --git-dir=.git/modules/lib config core.fsmonitor "touch pwned"', 'echo "touch pwned" > .git/modules/lib/hooks/post-checkout', 'rm -rf .git/modules/lib/hooks']) {
+      assert.notEqual((await run(command)).exitCode, 0, `${command} succeeded`);
+    }
+    assert.doesNotMatch(fs.readFileSync(path.join(ws, '.git/modules/lib/config'), 'utf8'), /fsmonitor/);
+    assert.equal(fs.existsSync(path.join(ws, '.git/modules/lib/hooks/post-checkout')), false);
+  });
+
   it("24.7: the workspace's secret files are unreadable (any depth, the user's globs too); templates stay readable; hideSecrets false shows them", async () => {
     fs.mkdirSync(path.join(ws, 'config'));
     fs.mkdirSync(path.join(ws, 'private'));
@@ -145,5 +156,40 @@ describe('tools: the sandbox keeps control files read-only and secrets hidden (i
     assert.match(r.output, /\?\? a\.txt/);
     assert.doesNotMatch(r.output, /\.vscode|\.claude|\.turnstone|\.mcp\.json|\.envrc|\.gitmodules/);
     assert.equal(git('ls-files').trim(), 'a.txt');
+  });
+});
+
+// The mount list alone, built from a real scan of a real folder: no bubblewrap is run, so this holds on any machine.
+describe('tools: the sandbox\'s read-only mounts (scan of the workspace, then bwrapArgs)', () => {
+  let base: string;
+  let ws: string;
+  beforeEach(() => {
+    base = fs.realpathSync(fs.mkdtempSync('/var/tmp/turnstone-mounts-'));
+    ws = path.join(base, 'ws');
+    fs.mkdirSync(path.join(base, 'home'));
+    // A repository with a submodule whose work tree is not checked out: only its git folder exists.
+    for (const dir of ['.git/hooks', '.git/modules/lib/hooks', '.git/modules/lib/objects']) fs.mkdirSync(path.join(ws, dir), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.git/config'), '[core]\n');
+    fs.writeFileSync(path.join(ws, '.git/modules/lib/config'), '[core]\n\tworktree = ../../../lib\n');
+  });
+  afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
+
+  /** The paths bound read-only after (so over) the workspace's writable bind, in mount order. */
+  const readOnlyOverWorkspace = (args: string[]): string[] => {
+    const writableAt = args.findIndex((a, i) => a === '--bind' && args[i + 1] === ws && args[i + 2] === ws);
+    assert.ok(writableAt >= 0, `the workspace is not bound writable: ${args.join(' ')}`);
+    const out: string[] = [];
+    for (let i = writableAt + 3; i < args.length; i++) if (args[i] === '--ro-bind' && args[i + 1] === args[i + 2]) out.push(args[i + 1]!);
+    return out;
+  };
+
+  it('24.7: .git/modules/<name>/config and hooks are mounted read-only over the workspace, beside .git/config and .git/hooks; the submodule\'s objects stay writable', async () => {
+    const layout = await scanProtected(ws, { sensitive: sensitiveFileMatcher() });
+    const args = bwrapArgs({ writable: [ws], network: 'allow', home: path.join(base, 'home'), readOnly: layout.control });
+    const readOnly = readOnlyOverWorkspace(args).map((p) => path.relative(ws, p));
+    for (const expected of ['.git/config', '.git/hooks', '.git/modules/lib/config', '.git/modules/lib/hooks']) {
+      assert.ok(readOnly.includes(expected), `${expected} is not mounted read-only; read-only: ${readOnly.join(', ')}`);
+    }
+    assert.ok(!readOnly.some((p) => p === '.git/modules/lib' || p.startsWith('.git/modules/lib/objects')), `more than config and hooks is read-only: ${readOnly.join(', ')}`);
   });
 });
