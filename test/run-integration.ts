@@ -30,11 +30,19 @@ const SUITES: Suite[] = [
   { name: 'restricted', dir: 'test/integration-restricted', trusted: false },
 ];
 
+/** TURNSTONE_TEST_FILES (file names, comma-separated; `npm run test:file`) narrows the run to those files. */
+const ONLY_FILES = process.env.TURNSTONE_TEST_FILES?.split(',').filter(Boolean);
+
+function suiteFiles(suite: Suite): string[] {
+  const all = readdirSync(path.join(REPO_ROOT, suite.dir)).filter((f) => f.endsWith('.test.ts'));
+  return ONLY_FILES ? all.filter((f) => ONLY_FILES.includes(f)) : all;
+}
+
 async function bundleTests(suite: Suite): Promise<string> {
   const out = path.join(OUT, suite.name);
   rmSync(out, { recursive: true, force: true });
   const dir = path.join(REPO_ROOT, suite.dir);
-  const entries = [path.join(REPO_ROOT, 'test', 'integration', 'index.ts'), ...readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(dir, f))];
+  const entries = [path.join(REPO_ROOT, 'test', 'integration', 'index.ts'), ...suiteFiles(suite).map((f) => path.join(dir, f))];
   await build({
     entryPoints: entries,
     outdir: out,
@@ -123,6 +131,8 @@ async function main(): Promise<number> {
   const total: RunResult = { passed: 0, failed: 0, skipped: 0, skippedTitles: [], failedTitles: [] };
   let code = 0;
   for (const suite of SUITES) {
+    // A suite none of the named files is in does not start its VS Code.
+    if (ONLY_FILES && suiteFiles(suite).length === 0) continue;
     const r = await runSuite(suite).catch((error: unknown) => {
       console.error(`[${suite.name}] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return { ...failedRun(`${suite.name}: ${error instanceof Error ? error.message : String(error)}`), code: 1 };
