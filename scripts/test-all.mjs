@@ -19,6 +19,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { judge, partsToStart } from './test-graph.mjs';
 
 // Every part (mocha, the extension host, the e2e runner) records its
 // reliability scenarios here; `npm run reliability:table` renders them.
@@ -72,14 +73,6 @@ function readTimings(part) {
   const file = timingFile(part);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
-}
-
-/** The part's own result line (its runner prints it last); undefined when it printed none (a crash, a cut run). */
-function readResult(out) {
-  const line = [...out.matchAll(/^TURNSTONE_RESULT (\{.*\})$/gm)].at(-1);
-  if (!line) return undefined;
-  const r = JSON.parse(line[1]);
-  return [r.passed, r.failed, r.skipped].every(Number.isInteger) && Array.isArray(r.skippedTitles) ? r : undefined;
 }
 
 const started = Date.now();
@@ -138,51 +131,23 @@ const failedTitles = [];
 const summary = [];
 const timing = { parts: [], tests: [] };
 
-function record(part, { code, out, seconds }) {
-  const secs = seconds.toFixed(1);
-  timing.parts.push({ name: part.name, seconds: Number(secs), startedAt: Number(((part.startedAt - started) / 1000).toFixed(1)) });
+function record(part, outcome) {
+  timing.parts.push({ name: part.name, seconds: Number(outcome.seconds.toFixed(1)), startedAt: Number(((part.startedAt - started) / 1000).toFixed(1)) });
   timing.tests.push(...readTimings(part).map((t) => ({ part: part.name, ...t })));
-  if (part.gate) {
-    if (code !== 0) {
-      failed++;
-      failedTitles.push(`${part.name}: exit ${code}`);
-    }
-    summary.push(`${part.name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${secs}s`);
-    return;
-  }
-  const result = readResult(out);
-  const c = result ?? { passed: 0, failed: 1, skipped: 0, skippedTitles: [], failedTitles: [] };
-  let note = '';
-  if (!result) note = ' (no result line: the part crashed or its count was lost)';
-  else if (code !== 0 && c.failed === 0) {
-    c.failed = 1; // it failed without reporting a failing test (e.g. the runner itself threw)
-    note = ` (exit ${code})`;
-  } else if (c.passed + c.failed === 0) {
-    c.failed = 1;
-    note = ' (ran no test)';
-  }
-  if (note) c.failedTitles = [...(c.failedTitles ?? []), note.trim()];
-  failedTitles.push(...(c.failedTitles ?? []).map((t) => `${part.name}: ${t}`));
-  passed += c.passed;
-  failed += c.failed;
-  skipped += c.skipped;
-  skippedTitles.push(...c.skippedTitles.map((t) => `${part.name}: ${t}`));
-  summary.push(`${part.name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped${note} in ${secs}s`);
+  const r = judge(part, outcome, outcome.seconds);
+  passed += r.passed;
+  failed += r.failed;
+  skipped += r.skipped;
+  skippedTitles.push(...r.skippedTitles);
+  failedTitles.push(...r.failedTitles);
+  summary.push(r.line);
 }
 
-/** Starts every part whose needs are done, in the listed order, within the limits; resolves when all have ended. */
+/** Starts every part as soon as partsToStart lets it; resolves when all have ended. */
 await new Promise((allDone) => {
   const waiting = [...parts];
   const schedule = () => {
-    if (waiting.length === 0 && running.length === 0) return allDone();
-    for (const part of [...waiting]) {
-      if (!(part.needs ?? []).every((n) => done.has(n))) continue;
-      const aloneRunning = running.some((r) => r.part.alone);
-      if (aloneRunning || running.length >= MAX_AT_ONCE || (part.alone && running.length > 0)) {
-        // A part that must run alone holds back the ones after it, or it would wait for ever.
-        if (part.alone) break;
-        continue;
-      }
+    for (const part of partsToStart(waiting, running.map((r) => r.part), done, MAX_AT_ONCE)) {
       waiting.splice(waiting.indexOf(part), 1);
       part.startedAt = Date.now();
       void start(part).then((outcome) => {
@@ -191,6 +156,15 @@ await new Promise((allDone) => {
         schedule();
       });
     }
+    if (running.length > 0) return;
+    if (waiting.length > 0) {
+      // Nothing runs and nothing may start: a part needs one that is not in this run.
+      for (const part of waiting) {
+        failed++;
+        failedTitles.push(`${part.name}: never started (it needs ${(part.needs ?? []).filter((n) => !done.has(n)).join(', ')})`);
+      }
+    }
+    allDone();
   };
   schedule();
 });

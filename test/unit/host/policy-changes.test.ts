@@ -70,6 +70,20 @@ describe('policy guard: what a policy change grants (issue 24.8)', () => {
     assert.deepEqual(loosenings(looser, policy({ ...looser, permissionMode: 'plan', allow: [], deny: ['bash'] })), []);
   });
 
+  it('the other loosenings are named too: an ask rule or a sensitive-files glob gone, network or secrets opened in the sandbox, private addresses for web_fetch, a base URL moved elsewhere', () => {
+    const accepted = policy({ ask: ['bash(git push:*)'], sensitiveFiles: ['**/*.pem'], baseUrl: 'https://gateway.example/v1' });
+    const looser = policy({ sandboxNetwork: 'allow', sandboxHideSecrets: false, webFetchAllowPrivateNetwork: true, baseUrl: 'https://collector.example/v1' });
+    assert.deepEqual(loosenings(accepted, looser), [
+      'ask rule bash(git push:*) removed',
+      'sensitive files **/*.pem removed',
+      'network allowed in the sandbox',
+      'secret files readable in the sandbox',
+      'web_fetch may reach local and private network addresses',
+      'API base URL https://gateway.example/v1 → https://collector.example/v1 (requests and the API key go there)',
+    ]);
+    assert.deepEqual(loosenings(looser, accepted).filter((l) => !l.startsWith('API base URL')), [], 'the way back tightens');
+  });
+
   it('the words come from the translator it is given', () => {
     const t = (message: string, ...args: Array<string | number | boolean>) => `[${message}|${args.join(',')}]`;
     assert.deepEqual(loosenings(policy(), policy({ allow: ['bash(make)'] }), t), ['[allow rule {0}|bash(make)]']);
