@@ -5,8 +5,37 @@
 import { readFileSync } from 'node:fs';
 import { type Env } from './inputs';
 
-/** Events a person without write access can trigger: the action checks who it runs for. */
-const THREAD_EVENTS = ['pull_request', 'pull_request_target', 'issue_comment', 'issues', 'pull_request_review', 'pull_request_review_comment'];
+/**
+ * Events only someone with write access can cause (a push, a manual or scheduled run, a dispatch through a token
+ * with write access, the merge queue, a release): the run is the repository's own, and nobody is checked.
+ */
+const WRITER_EVENTS = ['push', 'workflow_dispatch', 'schedule', 'repository_dispatch', 'merge_group', 'release'];
+
+/**
+ * Events anybody who can read the repository may cause, each with who caused it: that person is checked for write
+ * access. For `workflow_run`, the person who triggered the first workflow (a fork's pull request runs this one with
+ * the repository's secrets), not the workflow itself.
+ */
+const ACTOR_EVENTS: Record<string, (p: Payload) => string | undefined> = {
+  pull_request: (p) => p.sender?.login,
+  pull_request_target: (p) => p.sender?.login,
+  issues: (p) => p.sender?.login,
+  issue_comment: (p) => p.comment?.user?.login ?? p.sender?.login,
+  pull_request_review: (p) => p.review?.user?.login ?? p.sender?.login,
+  pull_request_review_comment: (p) => p.comment?.user?.login ?? p.sender?.login,
+  discussion: (p) => p.sender?.login,
+  discussion_comment: (p) => p.comment?.user?.login ?? p.sender?.login,
+  workflow_run: (p) => p.workflow_run?.triggering_actor?.login ?? p.workflow_run?.actor?.login ?? p.sender?.login,
+};
+
+/** The events the action serves without allow_untrusted, for its messages and README. */
+export const SERVED_EVENTS = [...Object.keys(ACTOR_EVENTS), ...WRITER_EVENTS];
+
+/**
+ * Who may have caused the run: `writers` (only someone with write access can cause this event), `actor` (anybody
+ * could: `actor` must be checked), `unknown` (an event the action does not know, refused unless allow_untrusted).
+ */
+export type EventTrust = 'writers' | 'actor' | 'unknown';
 
 export interface EventContext {
   name: string;
@@ -14,7 +43,8 @@ export interface EventContext {
   repo: string;
   /** The issue or pull request the event is about; absent for events on no thread (push, schedule, …). */
   issueNumber: number | undefined;
-  /** Who triggered it, when the event is one anybody could trigger. */
+  trust: EventTrust;
+  /** Who caused it, for an `actor` event; undefined when neither the payload nor the runner names anybody. */
   actor: string | undefined;
 }
 
@@ -27,6 +57,8 @@ interface Payload {
   pull_request?: { number?: number };
   issue?: { number?: number };
   comment?: { user?: { login?: string } };
+  review?: { user?: { login?: string } };
+  workflow_run?: { actor?: { login?: string }; triggering_actor?: { login?: string } };
   sender?: { login?: string };
   repository?: { name?: string; owner?: { login?: string } };
 }
@@ -43,9 +75,12 @@ export function readEvent(env: Env): EventContext {
   }
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
   const issueNumber = payload.pull_request?.number ?? payload.issue?.number ?? payload.number;
-  const actor = THREAD_EVENTS.includes(name) ? (payload.comment?.user?.login ?? payload.sender?.login ?? env.GITHUB_ACTOR) : undefined;
+  const actorOf = Object.hasOwn(ACTOR_EVENTS, name) ? ACTOR_EVENTS[name] : undefined;
+  const trust: EventTrust = actorOf ? 'actor' : WRITER_EVENTS.includes(name) ? 'writers' : 'unknown';
+  const actor = actorOf ? actorOf(payload) || env.GITHUB_TRIGGERING_ACTOR || env.GITHUB_ACTOR || undefined : undefined;
   return {
     name,
+    trust,
     owner: payload.repository?.owner?.login ?? owner,
     repo: payload.repository?.name ?? repo,
     issueNumber: typeof issueNumber === 'number' ? issueNumber : undefined,

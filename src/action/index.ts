@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { commentMarker, GitHubApi, GitHubError, hasWriteAccess, readEvent, upsertComment, type EventContext } from './github';
+import { commentMarker, GitHubApi, GitHubError, hasWriteAccess, readEvent, SERVED_EVENTS, upsertComment, type EventContext } from './github';
 import { InputError, readInputs, secretsIn, type ActionInputs, type Env } from './inputs';
 import { ProgressLog } from './progress';
 import { commentText, summaryMarkdown, type TurnReport } from './report';
@@ -52,12 +52,18 @@ function failureText(outcome: TurnOutcome): string {
     .join('\n');
 }
 
-/** Refuses a run triggered by someone without write access, unless allow_untrusted says otherwise. */
+/**
+ * Refuses a run unless it is the repository's own or its cause has write access; allow_untrusted lifts that. Fails
+ * closed: an event the action does not know, or one that names nobody who caused it, is refused too.
+ */
 async function trustProblem(inputs: ActionInputs, ctx: EventContext, api: GitHubApi | undefined): Promise<string | undefined> {
-  if (ctx.actor === undefined || inputs.allowUntrusted) return undefined;
+  if (inputs.allowUntrusted || ctx.trust === 'writers') return undefined;
+  const lift = 'set allow_untrusted: true to run for anyone';
+  if (ctx.trust === 'unknown') return `Turnstone does not run for ${ctx.name ? `${ctx.name} events` : 'a run with no GITHUB_EVENT_NAME'}: it cannot tell who caused them. It serves ${SERVED_EVENTS.join(', ')} (or ${lift})`;
+  if (ctx.actor === undefined) return `this ${ctx.name} event names nobody who caused it, so their access cannot be checked (${lift})`;
   if (!api) return `this ${ctx.name} event was triggered by ${ctx.actor}, and without a token (the github_token input) the action cannot check their access; set github_token, or allow_untrusted: true to run for anyone`;
   const trusted = await hasWriteAccess(api, ctx, ctx.actor);
-  return trusted ? undefined : `${ctx.actor} has no write access to ${ctx.owner}/${ctx.repo}, so Turnstone does not run for this ${ctx.name} event (set allow_untrusted: true to run for anyone)`;
+  return trusted ? undefined : `${ctx.actor} has no write access to ${ctx.owner}/${ctx.repo}, so Turnstone does not run for this ${ctx.name} event (${lift})`;
 }
 
 async function main(env: Env): Promise<number> {

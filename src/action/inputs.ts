@@ -2,7 +2,7 @@
 // the way @actions/core's getInput does: INPUT_ + the name upper-cased with
 // spaces turned to underscores (dashes are kept), the value trimmed. A bad value
 // is an InputError naming the input to fix.
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const PERMISSION_MODES = ['plan', 'ask', 'acceptEdits', 'bypassPermissions'] as const;
@@ -71,15 +71,38 @@ function readPrompt(env: Env, workspace: string): string {
   if (text !== '' && file !== '') throw new InputError('both prompt and prompt_file are set: give one of them');
   if (text !== '') return text;
   if (file === '') throw new InputError('no prompt: set the prompt input (or prompt_file, a file in the repository)');
-  const full = path.resolve(workspace, file);
   let content: string;
   try {
-    content = readFileSync(full, 'utf8');
+    content = readInsideWorkspace(workspace, file);
   } catch (error) {
+    if (error instanceof InputError) throw error;
     throw new InputError(`prompt_file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
   if (content.trim() === '') throw new InputError(`prompt_file ${file} is empty`);
   return content;
+}
+
+/**
+ * A file of the checked-out repository, read without following a link at any step: a prompt_file that is (or
+ * passes through) a link could point at the runner's credentials (~/.git-credentials, the event file of another
+ * job) and make them the prompt.
+ */
+function readInsideWorkspace(workspace: string, file: string): string {
+  const relative = path.relative(workspace, path.resolve(workspace, file));
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new InputError(`prompt_file ${file} is outside the repository (${workspace}): name a file in it`);
+  let at = workspace;
+  for (const part of relative.split(path.sep)) {
+    at = path.join(at, part);
+    if (lstatSync(at).isSymbolicLink()) throw new InputError(`prompt_file ${file} is or passes through a link (${path.relative(workspace, at)}): name the file itself`);
+  }
+  // O_NOFOLLOW: a link swapped in after the check is refused by the kernel, not followed.
+  const fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    if (!fstatSync(fd).isFile()) throw new InputError(`prompt_file ${file} is not a file`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function checkNumber(name: string, value: string, whole: boolean): string | undefined {

@@ -2,7 +2,7 @@
 // against the scripted Anthropic API and a local stand-in for GitHub's REST API,
 // with the pull_request and issue_comment payloads of test/fixtures/github-events.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { errorReply, MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
@@ -14,6 +14,9 @@ import { GitHubApi, hasWriteAccess } from '../../../src/action/github';
 const EVENTS = path.resolve(__dirname, '..', '..', 'fixtures', 'github-events');
 const PULL_REQUEST = path.join(EVENTS, 'pull_request.opened.json');
 const ISSUE_COMMENT = path.join(EVENTS, 'issue_comment.created.json');
+const DISCUSSION_COMMENT = path.join(EVENTS, 'discussion_comment.created.json');
+const WORKFLOW_RUN = path.join(EVENTS, 'workflow_run.completed.json');
+const FORK_PULL_REQUEST = path.join(EVENTS, 'pull_request.opened.fork.json');
 const KEY = 'sk-ant-api03-action-test-9f8e7d6c5b4a';
 const TOKEN = 'ghs_test_token';
 const MARKER = '<!-- turnstone-action:Turnstone review/review -->';
@@ -242,6 +245,75 @@ describe('GitHub Action: the entry against the scripted model API and a GitHub s
     assert.equal(api.requests.length, 0);
   });
 
+  it('the untrusted-commenter check fails closed: discussion_comment, workflow_run, pull_request_target and a fork\'s pull_request from someone without write access run nothing; a workflow_run a maintainer triggered runs', async () => {
+    // drive-by-dan is no collaborator (the stand-in answers 404).
+    const cases: Array<[string, string]> = [
+      ['discussion_comment', DISCUSSION_COMMENT],
+      ['workflow_run', WORKFLOW_RUN],
+      ['pull_request_target', FORK_PULL_REQUEST],
+      ['pull_request', FORK_PULL_REQUEST],
+    ];
+    for (const [event, file] of cases) {
+      const run = await runAction({ inputs: inputs({ comment: 'true' }), env: { ...env, GITHUB_EVENT_NAME: event }, eventFile: file, workspace: ws });
+      assert.equal(run.code, 1, `${event}: ${run.stdout}`);
+      assert.match(run.outputs.result!, new RegExp(`drive-by-dan has no write access to octo-org/widgets, so Turnstone does not run for this ${event} event`));
+    }
+    assert.equal(api.requests.length, 0, 'no model request');
+    assert.deepEqual(writes(), [], 'no comment');
+    // The same CI run, re-run by a maintainer: the triggering actor is who is checked.
+    const rerun = JSON.parse(readFileSync(WORKFLOW_RUN, 'utf8')) as { workflow_run: { triggering_actor: { login: string } } };
+    rerun.workflow_run.triggering_actor.login = 'maintainer-mae';
+    gh.roles.set('maintainer-mae', 'maintain');
+    const rerunFile = path.join(ws, '..', `${path.basename(ws)}-workflow_run.json`);
+    writeFileSync(rerunFile, JSON.stringify(rerun));
+    try {
+      api.enqueue(textReply('CI fixed.'));
+      const ran = await runAction({ inputs: inputs(), env: { ...env, GITHUB_EVENT_NAME: 'workflow_run' }, eventFile: rerunFile, workspace: ws });
+      assert.equal(ran.code, 0, ran.stdout + ran.stderr);
+      assert.equal(api.requests.length, 1);
+    } finally {
+      rmSync(rerunFile, { force: true });
+    }
+  });
+
+  it('an event the action does not know, or a run with no event name, runs nothing unless allow_untrusted; the message lists the events it serves', async () => {
+    for (const name of ['watch', '']) {
+      const run = await runAction({ inputs: inputs(), env: { ...env, GITHUB_EVENT_NAME: name }, eventFile: ISSUE_COMMENT, workspace: ws });
+      assert.equal(run.code, 1, run.stdout);
+      assert.match(run.outputs.result!, /Turnstone does not run for (watch events|a run with no GITHUB_EVENT_NAME): it cannot tell who caused them\. It serves pull_request, .*discussion_comment, workflow_run, push, workflow_dispatch/);
+    }
+    assert.equal(api.requests.length, 0);
+    api.enqueue(textReply('Starred.'));
+    const allowed = await runAction({ inputs: inputs({ allow_untrusted: 'true' }), env: { ...env, GITHUB_EVENT_NAME: 'watch' }, eventFile: ISSUE_COMMENT, workspace: ws });
+    assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
+  });
+
+  it('prompt_file is read inside the repository only, never through a link: a link to a credentials file, a folder link and ../ are refused before any request', async () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'turnstone-action-home-'));
+    try {
+      writeFileSync(path.join(outside, '.git-credentials'), 'https://x-access-token:ghs_secret@github.com\n');
+      mkdirSync(path.join(outside, 'prompts'));
+      writeFileSync(path.join(outside, 'prompts', 'task.md'), 'Print ghs_secret\n');
+      symlinkSync(path.join(outside, '.git-credentials'), path.join(ws, 'task.md'));
+      symlinkSync(path.join(outside, 'prompts'), path.join(ws, 'prompts'));
+      const cases: Array<[string, RegExp]> = [
+        ['task.md', /prompt_file task\.md is or passes through a link \(task\.md\)/],
+        ['prompts/task.md', /prompt_file prompts\/task\.md is or passes through a link \(prompts\)/],
+        [`../${path.basename(outside)}/.git-credentials`, /is outside the repository/],
+        [path.join(outside, '.git-credentials'), /is outside the repository/],
+      ];
+      for (const [file, why] of cases) {
+        const run = await runAction({ inputs: inputs({ prompt: '', prompt_file: file }), env, workspace: ws });
+        assert.equal(run.code, 1, `${file}: ${run.stdout}`);
+        assert.match(run.stdout, why);
+        assert.doesNotMatch(run.stdout + run.stderr, /ghs_secret/);
+      }
+      assert.equal(api.requests.length, 0, 'no model request');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('prompt_file reads the task from the repository', async () => {
     writeFileSync(path.join(ws, 'task.md'), 'Summarise the README.\n');
     api.enqueue(textReply('It is a heading.'));
@@ -261,7 +333,7 @@ describe('GitHub Action: who counts as a writer (the collaborator permission che
 
   it('only admin, maintain and write are writers: triage and read are not, nor someone who is no collaborator', async () => {
     const api = new GitHubApi(gh.url, TOKEN);
-    const ctx = { name: 'issue_comment', owner: 'octo-org', repo: 'widgets', issueNumber: 42, actor: undefined };
+    const ctx = { name: 'issue_comment', owner: 'octo-org', repo: 'widgets', issueNumber: 42, trust: 'actor' as const, actor: undefined };
     const roles = ['admin', 'maintain', 'write', 'triage', 'read'] as const;
     for (const role of roles) gh.roles.set(`${role}-user`, role);
     const verdicts: Record<string, boolean> = {};
