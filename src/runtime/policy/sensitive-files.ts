@@ -16,14 +16,31 @@ export const DEFAULT_SENSITIVE_FILES: readonly string[] = [
   '.netrc',
   '.pypirc',
   '*credentials*.json',
+  '.git-credentials',
 ];
+
+/**
+ * Credential files known by where they sit, not by name alone ("config" and "credentials" are common names): a
+ * repository's git config (actions/checkout leaves the job's token in it as an `http.…extraheader`), a
+ * submodule's, and the AWS CLI's shared credentials. Tested only for files with these names, so a walk pays
+ * nothing for them.
+ */
+const CREDENTIAL_PATHS: ReadonlyArray<{ name: string; pattern: string; re: RegExp }> = [
+  { name: 'config', pattern: '.git/config', re: /(^|\/)\.git\/(modules\/.+\/)?config$/i },
+  { name: 'credentials', pattern: '.aws/credentials', re: /(^|\/)\.aws\/credentials$/i },
+];
+
+function credentialPath(name: string, normalized: () => string): string | undefined {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_PATHS.find((c) => c.name === lower && c.re.test(normalized()))?.pattern;
+}
 
 /** Templates committed on purpose: they hold no secrets. */
 const NOT_SENSITIVE = ['.env.example', '.env.sample', '.env.template'];
 
 export interface SensitiveMatcher {
   (file: string): string | undefined;
-  /** Every pattern, built in and the user's. */
+  /** Every glob, built in and the user's (the credential files known by their folder are matched besides). */
   readonly patterns: readonly string[];
   /** The patterns that match a file name wherever it is (no `/`): searches over a folder skip such files. */
   readonly namePatterns: readonly string[];
@@ -43,7 +60,7 @@ export function sensitiveFileMatcher(extra: readonly string[] = []): SensitiveMa
   const match = (file: string) => {
     const normalized = file.split(path.sep).join('/');
     if (exempt(normalized)) return undefined;
-    return tests.find((t) => t.test(normalized))?.pattern;
+    return tests.find((t) => t.test(normalized))?.pattern ?? credentialPath(path.posix.basename(normalized), () => normalized);
   };
   const namePatterns = patterns.filter((p) => !p.includes('/'));
   const nameRes = namePatterns.map((p) => ({ pattern: p, re: picomatch.makeRe(p, { dot: true, nocase: true }) }));
@@ -51,7 +68,8 @@ export function sensitiveFileMatcher(extra: readonly string[] = []): SensitiveMa
   const hasPathPatterns = patterns.length > namePatterns.length;
   const inWalk = (name: string, relative: () => string) => {
     if (anyName.test(name)) return exempt(name) ? undefined : nameRes.find((n) => n.re.test(name))?.pattern;
-    return hasPathPatterns ? match(relative()) : undefined;
+    if (hasPathPatterns) return match(relative());
+    return credentialPath(name, () => relative().split(path.sep).join('/'));
   };
   return Object.assign(match, { patterns, namePatterns, inWalk });
 }
