@@ -59,6 +59,7 @@ const noopTools: ToolExecutor = {
 };
 const withWorker = withSubagents(noopTools, {
   maxParallel: 4,
+  provider: 'anthropic',
   model: 'claude-sonnet-5-5',
   systemPrompt: 'bench',
   custom: [{ name: SUBAGENT, description: 'works', systemPrompt: 'You run the work.', tools: ['noop'] }],

@@ -61,6 +61,7 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   const withAgents = withSubagents(withMcp, {
     maxParallel: s.agentsMaxParallel,
     model: s.model,
+    provider: s.provider,
     agentModel: s.agentsModel,
     systemPrompt: parts.systemPrompt,
     ...(parts.customAgents ? { custom: parts.customAgents } : {}),

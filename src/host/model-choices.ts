@@ -12,15 +12,9 @@ import { withLiveFacts } from '../runtime/providers/model-facts';
 import { normalizeBaseUrl } from '../runtime/providers/presets';
 import { priceFor, type PriceTable } from '../runtime/spend/usage';
 
-/** Current, non-deprecated ids of SDK 1.14, newest first per family; any other id can be typed. */
-export const MODEL_CHOICES = ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-sonnet-5', 'claude-opus-5', 'claude-opus-4-8', 'claude-sonnet-4-6'];
+import { FAMILIES, newestOf } from '../runtime/providers/model-families';
 
-const FAMILIES = ['opus', 'sonnet', 'haiku'] as const;
-
-/** The newest model of a family, by the list's order ("opus" → claude-opus-5-5). */
-export function newestOf(family: string, choices: readonly string[] = MODEL_CHOICES): string | undefined {
-  return choices.find((id) => id.startsWith(`claude-${family}-`));
-}
+export { MODEL_CHOICES, newestOf } from '../runtime/providers/model-families';
 
 /** The model in use stays pickable even when the list lacks it (an id typed earlier, a retired model): then it comes first. */
 export function withCurrentModel<T extends { id: string }>(models: readonly T[], current: string): ReadonlyArray<T | { id: string }> {

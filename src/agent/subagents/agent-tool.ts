@@ -4,6 +4,7 @@
 // agent may use, and never `agent` itself (depth 1). The loop runs the subagent (ToolContext.runSubagent):
 // its requests pass the parent's spend cap and are charged there, its approvals name it.
 import { z } from 'zod';
+import { resolveModelAlias } from '../../runtime/providers/model-families';
 import { cutHeadWith } from '../../runtime/text-cut';
 import { type ToolContext, type ToolDefinition, type ToolExecutor, ToolInputError, type ToolOutput, type ToolUseAssessment } from '../../runtime/types';
 import { BUILT_IN_AGENTS, subagentSystemPrompt, type AgentDefinition } from './agents';
@@ -21,6 +22,8 @@ export interface SubagentOptions {
   maxParallel: number;
   /** The parent's model, and `turnstone.agents.model` (empty: the parent's). */
   model: string;
+  /** The turn's provider: a family alias (`haiku`) names a model only where it serves Claude. */
+  provider: string;
   agentModel?: string;
   /** The main agent's system prompt, which follows each subagent's own. */
   systemPrompt: string;
@@ -104,10 +107,11 @@ export function withSubagents(parent: ToolExecutor, options: SubagentOptions): T
     return { ...result.data, definition: found };
   };
 
+  // Claude Code's agent files say `model: haiku` (or sonnet, opus, inherit): a family, not an id.
   const modelOf = (agent: AgentDefinition): string => {
+    const fallback = options.agentModel?.trim() ? resolveModelAlias(options.agentModel, options.provider, options.model) : options.model;
     const own = agent.model?.trim();
-    if (own && own !== 'inherit') return own;
-    return options.agentModel?.trim() || options.model;
+    return own ? resolveModelAlias(own, options.provider, fallback) : fallback;
   };
 
   const run = async (input: AgentInput & { definition: AgentDefinition }, ctx: ToolContext): Promise<ToolOutput> => {

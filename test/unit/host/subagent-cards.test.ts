@@ -46,7 +46,7 @@ describe('panel bridge: subagent blocks (issue 29)', () => {
       one: [step('', [{ id: 'r1', name: 'read_file', input: { path: 'parser.ts' } }], usage(300, 20)), step('The parser is parser.ts.', [], usage(400, 30))],
       two: [step('No tests.', [], usage(200, 10))],
     });
-    const tools = withSubagents(memoryTools({ 'parser.ts': 'x' }), { maxParallel: 4, model: baseConfig.model, systemPrompt: baseConfig.systemPrompt });
+    const tools = withSubagents(memoryTools({ 'parser.ts': 'x' }), { maxParallel: 4, provider: 'anthropic', model: baseConfig.model, systemPrompt: baseConfig.systemPrompt });
     const rt = new ConversationRuntime({ model, tools }, baseConfig);
     const out: HostEvent[] = [];
     const bridge = new PanelBridge((e) => out.push(e), {});
@@ -73,7 +73,7 @@ describe('panel bridge: subagent blocks (issue 29)', () => {
       go: [step('', [{ id: 'A', name: 'agent', input: { description: 'fix the typo', prompt: 'fix', agent: 'general' } }]), step('ok')],
       fix: [step('', [{ id: 'e1', name: 'edit_file', input: { path: 'a.ts', old_string: 'teh', new_string: 'the' } }]), step('fixed')],
     });
-    const tools = withSubagents(memoryTools({ 'a.ts': 'teh' }), { maxParallel: 4, model: baseConfig.model, systemPrompt: baseConfig.systemPrompt });
+    const tools = withSubagents(memoryTools({ 'a.ts': 'teh' }), { maxParallel: 4, provider: 'anthropic', model: baseConfig.model, systemPrompt: baseConfig.systemPrompt });
     const rt = new ConversationRuntime({ model, tools }, { ...baseConfig, permissionMode: 'ask' });
     const out: HostEvent[] = [];
     const bridge = new PanelBridge((e) => out.push(e), {});
@@ -90,7 +90,7 @@ describe('panel bridge: subagent blocks (issue 29)', () => {
       go: [step('', [{ id: 'A', name: 'agent', input: { description: 'find the parser', prompt: 'one' } }]), step('ok')],
       one: [step('', [{ id: 'r1', name: 'read_file', input: { path: 'parser.ts' } }, { id: 'r2', name: 'read_file', input: { path: 'missing.ts' } }]), step('parser.ts has it.')],
     });
-    const tools = withSubagents(memoryTools({ 'parser.ts': 'x' }), { maxParallel: 4, model: baseConfig.model, systemPrompt: baseConfig.systemPrompt });
+    const tools = withSubagents(memoryTools({ 'parser.ts': 'x' }), { maxParallel: 4, provider: 'anthropic', model: baseConfig.model, systemPrompt: baseConfig.systemPrompt });
     const store = await JsonlSessionStore.create(mkdtempSync(join(tmpdir(), 'turnstone-subagent-resume-')), { cwd: '/ws', model: baseConfig.model });
     await new ConversationRuntime({ model, tools, session: store }, baseConfig).runTurn('go');
     await store.flush();

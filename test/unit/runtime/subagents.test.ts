@@ -63,7 +63,7 @@ function runtimeWith(model: ModelClient, tools: ToolExecutor, config: Partial<Co
 }
 
 const agentTools = (custom: AgentDefinition[] = [], base: ToolExecutor = memoryTools({ 'a.ts': 'export const a = 1;' })) =>
-  withSubagents(base, { maxParallel: 4, model: baseConfig.model, systemPrompt: baseConfig.systemPrompt, custom });
+  withSubagents(base, { maxParallel: 4, provider: 'anthropic', model: baseConfig.model, systemPrompt: baseConfig.systemPrompt, custom });
 
 describe('subagents: the agent tool', () => {
   it('three explore subagents in one step run at the same time, each with its own context and read-only tools, and report back in call order', async () => {
@@ -193,7 +193,7 @@ describe('subagents: the agent tool', () => {
     const cheap: AgentDefinition = { name: 'cheap', description: 'cheap', systemPrompt: 'You are cheap.', model: 'cheap-model' };
     const prices = { 'parent-model': { inputPerMTok: 100, outputPerMTok: 0 }, 'cheap-model': { inputPerMTok: 1, outputPerMTok: 0 } };
     const model = new RoutedModel({ go: [step('', [agentUse('t1', 'cheaply', 'cheap')]), step('ok')], cheaply: [step('done', [], usage(1_000_000))] });
-    const rt = runtimeWith(model, withSubagents(memoryTools(), { maxParallel: 1, model: 'parent-model', systemPrompt: 'p', custom: [cheap] }), { model: 'parent-model', prices });
+    const rt = runtimeWith(model, withSubagents(memoryTools(), { maxParallel: 1, provider: 'anthropic', model: 'parent-model', systemPrompt: 'p', custom: [cheap] }), { model: 'parent-model', prices });
     const events = recordEvents(rt);
     const summary = await rt.runTurn('go');
     assert.equal(model.requestsOf('cheaply')[0]!.model, 'cheap-model');
@@ -202,6 +202,26 @@ describe('subagents: the agent tool', () => {
     // The parent's two requests: 200 input tokens at $100/M; the subagent's million at $1/M, not $100/M.
     assert.equal(Math.round(summary.costUsd * 1e6) / 1e6, 1.02, 'the turn\'s cost, in dollars');
     assert.equal(summary.unpricedRequests, 0);
+  });
+
+  it('Claude Code\'s model aliases in agent files (haiku, sonnet, opus, inherit) name the provider\'s current model, or the parent\'s where the provider serves no Claude (issue 42.12)', async () => {
+    const agents: AgentDefinition[] = ['haiku', 'Sonnet', 'opus', 'inherit', 'my-own-model'].map((model) => ({ name: `a-${model}`, description: model, systemPrompt: 'x', model }));
+    const modelsSent = async (provider: string, agentModel?: string) => {
+      const prompts = agents.map((a) => `task for ${a.name}`);
+      const model = new RoutedModel({
+        go: [step('', agents.map((a, i) => agentUse(`t${i}`, prompts[i]!, a.name))), step('ok')],
+        ...Object.fromEntries(prompts.map((p) => [p, [step('done')]])),
+      });
+      const tools = withSubagents(memoryTools(), { maxParallel: 8, provider, model: 'parent-model', systemPrompt: 'p', custom: agents, ...(agentModel ? { agentModel } : {}) });
+      await runtimeWith(model, tools, { model: 'parent-model' }).runTurn('go');
+      return prompts.map((p) => model.requestsOf(p)[0]!.model);
+    };
+    for (const provider of ['anthropic', 'bedrock', 'vertex']) {
+      assert.deepEqual(await modelsSent(provider), ['claude-haiku-5-5', 'claude-sonnet-5-5', 'claude-opus-5-5', 'parent-model', 'my-own-model'], provider);
+    }
+    assert.deepEqual(await modelsSent('openai-compatible'), ['parent-model', 'parent-model', 'parent-model', 'parent-model', 'my-own-model'], 'no Claude there: the parent\'s model');
+    // turnstone.agents.model may be an alias too; `inherit` in a file then means that model.
+    assert.deepEqual(await modelsSent('anthropic', 'haiku'), ['claude-haiku-5-5', 'claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'my-own-model']);
   });
 
   it('an approval asked by a subagent reaches the user naming it, and "allow for this session" there holds for the parent too', async () => {
