@@ -45,6 +45,14 @@ export function controlReason(relative: string): string | undefined {
   if (base === '.gitmodules') return '.gitmodules tells git which repositories to fetch and how';
   if (base === '.envrc') return '.envrc runs in your shell when you enter the folder (direnv)';
   if (parts[0] === '.husky' || parts[0] === '.githooks') return 'git hook scripts run on every commit';
+  // Copilot's and Turnstone's agent and skill folders, and CI workflows (which run with the repository's secrets).
+  const githubAt = parts.indexOf('.github');
+  if (githubAt >= 0 && githubAt < parts.length - 1) {
+    const folder = parts[githubAt + 1];
+    if (folder === 'agents') return '.github/agents/ holds agent definitions: their prompts and tools steer later turns';
+    if (folder === 'skills') return '.github/skills/ holds skills whose instructions and scripts later turns load';
+    if (folder === 'workflows') return '.github/workflows/ holds CI workflows, which run with the repository\'s secrets';
+  }
   if (base === '.pre-commit-config.yaml' || base === 'lefthook.yml' || base === '.lefthook.yml') return 'git hook configuration runs commands on commit';
   return undefined;
 }
