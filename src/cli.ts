@@ -295,32 +295,47 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   runtime.subscribe((event) => renderer.onEvent(event));
 
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    // A second Ctrl+C means "now": the session is append-only, so what is on disk stays loadable.
-    if (interrupts > 1) {
+  // Ctrl+C, a closed terminal (SIGHUP) and a CI cancel or `kill` (SIGTERM) all stop the turn the same way: the
+  // session is saved, background commands and MCP servers stop. Left to the default action, SIGTERM and SIGHUP
+  // ended the process at once and its background commands ran on, re-parented to pid 1.
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onStopSignal = (signal: NodeJS.Signals) => {
+    // A second signal means "now": the session is append-only, so what is on disk stays loadable; the exit
+    // handlers still stop the background commands.
+    if (stoppedBy) {
       killServers(mcp);
-      process.exit(130);
+      process.exit(exitCodeOf(signal));
     }
-    sink.stderr('\nturnstone: interrupting (Ctrl+C again to quit at once)…\n');
+    stoppedBy = signal;
+    try {
+      sink.stderr(signal === 'SIGINT' ? '\nturnstone: interrupting (Ctrl+C again to quit at once)…\n' : `\nturnstone: ${signal}: stopping the turn…\n`);
+    } catch {
+      // The terminal that would show it may be gone (SIGHUP).
+    }
     controller.abort();
     void background.killAll();
   };
-  process.on('SIGINT', onSigint);
+  for (const signal of STOP_SIGNALS) process.on(signal, onStopSignal);
   try {
     if (session) checkpoints?.turnStarted(path.basename(session.store.path, '.jsonl'), () => new NodeWorkspace(config.cwd), runtime.messages.length, config.prompt);
     const summary = await runtime.runTurn(prompt, { signal: controller.signal, context, ...(attached.images.length > 0 ? { images: attached.images } : {}) });
     await checkpoints?.turnEnded();
     await session?.store.flush();
     renderer.finish(toCliResult(summary, session?.store.path));
-    if (summary.outcome === 'aborted') return 130;
+    if (summary.outcome === 'aborted') return exitCodeOf(stoppedBy ?? 'SIGINT');
     return summary.outcome === 'completed' ? 0 : 1;
   } finally {
     await background.dispose();
     await mcp?.dispose();
-    process.off('SIGINT', onSigint);
+    for (const signal of STOP_SIGNALS) process.off(signal, onStopSignal);
   }
+}
+
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** 128 + the signal's number, as a shell reports a process a signal ended (130 for Ctrl+C). */
+function exitCodeOf(signal: NodeJS.Signals): number {
+  return 128 + (os.constants.signals[signal] ?? 2);
 }
 
 async function main(argv: string[]): Promise<number> {

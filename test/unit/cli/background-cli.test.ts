@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
+import { MockAnthropicServer, replyFrames, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 import { runCli } from '../../support/run-cli';
 import { processesWith, until } from '../../support/process-tree';
 
@@ -78,6 +78,26 @@ describe('28.bg: CLI background commands (node dist/cli.js against the mock API)
     assert.match(resultOf(2, 'tu_probe'), /probe got: pong from background/);
     await until(`no ${serverFile} process after the CLI exited`, () => processesWith(serverFile).length === 0, 10_000);
   });
+
+  for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    it(`42.7: ${signal} to the CLI (a closed terminal, a CI cancel) with the sandbox off stops the turn and its background server: nothing is left re-parented to pid 1`, async () => {
+      // The third request never answers: the turn is waiting on the model, the server running, when the signal comes.
+      server.enqueue(start(), probe(), { kind: 'sse', frames: replyFrames([{ type: 'text', text: 'never sent' }]), stallAfterFrames: 0 });
+      const run = runCli([...args, '--cwd', ws, '--sandbox', 'off'], {
+        env: env(),
+        onSpawn: (child) => {
+          void until(`the CLI's third model request, with ${serverFile} running`, () => server.requests.length >= 3 && processesWith(serverFile).length > 0, 60_000).then(
+            () => child.kill(signal),
+            () => child.kill('SIGKILL'),
+          );
+        },
+      });
+      const done = await run;
+      await until(`no ${serverFile} process after ${signal}`, () => processesWith(serverFile).length === 0, 10_000);
+      assert.equal(done.code, code, done.stderr);
+      assert.match(done.stderr, new RegExp(`${signal}: stopping the turn`));
+    });
+  }
 
   it('28.bg: turnstone.bash.maxBackground 0 (from --settings): starting one is a clear error, and the turn goes on', async () => {
     const settings = path.join(ws, 'settings.json');
