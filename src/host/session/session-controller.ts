@@ -205,8 +205,11 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async turnContext(): Promise<TurnContext> {
+    const background = this.background.get();
+    // A resumed session's history names its earlier commands: new ones must not take their ids.
+    background.continueAfter(this.runtime?.messages ?? []);
     return hostTurnContext(
-      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background: this.background.get() },
+      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background },
       {
         systemPrompt: await this.instructions.systemPrompt(),
         caps: this.spend.capsForNextTurn(),

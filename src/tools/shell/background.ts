@@ -8,6 +8,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import * as path from 'node:path';
 import { cutHead } from '../../runtime/text-cut';
+import { type Message } from '../../runtime/types';
 import { ToolError } from '../errors';
 import { BoundedOutput } from '../node-adapter';
 import { type Shell, type StartedCommand } from '../ports';
@@ -81,6 +82,20 @@ export class BackgroundCommands {
   onEvent(listener: (event: BackgroundEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Ids go on after the highest one the session's history names, so a resumed session (a new registry) never
+   * starts a second `bash_1` while the model still reads the first one's results.
+   */
+  continueAfter(history: readonly Message[]): void {
+    for (const message of history) {
+      if (message.role !== 'user') continue;
+      for (const block of message.content) {
+        if (block.type !== 'tool_result') continue;
+        for (const m of block.content.matchAll(/\bbash_(\d+)\b/g)) this.counter = Math.max(this.counter, Number(m[1]));
+      }
+    }
   }
 
   /** Starts `command` in the background; the id names it to bash_output and kill_shell. */

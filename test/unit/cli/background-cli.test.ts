@@ -46,7 +46,7 @@ describe('28.bg: CLI background commands (node dist/cli.js against the mock API)
 
   const env = () => ({ ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-cli' });
   const args = ['-p', 'start the server, test it, stop it', '--permission-mode', 'bypassPermissions', '--output-format', 'json'];
-  const start = () => toolUseReply([{ id: 'tu_start', name: 'bash', input: { command: `node ${serverFile}`, run_in_background: true, description: 'dev server' } }]);
+  const start = (id = 'tu_start') => toolUseReply([{ id, name: 'bash', input: { command: `node ${serverFile}`, run_in_background: true, description: 'dev server' } }]);
   const probe = () => toolUseReply([{ id: 'tu_probe', name: 'bash', input: { command: 'node probe.js' } }]);
   const resultOf = (request: number, id: string): string => {
     const messages = (server.bodies[request] as { messages: Array<{ content: unknown }> }).messages;
@@ -98,6 +98,19 @@ describe('28.bg: CLI background commands (node dist/cli.js against the mock API)
       assert.match(done.stderr, new RegExp(`${signal}: stopping the turn`));
     });
   }
+
+  it('42.10: a session resumed with --session names its next background command bash_2, not a second bash_1', async () => {
+    const sessionFile = path.join(ws, 'run.jsonl');
+    server.enqueue(start(), textReply('Started it.'));
+    const first = await runCli([...args, '--cwd', ws, '--session', sessionFile], { env: env() });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(resultOf(1, 'tu_start'), /Started in the background as bash_1/);
+    server.enqueue(start('tu_again'), textReply('Started it again.'));
+    const resumed = await runCli([...args, '--cwd', ws, '--session', sessionFile], { env: env() });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resultOf(3, 'tu_again'), /Started in the background as bash_2/);
+    await until(`no ${serverFile} process after the CLI exited`, () => processesWith(serverFile).length === 0, 10_000);
+  });
 
   it('28.bg: turnstone.bash.maxBackground 0 (from --settings): starting one is a clear error, and the turn goes on', async () => {
     const settings = path.join(ws, 'settings.json');

@@ -52,6 +52,18 @@ describe('28.bg: background commands', function () {
     assert.deepEqual(registry.read('bash_1').status, 'running');
   });
 
+  it('42.10: in a resumed session ids go on after the highest its history names, so no second bash_1 appears', async () => {
+    registry.continueAfter([
+      { role: 'user', content: [{ type: 'text', text: 'run the server' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'bash', input: { command: 'npm run dev', run_in_background: true } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Started in the background as bash_1 (npm run dev).' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'bash_output', input: { id: 'bash_3' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: 'bash_3 exited with code 0.' }] },
+    ]);
+    const next = await registry.start(shell, 'echo resumed', { cwd: ws });
+    assert.equal(next.id, 'bash_4');
+  });
+
   it('28.bg: a read returns only what was printed since the last read, then the exit status and code', async () => {
     const fifo = path.join(base, 'go');
     const { id } = await registry.start(shell, `echo one; while [ ! -e ${fifo} ]; do sleep 0.05; done; echo two; exit 3`, { cwd: ws });
