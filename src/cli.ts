@@ -219,7 +219,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   // One per run: everything the model starts in the background stops when the CLI exits or is interrupted.
   const background = new BackgroundCommands({ maxRunning: () => s.bashMaxBackground, maxUnreadChars: DEFAULT_LIMITS.maxOutputChars });
   if (session?.loaded) background.continueAfter(session.loaded.messages);
-  const shell = new NodeShell({ sandbox });
+  const shell = new NodeShell({ sandbox, envPassthrough: () => s.bashEnvPassthrough });
   // Servers start with the turn's first step, and stop in the finally below whatever happens.
   let mcp;
   try {

@@ -41,6 +41,8 @@ export interface TurnstoneSettings {
   bashTimeoutMs: number;
   /** turnstone.bash.maxBackground: background commands running at once (0: none may start). */
   bashMaxBackground: number;
+  /** turnstone.bash.env.passthrough: credential-looking variables that commands and hooks may inherit all the same. */
+  bashEnvPassthrough: string[];
   sandbox: 'auto' | 'off';
   sandboxNetwork: 'allow' | 'deny';
   /** turnstone.sandbox.hideSecrets: the workspace's secret files unreadable to sandboxed commands (only an explicit false turns it off). */
@@ -95,6 +97,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   hooks: 'hooks',
   'bash.timeoutMs': 'bashTimeoutMs',
   'bash.maxBackground': 'bashMaxBackground',
+  'bash.env.passthrough': 'bashEnvPassthrough',
   sandbox: 'sandbox',
   'sandbox.network': 'sandboxNetwork',
   'sandbox.hideSecrets': 'sandboxHideSecrets',

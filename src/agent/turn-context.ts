@@ -4,6 +4,7 @@
 // around them) and the hooks. The session (history, usage, queue, store,
 // "allow for this session" answers) lives on in the runtime; a settings change
 // simply reaches the next turn's context.
+import { withoutCredentials } from '../runtime/policy/secret-env';
 import { noHooks, ShellHookRunner } from '../runtime/policy/hooks';
 import { withCheckpointCapture, afterCheckpoint } from '../tools/checkpoints';
 import { type ConversationConfig, type TurnContext } from '../runtime/loop/conversation';
@@ -84,7 +85,7 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   return {
     model: parts.model,
     tools: checkpoints ? afterCheckpoint(withAgents, () => checkpoints.settled()) : withAgents,
-    hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd }) : noHooks,
+    hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd, env: withoutCredentials(process.env, s.bashEnvPassthrough) }) : noHooks,
     config,
     ...(parts.background ? { notes: () => parts.background!.takeExitNotes() } : {}),
   };

@@ -58,6 +58,7 @@ export const SETTINGS = [
   'hooks',
   'bash.timeoutMs',
   'bash.maxBackground',
+  'bash.env.passthrough',
   'agents.maxParallel',
   'agents.model',
   'checkpoints.maxFileSizeMB',

@@ -46,6 +46,7 @@ export function readSettings(): TurnstoneSettings {
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
     bashMaxBackground: Math.max(0, c.get<number>('bash.maxBackground', 4)),
+    bashEnvPassthrough: strings(c.get('bash.env.passthrough')),
     ...readSandboxSettings(c),
     mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
     mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),

@@ -29,7 +29,7 @@ function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => vo
       const s = readGuardedSettings();
       return { mode: s.sandbox, network: s.sandboxNetwork, roots: workspaceFolderPaths(), hideSecrets: s.sandboxHideSecrets, sensitive: hostSensitiveMatcher(s.sensitiveFiles) };
     });
-    terminal = new TerminalShell({ log, sandbox });
+    terminal = new TerminalShell({ log, sandbox, envPassthrough: () => readGuardedSettings().bashEnvPassthrough });
     const created = terminal;
     context.subscriptions.push(created, { dispose: () => (terminal = terminal === created ? undefined : terminal) });
   }

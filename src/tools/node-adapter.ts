@@ -24,6 +24,7 @@ import { cutHead, cutTail } from '../runtime/text-cut';
 import { atomicTempPath, removeInterruptedWrites } from './files/interrupted-writes';
 import { type CommandSandbox, type SandboxedRun } from './shell/sandbox';
 import { PROVIDER_PRESETS } from '../runtime/providers/presets';
+import { withoutCredentials } from '../runtime/policy/secret-env';
 
 const ERRNO_KINDS: Record<string, WorkspaceErrorKind> = {
   ENOENT: 'not_found',
@@ -266,6 +267,8 @@ export interface NodeShellOptions {
   killGraceMs?: number;
   /** Runs `bash` commands in the OS sandbox unless a run says `sandbox: false`. */
   sandbox?: CommandSandbox;
+  /** turnstone.bash.env.passthrough: credential-looking variables commands may see all the same (read per command). */
+  envPassthrough?: () => readonly string[];
 }
 
 /** Environment that keeps tools from waiting on a pager or an editor nobody can see. */
@@ -290,8 +293,13 @@ export const CREDENTIAL_ENV_VARS: readonly string[] = [
   ...PROVIDER_PRESETS.flatMap((p) => (p.keyVariable ? [p.keyVariable] : [])),
 ];
 
-export function commandEnv(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, ...NON_INTERACTIVE_ENV, ...extra };
+/**
+ * What a command the model runs inherits: this process's environment without the provider's credentials (never,
+ * whatever `passthrough` says) and without anything else that looks like a credential (secret-env.ts) unless
+ * `passthrough` names it.
+ */
+export function commandEnv(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}, passthrough: readonly string[] = []): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...withoutCredentials(base, passthrough), ...NON_INTERACTIVE_ENV, ...extra };
   for (const name of CREDENTIAL_ENV_VARS) delete env[name];
   return env;
 }
@@ -307,7 +315,10 @@ export class NodeShell implements Shell {
     this.killGraceMs = options.killGraceMs ?? 1000;
     this.maxBufferedChars = options.maxBufferedChars;
     this.sandbox = options.sandbox;
+    this.passthrough = options.envPassthrough ?? (() => []);
   }
+
+  private readonly passthrough: () => readonly string[];
 
   /** The sandbox this run gets, or undefined when it runs unsandboxed. */
   enterSandbox(options: Pick<ShellRunOptions, 'sandbox'>): Promise<SandboxedRun | undefined> {
@@ -333,7 +344,7 @@ export class NodeShell implements Shell {
       let timedOut = false;
       let interrupted = false;
       let settled = false;
-      const child = spawnCommand(argv, options.cwd, options.env);
+      const child = spawnCommand(argv, options.cwd, this.passthrough(), options.env);
       const spill = options.spill && new OutputSpill(options.spill);
       const decoderOut = new TextDecoder();
       const decoderErr = new TextDecoder();
@@ -414,7 +425,7 @@ export class NodeShell implements Shell {
    */
   async start(command: string, options: ShellStartOptions): Promise<StartedCommand> {
     const sandbox = await this.enterSandbox(options);
-    const child = spawnCommand([...(sandbox?.prefix ?? []), 'bash', '-c', command], options.cwd);
+    const child = spawnCommand([...(sandbox?.prefix ?? []), 'bash', '-c', command], options.cwd, this.passthrough());
     const pid = child.pid;
     const decoders = [new TextDecoder(), new TextDecoder()] as const;
     child.stdout.on('data', (data: Buffer) => deliver(decoders[0].decode(data, { stream: true })));
@@ -476,10 +487,10 @@ export class NodeShell implements Shell {
 }
 
 /** Every bash command, foreground or background, starts here. */
-function spawnCommand(argv: readonly string[], cwd: string, env?: Record<string, string>) {
+function spawnCommand(argv: readonly string[], cwd: string, passthrough: readonly string[], env?: Record<string, string>) {
   return spawn(argv[0]!, argv.slice(1), {
     cwd,
-    env: commandEnv(process.env, env),
+    env: commandEnv(process.env, env, passthrough),
     // Its own process group, so one signal to -pid reaches every descendant.
     detached: true,
     // stdin is /dev/null: a command that reads input gets EOF instead of hanging.

@@ -5,7 +5,7 @@
 import { type TurnstoneSettings } from '../../agent/settings';
 import { english, type Translate } from '../../webview/l10n-format';
 
-export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets' | 'provider' | 'baseUrl' | 'webFetchAllowPrivateNetwork'> {
+export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets' | 'provider' | 'baseUrl' | 'webFetchAllowPrivateNetwork' | 'bashEnvPassthrough'> {
   /** turnstone.mcpServers as each scope defines it (servers are commands Turnstone starts). */
   mcpServers: { user: unknown; workspace: unknown[] };
 }
@@ -47,6 +47,7 @@ export function loosenings(accepted: PolicySettings, next: PolicySettings, t: Tr
   if (accepted.sandboxNetwork === 'deny' && next.sandboxNetwork !== 'deny') more.push(t('network allowed in the sandbox'));
   if (accepted.sandboxHideSecrets && !next.sandboxHideSecrets) more.push(t('secret files readable in the sandbox'));
   if (!accepted.webFetchAllowPrivateNetwork && next.webFetchAllowPrivateNetwork) more.push(t('web_fetch may reach local and private network addresses'));
+  for (const name of added(accepted.bashEnvPassthrough, next.bashEnvPassthrough)) more.push(t('commands may see the variable {0}', name));
   // Requests carry the conversation and the API key: where they go is the user's choice.
   if (next.provider !== accepted.provider) more.push(t('provider {0} → {1} (requests and the API key go to it)', accepted.provider, next.provider));
   if (next.baseUrl !== accepted.baseUrl) more.push(t('API base URL {0} → {1} (requests and the API key go there)', accepted.baseUrl || t('(default)'), next.baseUrl || t('(default)')));

@@ -13,7 +13,7 @@ import { changedPolicyKeys, loosenings, type PolicySettings } from './policy-cha
 
 export { loosenings, type PolicySettings } from './policy-changes';
 
-const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets', 'provider', 'baseUrl', 'mcpServers', 'webFetch.allowPrivateNetwork'];
+const POLICY_KEYS = ['permissionMode', 'permissions.allow', 'permissions.deny', 'permissions.ask', 'permissions.sensitiveFiles', 'hooks', 'sandbox', 'sandbox.network', 'sandbox.hideSecrets', 'provider', 'baseUrl', 'mcpServers', 'webFetch.allowPrivateNetwork', 'bash.env.passthrough'];
 
 export function policyOf(s: TurnstoneSettings, mcpServers: PolicySettings['mcpServers'] = readMcpServerSettings()): PolicySettings {
   return {
@@ -29,6 +29,7 @@ export function policyOf(s: TurnstoneSettings, mcpServers: PolicySettings['mcpSe
     provider: s.provider,
     baseUrl: s.baseUrl,
     webFetchAllowPrivateNetwork: s.webFetchAllowPrivateNetwork,
+    bashEnvPassthrough: s.bashEnvPassthrough,
     mcpServers,
   };
 }

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { credentialNames } from '../../runtime/policy/secret-env';
 import { BoundedOutput, CREDENTIAL_ENV_VARS, NodeShell, spillBufferChars } from '../../tools/node-adapter';
 import { createExclusive, privateSubdir, processPrivateDir } from '../../tools/os/private-dir';
 import { type ExecResult, type Shell, type ShellResult, type ShellRunOptions, type ShellStartOptions, type StartedCommand } from '../../tools/ports';
@@ -26,19 +27,25 @@ export interface TerminalShellOptions {
   childShell?: NodeShell;
   /** The OS sandbox for commands on both paths (ignored when childShell is given: that shell's own sandbox is used). */
   sandbox?: CommandSandbox;
+  /** turnstone.bash.env.passthrough, read when a terminal or command starts. */
+  envPassthrough?: () => readonly string[];
   log?: (message: string) => void;
 }
 
 const MAX_INTEGRATION_MISSES = 3;
 
-// TERM stays the terminal's own; only pagers and prompts are disabled.
-// null unsets: the provider's key the terminal would inherit never reaches a command the model runs.
-const TERMINAL_ENV: Record<string, string | null> = {
-  PAGER: 'cat',
-  GIT_PAGER: 'cat',
-  GIT_TERMINAL_PROMPT: '0',
-  ...Object.fromEntries(CREDENTIAL_ENV_VARS.map((name) => [name, null])),
-};
+// TERM stays the terminal's own; only pagers and prompts are disabled. null unsets: the provider's key, and any
+// other credential the terminal would inherit (secret-env.ts) unless the user lets it through, never reaches a
+// command the model runs.
+function terminalEnv(passthrough: readonly string[]): Record<string, string | null> {
+  return {
+    PAGER: 'cat',
+    GIT_PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: '0',
+    ...Object.fromEntries(credentialNames(process.env, passthrough).map((name) => [name, null])),
+    ...Object.fromEntries(CREDENTIAL_ENV_VARS.map((name) => [name, null])),
+  };
+}
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -78,6 +85,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
   private queue: Promise<unknown> = Promise.resolve();
   /** How the last command ran, for the log and for tests. */
   lastMode: 'shell-integration' | 'pseudoterminal' | undefined;
+  private readonly envPassthrough: () => readonly string[];
   private readonly disposables: vscode.Disposable[] = [];
   /** Where the plumbing of the next command waits for the terminal's `turnstone` function (see runnerEnv). */
   private readonly runFile = path.join(processPrivateDir(), `terminal-${randomBytes(6).toString('hex')}.run`);
@@ -87,7 +95,8 @@ export class TerminalShell implements Shell, vscode.Disposable {
     this.integrationTimeoutMs = options.shellIntegrationTimeoutMs ?? 3000;
     this.integrationFailed = options.shellIntegration === false;
     this.killGraceMs = options.killGraceMs ?? 2000;
-    this.child = options.childShell ?? new NodeShell(options.sandbox ? { sandbox: options.sandbox } : {});
+    this.envPassthrough = options.envPassthrough ?? (() => []);
+    this.child = options.childShell ?? new NodeShell({ ...(options.sandbox ? { sandbox: options.sandbox } : {}), envPassthrough: this.envPassthrough });
     this.log = options.log ?? (() => undefined);
     this.disposables.push(
       vscode.window.onDidCloseTerminal((t) => {
@@ -190,7 +199,7 @@ export class TerminalShell implements Shell, vscode.Disposable {
         // The tool is `bash`: the user's default shell (zsh, fish, pwsh) would parse commands differently.
         shellPath: 'bash',
         cwd: options.cwd,
-        env: { ...TERMINAL_ENV, ...options.env, ...runnerEnv(this.runFile) },
+        env: { ...terminalEnv(this.envPassthrough()), ...options.env, ...runnerEnv(this.runFile) },
         isTransient: true,
       });
       terminal.show(true);

@@ -17,6 +17,7 @@ const policy = (extra: Partial<PolicySettings> = {}): PolicySettings => ({
   provider: 'anthropic',
   baseUrl: '',
   webFetchAllowPrivateNetwork: false,
+  bashEnvPassthrough: [],
   mcpServers: { user: undefined, workspace: [] },
   ...extra,
 });
@@ -72,13 +73,14 @@ describe('policy guard: what a policy change grants (issue 24.8)', () => {
 
   it('the other loosenings are named too: an ask rule or a sensitive-files glob gone, network or secrets opened in the sandbox, private addresses for web_fetch, a base URL moved elsewhere', () => {
     const accepted = policy({ ask: ['bash(git push:*)'], sensitiveFiles: ['**/*.pem'], baseUrl: 'https://gateway.example/v1' });
-    const looser = policy({ sandboxNetwork: 'allow', sandboxHideSecrets: false, webFetchAllowPrivateNetwork: true, baseUrl: 'https://collector.example/v1' });
+    const looser = policy({ sandboxNetwork: 'allow', sandboxHideSecrets: false, webFetchAllowPrivateNetwork: true, bashEnvPassthrough: ['AWS_SECRET_ACCESS_KEY'], baseUrl: 'https://collector.example/v1' });
     assert.deepEqual(loosenings(accepted, looser), [
       'ask rule bash(git push:*) removed',
       'sensitive files **/*.pem removed',
       'network allowed in the sandbox',
       'secret files readable in the sandbox',
       'web_fetch may reach local and private network addresses',
+      'commands may see the variable AWS_SECRET_ACCESS_KEY',
       'API base URL https://gateway.example/v1 → https://collector.example/v1 (requests and the API key go there)',
     ]);
     assert.deepEqual(loosenings(looser, accepted).filter((l) => !l.startsWith('API base URL')), [], 'the way back tightens');
