@@ -120,11 +120,12 @@ export function defineToolContractTests(makeEnv: () => Promise<ToolContractEnv>,
         for (const p of ['src/env.ts', '.vscode/notes.md', 'README.md', '.gitignore']) {
           assert.equal((await env.executor.assess('write_file', { path: p, content: '' })).sensitive, undefined, p);
         }
-        // Reads: only files that may hold secrets (issue 21), not repository internals.
-        for (const p of ['.env', 'pkg/.env.local', 'certs/server.pem', 'deploy.key', 'id_rsa', 'id_ed25519.pub', '.npmrc', '.netrc', '.pypirc', 'gcp-credentials.json']) {
+        // Reads: only files that may hold secrets (issue 21), not repository internals; a repository's git config is
+        // one (issue 42: actions/checkout leaves the job's token there).
+        for (const p of ['.env', 'pkg/.env.local', 'certs/server.pem', 'deploy.key', 'id_rsa', 'id_ed25519.pub', '.npmrc', '.netrc', '.pypirc', 'gcp-credentials.json', '.git/config', '.git-credentials']) {
           assert.match((await env.executor.assess('read_file', { path: p })).sensitive ?? '', /may hold secrets/, p);
         }
-        for (const p of ['.env.example', '.env.sample', '.env.template', '.git/config', 'src/env.ts', 'keys.ts']) {
+        for (const p of ['.env.example', '.env.sample', '.env.template', '.git/HEAD', 'src/env.ts', 'keys.ts']) {
           assert.equal((await env.executor.assess('read_file', { path: p })).sensitive, undefined, p);
         }
       });
