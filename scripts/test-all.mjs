@@ -29,6 +29,10 @@ process.env.TURNSTONE_RELIABILITY_LOG ??= resolve('test-results/reliability.json
 const TODAY = '4.139.1';
 const TODAY_VSCODE = '1.139.1';
 const MAX_AT_ONCE = Number(process.env.TURNSTONE_TEST_JOBS ?? 2);
+if (!Number.isInteger(MAX_AT_ONCE) || MAX_AT_ONCE < 1) {
+  console.error(`TURNSTONE_TEST_JOBS is '${process.env.TURNSTONE_TEST_JOBS}': give how many parts may run at once, 1 or more`);
+  process.exit(2);
+}
 
 const allParts = [
   // The oldest VS Code we support (1.100.3, engines.vscode) and today's (1.139.1). First, so
@@ -72,7 +76,16 @@ const timingFile = (part) => resolve(TIMING_DIR, `${part.name.replace(/[^\w.-]+/
 function readTimings(part) {
   const file = timingFile(part);
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  // A part killed mid-write leaves a cut last line: the times are a report, never a reason to lose the run's summary.
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return line ? [JSON.parse(line)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 const started = Date.now();
@@ -111,10 +124,13 @@ function start(part) {
     child.stdout.on('data', take(process.stdout));
     child.stderr.on('data', take(process.stderr));
     child.on('close', (code, signal) => {
-      // A part that ends before it was shown prints now, whole, so its lines stay together.
+      // A part that ends before it was shown prints now, whole, so its lines stay together; the live part's
+      // header is said again after it, so what follows is not read as this part's.
       if (!entry.live) {
         header(part, ' (ran beside another part)');
         for (const [stream, chunk] of entry.held) stream.write(chunk);
+        const live = running.find((r) => r.live);
+        if (live) header(live.part, ' (continued)');
       }
       running.splice(running.indexOf(entry), 1);
       resolveRun({ code: code ?? (signal ? 1 : 0), out: entry.out, seconds: (Date.now() - entry.t0) / 1000 });
@@ -150,11 +166,17 @@ await new Promise((allDone) => {
     for (const part of partsToStart(waiting, running.map((r) => r.part), done, MAX_AT_ONCE)) {
       waiting.splice(waiting.indexOf(part), 1);
       part.startedAt = Date.now();
-      void start(part).then((outcome) => {
-        record(part, outcome);
-        done.set(part.name, outcome);
-        schedule();
-      });
+      void start(part)
+        .then((outcome) => record(part, outcome))
+        .catch((error) => {
+          // Counting a part must never end the run without a summary.
+          failed++;
+          failedTitles.push(`${part.name}: its result could not be counted (${error instanceof Error ? error.message : String(error)})`);
+        })
+        .finally(() => {
+          done.set(part.name, true);
+          schedule();
+        });
     }
     if (running.length > 0) return;
     if (waiting.length > 0) {

@@ -56,7 +56,8 @@ for (const [part, partFiles] of groups) {
   if (part.integration) {
     // The extension host bundles only these files (test/run-integration.ts).
     const env = { TURNSTONE_TEST_FILES: partFiles.map((f) => basename(f)).join(','), ...(values.grep ? { TURNSTONE_TEST_GREP: values.grep } : {}) };
-    code ||= run('npx', ['tsx', 'test/run-integration.ts'], env);
+    const partCode = run('npx', ['tsx', 'test/run-integration.ts'], env);
+    code ||= partCode;
     continue;
   }
   // The part's own settings, without its `spec`.
@@ -64,6 +65,8 @@ for (const [part, partFiles] of groups) {
   const args = ['mocha', '--no-config', ...require.flatMap((r) => ['--require', r]), ...extension.flatMap((e) => ['--extension', e]), '--timeout', String(timeout)];
   if (reporter) args.push('--reporter', reporter);
   if (values.grep) args.push('--grep', values.grep);
-  code ||= run('npx', [...args, ...partFiles], part.vscode ? today : {});
+  // Every group runs even after one failed, as npm test does.
+  const partCode = run('npx', [...args, ...partFiles], part.vscode ? today : {});
+  code ||= partCode;
 }
 process.exit(code);

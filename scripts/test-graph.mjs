@@ -28,7 +28,12 @@ export function partsToStart(waiting, runningParts, ended, maxAtOnce) {
 export function readResult(out) {
   const line = [...out.matchAll(/^TURNSTONE_RESULT (\{.*\})$/gm)].at(-1);
   if (!line) return undefined;
-  const r = JSON.parse(line[1]);
+  let r;
+  try {
+    r = JSON.parse(line[1]);
+  } catch {
+    return undefined; // a cut or garbled line is no result: the part counts as failed
+  }
   return [r.passed, r.failed, r.skipped].every(Number.isInteger) && Array.isArray(r.skippedTitles) ? r : undefined;
 }
 

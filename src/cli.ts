@@ -308,6 +308,8 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
       process.exit(exitCodeOf(signal));
     }
     stoppedBy = signal;
+    // After SIGHUP the terminal is gone: a write fails later, as an 'error' event, which must not end the stop.
+    if (signal === 'SIGHUP') for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
     try {
       sink.stderr(signal === 'SIGINT' ? '\nturnstone: interrupting (Ctrl+C again to quit at once)…\n' : `\nturnstone: ${signal}: stopping the turn…\n`);
     } catch {

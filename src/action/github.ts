@@ -11,21 +11,24 @@ import { type Env } from './inputs';
  */
 const WRITER_EVENTS = ['push', 'workflow_dispatch', 'schedule', 'repository_dispatch', 'merge_group', 'release'];
 
+const one = (login: string | undefined): string[] => (login ? [login] : []);
+
 /**
- * Events anybody who can read the repository may cause, each with who caused it: that person is checked for write
- * access. For `workflow_run`, the person who triggered the first workflow (a fork's pull request runs this one with
- * the repository's secrets), not the workflow itself.
+ * Events anybody who can read the repository may cause, each with who caused it: every one named is checked for
+ * write access. For `workflow_run`, both the author of the first workflow's run (a fork's pull request runs this
+ * one with the repository's secrets) and whoever triggered it (a maintainer's re-run of that fork's CI still runs
+ * on the fork's content, so it does not make the run trusted).
  */
-const ACTOR_EVENTS: Record<string, (p: Payload) => string | undefined> = {
-  pull_request: (p) => p.sender?.login,
-  pull_request_target: (p) => p.sender?.login,
-  issues: (p) => p.sender?.login,
-  issue_comment: (p) => p.comment?.user?.login ?? p.sender?.login,
-  pull_request_review: (p) => p.review?.user?.login ?? p.sender?.login,
-  pull_request_review_comment: (p) => p.comment?.user?.login ?? p.sender?.login,
-  discussion: (p) => p.sender?.login,
-  discussion_comment: (p) => p.comment?.user?.login ?? p.sender?.login,
-  workflow_run: (p) => p.workflow_run?.triggering_actor?.login ?? p.workflow_run?.actor?.login ?? p.sender?.login,
+const ACTOR_EVENTS: Record<string, (p: Payload) => string[]> = {
+  pull_request: (p) => one(p.sender?.login),
+  pull_request_target: (p) => one(p.sender?.login),
+  issues: (p) => one(p.sender?.login),
+  issue_comment: (p) => one(p.comment?.user?.login ?? p.sender?.login),
+  pull_request_review: (p) => one(p.review?.user?.login ?? p.sender?.login),
+  pull_request_review_comment: (p) => one(p.comment?.user?.login ?? p.sender?.login),
+  discussion: (p) => one(p.sender?.login),
+  discussion_comment: (p) => one(p.comment?.user?.login ?? p.sender?.login),
+  workflow_run: (p) => [...new Set([...one(p.workflow_run?.actor?.login), ...one(p.workflow_run?.triggering_actor?.login)])],
 };
 
 /** The events the action serves without allow_untrusted, for its messages and README. */
@@ -33,7 +36,7 @@ export const SERVED_EVENTS = [...Object.keys(ACTOR_EVENTS), ...WRITER_EVENTS];
 
 /**
  * Who may have caused the run: `writers` (only someone with write access can cause this event), `actor` (anybody
- * could: `actor` must be checked), `unknown` (an event the action does not know, refused unless allow_untrusted).
+ * could: `actors` must be checked), `unknown` (an event the action does not know, refused unless allow_untrusted).
  */
 export type EventTrust = 'writers' | 'actor' | 'unknown';
 
@@ -44,8 +47,8 @@ export interface EventContext {
   /** The issue or pull request the event is about; absent for events on no thread (push, schedule, …). */
   issueNumber: number | undefined;
   trust: EventTrust;
-  /** Who caused it, for an `actor` event; undefined when neither the payload nor the runner names anybody. */
-  actor: string | undefined;
+  /** Who caused it, for an `actor` event (each must have write access); empty when neither the payload nor the runner names anybody. */
+  actors: string[];
 }
 
 export class GitHubError extends Error {
@@ -77,14 +80,16 @@ export function readEvent(env: Env): EventContext {
   const issueNumber = payload.pull_request?.number ?? payload.issue?.number ?? payload.number;
   const actorOf = Object.hasOwn(ACTOR_EVENTS, name) ? ACTOR_EVENTS[name] : undefined;
   const trust: EventTrust = actorOf ? 'actor' : WRITER_EVENTS.includes(name) ? 'writers' : 'unknown';
-  const actor = actorOf ? actorOf(payload) || env.GITHUB_TRIGGERING_ACTOR || env.GITHUB_ACTOR || undefined : undefined;
+  const named = actorOf?.(payload) ?? [];
+  const fallback = env.GITHUB_TRIGGERING_ACTOR || env.GITHUB_ACTOR;
+  const actors = actorOf && named.length === 0 && fallback ? [fallback] : named;
   return {
     name,
     trust,
     owner: payload.repository?.owner?.login ?? owner,
     repo: payload.repository?.name ?? repo,
     issueNumber: typeof issueNumber === 'number' ? issueNumber : undefined,
-    actor,
+    actors,
   };
 }
 

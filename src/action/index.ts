@@ -60,10 +60,12 @@ async function trustProblem(inputs: ActionInputs, ctx: EventContext, api: GitHub
   if (inputs.allowUntrusted || ctx.trust === 'writers') return undefined;
   const lift = 'set allow_untrusted: true to run for anyone';
   if (ctx.trust === 'unknown') return `Turnstone does not run for ${ctx.name ? `${ctx.name} events` : 'a run with no GITHUB_EVENT_NAME'}: it cannot tell who caused them. It serves ${SERVED_EVENTS.join(', ')} (or ${lift})`;
-  if (ctx.actor === undefined) return `this ${ctx.name} event names nobody who caused it, so their access cannot be checked (${lift})`;
-  if (!api) return `this ${ctx.name} event was triggered by ${ctx.actor}, and without a token (the github_token input) the action cannot check their access; set github_token, or allow_untrusted: true to run for anyone`;
-  const trusted = await hasWriteAccess(api, ctx, ctx.actor);
-  return trusted ? undefined : `${ctx.actor} has no write access to ${ctx.owner}/${ctx.repo}, so Turnstone does not run for this ${ctx.name} event (${lift})`;
+  if (ctx.actors.length === 0) return `this ${ctx.name} event names nobody who caused it, so their access cannot be checked (${lift})`;
+  if (!api) return `this ${ctx.name} event was triggered by ${ctx.actors.join(' and ')}, and without a token (the github_token input) the action cannot check their access; set github_token, or allow_untrusted: true to run for anyone`;
+  for (const actor of ctx.actors) {
+    if (!(await hasWriteAccess(api, ctx, actor))) return `${actor} has no write access to ${ctx.owner}/${ctx.repo}, so Turnstone does not run for this ${ctx.name} event (${lift})`;
+  }
+  return undefined;
 }
 
 async function main(env: Env): Promise<number> {

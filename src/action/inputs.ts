@@ -89,13 +89,14 @@ function readPrompt(env: Env, workspace: string): string {
  */
 function readInsideWorkspace(workspace: string, file: string): string {
   const relative = path.relative(workspace, path.resolve(workspace, file));
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new InputError(`prompt_file ${file} is outside the repository (${workspace}): name a file in it`);
+  if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) throw new InputError(`prompt_file ${file} is outside the repository (${workspace}): name a file in it`);
   let at = workspace;
   for (const part of relative.split(path.sep)) {
     at = path.join(at, part);
     if (lstatSync(at).isSymbolicLink()) throw new InputError(`prompt_file ${file} is or passes through a link (${path.relative(workspace, at)}): name the file itself`);
   }
-  // O_NOFOLLOW: a link swapped in after the check is refused by the kernel, not followed.
+  // O_NOFOLLOW: the file itself swapped for a link after the check is refused by the kernel (a folder above it
+  // swapped then is not: on a runner nothing else writes the checkout while the action starts).
   const fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     if (!fstatSync(fd).isFile()) throw new InputError(`prompt_file ${file} is not a file`);

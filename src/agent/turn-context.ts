@@ -4,7 +4,6 @@
 // around them) and the hooks. The session (history, usage, queue, store,
 // "allow for this session" answers) lives on in the runtime; a settings change
 // simply reaches the next turn's context.
-import { withoutCredentials } from '../runtime/policy/secret-env';
 import { noHooks, ShellHookRunner } from '../runtime/policy/hooks';
 import { withCheckpointCapture, afterCheckpoint } from '../tools/checkpoints';
 import { type ConversationConfig, type TurnContext } from '../runtime/loop/conversation';
@@ -16,6 +15,7 @@ import { type PermissionMode } from '../runtime/policy/permissions';
 import { type ModelClient, type ToolExecutor } from '../runtime/types';
 import { type PriceTable } from '../runtime/spend/usage';
 import { withMcpTools } from '../tools/mcp-tools';
+import { childEnv } from '../tools/node-adapter';
 import { type BackgroundCommands } from '../tools/shell/background';
 import { type Workspace } from '../tools/ports';
 import { type TurnstoneSettings } from './settings';
@@ -85,7 +85,7 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   return {
     model: parts.model,
     tools: checkpoints ? afterCheckpoint(withAgents, () => checkpoints.settled()) : withAgents,
-    hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd, env: withoutCredentials(process.env, s.bashEnvPassthrough) }) : noHooks,
+    hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd, env: childEnv(process.env, s.bashEnvPassthrough) }) : noHooks,
     config,
     ...(parts.background ? { notes: () => parts.background!.takeExitNotes() } : {}),
   };

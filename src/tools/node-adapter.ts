@@ -299,7 +299,12 @@ export const CREDENTIAL_ENV_VARS: readonly string[] = [
  * `passthrough` names it.
  */
 export function commandEnv(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}, passthrough: readonly string[] = []): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...withoutCredentials(base, passthrough), ...NON_INTERACTIVE_ENV, ...extra };
+  return childEnv({ ...base, ...NON_INTERACTIVE_ENV, ...extra }, passthrough);
+}
+
+/** `base` as any child Turnstone starts may inherit it (a command, a hook): the credentials gone, the provider's always. */
+export function childEnv(base: NodeJS.ProcessEnv, passthrough: readonly string[] = []): NodeJS.ProcessEnv {
+  const env = withoutCredentials(base, passthrough);
   for (const name of CREDENTIAL_ENV_VARS) delete env[name];
   return env;
 }

@@ -5,21 +5,37 @@
 // The patterns follow Codex's shell environment policy (*KEY*, *SECRET*, *TOKEN*) and add passwords and
 // credentials; a name the user lists in turnstone.bash.env.passthrough is kept.
 
-/** Name fragments that mark a credential (matched case-insensitively anywhere in the name). */
-const CREDENTIAL_FRAGMENTS = ['KEY', 'SECRET', 'TOKEN', 'PASSWORD', 'PASSWD', 'CREDENTIAL'];
+/**
+ * Words that mark a credential when they stand as a word of the name (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`,
+ * `DB_PASSWORD`) or end it (`SLACKTOKEN`, `MYAPIKEY`). Matched as words, not anywhere: `TOKENIZERS_PARALLELISM`,
+ * `PYTHON_KEYRING_BACKEND` and `GNOME_KEYRING_CONTROL` are settings that tools need, not secrets.
+ */
+const CREDENTIAL_WORDS = /(^|_)(KEYS?|APIKEY|SECRETS?|TOKENS?|PASSWORDS?|PASSWD|PASS|CREDENTIALS?|PAT)(_|$)|(KEY|TOKEN|SECRET|PASSWORD|PASSWD)$/;
 
 /**
- * Credential variables whose names carry none of those fragments: Azure's service principal, Google's and
- * the runner's request URL for OIDC tokens, and the Action's inputs (INPUT_* hold what the workflow passed in,
+ * Names that point at where something lives rather than hold it (`PASSWORD_STORE_DIR`,
+ * `AWS_SHARED_CREDENTIALS_FILE`, `SSH_KEY_PATH`): removing the path protects nothing (the file stays readable
+ * where the sandbox does not hide it) and breaks the tool that reads it.
+ */
+const LOCATION_SUFFIX = /_(FILE|PATH|DIR|HOME)$/;
+
+/** git's environment config (GIT_CONFIG_COUNT, _KEY_n, _VALUE_n): one set, kept whole or dropped whole by its values. */
+const GIT_CONFIG_KEY = /^GIT_CONFIG_KEY_\d+$/;
+
+/**
+ * Credential variables whose names carry none of those words: Google's service-account file (a path, but the
+ * one every Google client reads its key from) and the Action's inputs (INPUT_* hold what the workflow passed in,
  * keys included).
  */
-const CREDENTIAL_NAMES = ['AZURE_CLIENT_CERTIFICATE_PATH', 'AZURE_FEDERATED_TOKEN_FILE', 'GOOGLE_GHA_CREDS_PATH', 'CLOUDSDK_AUTH_ACCESS_TOKEN_FILE'];
+const CREDENTIAL_NAMES = ['GOOGLE_APPLICATION_CREDENTIALS'];
 const CREDENTIAL_PREFIXES = ['INPUT_'];
 
 /** Whether a variable of this name looks like it holds a credential. */
 export function looksLikeCredential(name: string): boolean {
   const upper = name.toUpperCase();
-  return CREDENTIAL_FRAGMENTS.some((f) => upper.includes(f)) || CREDENTIAL_NAMES.includes(upper) || CREDENTIAL_PREFIXES.some((p) => upper.startsWith(p));
+  if (CREDENTIAL_NAMES.includes(upper) || CREDENTIAL_PREFIXES.some((p) => upper.startsWith(p))) return true;
+  if (GIT_CONFIG_KEY.test(upper) || LOCATION_SUFFIX.test(upper)) return false;
+  return CREDENTIAL_WORDS.test(upper);
 }
 
 /** The names of `env` a child must not get: every credential-looking one not in `passthrough`. */

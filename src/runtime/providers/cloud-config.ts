@@ -81,6 +81,11 @@ const ALIASES: Record<string, string> = {
   'claude-3-5-haiku-latest': 'claude-3-5-haiku-20241022',
 };
 
+/** The newest of our model ids in a family ("haiku") that the clouds are known to serve (the table is newest first). */
+export function newestCloudModel(family: string): string | undefined {
+  return Object.keys(CLOUD_IDS).find((id) => id.includes(`-${family}-`));
+}
+
 /** The id a cloud knows one of our model ids by; an id without a certain mapping is passed through. */
 export function cloudModelId(cloud: 'bedrock' | 'vertex', model: string): string {
   const known = CLOUD_IDS[ALIASES[model] ?? model];

@@ -245,7 +245,7 @@ describe('GitHub Action: the entry against the scripted model API and a GitHub s
     assert.equal(api.requests.length, 0);
   });
 
-  it('the untrusted-commenter check fails closed: discussion_comment, workflow_run, pull_request_target and a fork\'s pull_request from someone without write access run nothing; a workflow_run a maintainer triggered runs', async () => {
+  it('the untrusted-commenter check fails closed: discussion_comment, workflow_run, pull_request_target and a fork\'s pull_request from someone without write access run nothing; a maintainer\'s re-run of a fork\'s CI is refused too, a workflow_run a maintainer authored and triggered runs', async () => {
     // drive-by-dan is no collaborator (the stand-in answers 404).
     const cases: Array<[string, string]> = [
       ['discussion_comment', DISCUSSION_COMMENT],
@@ -260,13 +260,19 @@ describe('GitHub Action: the entry against the scripted model API and a GitHub s
     }
     assert.equal(api.requests.length, 0, 'no model request');
     assert.deepEqual(writes(), [], 'no comment');
-    // The same CI run, re-run by a maintainer: the triggering actor is who is checked.
-    const rerun = JSON.parse(readFileSync(WORKFLOW_RUN, 'utf8')) as { workflow_run: { triggering_actor: { login: string } } };
+    // The same CI run re-run by a maintainer still ran the fork's content: refused too. A run a maintainer both
+    // authored and triggered runs.
+    const rerun = JSON.parse(readFileSync(WORKFLOW_RUN, 'utf8')) as { workflow_run: { actor: { login: string }; triggering_actor: { login: string } } };
     rerun.workflow_run.triggering_actor.login = 'maintainer-mae';
     gh.roles.set('maintainer-mae', 'maintain');
     const rerunFile = path.join(ws, '..', `${path.basename(ws)}-workflow_run.json`);
-    writeFileSync(rerunFile, JSON.stringify(rerun));
     try {
+      writeFileSync(rerunFile, JSON.stringify(rerun));
+      const rerunByMaintainer = await runAction({ inputs: inputs(), env: { ...env, GITHUB_EVENT_NAME: 'workflow_run' }, eventFile: rerunFile, workspace: ws });
+      assert.equal(rerunByMaintainer.code, 1, rerunByMaintainer.stdout);
+      assert.match(rerunByMaintainer.outputs.result!, /drive-by-dan has no write access/);
+      rerun.workflow_run.actor.login = 'maintainer-mae';
+      writeFileSync(rerunFile, JSON.stringify(rerun));
       api.enqueue(textReply('CI fixed.'));
       const ran = await runAction({ inputs: inputs(), env: { ...env, GITHUB_EVENT_NAME: 'workflow_run' }, eventFile: rerunFile, workspace: ws });
       assert.equal(ran.code, 0, ran.stdout + ran.stderr);
@@ -333,7 +339,7 @@ describe('GitHub Action: who counts as a writer (the collaborator permission che
 
   it('only admin, maintain and write are writers: triage and read are not, nor someone who is no collaborator', async () => {
     const api = new GitHubApi(gh.url, TOKEN);
-    const ctx = { name: 'issue_comment', owner: 'octo-org', repo: 'widgets', issueNumber: 42, trust: 'actor' as const, actor: undefined };
+    const ctx = { name: 'issue_comment', owner: 'octo-org', repo: 'widgets', issueNumber: 42, trust: 'actor' as const, actors: [] };
     const roles = ['admin', 'maintain', 'write', 'triage', 'read'] as const;
     for (const role of roles) gh.roles.set(`${role}-user`, role);
     const verdicts: Record<string, boolean> = {};

@@ -216,8 +216,10 @@ describe('subagents: the agent tool', () => {
       await runtimeWith(model, tools, { model: 'parent-model' }).runTurn('go');
       return prompts.map((p) => model.requestsOf(p)[0]!.model);
     };
-    for (const provider of ['anthropic', 'bedrock', 'vertex']) {
-      assert.deepEqual(await modelsSent(provider), ['claude-haiku-5-5', 'claude-sonnet-5-5', 'claude-opus-5-5', 'parent-model', 'my-own-model'], provider);
+    assert.deepEqual(await modelsSent('anthropic'), ['claude-haiku-5-5', 'claude-sonnet-5-5', 'claude-opus-5-5', 'parent-model', 'my-own-model']);
+    // The clouds: the newest ids their table maps (cloud-config.ts), which the request then carries as theirs.
+    for (const provider of ['bedrock', 'vertex']) {
+      assert.deepEqual(await modelsSent(provider), ['claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929', 'claude-opus-4-5-20251101', 'parent-model', 'my-own-model'], provider);
     }
     assert.deepEqual(await modelsSent('openai-compatible'), ['parent-model', 'parent-model', 'parent-model', 'parent-model', 'my-own-model'], 'no Claude there: the parent\'s model');
     // turnstone.agents.model may be an alias too; `inherit` in a file then means that model.

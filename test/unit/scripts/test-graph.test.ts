@@ -62,6 +62,8 @@ describe('npm test: the parts graph (scripts/test-graph.mjs)', () => {
     assert.deepEqual([none.failed, none.failedTitles], [1, ['e2e: (ran no test)']]);
     const malformed = judge({ name: 'e2e' }, { code: 0, out: 'TURNSTONE_RESULT {"passed":"9","failed":0,"skipped":0,"skippedTitles":[]}\n' }, 1);
     assert.equal(malformed.failed, 1, 'a result line whose counts are not integers is no result');
+    const garbled = judge({ name: 'e2e' }, { code: 0, out: 'TURNSTONE_RESULT {"passed":3,"failed":0,}\n' }, 1);
+    assert.equal(garbled.failed, 1, 'a cut result line is no result');
     const last = judge({ name: 'e2e' }, { code: 0, out: 'TURNSTONE_RESULT {"passed":1,"failed":0,"skipped":0,"skippedTitles":[]}\nTURNSTONE_RESULT {"passed":2,"failed":1,"skipped":0,"skippedTitles":[],"failedTitles":["x"]}\n' }, 1);
     assert.deepEqual([last.passed, last.failed], [2, 1], 'the last result line counts');
   });

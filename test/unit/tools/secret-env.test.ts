@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { credentialNames, looksLikeCredential, withoutCredentials } from '../../../src/runtime/policy/secret-env';
-import { commandEnv, NodeShell } from '../../../src/tools/node-adapter';
+import { childEnv, commandEnv, NodeShell } from '../../../src/tools/node-adapter';
 import { MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
 import { runCli } from '../../support/run-cli';
 
@@ -38,7 +38,11 @@ const SECRETS = Object.keys(RUNNER_ENV).filter((n) => !['AWS_REGION', 'AWS_PROFI
 describe('tools: commands and hooks lose credentials by kind (issue 42.2, 42.6)', () => {
   it('every credential-looking name goes, whatever its vendor; region, profile and the like stay', () => {
     for (const name of SECRETS) assert.ok(looksLikeCredential(name), `${name} looks like a credential`);
-    for (const name of ['PATH', 'HOME', 'AWS_REGION', 'AWS_PROFILE', 'GITHUB_REPOSITORY', 'CI', 'LANG']) assert.equal(looksLikeCredential(name), false, name);
+    for (const name of ['SLACKTOKEN', 'MYAPIKEY', 'SENTRY_AUTH_TOKEN', 'DB_PASS', 'GH_PAT']) assert.ok(looksLikeCredential(name), `${name} looks like a credential`);
+    // Settings tools need, and names that say where something lives (removing a path protects nothing); git's
+    // environment config stays whole (GIT_CONFIG_COUNT without its GIT_CONFIG_KEY_0 makes every git command fail).
+    const plain = ['PATH', 'HOME', 'AWS_REGION', 'AWS_PROFILE', 'GITHUB_REPOSITORY', 'CI', 'LANG', 'TOKENIZERS_PARALLELISM', 'PYTHON_KEYRING_BACKEND', 'GNOME_KEYRING_CONTROL', 'PASSWORD_STORE_DIR', 'AWS_SHARED_CREDENTIALS_FILE', 'SSH_AUTH_SOCK', 'GIT_CONFIG_KEY_0', 'KEYBOARD_LAYOUT', 'MONKEY_PATCH'];
+    for (const name of plain) assert.equal(looksLikeCredential(name), false, name);
     assert.deepEqual(credentialNames(RUNNER_ENV).sort(), [...SECRETS].sort());
     const env = withoutCredentials(RUNNER_ENV, ['NPM_TOKEN']);
     assert.equal(env.NPM_TOKEN, 'npm-token-0000', 'turnstone.bash.env.passthrough keeps a name it lists');
@@ -46,9 +50,12 @@ describe('tools: commands and hooks lose credentials by kind (issue 42.2, 42.6)'
     assert.equal(env.AWS_REGION, 'us-east-1');
   });
 
-  it("the provider's own key never passes, even when passthrough names it", () => {
-    const env = commandEnv({ ANTHROPIC_API_KEY: 'sk-ant-0000', OPENAI_API_KEY: 'sk-0000', PATH: '/usr/bin' }, {}, ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY']);
-    assert.deepEqual(Object.keys(env).filter((k) => k.endsWith('_API_KEY')), []);
+  it("the provider's own key never passes to a command or a hook, even when passthrough names it", () => {
+    const base = { ANTHROPIC_API_KEY: 'sk-ant-0000', OPENAI_API_KEY: 'sk-0000', PATH: '/usr/bin' };
+    for (const env of [commandEnv(base, {}, ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY']), childEnv(base, ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'])]) {
+      assert.deepEqual(Object.keys(env).filter((k) => k.endsWith('_API_KEY')), []);
+      assert.equal(env.PATH, '/usr/bin');
+    }
   });
 
   it('a real command sees none of them, and sees a passthrough one', async () => {
