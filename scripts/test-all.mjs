@@ -19,15 +19,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { judge, partsToStart } from './test-graph.mjs';
+import { judge, partsToStart, TODAY_CODE_SERVER, TODAY_VSCODE } from './test-graph.mjs';
 
 // Every part (mocha, the extension host, the e2e runner) records its
 // reliability scenarios here; `npm run reliability:table` renders them.
 process.env.TURNSTONE_RELIABILITY_LOG ??= resolve('test-results/reliability.jsonl');
 
-/** code-server of today's VS Code (1.139.1), beside 4.100.3 (1.100.3). */
-const TODAY = '4.139.1';
-const TODAY_VSCODE = '1.139.1';
+const TODAY = TODAY_CODE_SERVER;
 const MAX_AT_ONCE = Number(process.env.TURNSTONE_TEST_JOBS ?? 2);
 if (!Number.isInteger(MAX_AT_ONCE) || MAX_AT_ONCE < 1) {
   console.error(`TURNSTONE_TEST_JOBS is '${process.env.TURNSTONE_TEST_JOBS}': give how many parts may run at once, 1 or more`);

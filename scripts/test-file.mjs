@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { TODAY_CODE_SERVER } from './test-graph.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -48,7 +49,7 @@ function run(cmd, args, env = {}) {
 }
 
 if (!values['no-build'] && run('node', ['esbuild.mjs']) !== 0) process.exit(1);
-const today = values.today ? { CODE_SERVER_VERSION: '4.139.1', TURNSTONE_E2E_VSIX: resolve('turnstone.vsix') } : {};
+const today = values.today ? { CODE_SERVER_VERSION: TODAY_CODE_SERVER, TURNSTONE_E2E_VSIX: resolve('turnstone.vsix') } : {};
 if (values.today && !existsSync('turnstone.vsix')) fail('--today installs turnstone.vsix: run `npm run package` first');
 
 let code = 0;

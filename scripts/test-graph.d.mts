@@ -1,4 +1,6 @@
 // Types of test-graph.mjs for the unit test that holds it.
+export const TODAY_CODE_SERVER: string;
+export const TODAY_VSCODE: string;
 export interface GraphPart {
   name: string;
   needs?: string[];

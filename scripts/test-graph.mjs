@@ -2,6 +2,10 @@
 // (test/unit/scripts/test-graph.test.ts): which parts may start now, and what a finished part
 // counts. A slip in either lets a red run look green, or a run hang.
 
+/** code-server of today's VS Code (1.139.1), beside 4.100.3 (1.100.3): one place for npm test and test:file. */
+export const TODAY_CODE_SERVER = '4.139.1';
+export const TODAY_VSCODE = '1.139.1';
+
 /**
  * The waiting parts that may start now, in the listed order: every part it `needs` has ended
  * (passed or not: a failed build still lets the later parts show what they can), fewer than
