@@ -21,6 +21,8 @@ export interface TurnstoneSettings {
   /** turnstone.vertex.projectId; empty: ANTHROPIC_VERTEX_PROJECT_ID / GOOGLE_CLOUD_PROJECT, else the credentials' project. */
   vertexProjectId: string;
   maxIterations: number;
+  /** turnstone.loopGuard.repeats: the same call meeting the same outcome this often stops the turn (0: never). */
+  loopGuardRepeats: number;
   permissionMode: PermissionMode;
   allow: string[];
   deny: string[];
@@ -81,6 +83,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'vertex.region': 'vertexRegion',
   'vertex.projectId': 'vertexProjectId',
   maxIterations: 'maxIterations',
+  'loopGuard.repeats': 'loopGuardRepeats',
   permissionMode: 'permissionMode',
   'permissions.allow': 'allow',
   'permissions.deny': 'deny',

@@ -71,6 +71,7 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     model: s.model,
     systemPrompt: parts.systemPrompt,
     maxIterations: s.maxIterations,
+    loopGuardRepeats: s.loopGuardRepeats,
     thinkingBudgetTokens: s.thinkingBudgetTokens,
     permissionMode: parts.permissionMode,
     permissionRules: { allow: s.allow, deny: s.deny, ask: s.ask },

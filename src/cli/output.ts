@@ -10,6 +10,8 @@ import { type OutputFormat } from './args';
 export interface CliResult {
   result: string;
   is_error: boolean;
+  /** Why the turn ended, for a script to branch on without reading `result`. */
+  stop_reason: StopReason;
   iterations: number;
   usage: {
     input_tokens: number;
@@ -42,6 +44,23 @@ export interface CliSubagent {
   cost_usd: number | null;
 }
 
+export type StopReason = 'end_turn' | 'max_iterations' | 'spend_cap' | 'loop' | 'interrupted' | 'error';
+
+export function stopReasonOf(summary: TurnSummary): StopReason {
+  if (summary.outcome === 'completed') return 'end_turn';
+  if (summary.outcome === 'aborted') return 'interrupted';
+  switch (summary.error?.kind) {
+    case 'max_iterations':
+      return 'max_iterations';
+    case 'budget':
+      return 'spend_cap';
+    case 'loop':
+      return 'loop';
+    default:
+      return 'error';
+  }
+}
+
 const usageOf = (u: CliResult['usage']): CliResult['usage'] => ({
   input_tokens: u.input_tokens,
   output_tokens: u.output_tokens,
@@ -59,6 +78,7 @@ export function toCliResult(summary: TurnSummary, sessionFile: string | undefine
   return {
     result: failed && errorText ? errorText : summary.finalText,
     is_error: failed,
+    stop_reason: stopReasonOf(summary),
     iterations: summary.iterations,
     usage: usageOf(summary.usage),
     cost_usd: summary.unpricedRequests > 0 ? null : roundUsd(summary.costUsd),

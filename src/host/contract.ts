@@ -42,6 +42,7 @@ export const SETTINGS = [
   'vertex.region',
   'vertex.projectId',
   'maxIterations',
+  'loopGuard.repeats',
   'permissionMode',
   'permissions.allow',
   'permissions.deny',

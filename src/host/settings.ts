@@ -30,6 +30,7 @@ export function readSettings(): TurnstoneSettings {
     vertexRegion: c.get<string>('vertex.region', '').trim(),
     vertexProjectId: c.get<string>('vertex.projectId', '').trim(),
     maxIterations: c.get<number>('maxIterations', 50),
+    loopGuardRepeats: Math.max(0, c.get<number>('loopGuard.repeats', 3)),
     permissionMode: (PERMISSION_MODES as readonly string[]).includes(mode) ? (mode as PermissionMode) : 'ask',
     allow: strings(c.get('permissions.allow')),
     deny: strings(c.get('permissions.deny')),

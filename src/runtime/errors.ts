@@ -1,6 +1,7 @@
 // Runtime errors carry a kind so hosts branch on values, never on message text
 // (ARCHITECTURE: errors are values at boundaries). An interrupt is not one of
 // them: it is always cancellation.ts's AbortedError.
+import { type LoopStop } from './loop/loop-guard';
 import { type SpendCapStop } from './spend/budget';
 import { type ModelErrorKind } from './types';
 
@@ -10,6 +11,7 @@ export type RuntimeErrorKind =
   | 'health_probe_failed'
   | 'prompt_blocked'
   | 'budget' // a spend cap would be passed by the next request
+  | 'loop' // the loop guard: one tool call met the same outcome too often
   | 'busy'
   | 'invalid_rule'
   | 'internal';
@@ -18,13 +20,16 @@ export class RuntimeError extends Error {
   override readonly name = 'RuntimeError';
   /** Kind `budget`: which cap and the figures, so a UI can offer to continue without reading the message. */
   readonly spendCap: SpendCapStop | undefined;
+  /** Kind `loop`: the call the guard stopped at, so a UI can name it and offer to go on. */
+  readonly loop: LoopStop | undefined;
   constructor(
     readonly kind: RuntimeErrorKind,
     message: string,
-    options?: { cause?: unknown; spendCap?: SpendCapStop },
+    options?: { cause?: unknown; spendCap?: SpendCapStop; loop?: LoopStop },
   ) {
     super(message, options);
     this.spendCap = options?.spendCap;
+    this.loop = options?.loop;
   }
 }
 

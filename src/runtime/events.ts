@@ -1,5 +1,6 @@
 // T12: what the runtime tells a UI or CLI. One discriminated union, rendered by
 // the webview, printed by the CLI (stream-json), asserted by tests.
+import { type LoopStop } from './loop/loop-guard';
 import { type SpendCapStop } from './spend/budget';
 import { type ContextInfo } from './context/context-window';
 import { type RuntimeErrorKind } from './errors';
@@ -69,7 +70,7 @@ export interface TurnSummary {
   /** The subagents the turn ran (the `agent` tool): each one's usage and cost are already in the turn's. */
   subagents: SubagentRun[];
   /** `requestId`: the provider's id of the failed request, what a user quotes to support. */
-  error?: { kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop };
+  error?: { kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop; loop?: LoopStop };
 }
 
 export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook' | 'prompt_blocked' | 'max_tokens' | 'budget_unpriced';
@@ -109,7 +110,7 @@ export type RuntimeEvent =
   | { type: 'subagent_finished'; agentId: string; report: SubagentReport }
   | { type: 'turn_ended'; summary: TurnSummary }
   /** `spendCap`: kind `budget`, which cap stopped the turn and the figures. */
-  | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop; summary: TurnSummary }
+  | { type: 'turn_failed'; turnId: string; kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop; loop?: LoopStop; summary: TurnSummary }
   | { type: 'turn_aborted'; turnId: string; summary: TurnSummary };
 
 export type RuntimeEventListener = (event: RuntimeEvent) => void;

@@ -172,10 +172,13 @@ export type PermissionSettlement = z.infer<typeof PermissionSettlement>;
 
 const Base = { id: Id, stepId: Id.optional() };
 
+/** The settings a paused card (spend cap, loop guard) may open. */
+const CardSetting = z.enum(['turnstone.maxCostPerTurnUsd', 'turnstone.maxCostPerSessionUsd', 'turnstone.loopGuard.repeats']);
+
 /** Why a turn failed, as the error card explains it (see src/host/panel/failure-text.ts). */
-/** `budget`: the provider's account is out of credit; `spend_cap`: one of Turnstone's own spend caps stopped the turn. */
+/** `budget`: the provider's account is out of credit; `spend_cap`: one of Turnstone's own spend caps stopped the turn; `loop`: the loop guard did. */
 /** `notice`: no failure, an answer the user asked for (the list of `/skills`), shown as a quiet card. */
-export const ErrorCause = z.enum(['no_key', 'auth', 'overloaded', 'rate_limit', 'network', 'server', 'budget', 'spend_cap', 'context', 'stalled', 'request', 'other', 'notice']);
+export const ErrorCause = z.enum(['no_key', 'auth', 'overloaded', 'rate_limit', 'network', 'server', 'budget', 'spend_cap', 'loop', 'context', 'stalled', 'request', 'other', 'notice']);
 export type ErrorCause = z.infer<typeof ErrorCause>;
 
 export const TranscriptItem = z.discriminatedUnion('kind', [
@@ -229,7 +232,7 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     /** action 'continue': how much more this session may spend when the user continues. */
     continueUsd: z.number().positive().max(1_000_000).optional(),
     /** action 'continue': the VS Code setting "Open setting" shows. */
-    setting: z.enum(['turnstone.maxCostPerTurnUsd', 'turnstone.maxCostPerSessionUsd']).optional(),
+    setting: CardSetting.optional(),
     /** A later retry (or the next turn) succeeded: the card collapses to one line without buttons. */
     resolved: z.boolean().optional(),
   }),
@@ -436,10 +439,12 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stop') }),
   /** Retry after the error item `itemId`. */
   z.object({ type: z.literal('retry'), itemId: Id }),
-  /** A spend-cap card's "Continue (+$x)": raise this session's allowance by the card's amount and go on. */
+  /** A spend-cap card's "Continue (+$x)": raise this session's allowance by the card's amount and go on; a loop-guard card's "Continue": go on. */
   z.object({ type: z.literal('continue_turn'), itemId: Id }),
-  /** A spend-cap card's "Open setting". Only Turnstone's spend-cap settings can be named. */
-  z.object({ type: z.literal('open_setting'), setting: z.enum(['turnstone.maxCostPerTurnUsd', 'turnstone.maxCostPerSessionUsd']) }),
+  /** A paused card's "Stop": the turn stays where it ended, and the card says so. */
+  z.object({ type: z.literal('dismiss_card'), itemId: Id }),
+  /** A paused card's "Open setting". Only the settings such a card names can be opened. */
+  z.object({ type: z.literal('open_setting'), setting: CardSetting }),
   /**
    * The user started typing in the panel (active) or paused for ~1.5 s, or left it
    * (not active). A modal approval dialog waits while they type, so no keystroke answers it.

@@ -3,7 +3,8 @@
 // no spinner, nothing queued into a stuck turn) and its card holds the key
 // field; a key saved there retries. A spend cap is a pause with "Continue
 // (+$x)" and "Open setting" naming the VS Code setting (no CLI flag); a request
-// the API refused (400) offers no Retry. (Overload's countdown: panel-first-run.)
+// the API refused (400) offers no Retry. The loop guard (issue 42) pauses the
+// same way, with Continue and Stop. (Overload's countdown: panel-first-run.)
 import * as assert from 'node:assert/strict';
 import { errorReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { type ChatWorkbench, screenshot, useChatWorkbench } from './workbench';
@@ -63,6 +64,35 @@ describe('e2e: a key rejected mid-session (issue 25.2)', function () {
     await chat.frame.locator('article.item.assistant', { hasText: 'Fresh turn.' }).waitFor({ timeout: 60_000 });
     const last = chat.frame.locator('article.item.user', { hasText: 'are you still there' });
     assert.equal(await last.locator('.delivery').count(), 0, 'sent as a new turn, not "sent while running"');
+  });
+
+  it('issue 42 loop guard: the same call with the same result 3 times pauses the turn: Continue goes on, Stop leaves it there', async () => {
+    const look = (i: number) => toolUseReply([{ id: `tu_loop_${i}`, name: 'glob_search', input: { pattern: '*.nothing' } }]);
+    chat.server.enqueue(look(1), look(2), look(3), textReply('Went on after the loop pause.'));
+    const before = chat.server.requests.length;
+    await send('find the config');
+    const card = chat.frame.locator('article.item.error.paused:not(.resolved)').last();
+    await card.waitFor({ timeout: 60_000 });
+    await idle();
+    assert.equal(chat.server.requests.length - before, 3, 'no request after the third identical result');
+    assert.match((await card.textContent()) ?? '', /Paused: the same tool call returned the same result 3 times in this turn \(glob_search \*\.nothing\)/);
+    assert.equal(await card.locator('button.retry').count(), 0);
+    await card.locator('button.dismiss').waitFor();
+    await card.locator('button.open-setting').waitFor();
+    await screenshot(chat.wb.page, 'stop-loop-guard.png');
+    await card.locator('button.continue').click();
+    await chat.frame.locator('article.item.assistant', { hasText: 'Went on after the loop pause.' }).waitFor({ timeout: 60_000 });
+    await idle();
+
+    chat.server.enqueue(look(4), look(5), look(6));
+    await send('find it again');
+    const second = chat.frame.locator('article.item.error.paused:not(.resolved)').last();
+    await second.waitFor({ timeout: 60_000 });
+    await idle();
+    const sent = chat.server.requests.length;
+    await second.locator('button.dismiss').click();
+    await chat.frame.locator('article.item.error.resolved', { hasText: 'Stopped here.' }).waitFor({ timeout: 30_000 });
+    assert.equal(chat.server.requests.length, sent, 'Stop sends nothing');
   });
 });
 

@@ -3,6 +3,7 @@
 // so the comparison itself is unit-tested: a slip here lets a workspace
 // loosen the policy without the user being asked.
 import { type TurnstoneSettings } from '../../agent/settings';
+import { canonicalJson } from '../../runtime/canonical-json';
 import { english, type Translate } from '../../webview/l10n-format';
 
 export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode' | 'allow' | 'deny' | 'ask' | 'sensitiveFiles' | 'hooks' | 'sandbox' | 'sandboxNetwork' | 'sandboxHideSecrets' | 'provider' | 'baseUrl' | 'webFetchAllowPrivateNetwork' | 'bashEnvPassthrough'> {
@@ -11,16 +12,6 @@ export interface PolicySettings extends Pick<TurnstoneSettings, 'permissionMode'
 }
 
 const MODE_RANK = { plan: 0, ask: 1, acceptEdits: 2, bypassPermissions: 3 } as const;
-
-/**
- * `value` as JSON with every object's keys in one order. A settings file rewritten with its keys
- * reordered defines the same servers, so it must not ask again; arrays (a command's args) keep their order.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
-}
 
 /** Each MCP server a workspace layer defines, by name, as canonical JSON (to see additions and changes). */
 function workspaceServers(m: PolicySettings['mcpServers']): Map<string, string> {

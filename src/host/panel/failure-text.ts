@@ -3,6 +3,7 @@
 // retries)") go to the log; the panel gets a cause, one plain sentence and
 // what to do next. No vscode import: the panel bridge (loaded with the core)
 // uses it too.
+import { type LoopStop } from '../../runtime/loop/loop-guard';
 import { type SpendCapStop, usd } from '../../runtime/spend/budget';
 import { english, type Translate } from '../../webview/l10n-format';
 import { type ErrorCause } from '../../webview/protocol';
@@ -28,6 +29,7 @@ const status = (message: string): number | undefined => {
 export function causeOf(kind: string, message: string): Exclude<ErrorCause, 'notice'> {
   const code = status(message);
   if (kind === 'budget') return 'spend_cap';
+  if (kind === 'loop') return 'loop';
   if (kind === 'auth') return /no .*api key/i.test(message) ? 'no_key' : 'auth';
   // A cloud provider's region, project or credentials: fixed in settings or the environment, like a refused request.
   if (kind === 'config') return 'request';
@@ -75,6 +77,9 @@ export function describeFailure(kind: string, message: string, provider = 'Anthr
     case 'spend_cap':
       // The card is built from the structured stop (spendCapCard); this is for a stop without its figures.
       return { cause, message: t('Stopped before the next request: it would pass your spend cap.'), hint: t('Raise Turnstone: Max Cost Per Turn Usd or Max Cost Per Session Usd in the settings, then send a message to go on.'), action: 'none' };
+    case 'loop':
+      // The card is built from the structured stop (loopCard); this is for a stop without it.
+      return { cause, message: t('Paused: the agent repeated the same tool call with the same outcome.'), hint: t('Send a message to go on or to steer it.'), action: 'none' };
     case 'context':
       return { cause, message: t('The conversation is too long for the model, even after compacting.'), hint: t('Start a new session, or remove large attachments.'), action: 'none' };
     case 'stalled':
@@ -120,6 +125,26 @@ export function spendCapCard(stop: SpendCapStop, perTurnCapUsd: number, t: Trans
     action: 'continue',
     continueUsd,
     setting,
+  };
+}
+
+export interface LoopCard extends FailureText {
+  setting: 'turnstone.loopGuard.repeats';
+}
+
+/**
+ * Issue 42, loop guard: like a spend cap, a pause before the next request, not a crash. Continue runs the
+ * next turn from where this one stopped (with the count started again); Stop leaves it there.
+ */
+export function loopCard(stop: LoopStop, t: Translate = english): LoopCard {
+  return {
+    cause: 'loop',
+    message: stop.outcome === 'error'
+      ? t('Paused: the same tool call failed the same way {0} times in this turn ({1}).', stop.repeats, stop.call)
+      : t('Paused: the same tool call returned the same result {0} times in this turn ({1}).', stop.repeats, stop.call),
+    hint: t('Nothing was lost. Continue lets the agent go on; Stop leaves the turn here so you can steer it. How many repeats pause a turn is the setting Turnstone: Loop Guard Repeats ({0}).', 'turnstone.loopGuard.repeats'),
+    action: 'continue',
+    setting: 'turnstone.loopGuard.repeats',
   };
 }
 

@@ -15,7 +15,7 @@ import { Attachment, SUBAGENT_STEPS_SHOWN, type HostEvent, type ImageData, MAX_C
 import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
 import { type BackgroundEvent } from '../../tools/shell/background';
 import { BackgroundFeed } from './background-feed';
-import { describeFailure, retryReason, spendCapCard } from './failure-text';
+import { describeFailure, loopCard, retryReason, spendCapCard } from './failure-text';
 import { permissionItemId } from '../approvals/permission-ids';
 
 export interface PanelBridgeOptions {
@@ -134,8 +134,9 @@ export class PanelBridge {
     return item;
   }
 
-  /** The same card again, now settled (`resolved`), with new words. */
+  /** The same card again, now settled (`resolved`), with new words (which a later turn's end keeps). */
   settleHostCard(item: ErrorItem, message: string): void {
+    this.unresolved = this.unresolved.filter((i) => i.id !== item.id);
     const { hint: _hint, ...rest } = item;
     this.post({ type: 'item_add', item: { ...rest, message, resolved: true } });
   }
@@ -287,7 +288,8 @@ export class PanelBridge {
         this.closeBlocks();
         // Plain words for the card; the raw message and kind are in the log (session controller).
         const cap = event.spendCap ? spendCapCard(event.spendCap, this.turnCapUsd(), this.t) : undefined;
-        const text = cap ?? describeFailure(event.kind, event.message, this.provider(), this.t);
+        const loop = event.loop ? loopCard(event.loop, this.t) : undefined;
+        const text = cap ?? loop ?? describeFailure(event.kind, event.message, this.provider(), this.t);
         const item: Extract<TranscriptItem, { kind: 'error' }> = {
           kind: 'error',
           id: this.newBlockId('e'),
@@ -298,6 +300,7 @@ export class PanelBridge {
           action: text.action,
           ...(text.hint ? { hint: text.hint } : {}),
           ...(cap ? { continueUsd: cap.continueUsd, setting: cap.setting } : {}),
+          ...(loop ? { setting: loop.setting } : {}),
           ...(event.requestId && /^[A-Za-z0-9_.:-]{1,200}$/.test(event.requestId) ? { requestId: event.requestId } : {}),
         };
         this.unresolved.push(item);

@@ -45,6 +45,14 @@ function toDecision(m: Extract<WebviewToHost, { type: 'permission_decision' }>):
   return { kind: 'allow', scope: m.decision === 'allow_session' ? 'session' : 'once' };
 }
 
+type ErrorItem = Extract<TranscriptItem, { kind: 'error' }>;
+
+/** An open card that paused a turn (a spend cap, the loop guard), as the host itself posted it. */
+function pausedCard(items: readonly TranscriptItem[], id: string): ErrorItem | undefined {
+  const item = items.find((i) => i.id === id);
+  return item?.kind === 'error' && item.action === 'continue' && !item.resolved && (item.cause === 'loop' || (!!item.continueUsd && !!item.setting)) ? item : undefined;
+}
+
 export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDeps): Promise<void> {
   const { controller, pending, log } = deps;
   switch (m.type) {
@@ -125,13 +133,20 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       deps.typing.panelTyping(m.active);
       return;
     case 'continue_turn': {
-      // Only a spend-cap card the host itself posted, with its own amount: the webview names an item, never a sum.
-      const item = deps.items().find((i) => i.id === m.itemId);
-      if (item?.kind !== 'error' || item.action !== 'continue' || item.resolved || !item.continueUsd || !item.setting) {
-        log.warn(`panel asked to continue after an item that is not an open spend-cap card: ${m.itemId}`);
+      const item = pausedCard(deps.items(), m.itemId);
+      if (!item) {
+        log.warn(`panel asked to continue after an item that is not an open paused card: ${m.itemId}`);
         return;
       }
-      await controller.continuePastCap(item.setting === 'turnstone.maxCostPerSessionUsd' ? 'session' : 'turn', item.continueUsd);
+      // The loop guard's count is the turn's: the next turn goes on from the kept results with a fresh one.
+      if (item.cause === 'loop') await controller.retry();
+      // Only a spend-cap card the host itself posted, with its own amount: the webview names an item, never a sum.
+      else if (item.continueUsd) await controller.continuePastCap(item.setting === 'turnstone.maxCostPerSessionUsd' ? 'session' : 'turn', item.continueUsd);
+      return;
+    }
+    case 'dismiss_card': {
+      const item = pausedCard(deps.items(), m.itemId);
+      if (item) controller.panel.settleHostCard(item, vscode.l10n.t('Stopped here. Send a message to go on or to steer the agent.'));
       return;
     }
     case 'open_setting':

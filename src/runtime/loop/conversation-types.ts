@@ -38,6 +38,8 @@ export interface ConversationConfig {
   /** Messages kept verbatim by compaction. Default 4. */
   keepRecent?: number;
   prices?: PriceTable;
+  /** The loop guard: one tool call meeting one outcome this many times in a turn stops it. Default 3; 0 turns it off. */
+  loopGuardRepeats?: number;
   /** T10: how many times in one turn a Stop hook may send the model back to work. Default 3. */
   maxStopHookBlocks?: number;
   /** Defaults to process.env; tests pass their own. */

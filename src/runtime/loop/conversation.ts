@@ -21,6 +21,7 @@ import { runSubagent, type SubagentParent } from './subagents';
 import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
 import { Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
+import { DEFAULT_LOOP_GUARD_REPEATS, loopStopMessage } from './loop-guard';
 import { newTurn, recordFileChange, textOf, turnSummary, type TurnState } from './turn-state';
 import { ModelError, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
 import { EMPTY_PLAN, reducePlan, type Plan } from '../plan';
@@ -177,7 +178,7 @@ export class ConversationRuntime {
   async runTurn(input: string, options: RunTurnOptions = {}): Promise<TurnSummary> {
     if (this.active) throw new RuntimeError('busy', 'a turn is already running: steer() or queue() instead');
     if (options.context) this.useContext(options.context);
-    const turn = newTurn(`turn-${++this.turnCounter}-${this.clock.now()}`, this.account, options.signal);
+    const turn = newTurn(`turn-${++this.turnCounter}-${this.clock.now()}`, this.account, options.signal, this.config.loopGuardRepeats ?? DEFAULT_LOOP_GUARD_REPEATS);
     this.active = turn;
     this.transcript.newTurn();
     const queued = this.steering.takeNext();
@@ -195,7 +196,8 @@ export class ConversationRuntime {
         const kind: RuntimeErrorKind = error instanceof RuntimeError || error instanceof ModelError ? error.kind : 'internal';
         const requestId = error instanceof ModelError ? error.details.requestId : undefined;
         const spendCap = error instanceof RuntimeError ? error.spendCap : undefined;
-        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}) });
+        const loop = error instanceof RuntimeError ? error.loop : undefined;
+        summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), ...(loop ? { loop } : {}) });
       }
     }
     turn.cancellation.dispose();
@@ -223,7 +225,10 @@ export class ConversationRuntime {
       prompter,
       prompts,
       emit: this.emitFn,
-      onFileChange: (c) => recordFileChange(turn.fileChanges, c),
+      onFileChange: (c) => {
+        recordFileChange(turn.fileChanges, c);
+        turn.loopGuard.reset();
+      },
       onPlan: (todos) => this.updatePlan(todos),
       cancellation: turn.cancellation,
       ...(this.isSubagent ? {} : { runSubagent: this.subagentRunner(turn, prompter, prompts) }),
@@ -272,6 +277,9 @@ export class ConversationRuntime {
       this.appendUser(blocks);
       turn.cancellation.throwIfCancelled();
       if (turn.spendCapStop) throw new RuntimeError('budget', turn.spendCapStop.message, { ...(turn.spendCapStop.spendCap ? { spendCap: turn.spendCapStop.spendCap } : {}) });
+      // Before another request: the results are kept, so Continue (a new turn) picks up from here.
+      const loop = turn.loopGuard.record(step.toolUses, results);
+      if (loop) throw new RuntimeError('loop', loopStopMessage(loop), { loop });
       if (this.steering.hasCurrent) await applyInterjections(this.inputPorts, turn.cancellation);
     }
   }
@@ -380,8 +388,8 @@ export class ConversationRuntime {
     const summary = turnSummary(turn, outcome, this.account, this.context, this.currentPlan, error);
     this.transcript.event('turn_ended', { turnId: turn.id, outcome, iterations: turn.iterations, ...this.account.totals, ...(error ? { error } : {}) });
     if (error) {
-      const { kind, message, requestId, spendCap } = error;
-      this.emit({ type: 'turn_failed', turnId: turn.id, kind, message, ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), summary });
+      const { kind, message, requestId, spendCap, loop } = error;
+      this.emit({ type: 'turn_failed', turnId: turn.id, kind, message, ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), ...(loop ? { loop } : {}), summary });
     }
     else this.emit({ type: 'turn_ended', summary });
     return summary;

@@ -73,6 +73,7 @@ function subagentConfig(parent: ConversationConfig, spec: SubagentSpec, policy: 
     ...(parent.permissionRules ? { permissionRules: parent.permissionRules } : {}),
     ...(parent.deniedTools ? { deniedTools: parent.deniedTools } : {}),
     ...(parent.maxIterations !== undefined ? { maxIterations: parent.maxIterations } : {}),
+    ...(parent.loopGuardRepeats !== undefined ? { loopGuardRepeats: parent.loopGuardRepeats } : {}),
     ...(parent.thinkingBudgetTokens !== undefined ? { thinkingBudgetTokens: parent.thinkingBudgetTokens } : {}),
     ...(parent.autoCompactPercent !== undefined ? { autoCompactPercent: parent.autoCompactPercent } : {}),
     // The window and output overrides are the user's for their model; another model keeps its own.

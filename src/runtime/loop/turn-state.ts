@@ -5,6 +5,7 @@ import { type ContextInfo } from '../context/context-window';
 import { type CompactionEvent, type SubagentRun, type TurnSummary } from '../events';
 import { type Plan } from '../plan';
 import { type SessionAccount } from '../spend/session-account';
+import { LoopGuard } from './loop-guard';
 import { subtractUsage } from '../spend/usage';
 import { type AssistantMessage, type FileChange, type Usage } from '../types';
 
@@ -34,9 +35,10 @@ export interface TurnState {
   spendCapStop?: NonNullable<TurnSummary['error']>;
   /** The subagents this turn ran, in the order they finished. */
   subagents: SubagentRun[];
+  loopGuard: LoopGuard;
 }
 
-export function newTurn(id: string, account: SessionAccount, signal: AbortSignal | undefined): TurnState {
+export function newTurn(id: string, account: SessionAccount, signal: AbortSignal | undefined, loopGuardRepeats: number): TurnState {
   return {
     id,
     iterations: 0,
@@ -54,6 +56,7 @@ export function newTurn(id: string, account: SessionAccount, signal: AbortSignal
     fileChanges: new Map(),
     cancellation: new TurnCancellation(signal),
     subagents: [],
+    loopGuard: new LoopGuard(loopGuardRepeats),
   };
 }
 

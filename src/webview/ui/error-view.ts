@@ -23,8 +23,8 @@ export class ErrorView implements ItemView {
       this.root.replaceChildren(el('div', { class: 'error-line' }, icon('pass'), el('span', { class: 'message' }, `${it.message}`), el('span', { class: 'resolved-tag' }, t('Resolved'))));
       return;
     }
-    // A spend cap is a stop the user chose: a pause, not an error.
-    const paused = it.cause === 'spend_cap';
+    // A spend cap or the loop guard is a stop the user chose: a pause, not an error.
+    const paused = it.cause === 'spend_cap' || it.cause === 'loop';
     // An answer the user asked for (/skills) is no error either.
     const notice = it.cause === 'notice';
     this.root.classList.toggle('paused', paused);
@@ -44,8 +44,14 @@ export class ErrorView implements ItemView {
       open.hidden = !!this.keyField;
       actions.push(open);
     }
-    if (it.action === 'continue' && it.continueUsd !== undefined) {
-      actions.push(button(t('Continue (+${0})', it.continueUsd.toFixed(2)), () => this.post({ type: 'continue_turn', itemId: it.id }), { icon: 'debug-continue', cls: 'continue' }));
+    if (it.action === 'continue') {
+      // The loop guard's Continue goes on as it is; a spend cap's names the sum the host allows on top.
+      if (it.cause === 'loop') {
+        actions.push(button(t('Continue'), () => this.post({ type: 'continue_turn', itemId: it.id }), { icon: 'debug-continue', cls: 'continue' }));
+        actions.push(button(t('Stop'), () => this.post({ type: 'dismiss_card', itemId: it.id }), { icon: 'debug-stop', secondary: true, cls: 'dismiss' }));
+      } else if (it.continueUsd !== undefined) {
+        actions.push(button(t('Continue (+${0})', it.continueUsd.toFixed(2)), () => this.post({ type: 'continue_turn', itemId: it.id }), { icon: 'debug-continue', cls: 'continue' }));
+      }
       const setting = it.setting;
       if (setting) actions.push(button(t('Open setting'), () => this.post({ type: 'open_setting', setting }), { icon: 'settings-gear', secondary: true, cls: 'open-setting', title: t('Open the setting {0}', setting) }));
     }

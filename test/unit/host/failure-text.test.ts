@@ -122,6 +122,25 @@ describe('spend-cap cards (issue 25.6)', () => {
     assert.deepEqual(resolved.map((i) => i.id), [card.id]);
   });
 
+  it('issue 42 loop guard: the bridge turns a loop stop into a paused card naming the call and the setting, with Continue and no Retry', () => {
+    const out: HostEvent[] = [];
+    const bridge = new PanelBridge((e) => out.push(e));
+    bridge.handle({ type: 'turn_started', turnId: 't1' } as RuntimeEvent);
+    bridge.handle({ type: 'turn_failed', turnId: 't1', kind: 'loop', message: 'loop guard: …', loop: { tool: 'bash', call: 'bash npm test', repeats: 3, outcome: 'error' }, summary });
+    const card = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'error' ? [e.item] : []))[0]!;
+    assert.equal(card.cause, 'loop');
+    assert.equal(card.action, 'continue');
+    assert.equal(card.retryable, false);
+    assert.equal(card.setting, 'turnstone.loopGuard.repeats');
+    assert.equal(card.continueUsd, undefined);
+    assert.equal(card.message, 'Paused: the same tool call failed the same way 3 times in this turn (bash npm test).');
+    // Stop settles it with its own words; a later turn's end does not put the old words back.
+    bridge.settleHostCard(card, 'Stopped here.');
+    bridge.handle({ type: 'turn_ended', summary });
+    const last = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'error' && e.item.id === card.id ? [e.item] : [])).at(-1)!;
+    assert.equal(last.message, 'Stopped here.');
+  });
+
   it('25.6: a refused request (400) and a rejected key offer no Retry', () => {
     assert.equal(describeFailure('invalid_request', 'anthropic: 400 messages: roles must alternate').action, 'none');
     assert.equal(describeFailure('auth', 'anthropic: 401 invalid x-api-key').action, 'set_key');

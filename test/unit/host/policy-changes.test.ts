@@ -2,7 +2,8 @@
 // as granting more is this comparison (policy-changes.ts); the guard's asking and remembering is
 // tested in the extension host (test/integration/policy-guard.test.ts).
 import assert from 'node:assert/strict';
-import { canonicalJson, changedPolicyKeys, loosenings, type PolicySettings } from '../../../src/host/approvals/policy-changes';
+import { canonicalJson } from '../../../src/runtime/canonical-json';
+import { changedPolicyKeys, loosenings, type PolicySettings } from '../../../src/host/approvals/policy-changes';
 
 const policy = (extra: Partial<PolicySettings> = {}): PolicySettings => ({
   permissionMode: 'ask',

@@ -64,11 +64,11 @@ describe('runtime: compaction', () => {
     const model = new ScriptedModel([
       // Each request carries ~100 tokens: 300 summed over three requests, but the context never nears 250.
       step('', [{ id: 'a', name: 'read_file', input: { path: 'x' } }], usage(40, 10, 60)),
-      step('', [{ id: 'b', name: 'read_file', input: { path: 'x' } }], usage(10, 10, 90)),
-      step('', [{ id: 'c', name: 'read_file', input: { path: 'x' } }], usage(10, 10, 230)),
+      step('', [{ id: 'b', name: 'read_file', input: { path: 'y' } }], usage(10, 10, 90)),
+      step('', [{ id: 'c', name: 'read_file', input: { path: 'z' } }], usage(10, 10, 230)),
       step('done', [], usage(100)),
     ]);
-    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '250' } });
+    const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X', y: 'X', z: 'X' }) }, { ...baseConfig, env: { TURNSTONE_AUTO_COMPACT_INPUT_TOKENS: '250' } });
     const events = recordEvents(rt);
     // A prompt worth summarising (issue 26: never a summary larger than what it removes).
     const s = await rt.runTurn(long('go'));
