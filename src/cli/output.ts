@@ -53,6 +53,7 @@ export function stopReasonOf(summary: TurnSummary): StopReason {
     case 'max_iterations':
       return 'max_iterations';
     case 'budget':
+    case 'unpriced':
       return 'spend_cap';
     case 'loop':
       return 'loop';

@@ -11,6 +11,7 @@ export type RuntimeErrorKind =
   | 'health_probe_failed'
   | 'prompt_blocked'
   | 'budget' // a spend cap would be passed by the next request
+  | 'unpriced' // a spend cap is set and the request's model has no price: it cannot be held to it
   | 'loop' // the loop guard: one tool call met the same outcome too often
   | 'busy'
   | 'invalid_rule'

@@ -73,7 +73,7 @@ export interface TurnSummary {
   error?: { kind: RuntimeErrorKind; message: string; requestId?: string; spendCap?: SpendCapStop; loop?: LoopStop };
 }
 
-export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook' | 'prompt_blocked' | 'max_tokens' | 'budget_unpriced';
+export type WarningKind = 'session_write' | 'compaction_fallback' | 'stop_hook_cap' | 'hook' | 'prompt_blocked' | 'max_tokens';
 
 export type RuntimeEvent =
   | { type: 'turn_started'; turnId: string; input: string }

@@ -28,7 +28,7 @@ const status = (message: string): number | undefined => {
 /** The cause behind a runtime error kind and the provider's message. */
 export function causeOf(kind: string, message: string): Exclude<ErrorCause, 'notice'> {
   const code = status(message);
-  if (kind === 'budget') return 'spend_cap';
+  if (kind === 'budget' || kind === 'unpriced') return 'spend_cap';
   if (kind === 'loop') return 'loop';
   if (kind === 'auth') return /no .*api key/i.test(message) ? 'no_key' : 'auth';
   // A cloud provider's region, project or credentials: fixed in settings or the environment, like a refused request.
@@ -75,6 +75,7 @@ export function describeFailure(kind: string, message: string, provider = 'Anthr
     case 'budget':
       return { cause, message: t('{0} refused the request: the account is out of credit or over its spending limit.', provider), hint: t('Add credit or raise the limit in your account, then send a message to go on.'), action: 'none' };
     case 'spend_cap':
+      if (kind === 'unpriced') return { cause, message: t('Nothing was sent: the model has no known price, so your spend cap could not be held.'), hint: t('Give its price in the setting turnstone.modelPrices (the Turnstone log has an example), or remove the spend cap.'), action: 'none' };
       // The card is built from the structured stop (spendCapCard); this is for a stop without its figures.
       return { cause, message: t('Stopped before the next request: it would pass your spend cap.'), hint: t('Raise Turnstone: Max Cost Per Turn Usd or Max Cost Per Session Usd in the settings, then send a message to go on.'), action: 'none' };
     case 'loop':

@@ -81,8 +81,8 @@ export function budgetExceeded(caps: SpendCaps, spent: SpendSoFar): (SpendCapSto
   return undefined;
 }
 
-/** Said once per session when a cap is set but the model has no price. */
-export function unpricedCapWarning(model: string, caps: SpendCaps): string {
+/** Why a request to a model without a price is refused while a cap is set: a cap it cannot count is no cap. */
+export function unpricedCapRefusal(model: string, caps: SpendCaps): string {
   const which = [caps.perTurnUsd ? `${usd(caps.perTurnUsd)} per turn` : '', caps.perSessionUsd ? `${usd(caps.perSessionUsd)} per session` : ''].filter(Boolean).join(', ');
-  return `No price is known for the model ${model}, so the spend cap (${which}) cannot be enforced and its cost is reported as unknown. Give its price in turnstone.modelPrices (CLI: --model-prices <file>), e.g. {"${model}": {"input": 2.5, "output": 10}} in US dollars per million tokens.`;
+  return `Nothing was sent: no price is known for the model ${model}, so the spend cap (${which}) could not be held. Give its price in turnstone.modelPrices (CLI: --model-prices <file>), e.g. {"${model}": {"input": 2.5, "output": 10}} in US dollars per million tokens, or remove the cap.`;
 }

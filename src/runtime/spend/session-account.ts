@@ -1,6 +1,6 @@
 // What the session has spent, and the one place a request is charged (C4) or held to a cap (issue 26):
 // the loop says when a request happened; this says what it cost and whether the next one may go.
-import { budgetExceeded, hasCap, unpricedCapWarning, worstCaseUsd, type SpendCaps, type SpendEstimate } from './budget';
+import { budgetExceeded, hasCap, unpricedCapRefusal, worstCaseUsd, type SpendCaps, type SpendEstimate } from './budget';
 import { estimateTextTokens, requestChars, type ContextMeter } from '../context/context-window';
 import { RuntimeError } from '../errors';
 import { type RuntimeEvent } from '../events';
@@ -44,8 +44,6 @@ export class SessionAccount {
   private readonly usage: UsageTracker;
   private model: string;
   private caps: SpendCaps = {};
-  /** Models the "cap cannot be enforced" warning was given for (once a session). */
-  private readonly unpricedWarned = new Set<string>();
   /** The step just charged is saved with its assistant message. */
   private stepToSave = false;
   /** The worst cases of requests let through and not yet over (a fan-out of subagents sends several at once). */
@@ -94,18 +92,13 @@ export class SessionAccount {
    * The one gate of every request (issue 26): steps, retries (with what their failed attempts were billed),
    * continuations and compaction summaries. The request is costed at its worst, its whole reply limit at
    * its model's output price; the per-session cap counts it too, and so do the worst cases of the requests
-   * still in flight. A model without a price cannot be held to a cap: that is said once, and the request goes.
+   * still in flight. A model without a price cannot be held to a cap: its request is refused (issue 42), never
+   * sent uncounted.
    */
   private readonly authorize = (request: ModelRequest, billed?: Usage): ReleaseSpend => {
     const caps = this.caps;
     const price = this.usage.priceOf(request.model);
-    if (!price) {
-      if (!this.unpricedWarned.has(request.model)) {
-        this.unpricedWarned.add(request.model);
-        this.ports.emit({ type: 'warning', kind: 'budget_unpriced', message: unpricedCapWarning(request.model, caps) });
-      }
-      return () => undefined;
-    }
+    if (!price) throw new RuntimeError('unpriced', unpricedCapRefusal(request.model, caps));
     const estimate = this.estimate(request);
     const turnCostAtStart = this.ports.turnCostAtStart();
     const turnUsd = turnCostAtStart !== undefined ? this.usage.costUsd - turnCostAtStart : 0;

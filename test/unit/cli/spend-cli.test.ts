@@ -86,16 +86,20 @@ describe('CLI: spend caps and costs (issue 26, node dist/cli.js against the mock
       );
     };
 
-    it('26.3: with --max-cost-usd and no price: one clear warning on stderr that the cap cannot be enforced, and cost_usd null, not 0', async () => {
+    it('issue 42 item 11 (was 26.3): with --max-cost-usd and no price nothing is sent: stop_reason spend_cap and an error naming --model-prices; without a cap, cost_usd null, not 0', async () => {
       twoSteps();
       const run = await runCli(['-p', 'read a', '--cwd', ws, '--model', 'gpt-4o', '--max-cost-usd', '0.01', '--output-format', 'json'], { env });
-      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.code, 1, run.stderr);
       const result = JSON.parse(run.stdout);
-      assert.equal(result.cost_usd, null);
-      assert.equal(result.usage.input_tokens, 120_100);
-      const warnings = run.stderr.split('\n').filter((l) => /cannot be enforced/.test(l));
-      assert.equal(warnings.length, 1, run.stderr);
-      assert.match(warnings[0]!, /^warning: No price is known for the model gpt-4o, so the spend cap \(\$0\.01 per turn\) cannot be enforced.*--model-prices <file>/);
+      assert.equal(result.stop_reason, 'spend_cap');
+      assert.match(result.result, /^Nothing was sent: no price is known for the model gpt-4o, so the spend cap \(\$0\.01 per turn\) could not be held.*--model-prices <file>/);
+      assert.equal(api.requests.length, 0);
+
+      const uncapped = await runCli(['-p', 'read a', '--cwd', ws, '--model', 'gpt-4o', '--output-format', 'json'], { env });
+      assert.equal(uncapped.code, 0, uncapped.stderr);
+      const free = JSON.parse(uncapped.stdout);
+      assert.equal(free.cost_usd, null);
+      assert.equal(free.usage.input_tokens, 120_100);
     });
 
     it('26.3: --model-prices gives the model a price: the cost is counted and the cap holds', async () => {

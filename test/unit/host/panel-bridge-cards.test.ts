@@ -19,17 +19,19 @@ const run = (events: RuntimeEvent[], describeTool?: (name: string) => { server: 
 const lastUpdate = (out: HostEvent[], id: string) => out.filter((e): e is Extract<HostEvent, { type: 'tool_update' }> => e.type === 'tool_update' && e.id === id).at(-1)!;
 
 describe('panel bridge: tool and approval cards (issue 25)', () => {
-  it('26.3: a spend cap on a model with no known price reaches the panel as one card that names the setting', async () => {
-    const model = new ScriptedModel([step('one', [], usage(60_000, 10)), step('two', [], usage(60_000, 10))]);
+  it('issue 42 item 11 (was 26.3): a spend cap on a model with no known price refuses the turn with a card that names the setting and offers no Retry', async () => {
+    const model = new ScriptedModel([step('one', [], usage(60_000, 10))]);
     const rt = new ConversationRuntime({ model, tools: memoryTools() }, { ...baseConfig, model: 'gpt-4o', maxCostPerTurnUsd: 0.01 });
     const out: HostEvent[] = [];
     const bridge = new PanelBridge((e) => out.push(e), {});
     rt.subscribe((event) => bridge.handle(event));
     await rt.runTurn('go');
-    await rt.runTurn('more');
-    const cards = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'error' && e.item.errorKind === 'budget_unpriced' ? [e.item] : []));
-    assert.equal(cards.length, 1, 'one card per session, not one per request');
-    assert.match(cards[0]!.message, /No price is known for the model gpt-4o, so the spend cap \(\$0\.01 per turn\) cannot be enforced.*turnstone\.modelPrices/);
+    const cards = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'error' && e.item.errorKind === 'unpriced' ? [e.item] : []));
+    assert.equal(cards.length, 1);
+    assert.match(cards[0]!.message, /Nothing was sent: the model has no known price/);
+    assert.match(cards[0]!.hint ?? '', /turnstone\.modelPrices/);
+    assert.equal(cards[0]!.retryable, false);
+    assert.equal(model.requests.length, 0);
     for (const e of out) assert.ok(HostEventSchema.safeParse(e).success);
   });
 

@@ -76,7 +76,7 @@ describe('runtime: live model facts reach the loop (issue 31)', () => {
     assert.equal(set.context.config.contextWindow, 64_000);
   });
 
-  it('a spend cap holds with the listed price; without any price the cap cannot be enforced and says so', async () => {
+  it('a spend cap holds with the listed price; without any price a capped request is refused (issue 42 item 11)', async () => {
     // 8192 reply tokens at a listed $15/M could cost $0.12: over a $0.10 cap, so nothing is sent.
     const live: ListedModel = { id: LOCAL, contextWindow: 200_000, price: { inputPerMTok: 3, outputPerMTok: 15 } };
     const capped = new ScriptedModel([step('hi')]);
@@ -88,10 +88,9 @@ describe('runtime: live model facts reach the loop (issue 31)', () => {
 
     const unpriced = new ScriptedModel([step('hi')]);
     const u = runtime(settings({ 'turnstone.maxCostPerTurnUsd': 0.1 }), { id: LOCAL, contextWindow: 200_000 }, unpriced);
-    const events = recordEvents(u.rt);
     const t = await u.rt.runTurn('hello');
-    assert.equal(t.outcome, 'completed');
-    assert.ok(events.some((e) => e.type === 'warning' && e.kind === 'budget_unpriced'));
+    assert.equal(t.error?.kind, 'unpriced', 'a capped request to a model without a price is refused (issue 42 item 11)');
+    assert.equal(unpriced.requests.length, 0);
 
     // A settings price is the user's word, above the list's: $0.01/M makes the same request fit the cap.
     const cheap = new ScriptedModel([step('hi')]);

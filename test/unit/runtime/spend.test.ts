@@ -126,17 +126,21 @@ describe('runtime: spend caps that hold, costs that are facts (issue 26)', () =>
     assert.equal(model.requests.length, 1);
   });
 
-  it('26.3: with a cap and no price for the model: one clear warning per session, requests still go, the cost is unknown; turnstone.modelPrices gives it a price', async () => {
-    const model = new ScriptedModel([read('a'), step('done', [], usage(60_000, 10)), step('again', [], usage(60_000, 10))]);
+  it('issue 42 item 11 (was 26.3): with a cap and no price for the model nothing is sent, and the error names turnstone.modelPrices; without a cap the cost is unknown; turnstone.modelPrices gives it a price', async () => {
+    const model = new ScriptedModel([read('a'), step('done', [], usage(60_000, 10))]);
     const rt = new ConversationRuntime({ model, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, model: 'gpt-4o', maxCostPerTurnUsd: 0.01 });
-    const events = recordEvents(rt);
     const s = await rt.runTurn('go');
-    await rt.runTurn('more');
-    assert.equal(s.outcome, 'completed');
-    const warnings = events.filter((e) => e.type === 'warning' && e.kind === 'budget_unpriced');
-    assert.equal(warnings.length, 1, 'once, not per request or per turn');
-    assert.match(warnings[0]!.type === 'warning' ? warnings[0]!.message : '', /No price is known for the model gpt-4o, so the spend cap \(\$0\.01 per turn\) cannot be enforced.*turnstone\.modelPrices \(CLI: --model-prices <file>\)/);
-    assert.ok(s.unpricedRequests > 0);
+    assert.equal(s.outcome, 'failed');
+    assert.equal(s.error?.kind, 'unpriced');
+    assert.match(s.error?.message ?? '', /^Nothing was sent: no price is known for the model gpt-4o, so the spend cap \(\$0\.01 per turn\) could not be held\..*turnstone\.modelPrices \(CLI: --model-prices <file>\)/);
+    assert.equal(model.requests.length, 0, 'a cap it cannot count is no cap: the request was never sent');
+
+    const uncapped = new ScriptedModel([read('a'), step('done', [], usage(60_000, 10))]);
+    const rt0 = new ConversationRuntime({ model: uncapped, tools: memoryTools({ x: 'X' }) }, { ...baseConfig, model: 'gpt-4o' });
+    const events = recordEvents(rt0);
+    const u = await rt0.runTurn('go');
+    assert.equal(u.outcome, 'completed');
+    assert.ok(u.unpricedRequests > 0);
     const usageEvent = events.find((e) => e.type === 'usage');
     assert.ok(usageEvent?.type === 'usage' && usageEvent.stepCostUsd === null);
 
