@@ -10,7 +10,11 @@ import { commentMarker, GitHubApi, GitHubError, hasWriteAccess, readEvent, SERVE
 import { InputError, readInputs, secretsIn, type ActionInputs, type Env } from './inputs';
 import { ProgressLog } from './progress';
 import { commentText, summaryMarkdown, type TurnReport } from './report';
-import { planTurn, runTurn, type TurnOutcome } from './turn';
+import { planTurn, runTurn, RUNNER_ONLY, type TurnOutcome } from './turn';
+import { snapshotRunnerFiles } from './runner-files';
+import { maskSecrets, maskSecretsInFile } from './session-mask';
+import { scrubStartEnvironment } from '../cli/relaunch';
+import { looksLikeCredential } from '../runtime/policy/secret-env';
 import { appendSummary, setOutput, SUMMARY_LIMIT_BYTES, WorkflowLog } from './workflow';
 
 const log = new WorkflowLog({ write: (text) => process.stdout.write(text) });
@@ -68,9 +72,21 @@ async function trustProblem(inputs: ActionInputs, ctx: EventContext, api: GitHub
   return undefined;
 }
 
+/**
+ * What this process must not show through /proc/<pid>/environ, which any command of the same user can read
+ * with the sandbox off: its inputs (the keys arrive as INPUT_*), the runner's tokens and credentials, and
+ * where the runner's file commands are. Its own copy of the environment keeps them.
+ */
+function hideStartEnvironment(env: Env): void {
+  const hidden = Object.keys(env).filter((n) => n.startsWith('INPUT_') || RUNNER_ONLY.includes(n) || looksLikeCredential(n));
+  if (!scrubStartEnvironment(hidden) && process.platform === 'linux') log.warning('could not hide the inputs from /proc/<pid>/environ; keep turnstone.sandbox on (the default) so commands cannot read them');
+}
+
 async function main(env: Env): Promise<number> {
   // Before anything else is printed: from here on the runner shows *** for each.
-  for (const secret of secretsIn(env)) log.mask(secret);
+  const secrets = secretsIn(env);
+  for (const secret of secrets) log.mask(secret);
+  hideStartEnvironment(env);
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   let inputs: ActionInputs;
   let ctx: EventContext;
@@ -95,6 +111,7 @@ async function main(env: Env): Promise<number> {
 
   const sessionName = `turnstone-${env.GITHUB_RUN_ID ?? 'local'}-${env.GITHUB_RUN_ATTEMPT ?? '1'}-${randomBytes(3).toString('hex')}`;
   const plan = planTurn(inputs, env, { workspace, temp: env.RUNNER_TEMP || os.tmpdir(), sessionName });
+  const runnerFiles = snapshotRunnerFiles(env);
   const progress = new ProgressLog(log);
   log.line(`Turnstone: one turn in ${workspace} (permission mode ${inputs.permissionMode}${inputs.maxCostUsd ? `, at most $${inputs.maxCostUsd}` : ''})`);
   const outcome = await runTurn(path.join(__dirname, 'cli.js'), plan, {
@@ -102,13 +119,19 @@ async function main(env: Env): Promise<number> {
     onStderr: (text) => log.untrusted(text),
   });
   progress.finish();
+  // Before the action's own outputs: nothing the turn wrote there reaches the steps after this one.
+  const tampered = runnerFiles.restoreChanged();
 
   const cli = outcome.result;
+  const sessionFile = existsSync(plan.sessionFile) ? plan.sessionFile : undefined;
+  if (sessionFile) maskSecretsInFile(sessionFile, secrets);
+  const tamperNote = tampered.length > 0 ? `the agent's commands wrote to the runner's ${tampered.join(', ')}, which would have changed the steps after this one: Turnstone put back what was there, and fails the run` : undefined;
   const report: TurnReport = {
-    result: cli ? cli.result : failureText(outcome),
-    isError: cli ? cli.is_error || outcome.exitCode !== 0 : true,
+    // The reply goes into a comment anyone can read: a secret it repeats is masked there as in the log.
+    result: maskSecrets(tamperNote ?? (cli ? cli.result : failureText(outcome)), secrets),
+    isError: tamperNote !== undefined || (cli ? cli.is_error || outcome.exitCode !== 0 : true),
     cli,
-    sessionFile: existsSync(plan.sessionFile) ? plan.sessionFile : undefined,
+    sessionFile,
     artifactName: inputs.sessionArtifactName || undefined,
   };
   writeOutputs(env, report, cli?.cost_usd);
@@ -129,7 +152,8 @@ async function main(env: Env): Promise<number> {
   return report.isError ? 1 : 0;
 }
 
-main(process.env).then(
+// A copy: hiding the start environment changes what process.env reads from then on.
+main({ ...process.env }).then(
   (code) => {
     process.exitCode = code;
   },

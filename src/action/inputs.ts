@@ -4,6 +4,7 @@
 // is an InputError naming the input to fix.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { looksLikeCredential } from '../runtime/policy/secret-env';
 
 export const PERMISSION_MODES = ['plan', 'ask', 'acceptEdits', 'bypassPermissions'] as const;
 export type ActionPermissionMode = (typeof PERMISSION_MODES)[number];
@@ -155,10 +156,16 @@ export function secretsIn(env: Env): string[] {
   const names = ['anthropic_api_key', 'openai_api_key', 'github_token'].map(inputVariable);
   names.push('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'GITHUB_TOKEN');
   const values = new Set<string>();
-  for (const name of names) {
-    const raw = env[name];
-    if (raw === undefined) continue;
+  const add = (raw: string) => {
     for (const v of [raw, raw.trim()]) if (v.trim() !== '') values.add(v);
+  };
+  for (const name of names) if (env[name] !== undefined) add(env[name]);
+  // The job's own credentials (a secret passed with `env:`, the runner's tokens), by the names commands lose
+  // them by. Not the other inputs: the prompt is no secret. A value this short would mask common words.
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && !name.startsWith('INPUT_') && looksLikeCredential(name) && value.trim().length >= MIN_ENV_SECRET_LENGTH) add(value);
   }
   return [...values];
 }
+
+const MIN_ENV_SECRET_LENGTH = 8;

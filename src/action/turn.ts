@@ -6,9 +6,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type CliResult } from '../cli/output';
 import { type ActionInputs, type Env } from './inputs';
+import { RUNNER_FILE_VARIABLES } from './runner-files';
 
 /** Variables the agent's process must never get: the runner's own tokens, and the files whose content changes later steps. */
-const RUNNER_ONLY = [
+export const RUNNER_ONLY: readonly string[] = [
   'GITHUB_TOKEN',
   'ACTIONS_RUNTIME_TOKEN',
   'ACTIONS_RUNTIME_URL',
@@ -17,11 +18,7 @@ const RUNNER_ONLY = [
   'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
   'ACTIONS_ID_TOKEN_REQUEST_URL',
   // A command that appends to these would set variables, PATH entries or outputs for the steps after this one.
-  'GITHUB_ENV',
-  'GITHUB_PATH',
-  'GITHUB_OUTPUT',
-  'GITHUB_STATE',
-  'GITHUB_STEP_SUMMARY',
+  ...RUNNER_FILE_VARIABLES,
 ];
 
 export interface TurnPlan {

@@ -1,13 +1,15 @@
-// The provider key must be in no environment a command can read. Deleting it
+// The provider key, and every other credential-looking variable (cloud keys,
+// a CI job's tokens), must be in no environment a command can read. Deleting it
 // from process.env is not enough: /proc/<pid>/environ shows the environment a
-// process started with. So the CLI started with a key in its environment
-// (the launcher) starts the real CLI again without it and hands the key over
-// on a pipe (fd 3): the process that runs commands never had it. The launcher
-// stays as the commands' ancestor, so it also overwrites the key in its own
+// process started with. So the CLI started with one in its environment
+// (the launcher) starts the real CLI again without them and hands them over
+// on a pipe (fd 3): the process that runs commands never had them at start. The
+// launcher stays as the commands' ancestor, so it also overwrites them in its own
 // start environment (/proc/self/mem), which is what /proc/<pid>/environ reads.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { looksLikeCredential } from '../runtime/policy/secret-env';
 import { CREDENTIAL_ENV_VARS } from '../tools/node-adapter';
 
 /** Set in the relaunched CLI's environment: the fd its credentials arrive on. Not a secret itself. */
@@ -16,12 +18,12 @@ const FD = 3;
 
 export type Credentials = Record<string, string>;
 
+/** What travels on the pipe: the provider's key variables and whatever else looks like a credential. */
+const travelsOnPipe = (name: string) => name !== CREDENTIALS_FD_ENV && (CREDENTIAL_ENV_VARS.includes(name) || looksLikeCredential(name));
+
 function credentialsIn(env: NodeJS.ProcessEnv): Credentials {
   const found: Credentials = {};
-  for (const name of CREDENTIAL_ENV_VARS) {
-    const value = env[name];
-    if (value !== undefined) found[name] = value;
-  }
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && travelsOnPipe(name)) found[name] = value;
   return found;
 }
 
@@ -80,11 +82,11 @@ export function scrubStartEnvironment(names: readonly string[]): boolean {
 export function relaunchWithoutCredentials(): Promise<number> {
   const credentials = credentialsIn(process.env);
   const env: NodeJS.ProcessEnv = { ...process.env, [CREDENTIALS_FD_ENV]: String(FD) };
-  for (const name of CREDENTIAL_ENV_VARS) {
+  for (const name of Object.keys(credentials)) {
     delete env[name];
     delete process.env[name];
   }
-  scrubStartEnvironment(CREDENTIAL_ENV_VARS);
+  scrubStartEnvironment(Object.keys(credentials));
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     env,
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
@@ -129,6 +131,16 @@ export function relaunchWithoutCredentials(): Promise<number> {
  * session and a terminal that someone else may be using by now.
  */
 export function receiveCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
+  return receivePipe(env).then((credentials) => {
+    // Back into process.env, which lives in memory /proc/<pid>/environ never shows: the cloud SDKs read their
+    // keys there. Not the provider's key: it goes only where a request is made. Children get none of them
+    // (childEnv) unless turnstone.bash.env.passthrough names one.
+    for (const [name, value] of Object.entries(credentials)) if (!CREDENTIAL_ENV_VARS.includes(name)) process.env[name] = value;
+    return credentials;
+  });
+}
+
+function receivePipe(env: NodeJS.ProcessEnv): Promise<Credentials> {
   const fdText = env[CREDENTIALS_FD_ENV];
   if (fdText === undefined) return Promise.resolve({});
   delete process.env[CREDENTIALS_FD_ENV];
@@ -150,7 +162,7 @@ export function receiveCredentials(env: NodeJS.ProcessEnv = process.env): Promis
       try {
         const parsed = JSON.parse(line) as unknown;
         if (parsed && typeof parsed === 'object') {
-          for (const [k, v] of Object.entries(parsed)) if (CREDENTIAL_ENV_VARS.includes(k) && typeof v === 'string') credentials[k] = v;
+          for (const [k, v] of Object.entries(parsed)) if (travelsOnPipe(k) && typeof v === 'string') credentials[k] = v;
         }
       } catch {
         // Nothing usable arrived: run without credentials (the CLI then says how to set a key).

@@ -163,6 +163,59 @@ describe('GitHub Action: the entry against the scripted model API and a GitHub s
     }
   });
 
+  it('issue 42 items 2 and 5: with the sandbox off a command finds no input or runner token in any /proc/<pid>/environ, and a job secret the turn saw is masked in the session file and the reply', async () => {
+    gh.roles.set('maintainer-mae', 'admin');
+    const jobSecret = 'deploy-secret-4411aa-zz';
+    const runtimeToken = 'runtime-token-5566bb-zz';
+    // Every environment of this user's processes, one variable a line, only the ones that would matter.
+    const look = `for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$f" 2>/dev/null; done | grep -a -e '^INPUT_ANTHROPIC_API_KEY=' -e '^INPUT_GITHUB_TOKEN=' -e '^ACTIONS_RUNTIME_TOKEN=' -e '^DEPLOY_TOKEN=' | sort -u`;
+    api.enqueue(toolUseReply([{ id: 'tu_proc', name: 'bash', input: { command: look } }]), textReply(`The deploy token is ${jobSecret}.`));
+    const run = await runAction({
+      inputs: inputs({ allowed_rules: 'bash\n', settings: '{"turnstone.sandbox": "off"}' }),
+      env: { ...env, GITHUB_EVENT_NAME: 'pull_request', ACTIONS_RUNTIME_TOKEN: runtimeToken, DEPLOY_TOKEN: jobSecret },
+      eventFile: PULL_REQUEST,
+      workspace: ws,
+    });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const seen = JSON.stringify(api.bodies[1]!.messages);
+    assert.match(seen, /INPUT_ANTHROPIC_API_KEY=x+/, 'the action process was there to read, its key overwritten');
+    for (const secret of [KEY, TOKEN, runtimeToken, jobSecret]) assert.ok(!seen.includes(secret), `a command read ${secret}`);
+    const session = readFileSync(run.outputs.session_file!, 'utf8');
+    assert.ok(!session.includes(jobSecret), 'the job secret is in the uploaded session file');
+    assert.match(session, /The deploy token is \*\*\*\./);
+    assert.equal(run.outputs.result, 'The deploy token is ***.');
+    assert.match(run.stdout, new RegExp(`^::add-mask::${jobSecret}$`, 'm'), 'registered with the runner like the keys');
+  });
+
+  it('issue 42 item 5: what the turn wrote to GITHUB_ENV and GITHUB_PATH is put back before the step ends, and the run fails saying so', async () => {
+    gh.roles.set('maintainer-mae', 'admin');
+    const files = mkdtempSync(path.join(os.tmpdir(), 'turnstone-runner-files-'));
+    const envFile = path.join(files, 'set_env_1');
+    const pathFile = path.join(files, 'add_path_1');
+    writeFileSync(envFile, 'KEEP=1\n');
+    writeFileSync(pathFile, '');
+    try {
+      // A script of the pull request's: what it touches is past the command analysis's sight (the sandbox is off).
+      writeFileSync(path.join(ws, 'setup.sh'), `echo EVIL=1 >> ${envFile}\necho /tmp/evil >> ${pathFile}\n`);
+      api.enqueue(toolUseReply([{ id: 'tu_env', name: 'bash', input: { command: 'sh setup.sh' } }]), textReply('All set.'));
+      const run = await runAction({
+        inputs: inputs({ allowed_rules: 'bash\n', settings: '{"turnstone.sandbox": "off"}' }),
+        env: { ...env, GITHUB_EVENT_NAME: 'pull_request', GITHUB_ENV: envFile, GITHUB_PATH: pathFile },
+        eventFile: PULL_REQUEST,
+        workspace: ws,
+      });
+      assert.equal(api.requests.length, 2);
+      assert.doesNotMatch(JSON.stringify(api.bodies[1]!.messages), /Permission denied/, 'the command ran');
+      assert.equal(readFileSync(envFile, 'utf8'), 'KEEP=1\n');
+      assert.equal(readFileSync(pathFile, 'utf8'), '');
+      assert.equal(run.code, 1);
+      assert.equal(run.outputs.is_error, 'true');
+      assert.match(run.outputs.result!, /wrote to the runner's GITHUB_ENV, GITHUB_PATH.*put back what was there/);
+    } finally {
+      rmSync(files, { recursive: true, force: true });
+    }
+  });
+
   it('a failing turn (the API answers 401) sets is_error, exits non-zero and says why on the thread', async () => {
     gh.roles.set('maintainer-mae', 'write');
     api.enqueue(errorReply(401, 'authentication_error', 'invalid x-api-key'));

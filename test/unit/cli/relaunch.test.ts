@@ -41,11 +41,13 @@ describe('CLI: relaunched without the provider key', function () {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  it("neither the launcher's nor the worker's /proc/<pid>/environ holds the key; a SIGKILLed launcher takes the worker with it", async () => {
+  it("neither the launcher's nor the worker's /proc/<pid>/environ holds the key, nor (issue 42 item 2) a cloud key or a job token; a SIGKILLed launcher takes the worker with it", async () => {
+    const AWS = `aws-secret-${Date.now().toString(36)}-canary`;
+    const NPM = `npm-token-${Date.now().toString(36)}-canary`;
     server.enqueue(toolUseReply([{ id: 'tu_sleep', name: 'bash', input: { command: 'sleep 30' } }]), textReply('done'));
     let launcher = 0;
     const run = runCli(['-p', 'wait', '--cwd', ws, '--permission-mode', 'bypassPermissions'], {
-      env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY },
+      env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY, AWS_SECRET_ACCESS_KEY: AWS, NPM_TOKEN: NPM },
       onSpawn: (child) => {
         launcher = child.pid!;
       },
@@ -59,6 +61,7 @@ describe('CLI: relaunched without the provider key', function () {
     assert.equal(result.signal, 'SIGKILL');
     assert.equal(environs.launcher.includes(KEY), false, 'the key is in the launcher environ');
     assert.equal(environs.worker.includes(KEY), false, 'the key is in the worker environ');
+    for (const secret of [AWS, NPM]) for (const [which, text] of Object.entries(environs)) assert.equal(text.includes(secret), false, `${secret} is in the ${which} environ`);
     assert.match(environs.launcher, /ANTHROPIC_API_KEY=x+\0/, 'the launcher entry was overwritten, not missing (the check reads the right process)');
     const gone = await until(() => (isAlive(worker!) ? undefined : true), 5_000);
     assert.ok(gone, `worker ${worker} outlived the killed launcher`);
