@@ -9,12 +9,28 @@
 import { knownModelLimits } from '../runtime/context/context-window';
 import { type ListedModel } from '../runtime/providers/model-lists';
 import { withLiveFacts } from '../runtime/providers/model-facts';
-import { normalizeBaseUrl } from '../runtime/providers/presets';
+import { displayUrl, normalizeBaseUrl } from '../runtime/providers/presets';
 import { priceFor, type PriceTable } from '../runtime/spend/usage';
 
 import { FAMILIES, newestOf } from '../runtime/providers/model-families';
 
 export { MODEL_CHOICES, newestOf } from '../runtime/providers/model-families';
+
+/**
+ * The heading of the provider in use's own list: the provider, a preset's name, or the server's address
+ * (`openai` pointed at a proxy lists the proxy's models). `unnamed`: an OpenAI-compatible provider with no server.
+ */
+export function providerListLabel(provider: string, baseUrl: string | undefined, preset: { label: string } | undefined, unnamed: string): string {
+  if (provider === 'anthropic') return 'Anthropic';
+  if (preset) return preset.label;
+  if (baseUrl) return displayUrl(baseUrl);
+  return provider === 'openai' ? 'OpenAI' : unnamed;
+}
+
+/** Whether the provider's list is refused without a key, so a missing one is said rather than fetched into a 401. */
+export function listNeedsKey(provider: string, preset: { keyVariable?: string | undefined } | undefined): boolean {
+  return provider === 'anthropic' || provider === 'openai' || preset?.keyVariable !== undefined;
+}
 
 /** The model in use stays pickable even when the list lacks it (an id typed earlier, a retired model): then it comes first. */
 export function withCurrentModel<T extends { id: string }>(models: readonly T[], current: string): ReadonlyArray<T | { id: string }> {

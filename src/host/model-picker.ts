@@ -7,9 +7,9 @@ import * as vscode from 'vscode';
 import { missingKeyMessage } from '../runtime/providers/key-hints';
 import { type CatalogList } from '../runtime/providers/model-catalog';
 import { type ListedModel, type ModelListSource } from '../runtime/providers/model-lists';
-import { displayUrl, listSourceFor, PROVIDER_PRESETS, type ProviderPreset } from '../runtime/providers/presets';
+import { listSourceFor, PROVIDER_PRESETS, type ProviderPreset } from '../runtime/providers/presets';
 import { type PriceTable } from '../runtime/spend/usage';
-import { familyEntries, type CurrentChoice, type LoadedSource, MODEL_CHOICES, type ModelChoice, type ModelSource, pickerRows, withCurrentModel, withTurnFacts } from './model-choices';
+import { familyEntries, type CurrentChoice, listNeedsKey, type LoadedSource, MODEL_CHOICES, type ModelChoice, type ModelSource, pickerRows, providerListLabel, withCurrentModel, withTurnFacts } from './model-choices';
 import { baseUrlInUse, hostModelCatalog, presetInUse } from './model-lists';
 import { type ApiKeys } from './secrets';
 import { KeyDestinations } from './session/key-destination';
@@ -53,7 +53,7 @@ const savedNote = (list: CatalogList) => (list.fromCache ? vscode.l10n.t('offlin
 function providerSource(deps: ModelPickerDeps, s: TurnstoneSettings, facts: TurnFacts): ModelSource {
   const baseUrl = baseUrlInUse(s);
   const preset = presetInUse(s);
-  const label = s.provider === 'anthropic' ? 'Anthropic' : (preset?.label ?? (baseUrl ? displayUrl(baseUrl) : vscode.l10n.t('OpenAI-compatible server')));
+  const label = providerListLabel(s.provider, baseUrl, preset, vscode.l10n.t('OpenAI-compatible server'));
   const withFacts = (models: readonly ListedModel[]) => withCurrentModel(models, s.model).map((m) => withTurnFacts(m, facts));
   const builtIn = (note: string): LoadedSource => {
     if (s.provider !== 'anthropic') return { models: withFacts([]), note };
@@ -68,7 +68,7 @@ function providerSource(deps: ModelPickerDeps, s: TurnstoneSettings, facts: Turn
       // A workspace-chosen server gets the key only once the user allowed it (asked at the first request, not here).
       if (!new KeyDestinations(deps.context.globalState).allowedWithoutAsking(s.baseUrl || undefined)) return builtIn(vscode.l10n.t('not listed: this workspace chose the server and you have not allowed it yet'));
       const apiKey = await deps.keys.get(s.provider, preset);
-      if (!apiKey && (s.provider === 'anthropic' || preset?.keyVariable)) return builtIn(missingKeyMessage(s.provider, preset));
+      if (!apiKey && listNeedsKey(s.provider, preset)) return builtIn(missingKeyMessage(s.provider, preset));
       const got = await fetchList(deps, source, apiKey);
       if ('error' in got) return builtIn(s.provider === 'anthropic' ? vscode.l10n.t('built-in list: {0}', got.error) : got.error);
       const models = withFacts(got.list.models);

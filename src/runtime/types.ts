@@ -52,6 +52,8 @@ export interface ToolUseBlock {
   name: string;
   /** Parsed input. When the model sent malformed JSON the loop records `{}` here and answers with an is_error result (T5). */
   input: Record<string, unknown>;
+  /** The model's own input text when it did not parse: a provider that takes a call's arguments as text (OpenAI's Responses API) sends it back, so the model sees what it wrote rather than `{}`. */
+  unparsedInput?: string;
 }
 
 /** The image formats both providers accept (and the only ones Turnstone sends). */

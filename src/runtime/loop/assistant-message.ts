@@ -96,7 +96,7 @@ export class AssistantMessageBuilder {
         this.flushText();
         const id = this.idOf(event.id);
         const { input, error } = parseToolInput(event.inputJson);
-        this.blocks.push({ type: 'tool_use', id, name: event.name, input });
+        this.blocks.push({ type: 'tool_use', id, name: event.name, input, ...(error ? { unparsedInput: event.inputJson } : {}) });
         this.toolUses.push({ id, name: event.name, input, ...(error ? { inputError: error } : {}) });
         this.emit({ type: 'tool_use_ready', id, name: event.name, input });
         return;

@@ -217,7 +217,7 @@ export function toChatMessages(system: string, messages: Message[]): ChatComplet
     if (m.role === 'assistant') {
       const text = m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
       const toolCalls = m.content.flatMap((b) =>
-        b.type === 'tool_use' ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input) } }] : [],
+        b.type === 'tool_use' ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: b.unparsedInput ?? JSON.stringify(b.input) } }] : [],
       );
       // Thinking is not sent back: these servers neither need nor verify it.
       out.push({ role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });

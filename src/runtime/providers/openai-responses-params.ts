@@ -73,7 +73,8 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
           }
         } else if (b.type === 'tool_use') {
           flush();
-          out.push({ type: 'function_call', call_id: b.id, name: b.name, arguments: JSON.stringify(b.input) });
+          // The model's own text when it did not parse: `{}` would tell it that it called with no arguments.
+          out.push({ type: 'function_call', call_id: b.id, name: b.name, arguments: b.unparsedInput ?? JSON.stringify(b.input) });
         }
         // redacted_thinking is Anthropic's alone.
       }

@@ -2,6 +2,7 @@
 // to the same AssistantEvents as the other providers. Reasoning summaries become
 // thinking; each reasoning item's encrypted content rides on its thinking block
 // (EncryptedReasoning) and goes back with the next request. Loaded lazily by index.ts.
+import { STATUS_CODES } from 'node:http';
 import OpenAI from 'openai';
 import type { Response as ApiResponse, ResponseOutputItem, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import {
@@ -17,13 +18,15 @@ import {
 } from '../types';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_STALL_TIMEOUT_MS, type OpenAIResponsesOptions, resolveOpenAIEnv } from './options';
 import { type ResponsesParams, toResponsesParams } from './openai-responses-params';
+import { OPENAI_API_BASE_URL } from './presets';
 import { authError, looksLikeContextOverflow, resolveRetry } from './retry';
 import { type SseFrame, sseBatches } from './sse';
 import { eventsToResponse } from './events-to-response';
+import { cutHead } from '../text-cut';
 import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
 
 const PROVIDER = 'openai';
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+export const OPENAI_DEFAULT_BASE_URL = OPENAI_API_BASE_URL;
 
 /** input_tokens includes cached reads; ours (Anthropic's meaning) does not. Proxies may leave any field out. */
 export function mapResponsesUsage(u: Partial<ResponseUsage> | null | undefined): Usage {
@@ -58,6 +61,53 @@ export function responsesStreamError(code: string | null | undefined, message: s
   return new ModelError('invalid_request', msg);
 }
 
+/** The longest line of the provider's message a failure keeps (a proxy may put a whole JSON body on one line). */
+const MAX_REASON_CHARS = 300;
+
+function firstLine(text: string): string {
+  const line = text.split(/\r?\n/, 1)[0]!.trim();
+  return line.length > MAX_REASON_CHARS ? `${cutHead(line, MAX_REASON_CHARS - 1)}…` : line;
+}
+
+/** "500 Internal Server Error: <first line>" from the SDK's "500 <the provider's whole message>". */
+function statusLine(status: number, sdkMessage: string): string {
+  const said = sdkMessage.startsWith(`${status} `) ? sdkMessage.slice(`${status} `.length) : sdkMessage;
+  const reason = said === 'status code (no body)' ? '' : firstLine(said);
+  const text = STATUS_CODES[status];
+  return `${status}${text ? ` ${text}` : ''}${reason ? `: ${reason}` : ''}`;
+}
+
+/** What retry.ts and step.ts append to a message: kept when a long message is cut to its first line. */
+const OUR_SUFFIXES = / \((?:check the API key[^()]*|gave up after \d+ retr(?:y|ies))\)$/;
+
+/**
+ * A failed request as the user reads it (stderr, the CLI's json `result`, the panel): one line with the HTTP
+ * status and the first line of the provider's message. A proxy may answer with a whole Python traceback:
+ * that reached the log with each retry (the retrying event's `detail`, as for every provider) and stays on
+ * the error's cause.
+ */
+export function oneLineFailure(err: unknown): unknown {
+  if (!(err instanceof ModelError)) return err;
+  const cause = err.details.cause as { status?: unknown; message?: unknown } | undefined;
+  let message = err.message;
+  // classifyError put the SDK's message between our prefix and our suffixes.
+  if (typeof cause?.status === 'number' && typeof cause.message === 'string' && cause.message !== '' && message.includes(cause.message)) {
+    const status = cause.status;
+    const sdkMessage = cause.message;
+    message = message.replace(sdkMessage, () => statusLine(status, sdkMessage));
+  }
+  if (/[\r\n]/.test(message)) message = `${firstLine(message)}${OUR_SUFFIXES.exec(message)?.[0] ?? ''}`;
+  return message === err.message ? err : new ModelError(err.kind, message, err.details);
+}
+
+async function* withOneLineFailures(events: AsyncIterable<AssistantEvent>): AsyncGenerator<AssistantEvent, void, undefined> {
+  try {
+    yield* events;
+  } catch (err) {
+    throw oneLineFailure(err);
+  }
+}
+
 /** OpenAI's 400 for an organisation that must be verified before it gets reasoning summaries. */
 function summariesRefused(err: unknown): boolean {
   const e = err as { status?: unknown; message?: unknown; param?: unknown };
@@ -67,6 +117,28 @@ function summariesRefused(err: unknown): boolean {
 
 function summaryText(parts: readonly string[]): string {
   return parts.join('\n\n');
+}
+
+function parses(json: string): boolean {
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** '' is how a call says "no arguments"; anything else must parse. */
+const cutArguments = (args: string) => args !== '' && !parses(args);
+
+/**
+ * Arguments that do not parse mean the stream was cut. In a reply the server calls incomplete (the output
+ * limit) that is the reply, as with the other providers: the call goes to the loop, which answers it with an
+ * error saying its input was cut off. In one it calls complete (a proxy may close a cut upstream stream with
+ * `response.completed`) running truncated JSON would corrupt the step, so it is retried.
+ */
+function cutCallError(): ModelError {
+  return new ModelError('retryable', `${PROVIDER}: the stream ended inside a function call's arguments.`);
 }
 
 /** A finished output item as events. `model` is the request's: reasoning goes back only to it. Returns whether it is an answer (text or a call). */
@@ -96,7 +168,8 @@ function itemEvents(item: ResponseOutputItem, model: string, out: AssistantEvent
       return any;
     }
     case 'function_call':
-      out.push({ type: 'tool_use', id: item.call_id, name: item.name, inputJson: item.arguments ?? '' });
+      // A proxy may stream the arguments yet leave them out of the finished item.
+      out.push({ type: 'tool_use', id: item.call_id, name: item.name, inputJson: item.arguments || streamed?.args || '' });
       return true;
     default:
       // Built-in server tools: we declare none, so none should arrive.
@@ -109,6 +182,10 @@ interface OpenItem {
   text: boolean;
   /** Summary parts as streamed. */
   summary: string[];
+  /** A function call's id and name as its output_item.added gave them (proxies may send none). */
+  call?: { id: string; name: string };
+  /** A function call's arguments as streamed. */
+  args: string;
   /** tool_use_start went out. */
   started: boolean;
   done: boolean;
@@ -124,6 +201,8 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
   private readonly items = new Map<number, OpenItem>();
   private calls = 0;
   private useful = false;
+  /** Calls whose arguments do not parse, held back until the response says whether it was cut on purpose. */
+  private readonly cut: AssistantEvent[] = [];
 
   constructor(private readonly model: string) {}
 
@@ -135,7 +214,7 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
 
   private itemAt(index: number): OpenItem {
     let item = this.items.get(index);
-    if (!item) this.items.set(index, (item = { text: false, summary: [], started: false, done: false }));
+    if (!item) this.items.set(index, (item = { text: false, summary: [], args: '', started: false, done: false }));
     return item;
   }
 
@@ -144,10 +223,30 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
     if (item.done) return;
     item.done = true;
     if (done.type === 'function_call' && !item.started) {
+      item.started = true;
       this.calls++;
       out.push({ type: 'tool_use_start', id: done.call_id, name: done.name });
     }
-    if (itemEvents(done, this.model, out, item)) this.useful = true;
+    const events: AssistantEvent[] = [];
+    if (itemEvents(done, this.model, events, item)) this.useful = true;
+    for (const event of events) (event.type === 'tool_use' && cutArguments(event.inputJson) ? this.cut : out).push(event);
+  }
+
+  /**
+   * The response is over: finishes a call the server never finished (a proxy may leave it out of
+   * response.completed; its streamed arguments are all there is), then settles the calls held back.
+   */
+  private settle(incomplete: boolean, out: AssistantEvent[]): void {
+    for (const item of this.items.values()) {
+      if (item.done || !item.call) continue;
+      item.done = true;
+      this.useful = true;
+      (cutArguments(item.args) ? this.cut : out).push({ type: 'tool_use', id: item.call.id, name: item.call.name, inputJson: item.args });
+    }
+    if (this.cut.length === 0) return;
+    if (!incomplete) throw cutCallError();
+    // Cut at the limit, such a call is the reply's last item: its place in the step is kept.
+    out.push(...this.cut);
   }
 
   pushEvent(event: ResponseStreamEvent, out: AssistantEvent[]): boolean {
@@ -157,6 +256,8 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
         const item = this.itemAt(event.output_index);
         if (added.type === 'function_call' && !item.started) {
           item.started = true;
+          item.call = { id: added.call_id, name: added.name };
+          if (added.arguments) item.args = added.arguments;
           this.calls++;
           out.push({ type: 'tool_use_start', id: added.call_id, name: added.name });
         }
@@ -180,6 +281,12 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
         out.push({ type: 'thinking_delta', thinking: event.delta });
         return false;
       }
+      case 'response.function_call_arguments.delta':
+        this.itemAt(event.output_index).args += event.delta;
+        return false;
+      case 'response.function_call_arguments.done':
+        this.itemAt(event.output_index).args = event.arguments;
+        return false;
       case 'response.output_item.done':
         this.finish(event.output_index, event.item, out);
         return false;
@@ -187,6 +294,7 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
       case 'response.incomplete': {
         const response = event.response;
         (response.output ?? []).forEach((item, index) => this.finish(index, item, out));
+        this.settle(response.status === 'incomplete' || event.type === 'response.incomplete', out);
         closingEvents(mapResponsesUsage(response.usage), stopReasonOf(response, this.calls > 0), out);
         return true;
       }
@@ -204,6 +312,8 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
   end(out: AssistantEvent[]): 'done' | 'empty' {
     // An unfinished item means its text or call arguments are cut short: keeping it would corrupt the step.
     for (const item of this.items.values()) if (!item.done) throw new ModelError('retryable', `${PROVIDER}: the stream ended inside an output item.`);
+    // No completion event: nothing says a call was cut on purpose.
+    if (this.cut.length > 0) throw cutCallError();
     if (!this.useful) return 'empty';
     closingEvents(emptyUsage(), this.calls > 0 ? 'tool_use' : 'end_turn', out);
     return 'done';
@@ -216,6 +326,7 @@ export function responseToEvents(response: ApiResponse, model: string): Assistan
   let calls = 0;
   for (const item of response.output) {
     if (item.type === 'function_call') {
+      if (response.status !== 'incomplete' && cutArguments(item.arguments ?? '')) throw cutCallError();
       calls++;
       out.push({ type: 'tool_use_start', id: item.call_id, name: item.name });
     }
@@ -259,19 +370,24 @@ export class OpenAIResponsesModelClient implements ModelClient {
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<AssistantEvent> {
-    return runStep(this.source(request), request.afterToolResults, signal, this.timing);
+    return withOneLineFailures(runStep(this.source(request), request.afterToolResults, signal, this.timing));
   }
 
   async complete(request: ModelRequest, signal: AbortSignal, options: CompleteOptions = {}): Promise<ModelResponse> {
     const sdk = this.client();
-    const response = await withRetries(
-      PROVIDER,
-      signal,
-      this.timing.retry,
-      (s) => this.withoutRefusedSummaries(request, (params) => this.createNonStreaming(sdk, params, s)),
-      options.beforeRetry,
-    );
-    return eventsToResponse(responseToEvents(response, request.model));
+    try {
+      const events = await withRetries(
+        PROVIDER,
+        signal,
+        this.timing.retry,
+        // Parsed inside the retried call: a cut function call is retried like a failed request.
+        async (s) => responseToEvents(await this.withoutRefusedSummaries(request, (params) => this.createNonStreaming(sdk, params, s)), request.model),
+        options.beforeRetry,
+      );
+      return eventsToResponse(events);
+    } catch (err) {
+      throw oneLineFailure(err);
+    }
   }
 
   /** Runs `send` with the request's params; once more without summaries if the organisation may not have them. */

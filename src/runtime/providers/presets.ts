@@ -70,16 +70,22 @@ export function presetById(id: string): ProviderPreset | undefined {
   return PROVIDER_PRESETS.find((p) => p.id === id);
 }
 
+/** Where the `openai` provider (the Responses API) sends requests when no base URL is set. */
+export const OPENAI_API_BASE_URL = 'https://api.openai.com/v1';
+
 /**
- * Where the provider in use lists its models: Anthropic's list, or the OpenAI-compatible server's (a preset's
- * own shape when the base URL is one). Undefined when there is nothing to ask (no server configured, or a
- * provider without a list here yet: a provider added later adds its case).
+ * Where the provider in use lists its models: Anthropic's list, OpenAI's (or the proxy's the `openai` provider
+ * is pointed at), or the OpenAI-compatible server's (a preset's own shape when the base URL is one). Undefined
+ * when there is nothing to ask (no server configured, or a provider without a list here yet: a provider added
+ * later adds its case).
  */
 export function listSourceFor(provider: string, baseUrl: string | undefined): ModelListSource | undefined {
   const base = baseUrl?.trim() || undefined;
   switch (provider) {
     case 'anthropic':
       return { shape: 'anthropic', baseUrl: base };
+    case 'openai':
+      return { shape: 'openai', baseUrl: base ?? OPENAI_API_BASE_URL };
     case 'openai-compatible':
       return base ? { shape: presetForBaseUrl(base)?.listing ?? 'openai', baseUrl: base } : undefined;
     default:

@@ -60,7 +60,7 @@ const AssistantMessageSchema = z.object({
         reasoning: z.object({ provider: z.literal('openai'), model: z.string().optional(), id: z.string(), encryptedContent: z.string(), summary: z.array(z.string()) }).optional(),
       }),
       z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
-      z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+      z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()), unparsedInput: z.string().optional() }),
     ]),
   ),
 });

@@ -36,4 +36,17 @@ describe('CLI: presets and model lists (issue 31)', function () {
     // Nothing saved and nothing listens on port 9: nothing known, and no error either.
     assert.equal(await cliLiveModel({ provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/other/v1', apiKey: 'not-needed' }, s, {}, dir), undefined);
   });
+
+  it("issue 42 item 17: with provider openai, the saved list of its server (OpenAI's own when no base URL is set) reaches the run, with no request", async () => {
+    const proxy = 'http://127.0.0.1:9/v1';
+    const earlier = new ModelCatalog(fileCatalogStore(path.join(dir, CATALOG_FILE)), async (source) =>
+      source.baseUrl === proxy ? [{ id: 'team-gpt', contextWindow: 272_000 }] : [{ id: 'gpt-5-custom', contextWindow: 400_000, price: { inputPerMTok: 1.25, outputPerMTok: 10 } }],
+    );
+    await earlier.list({ shape: 'openai', baseUrl: 'https://api.openai.com/v1' });
+    await earlier.list({ shape: 'openai', baseUrl: proxy });
+    const settings = (model: string) => parseSettingsObject({ 'turnstone.provider': 'openai', 'turnstone.model': model }, schema, 'test');
+    assert.deepEqual(await cliLiveModel({ provider: 'openai', apiKey: 'sk-openai' }, settings('gpt-5-custom'), {}, dir), { id: 'gpt-5-custom', contextWindow: 400_000, price: { inputPerMTok: 1.25, outputPerMTok: 10 } });
+    // Nothing listens on port 9: the saved list answers, and no request was tried.
+    assert.deepEqual(await cliLiveModel({ provider: 'openai', baseURL: proxy, apiKey: 'sk-openai' }, settings('team-gpt'), {}, dir), { id: 'team-gpt', contextWindow: 272_000 });
+  });
 });

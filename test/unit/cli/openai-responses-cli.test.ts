@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { MockAnthropicServer, streamReply, textReply } from '../../fixtures/mock-anthropic';
 import { MockResponsesServer, responsesErrorReply, responsesReply } from '../../fixtures/mock-responses';
 import { runCli } from '../../support/run-cli';
+import { cutCallReply } from '../providers/responses-cut';
 
 const MODEL = 'gpt-5-test';
 
@@ -89,6 +90,70 @@ describe('CLI --provider openai (Responses API)', function () {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'Recovered.\n');
     assert.match(run.stderr, /reconnecting 1\/\d+ .*HTTP 429, retryable/);
+  });
+
+  it('issue 42 item 16: a function call whose arguments do not parse is retried, though the proxy reports the response completed, and then runs whole', async () => {
+    writeFileSync(path.join(ws, 'a.txt'), 'alpha\n');
+    server.enqueue(
+      cutCallReply('{"path":"a.t'),
+      responsesReply([{ type: 'call', callId: 'call_read', name: 'read_file', input: { path: 'a.txt' } }]),
+      responsesReply([{ type: 'text', text: 'It says alpha.' }]),
+    );
+    const run = await runCli(['-p', 'read a.txt', '--cwd', ws, '--provider', 'openai', '--model', MODEL, '--output-format', 'json'], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.deepEqual(result.tool_results.map((r: { tool_use_id: string; is_error: boolean }) => [r.tool_use_id, r.is_error]), [['call_read', false]]);
+    assert.match(result.tool_results[0].content, /alpha/);
+    assert.equal(result.result, 'It says alpha.');
+    assert.equal(server.requests.length, 3);
+  });
+
+  it('issue 42 item 16: arguments cut at the output limit are answered with an error and go back as the model wrote them, in this run and after --session resumes it', async () => {
+    const session = path.join(ws, 'cut.jsonl');
+    server.enqueue(cutCallReply('{"path":"a.t', { incomplete: 'max_output_tokens' }), responsesReply([{ type: 'text', text: 'I will ask again.' }]));
+    const run = await runCli(['-p', 'read a.txt', '--cwd', ws, '--provider', 'openai', '--model', MODEL, '--output-format', 'json', '--session', session], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(server.requests.length, 2, 'no retry loop');
+    assert.equal(result.tool_results[0].is_error, true);
+    assert.match(result.tool_results[0].content, /output token limit \(max_tokens\) inside this tool call's input/);
+    const call = { type: 'function_call', call_id: 'call_cut', name: 'read_file', arguments: '{"path":"a.t' };
+    assert.deepEqual((server.bodies[1]!['input'] as unknown[])[1], call);
+
+    server.enqueue(responsesReply([{ type: 'text', text: 'Still here.' }]));
+    const resumed = await runCli(['-p', 'and now?', '--cwd', ws, '--provider', 'openai', '--model', MODEL, '--session', session], { env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual((server.bodies[2]!['input'] as unknown[])[1], call);
+  });
+
+  it("issue 42 item 17: a failed turn is one line in stderr and the json result (status, its name, the provider's first line); the traceback stays off the screen", async () => {
+    const traceback = [
+      'litellm.InternalServerError: InternalServerError: OpenAIException - Connection error.',
+      'Traceback (most recent call last):',
+      ...Array.from({ length: 20 }, (_, i) => `  File "/litellm/proxy/route_${i}.py", line ${i + 10}, in handler`),
+    ].join('\n');
+    assert.equal(traceback.split('\n').length, 22);
+    // Every attempt fails at once (retry-after-ms 0), so a run gives up without waiting.
+    const failAll = () => {
+      for (let i = 0; i < 6; i++) server.enqueue(responsesErrorReply(500, traceback, null, { 'retry-after-ms': '0' }));
+    };
+    const failure = 'openai: 500 Internal Server Error: litellm.InternalServerError: InternalServerError: OpenAIException - Connection error. (gave up after 5 retries)';
+
+    failAll();
+    const text = await runCli(['-p', 'hi', '--cwd', ws, '--provider', 'openai', '--model', MODEL], { env });
+    assert.equal(text.code, 1, text.stderr);
+    assert.equal(server.requests.length, 6);
+    const lines = text.stderr.trim().split('\n');
+    assert.equal(lines.length, 6, text.stderr);
+    assert.equal(lines.filter((l) => /^… reconnecting \d\/5 \(openai: 500 litellm\.InternalServerError: .* \(HTTP 500, retryable\)\)$/.test(l)).length, 5, text.stderr);
+    assert.equal(lines.at(-1), `turnstone: ${failure}`);
+
+    failAll();
+    const json = await runCli(['-p', 'hi', '--cwd', ws, '--provider', 'openai', '--model', MODEL, '--output-format', 'json'], { env });
+    assert.equal(json.code, 1, json.stderr);
+    assert.equal(JSON.parse(json.stdout).result, failure);
+    assert.equal(json.stderr, `turnstone: ${failure}\n`);
+    assert.doesNotMatch(text.stdout + text.stderr + json.stdout + json.stderr, /Traceback|route_\d+\.py/);
   });
 
   it('a missing key names OPENAI_API_KEY; an unknown --provider lists the choices', async () => {

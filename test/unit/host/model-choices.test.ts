@@ -4,7 +4,8 @@
 // (vs/base/common/comparers.ts compareAnything, VS Code 1.100) on our entries.
 // The e2e test (test/e2e/panel-model-label.test.ts) types into the real picker.
 import assert from 'node:assert/strict';
-import { factsLine, familyEntries, MODEL_CHOICES, newestOf, type PickerRow, pickerRows, withCurrentModel } from '../../../src/host/model-choices';
+import { factsLine, familyEntries, listNeedsKey, MODEL_CHOICES, newestOf, type PickerRow, pickerRows, providerListLabel, withCurrentModel } from '../../../src/host/model-choices';
+import { listSourceFor, presetById } from '../../../src/runtime/providers/presets';
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 function quickPickOrder(labels: string[], typed: string): string[] {
@@ -109,6 +110,22 @@ describe('host: the model picker as a list of sources (issue 31)', () => {
       rows.map((r) => (r.kind === 'separator' ? `-- ${r.label}` : `${r.label}${r.current ? ' *' : ''}`)),
       ['-- Anthropic', 'claude-opus-4-8 *', 'claude-opus-5-5', 'claude-sonnet-5-5', 'claude-opus'],
     );
+  });
+
+  it("issue 42 item 17: with provider openai the picker's own list is OpenAI's (or the proxy's it is pointed at), never \"set turnstone.baseUrl\"; without a key it says so", () => {
+    // model-picker.ts lists the provider in use from listSourceFor, under providerListLabel, after listNeedsKey.
+    assert.deepEqual(listSourceFor('openai', undefined), { shape: 'openai', baseUrl: 'https://api.openai.com/v1' });
+    assert.deepEqual(listSourceFor('openai', 'http://litellm.local:4000/v1'), { shape: 'openai', baseUrl: 'http://litellm.local:4000/v1' });
+    assert.equal(providerListLabel('openai', undefined, undefined, 'OpenAI-compatible server'), 'OpenAI');
+    assert.equal(providerListLabel('openai', 'http://litellm.local:4000/v1', undefined, 'OpenAI-compatible server'), 'http://litellm.local:4000/v1');
+    assert.equal(providerListLabel('openai-compatible', undefined, undefined, 'OpenAI-compatible server'), 'OpenAI-compatible server');
+    assert.equal(providerListLabel('openai-compatible', 'https://openrouter.ai/api/v1', presetById('openrouter'), 'x'), 'OpenRouter');
+    assert.equal(providerListLabel('anthropic', undefined, undefined, 'x'), 'Anthropic');
+    assert.equal(listNeedsKey('openai', undefined), true);
+    assert.equal(listNeedsKey('anthropic', undefined), true);
+    assert.equal(listNeedsKey('openai-compatible', presetById('openrouter')), true);
+    assert.equal(listNeedsKey('openai-compatible', presetById('ollama')), false, 'a local server needs none');
+    assert.equal(listNeedsKey('openai-compatible', undefined), false);
   });
 
   it('family entries follow a live list in its order (newest first)', () => {

@@ -106,6 +106,16 @@ describe('providers: live model lists (issue 31)', () => {
     assert.equal(server.seen[0]!.headers.authorization, undefined, 'no key, no header');
   });
 
+  it("issue 42 item 17: the openai provider's list is live from {baseUrl}/models with its key, OpenAI's own server when no base URL is set", async () => {
+    assert.deepEqual(listSourceFor('openai', undefined), { shape: 'openai', baseUrl: 'https://api.openai.com/v1' });
+    assert.deepEqual(listSourceFor('openai', '  '), { shape: 'openai', baseUrl: 'https://api.openai.com/v1' });
+    const { server, url } = await serve({ 'GET /v1/models': () => ({ json: { object: 'list', data: [{ id: 'gpt-5', object: 'model', owned_by: 'openai' }, { id: 'gpt-4.1-mini' }] } }) });
+    const source = listSourceFor('openai', `${url}/v1`);
+    assert.deepEqual(source, { shape: 'openai', baseUrl: `${url}/v1` });
+    assert.deepEqual(await fetchModelList(source!, { apiKey: 'sk-openai-list' }), [{ id: 'gpt-5' }, { id: 'gpt-4.1-mini' }]);
+    assert.equal(server.seen[0]!.headers.authorization, 'Bearer sk-openai-list');
+  });
+
   it("Ollama: /api/tags names the models, /api/show gives each one's window (num_ctx when its parameters set one); a model whose details fail is still listed", async () => {
     const { server, url } = await serve({
       'GET /api/tags': () => ({ json: { models: [{ name: 'qwen3:8b', size: 1 }, { name: 'llama3.2:latest' }, { name: 'broken:1b' }] } }),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mapUsage, OpenAICompatibleModelClient } from '../../../src/runtime/providers/openai-compatible';
+import { mapUsage, OpenAICompatibleModelClient, toChatMessages } from '../../../src/runtime/providers/openai-compatible';
 import { type OpenAICompatibleOptions } from '../../../src/runtime/providers/options';
 import {
   chunk,
@@ -288,5 +288,17 @@ describe('providers/openai-compatible: usage from proxies', () => {
     // OpenAI's own field still works, and a proxy sending both is not subtracted twice.
     assert.deepEqual(mapUsage({ prompt_tokens: 100, completion_tokens: 1, total_tokens: 101, prompt_tokens_details: { cached_tokens: 80 } }), { input_tokens: 20, output_tokens: 1, cache_read_input_tokens: 80, cache_creation_input_tokens: 0 });
     assert.equal(mapUsage({ prompt_tokens: 100, completion_tokens: 1, total_tokens: 101, prompt_tokens_details: { cached_tokens: 80 }, cache_read_input_tokens: 80 } as never).input_tokens, 20);
+  });
+});
+
+describe('OpenAI-compatible history (issue 42 item 16)', () => {
+  it("issue 42 item 16: a call whose arguments did not parse goes back with the model's own text, not {}", () => {
+    const out = toChatMessages('sys', [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'bash', input: {}, unparsedInput: '{"command": "ls' }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'invalid tool input JSON', is_error: true }] },
+    ]);
+    const call = out.find((m) => m.role === 'assistant') as { tool_calls?: Array<{ function: { arguments: string } }> };
+    assert.equal(call.tool_calls?.[0]?.function.arguments, '{"command": "ls');
   });
 });

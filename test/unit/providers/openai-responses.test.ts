@@ -5,9 +5,11 @@ import { AbortedError } from '../../../src/runtime/cancellation';
 import { createModelClient } from '../../../src/runtime/providers';
 import { toAnthropicParams } from '../../../src/runtime/providers/anthropic-params';
 import { OpenAIResponsesModelClient } from '../../../src/runtime/providers/openai-responses';
+import { AssistantMessageBuilder } from '../../../src/runtime/loop/assistant-message';
 import { type Message, type ModelRequest } from '../../../src/runtime/types';
 import { MockResponsesServer, responsesErrorReply, responsesJsonReply, responsesReply } from '../../fixtures/mock-responses';
 import { assemble, collect, collectError, FAST, request, signal, types } from './helpers';
+import { cutCallReply } from './responses-cut';
 
 const REASONER = 'gpt-5-test';
 const PLAIN = 'gpt-4.1-test';
@@ -257,6 +259,91 @@ describe('openai provider (Responses API)', function () {
     const events = await collect(client().stream(req(), signal()));
     assert.deepEqual(assemble(events).content, [{ type: 'tool_use', id: 'call_c', name: 'bash', input: { command: 'echo cut' } }]);
     assert.equal(mock.requests.length, 2);
+  });
+
+  it('issue 42 item 16: a function call whose arguments do not parse is retried, though the proxy reports the response completed', async () => {
+    mock.enqueue(cutCallReply('{"path":"a.t'), responsesReply([{ type: 'call', callId: 'call_ok', name: 'read_file', input: { path: 'a.txt' } }]));
+    const events = await collect(client().stream(req(), signal()));
+    const retry = events.find((e) => e.type === 'retrying');
+    assert.match(retry?.type === 'retrying' ? retry.reason : '', /function call's arguments.*\(retryable/);
+    // The cut call never reached the consumer: nothing to run with half its input.
+    assert.deepEqual(events.filter((e) => e.type === 'tool_use').map((e) => e.type === 'tool_use' && e.inputJson), ['{"path":"a.txt"}']);
+    assert.deepEqual(assemble(events).content, [{ type: 'tool_use', id: 'call_ok', name: 'read_file', input: { path: 'a.txt' } }]);
+    assert.equal(mock.requests.length, 2);
+  });
+
+  it('issue 42 item 16: a cut call left out of response.completed is judged by its streamed arguments (retried), and a whole one is kept', async () => {
+    mock.enqueue(cutCallReply('{"path":"a.t', { leaveOut: true }), cutCallReply('{"path":"a.txt"}', { leaveOut: true }));
+    const events = await collect(client().stream(req(), signal()));
+    assert.equal(events.filter((e) => e.type === 'retrying').length, 1);
+    assert.deepEqual(assemble(events).content, [{ type: 'tool_use', id: 'call_cut', name: 'read_file', input: { path: 'a.txt' } }]);
+    assert.equal(assemble(events).stopReason, 'tool_use');
+    assert.equal(mock.requests.length, 2);
+  });
+
+  it('issue 42 item 16: a non-streamed response (the S5 fallback, complete()) with unparseable call arguments is retried too', async () => {
+    const cut = responsesJsonReply([{ type: 'call', callId: 'call_j', name: 'read_file', input: { path: 'a.txt' } }]);
+    assert.ok(cut.kind === 'json');
+    ((cut.body as { output: Array<Record<string, unknown>> }).output[0]!)['arguments'] = '{"path":';
+    mock.enqueue(cut, responsesJsonReply([{ type: 'text', text: 'Whole.' }]));
+    const response = await client().complete(req(), signal());
+    assert.deepEqual(response.content, [{ type: 'text', text: 'Whole.' }]);
+    assert.equal(mock.requests.length, 2);
+  });
+
+  it('issue 42 item 16: arguments cut at the output limit are the reply (no retry), and go back in the next request as the model wrote them, not as {}', async () => {
+    mock.enqueue(cutCallReply('{"path":"a.t', { incomplete: 'max_output_tokens' }), responsesReply([{ type: 'text', text: 'In parts, then.' }]));
+    const events = await collect(client().stream(req(), signal()));
+    assert.ok(!types(events).includes('retrying'));
+    assert.deepEqual(events.find((e) => e.type === 'tool_use'), { type: 'tool_use', id: 'call_cut', name: 'read_file', inputJson: '{"path":"a.t' });
+    assert.deepEqual(events.at(-1), { type: 'message_stop', stopReason: 'max_tokens' });
+
+    // The loop's builder keeps the model's own text on the block (its input is {} and the call is answered with an error).
+    const builder = new AssistantMessageBuilder(() => undefined, () => 0, 1);
+    for (const e of events) builder.push(e);
+    const step = builder.finish();
+    assert.deepEqual(step.message.content, [{ type: 'tool_use', id: 'call_cut', name: 'read_file', input: {}, unparsedInput: '{"path":"a.t' }]);
+    assert.match(step.toolUses[0]!.inputError ?? '', /output token limit/);
+
+    const history: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'read a.txt' }] },
+      step.message,
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_cut', content: step.toolUses[0]!.inputError!, is_error: true }] },
+    ];
+    await collect(client().stream(req({ messages: history, afterToolResults: true }), signal()));
+    const input = mock.bodies[1]!['input'] as Array<Record<string, unknown>>;
+    assert.deepEqual(input[1], { type: 'function_call', call_id: 'call_cut', name: 'read_file', arguments: '{"path":"a.t' });
+    assert.equal(mock.requests.length, 2);
+  });
+
+  it('issue 42 item 17: a failure is one line: the status, its name and the first line of the provider\'s message, not a proxy\'s traceback', async () => {
+    const traceback = ['litellm.BadRequestError: OpenAIException - Invalid value for input.', 'Traceback (most recent call last):', ...Array.from({ length: 20 }, (_, i) => `  File "/litellm/llms/route_${i}.py", line ${i + 10}, in handler`)].join('\n');
+    mock.enqueue(responsesErrorReply(400, traceback, 'invalid_value'));
+    const bad = await collectError(client().stream(req(), signal()));
+    assert.equal(bad.error.kind, 'invalid_request');
+    assert.equal(bad.error.message, 'openai: 400 Bad Request: litellm.BadRequestError: OpenAIException - Invalid value for input.');
+    assert.equal(bad.error.details.status, 400);
+
+    // Retried to the end: each notice is one line, its detail (what the log gets) the whole body; the failure says it gave up.
+    mock.enqueue(...Array.from({ length: 3 }, () => responsesErrorReply(500, traceback.replace('BadRequestError', 'InternalServerError'), 'server_error')));
+    const failed = await collectError(client({ retry: { baseDelayMs: 0, maxRetries: 2 } }).stream(req(), signal()));
+    assert.equal(failed.error.kind, 'retryable');
+    assert.equal(failed.error.message, 'openai: 500 Internal Server Error: litellm.InternalServerError: OpenAIException - Invalid value for input. (gave up after 2 retries)');
+    const retries = failed.events.filter((e) => e.type === 'retrying');
+    assert.equal(retries.length, 2);
+    for (const r of retries) {
+      assert.ok(r.type === 'retrying');
+      assert.doesNotMatch(r.reason, /\n/);
+      assert.match(r.detail ?? '', /route_19\.py/);
+    }
+
+    // complete() the same; a 401 keeps its hint on the one line.
+    mock.enqueue(responsesErrorReply(401, `Incorrect API key provided.\n${traceback}`, 'invalid_api_key'));
+    await assert.rejects(client().complete(req(), signal()), (err: Error) => {
+      assert.match(err.message, /^openai: 401 Unauthorized: Incorrect API key provided\. \(check the API key: set OPENAI_API_KEY/);
+      assert.doesNotMatch(err.message, /\n/);
+      return true;
+    });
   });
 
   it('T8: cancelling mid-stream throws AbortedError and stops reading', async () => {
