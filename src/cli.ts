@@ -217,7 +217,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     onUnavailable: (reason) => sink.stderr(`turnstone: no command sandbox: ${reason}; commands run with permission rules only\n`),
   });
   // One per run: everything the model starts in the background stops when the CLI exits or is interrupted.
-  const background = new BackgroundCommands({ maxRunning: () => s.bashMaxBackground, maxUnreadChars: DEFAULT_LIMITS.maxOutputChars });
+  const background = new BackgroundCommands({ maxRunning: () => s.bashMaxBackground, maxUnreadChars: DEFAULT_LIMITS.maxOutputChars, maxLogBytes: () => s.bashOutputCapMB * 1024 * 1024 });
   if (session?.loaded) background.continueAfter(session.loaded.messages);
   const shell = new NodeShell({ sandbox, envPassthrough: () => s.bashEnvPassthrough });
   // Servers start with the turn's first step, and stop in the finally below whatever happens.
@@ -259,7 +259,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
         {
           ripgrepPath: findOnPath('rg', process.env.PATH, [config.cwd]),
           outputDir: path.join(userCacheDir(), 'output'),
-          limits: { bashDefaultTimeoutMs: s.bashTimeoutMs },
+          limits: { bashDefaultTimeoutMs: s.bashTimeoutMs, maxKeptOutputBytes: s.bashOutputCapMB * 1024 * 1024 },
           sensitiveFiles: s.sensitiveFiles,
           background,
           webFetch: { allowPrivateNetwork: s.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(manifest.version) },

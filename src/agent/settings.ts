@@ -43,6 +43,8 @@ export interface TurnstoneSettings {
   bashTimeoutMs: number;
   /** turnstone.bash.maxBackground: background commands running at once (0: none may start). */
   bashMaxBackground: number;
+  /** turnstone.bash.outputCapMB: most output kept on disk per command (head and tail past it). */
+  bashOutputCapMB: number;
   /** turnstone.bash.env.passthrough: credential-looking variables that commands and hooks may inherit all the same. */
   bashEnvPassthrough: string[];
   sandbox: 'auto' | 'off';
@@ -100,6 +102,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   hooks: 'hooks',
   'bash.timeoutMs': 'bashTimeoutMs',
   'bash.maxBackground': 'bashMaxBackground',
+  'bash.outputCapMB': 'bashOutputCapMB',
   'bash.env.passthrough': 'bashEnvPassthrough',
   sandbox: 'sandbox',
   'sandbox.network': 'sandboxNetwork',

@@ -59,6 +59,7 @@ export const SETTINGS = [
   'hooks',
   'bash.timeoutMs',
   'bash.maxBackground',
+  'bash.outputCapMB',
   'bash.env.passthrough',
   'agents.maxParallel',
   'agents.model',

@@ -47,6 +47,7 @@ export function readSettings(): TurnstoneSettings {
     hooks: (c.get<HooksConfig>('hooks') ?? {}) as HooksConfig,
     bashTimeoutMs: c.get<number>('bash.timeoutMs', 120_000),
     bashMaxBackground: Math.max(0, c.get<number>('bash.maxBackground', 4)),
+    bashOutputCapMB: Math.max(1, c.get<number>('bash.outputCapMB', 64)),
     bashEnvPassthrough: strings(c.get('bash.env.passthrough')),
     ...readSandboxSettings(c),
     mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),

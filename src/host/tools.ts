@@ -16,6 +16,8 @@ import { hostSensitiveMatcher } from './panel/load-panel-support';
 import { currentHostSkills } from './context/skill-state';
 import { readGuardedSettings } from './approvals/policy-guard';
 import { type TurnstoneSettings } from './settings';
+
+const MB = 1024 * 1024;
 import { TerminalShell } from './terminal/terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
 
@@ -80,7 +82,7 @@ export function createHostTools(
     {
       ...(ripgrepPath ? { ripgrepPath } : {}),
       outputDir,
-      limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs },
+      limits: { bashDefaultTimeoutMs: settings.bashTimeoutMs, maxKeptOutputBytes: settings.bashOutputCapMB * MB },
       sensitiveFiles: settings.sensitiveFiles,
       ...(background ? { background } : {}),
       webFetch: { allowPrivateNetwork: settings.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(String((context.extension.packageJSON as { version?: string }).version ?? '')) },

@@ -2,8 +2,7 @@
 // and the unit tests (and reused by the VS Code host for its child-process
 // fallback). Everything here is plain fs/promises and child_process.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, promises as fsp, type Stats, type WriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
+import { promises as fsp, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
@@ -23,6 +22,7 @@ import {
 import { cutHead, cutTail } from '../runtime/text-cut';
 import { atomicTempPath, removeInterruptedWrites } from './files/interrupted-writes';
 import { type CommandSandbox, type SandboxedRun } from './shell/sandbox';
+import { CappedLog } from './shell/kept-output';
 import { PROVIDER_PRESETS } from '../runtime/providers/presets';
 import { withoutCredentials } from '../runtime/policy/secret-env';
 
@@ -209,50 +209,38 @@ export function spillBufferChars(spill: { afterChars: number }): number {
 }
 
 /**
- * Streams a command's complete output to a file once it passes `afterChars`
- * (see ShellRunOptions.spill). The producer is never paused: pausing a child's
- * pipes lost the end of the output when the child exited meanwhile, and a disk
- * is faster than a command's output, so the write queue stays short.
+ * Streams a command's output to a file once it passes `afterChars` (see ShellRunOptions.spill), capped at
+ * `maxBytes` (head and tail kept, the cut marked: kept-output.ts). The producer is never paused: pausing a child's
+ * pipes lost the end of the output when the child exited meanwhile; the log drops what the cap would cut before
+ * it reaches the disk, so its queue stays bounded.
  */
 export class OutputSpill {
-  private stream: WriteStream | undefined;
-  private failed = false;
+  private log: CappedLog | undefined;
 
-  constructor(private readonly target: { path: string; afterChars: number }) {}
+  constructor(private readonly target: { path: string; afterChars: number; maxBytes?: number }) {}
 
   /** Call after each push of `text` to `buffer`. */
   push(text: string, buffer: BoundedOutput): void {
-    if (this.failed) return;
-    if (this.stream) {
-      this.stream.write(text);
+    if (this.log) {
+      this.log.write(text);
       return;
     }
     if (buffer.totalChars <= this.target.afterChars) return;
-    try {
-      mkdirSync(path.dirname(this.target.path), { recursive: true });
-    } catch {
-      this.failed = true;
-      return;
-    }
-    // 'wx': never follow or reuse something already at the path.
-    this.stream = createWriteStream(this.target.path, { flags: 'wx', encoding: 'utf8' });
-    this.stream.on('error', () => {
-      // Disk full or gone: the bash tool falls back to what memory holds.
-      this.failed = true;
-    });
+    // A new file (0600, in a 0700 folder), never through a link or over something already there.
+    this.log = new CappedLog(this.target.path, this.target.maxBytes);
     // The buffer still holds every character so far (spillBufferChars).
-    this.stream.write(buffer.toString());
+    this.log.write(buffer.toString());
   }
 
-  /** The file once everything is on disk; undefined when nothing was spilled or writing failed (the partial file is removed). */
-  async close(): Promise<string | undefined> {
-    const stream = this.stream;
-    if (!stream) return undefined;
-    if (!stream.destroyed) stream.end();
-    await finished(stream).catch(() => {
-      this.failed = true;
-    });
-    if (!this.failed) return this.target.path;
+  /**
+   * The file once everything is on disk, with the bytes the cap cut from its middle; undefined when nothing was
+   * spilled or writing failed (the partial file is removed).
+   */
+  async close(): Promise<{ path: string; cutBytes: number } | undefined> {
+    const log = this.log;
+    if (!log) return undefined;
+    const summary = await log.close();
+    if (!log.failed) return { path: this.target.path, cutBytes: summary.cutBytes };
     await fsp.rm(this.target.path, { force: true }).catch(() => undefined);
     return undefined;
   }
@@ -391,14 +379,14 @@ export class NodeShell implements Shell {
         }
         child.stdout.destroy();
         child.stderr.destroy();
-        void (spill ? spill.close() : Promise.resolve(undefined)).then((savedTo) =>
+        void (spill ? spill.close() : Promise.resolve(undefined)).then((saved) =>
           resolve({
             exitCode,
             output: chunks.toString(),
             timedOut,
             interrupted,
             ...(chunks.truncated ? { totalChars: chunks.totalChars } : {}),
-            ...(savedTo ? { savedTo } : {}),
+            ...(saved ? { savedTo: saved.path, ...(saved.cutBytes > 0 ? { savedCutBytes: saved.cutBytes } : {}) } : {}),
           }),
         );
       };

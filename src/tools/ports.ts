@@ -57,11 +57,14 @@ export interface ShellRunOptions {
   onOutput?: (chunk: string) => void;
   /**
    * Output longer than `afterChars` is not held in memory: the shell streams
-   * the complete output to `path` and keeps only its head and tail
-   * (ShellResult.savedTo then names the file). A 100 MB build log must not
-   * take the extension host's memory with it.
+   * the output to `path` and keeps only its head and tail (ShellResult.savedTo
+   * then names the file). A 100 MB build log must not take the extension
+   * host's memory with it. The file itself is capped at `maxBytes` (default
+   * 64 MB, turnstone.bash.outputCapMB): past it only its head and tail are kept,
+   * the cut marked by a line (ShellResult.savedCutBytes). A shell that cannot
+   * cap as it streams leaves that to the bash tool (capKeptFile).
    */
-  spill?: { path: string; afterChars: number };
+  spill?: { path: string; afterChars: number; maxBytes?: number };
   /**
    * False runs the command outside the OS sandbox (the bash tool's `sandbox: false`,
    * which the permission policy asks the user about first). Otherwise a shell with
@@ -83,8 +86,10 @@ export interface ShellResult {
    * tail, with a marker where the middle was dropped.
    */
   totalChars?: number;
-  /** Set when the output was spilled (see ShellRunOptions.spill): the file holds all of it. */
+  /** Set when the output was spilled (see ShellRunOptions.spill): the file holds all of it, up to the cap. */
   savedTo?: string;
+  /** Bytes of the output's middle the cap left out of `savedTo` (absent: the file holds all of it). */
+  savedCutBytes?: number;
   /** True when the command ran inside the OS sandbox. */
   sandboxed?: boolean;
   /** What the sandbox undid after the command (a control file it created), for the model. */

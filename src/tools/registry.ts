@@ -33,6 +33,7 @@ import { webFetchTool } from './web-fetch';
 import { type WebFetchConfig } from './web-fetch/http-get';
 import { type Skill } from '../runtime/context/skills';
 import { skillTool } from './skill/skill';
+import { DEFAULT_KEPT_OUTPUT_BYTES } from './shell/kept-output';
 
 export interface ToolAdapters {
   workspace: Workspace;
@@ -82,6 +83,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   bashDefaultTimeoutMs: 120_000,
   bashMaxTimeoutMs: 600_000,
   maxOutputChars: 30_000,
+  maxKeptOutputBytes: DEFAULT_KEPT_OUTPUT_BYTES,
   globMaxResults: 100,
   walkMaxEntries: 200_000,
 };

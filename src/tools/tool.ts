@@ -31,6 +31,11 @@ export interface ToolLimits {
   bashMaxTimeoutMs: number;
   /** bash / grep: characters of output kept in the result (head + tail for bash). */
   maxOutputChars: number;
+  /**
+   * bash: bytes of a command's output kept on disk (its spilled full output); past it the file keeps head and tail
+   * with the cut marked. turnstone.bash.outputCapMB × 1 MB; default DEFAULT_KEPT_OUTPUT_BYTES (64 MB).
+   */
+  maxKeptOutputBytes: number;
   globMaxResults: number;
   /** Entries a directory walk visits before giving up (runaway trees). */
   walkMaxEntries: number;

@@ -14,7 +14,7 @@ export class SessionBackground {
   get(): BackgroundCommands {
     if (this.commands) return this.commands;
     const core = loadCore();
-    this.commands = new core.BackgroundCommands({ maxRunning: () => readSettings().bashMaxBackground, maxUnreadChars: core.DEFAULT_LIMITS.maxOutputChars });
+    this.commands = new core.BackgroundCommands({ maxRunning: () => readSettings().bashMaxBackground, maxUnreadChars: core.DEFAULT_LIMITS.maxOutputChars, maxLogBytes: () => readSettings().bashOutputCapMB * 1024 * 1024 });
     this.commands.onEvent((event) => this.panel().backgroundEvent(event));
     return this.commands;
   }

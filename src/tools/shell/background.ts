@@ -2,10 +2,13 @@
 // the Shell port like any command (same sandbox, same permission decision
 // before), then kept running while the model reads what they printed since
 // its last look (bash_output) or stops them (kill_shell). Each keeps a bounded
-// head/tail of its unread output in memory and its whole output in a file of
-// the process's private folder, so a command printing 100 MB costs a file,
-// not the host's memory. The session stops them all when it ends.
-import { createWriteStream, type WriteStream } from 'node:fs';
+// head/tail of its unread output in memory and its output in a log file of
+// the process's private folder, capped (64 MB by default: head and tail kept,
+// the cut marked, kept-output.ts), so a command printing 100 MB costs a file,
+// not the host's memory, and one printing forever costs no more than the cap.
+// A filtered read (bash_output's filter) goes through the log, line by line,
+// from where the last read ended, so it sees every unread line the log holds.
+// The session stops them all when it ends.
 import * as path from 'node:path';
 import { cutHead } from '../../runtime/text-cut';
 import { type Message } from '../../runtime/types';
@@ -13,6 +16,7 @@ import { ToolError } from '../errors';
 import { BoundedOutput } from '../node-adapter';
 import { type Shell, type StartedCommand } from '../ports';
 import { privateSubdir } from '../os/private-dir';
+import { CappedLog, DEFAULT_KEPT_OUTPUT_BYTES } from './kept-output';
 
 export type BackgroundStatus = 'running' | 'exited' | 'killed';
 
@@ -25,9 +29,20 @@ export interface BackgroundRead {
   output: string;
   /** Characters printed since the last read, kept or not. */
   newChars: number;
-  /** Set when the unread output was cut: the file holding all of it. */
+  /** Set when the unread output was cut: the file holding all of it (up to the cap). */
   fullOutput?: string;
+  /** Bytes the log's cap has cut from its middle so far (absent: none). */
+  logCutBytes?: number;
+  /** The cap on the log, in bytes. */
+  logCapBytes: number;
   notes: string[];
+}
+
+export interface BackgroundScan extends BackgroundRead {
+  /** Bytes of the unread output the cap had cut from the log before it could be read (their lines were not seen). */
+  unreadCutBytes: number;
+  /** The log could not be read: the lines came from the bounded unread buffer instead (why). */
+  fallback?: string;
 }
 
 export interface BackgroundOptions {
@@ -37,6 +52,8 @@ export interface BackgroundOptions {
   maxUnreadChars: number;
   /** Where the whole output of each command goes; default a new folder in the process's private folder. */
   dir?: () => Promise<string>;
+  /** turnstone.bash.outputCapMB × 1 MB: bytes of each command's log kept on disk (read per command); default 64 MB. */
+  maxLogBytes?: () => number;
 }
 
 interface Entry {
@@ -48,9 +65,11 @@ interface Entry {
   exitCode: number | null;
   unread: BoundedOutput;
   file: string;
-  log: WriteStream;
-  /** Settles once the spill file is written and closed (after the command ended). */
+  log: CappedLog;
+  /** Settles once the log is written and closed (after the command ended). */
   logClosed: Promise<void>;
+  /** Log offset (bytes of output) where the last read ended. */
+  readOffset: number;
   notes: string[];
   /** The model has seen how it ended (bash_output or kill_shell); no note in the next request then. */
   endSeen: boolean;
@@ -112,10 +131,10 @@ export class BackgroundCommands {
     }
     const id = `bash_${++this.counter}`;
     const file = path.join(await (this.folder ??= (this.options.dir ?? (() => privateSubdir('background-')))()), `${id}.log`);
-    // 'wx': a new file, never through a link or over something already there.
-    const log = createWriteStream(file, { flags: 'wx', encoding: 'utf8', mode: 0o600 });
-    log.on('error', () => undefined);
-    const logClosed = new Promise<void>((resolve) => log.once('close', () => resolve()));
+    // A new file (0600), never through a link or over something already there; capped as it streams.
+    const log = new CappedLog(file, this.options.maxLogBytes?.() ?? DEFAULT_KEPT_OUTPUT_BYTES);
+    let closeLog!: () => void;
+    const logClosed = new Promise<void>((resolve) => (closeLog = resolve)).then(() => log.close().then(() => undefined));
     const unread = new BoundedOutput(this.options.maxUnreadChars);
     const description = options.description?.trim() || cutHead(command.split('\n')[0]!, 60);
     // Output can come before start() settles: it waits in `early` for the entry (each read then swaps its buffer).
@@ -131,10 +150,11 @@ export class BackgroundCommands {
     try {
       started = await shell.start(command, { cwd: options.cwd, description, ...(options.sandbox === false ? { sandbox: false } : {}), onOutput });
     } catch (error) {
-      log.destroy();
+      closeLog();
+      await logClosed;
       throw error;
     }
-    const e: Entry = { id, command, description, started, status: 'running', exitCode: null, unread, file, log, logClosed, notes: [], endSeen: false, endPending: false };
+    const e: Entry = { id, command, description, started, status: 'running', exitCode: null, unread, file, log, logClosed, readOffset: 0, notes: [], endSeen: false, endPending: false };
     made.entry = e;
     this.entries.set(id, e);
     for (const chunk of early.splice(0)) this.emit({ type: 'output', id, chunk });
@@ -145,28 +165,70 @@ export class BackgroundCommands {
         e.exitCode = exit.exitCode;
         e.endPending = true;
       }
-      e.log.end();
+      closeLog();
       this.emit({ type: 'ended', id, status: e.status === 'killed' ? 'killed' : 'exited', exitCode: e.exitCode });
     });
     return { id, file };
   }
 
-  /** What `id` printed since the last read, as printed (terminal escapes included). */
+  /** What `id` printed since the last read, as printed (terminal escapes included); its head and tail when long. */
   read(id: string): BackgroundRead {
+    return this.take(this.lookup(id)).read;
+  }
+
+  /**
+   * Every line `id` printed since the last read, handed to `onLine` in order (as printed: terminal escapes
+   * included, no line break), read from the log so lines the unread buffer dropped are seen too. A line longer
+   * than maxLineChars is handed over as its first maxLineChars characters. Lines the log's cap cut before they
+   * could be read are counted in unreadCutBytes. The returned `output` is empty: the lines went to onLine.
+   */
+  async scan(id: string, onLine: (line: string) => void, maxLineChars = 1024 * 1024): Promise<BackgroundScan> {
     const entry = this.lookup(id);
+    const { read, from, to, unread } = this.take(entry);
+    const lines = new LineSplitter(onLine, maxLineChars);
+    let unreadCutBytes = 0;
+    let fallback: string | undefined;
+    try {
+      await entry.log.read(
+        from,
+        to,
+        (bytes) => lines.push(bytes),
+        (cut) => {
+          lines.end();
+          unreadCutBytes += cut;
+        },
+      );
+      lines.end();
+    } catch (error) {
+      // No log to read (the disk failed): what memory kept of the unread output is all there is.
+      fallback = error instanceof Error ? error.message : String(error);
+      const kept = new LineSplitter(onLine, maxLineChars);
+      kept.push(Buffer.from(unread.toString(), 'utf8'));
+      kept.end();
+    }
+    return { ...read, output: '', unreadCutBytes, ...(fallback !== undefined ? { fallback } : {}), ...(entry.log.cutBytes > 0 ? { logCutBytes: entry.log.cutBytes } : {}) };
+  }
+
+  /** Ends the unread window of `entry`: its buffer is swapped and the log offset moves to what the log has taken. */
+  private take(entry: Entry): { read: BackgroundRead; from: number; to: number; unread: BoundedOutput } {
     const unread = entry.unread;
     entry.unread = new BoundedOutput(this.options.maxUnreadChars);
-    const output = unread.toString();
+    const from = entry.readOffset;
+    const to = entry.log.acceptedBytes;
+    entry.readOffset = to;
     if (entry.status !== 'running') entry.endSeen = true;
-    return {
-      id,
+    const read: BackgroundRead = {
+      id: entry.id,
       status: entry.status,
       exitCode: entry.exitCode,
-      output,
+      output: unread.toString(),
       newChars: unread.totalChars,
       ...(unread.truncated ? { fullOutput: entry.file } : {}),
+      ...(entry.log.cutBytes > 0 ? { logCutBytes: entry.log.cutBytes } : {}),
+      logCapBytes: entry.log.cap,
       notes: entry.notes.splice(0),
     };
+    return { read, from, to, unread };
   }
 
   /** Shows a running command where the host shows it (its terminal); false when it has ended or nothing shows it. */
@@ -230,5 +292,68 @@ export class BackgroundCommands {
 
   private emit(event: BackgroundEvent): void {
     for (const listener of this.listeners) listener(event);
+  }
+}
+
+/** Bytes in, lines out: UTF-8 decoded across chunk boundaries; \n, \r\n and a lone \r end a line (as a terminal shows it). */
+class LineSplitter {
+  private decoder = new TextDecoder();
+  private line = '';
+  private overlong = false;
+  private afterCR = false;
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly maxLineChars: number,
+  ) {}
+
+  push(bytes: Buffer): void {
+    this.text(this.decoder.decode(bytes, { stream: true }));
+  }
+
+  /** The partial line so far is a line (the end, or a cut follows). */
+  end(): void {
+    this.text(this.decoder.decode());
+    this.decoder = new TextDecoder();
+    if (this.line !== '' || this.overlong) this.onLine(this.line);
+    this.line = '';
+    this.overlong = false;
+    this.afterCR = false;
+  }
+
+  private text(text: string): void {
+    let at = 0;
+    if (this.afterCR && text.startsWith('\n')) at = 1;
+    this.afterCR = false;
+    while (at < text.length) {
+      const nl = text.indexOf('\n', at);
+      const cr = text.indexOf('\r', at);
+      const stop = nl < 0 ? cr : cr < 0 ? nl : Math.min(nl, cr);
+      if (stop < 0) {
+        this.add(text.slice(at));
+        return;
+      }
+      this.add(text.slice(at, stop));
+      this.onLine(this.line);
+      this.line = '';
+      this.overlong = false;
+      at = stop + 1;
+      if (text[stop] === '\r') {
+        if (at === text.length) this.afterCR = true;
+        else if (text[at] === '\n') at++;
+      }
+    }
+  }
+
+  private add(part: string): void {
+    if (this.overlong) return;
+    const room = this.maxLineChars - this.line.length;
+    if (part.length <= room) {
+      this.line += part;
+      return;
+    }
+    // On a character boundary: never half of a surrogate pair.
+    this.line += cutHead(part, room);
+    this.overlong = true;
   }
 }

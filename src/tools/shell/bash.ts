@@ -6,7 +6,7 @@ import { analyseShell } from '../../runtime/policy/shell-analysis';
 import { type ToolUseAssessment } from '../../runtime/types';
 import { ToolError } from '../errors';
 import { cutMiddle } from '../../runtime/text-cut';
-import { createExclusive } from '../os/private-dir';
+import { CappedLog, capKeptFile, capLabel, effectiveCap, noteKeptOutput, pruneKeptOutputOnce } from './kept-output';
 import { sandboxFailureHint } from './sandbox';
 import { formatBytes } from '../files/text';
 import { commandReach, type WordRole } from './command-reach';
@@ -155,7 +155,7 @@ export const bashTool = defineTool({
     'Runs a bash command in the workspace root and returns its combined stdout and stderr plus the exit code.',
     'Non-interactive: stdin is empty and PAGER/GIT_PAGER are `cat`, so never run commands that wait for input or open an editor (use flags such as `--yes`, `-m`, `--no-edit`).',
     'Default timeout 120000 ms; pass `timeout` (ms, up to 600000) for long builds or tests. On timeout or interrupt the whole process tree is killed.',
-    'Long output is cut to its beginning and end; the full text is saved to a file whose path the result names (read it with read_file or grep_search it).',
+    'Long output is cut to its beginning and end; the full text is saved to a file whose path the result names (read it with read_file or grep_search it). Past the on-disk cap (64 MB by default) the file too keeps only its beginning and end.',
     'Use the dedicated tools instead of shell equivalents: read_file (not cat/head/tail), edit_file/write_file (not sed/echo >), glob_search (not find/ls -R), grep_search (not grep/rg).',
     'Each call starts a fresh shell in the workspace root: `cd` and exported variables do not carry over between calls (chain with && instead).',
     'Set `run_in_background: true` for a command that keeps running (a dev server, a watcher): the result is its id (bash_1, …) at once, with no timeout; read what it printed since your last look with bash_output, and stop it with kill_shell when done. You are told when one exits. Do not add `&` yourself.',
@@ -167,6 +167,8 @@ export const bashTool = defineTool({
   assess: (input, env) => assessCommand(input, env),
   async execute(input, env, ctx) {
     if (!env.shell) throw new ToolError('unavailable', 'bash is not available in this workspace (for example a virtual workspace with no shell).');
+    // Old kept output goes once per process, at its first command (never a file still being written).
+    void pruneKeptOutputOnce(env.outputDir);
     if (input.run_in_background) return startInBackground(input, env);
     const timeoutMs = Math.min(input.timeout ?? env.limits.bashDefaultTimeoutMs, env.limits.bashMaxTimeoutMs);
     const result = await env.shell.run(input.command, {
@@ -175,7 +177,8 @@ export const bashTool = defineTool({
       signal: ctx.signal,
       ...(ctx.onProgress ? { onOutput: ctx.onProgress } : {}),
       // Past what the model is shown, the shell streams the output to this file instead of holding it.
-      spill: { path: outputFileName(env.outputDir), afterChars: env.limits.maxOutputChars },
+      // The file itself is capped: past maxKeptOutputBytes it keeps head and tail, the cut marked.
+      spill: { path: outputFileName(env.outputDir), afterChars: env.limits.maxOutputChars, maxBytes: env.limits.maxKeptOutputBytes },
       ...(input.sandbox === false ? { sandbox: false } : {}),
     });
     const output = cleanTerminalOutput(result.output).replace(/\n+$/, '');
@@ -186,12 +189,19 @@ export const bashTool = defineTool({
       const printed = result.totalChars ?? output.length;
       const shown = output.length - omitted;
       let note: string;
-      if (result.savedTo) {
+      // A shell that does not cap as it streams (the editor's terminal capture) leaves the cap to this.
+      const cut = result.savedTo ? (result.savedCutBytes ?? (await capKeptFile(result.savedTo, env.limits.maxKeptOutputBytes))) : undefined;
+      if (result.savedTo) noteKeptOutput(env.outputDir, await fileSize(result.savedTo));
+      if (result.savedTo && cut) {
+        note =
+          `${Math.max(omitted, printed - shown)} characters omitted. The output (${printed} characters, ${formatBytes(printed)}) is over the ${capLabel(effectiveCap(env.limits.maxKeptOutputBytes))} kept on disk: ` +
+          `its beginning and end, the middle (${cut} bytes) cut where a line marks it, are saved to ${result.savedTo}`;
+      } else if (result.savedTo) {
         note = `${Math.max(omitted, printed - shown)} characters omitted. Full output (${printed} characters, ${formatBytes(printed)}) saved to ${result.savedTo}`;
       } else {
         // A shell that cannot spill (or a failed spill) holds a bounded buffer: past it the middle is lost.
         // The command has run either way: an unwritable output folder must not turn its result into an error.
-        const file = await saveFullOutput(env.outputDir, output).catch((e: unknown) => new Error(e instanceof Error ? e.message : String(e)));
+        const file = await saveFullOutput(env.outputDir, output, env.limits.maxKeptOutputBytes).catch((e: unknown) => new Error(e instanceof Error ? e.message : String(e)));
         const where = file instanceof Error ? `they could not be saved (${file.message})` : `they are saved to ${file}`;
         note =
           printed > result.output.length
@@ -243,15 +253,24 @@ function outputFileName(dir: string): string {
   return path.join(dir, `bash-${stamp}-${randomBytes(3).toString('hex')}.log`);
 }
 
-async function saveFullOutput(dir: string, output: string): Promise<string> {
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+/** Saves what memory kept of a long output (capped like a spill: head and tail past the cap); the file's path. */
+async function saveFullOutput(dir: string, output: string, capBytes: number): Promise<string> {
   const file = outputFileName(dir);
-  // A new file, never through a link or over something already there.
-  const handle = await createExclusive(file);
-  try {
-    await handle.writeFile(output, 'utf8');
-  } finally {
-    await handle.close();
+  // A new file (0600) in a private folder (0700), never through a link or over something already there.
+  const log = new CappedLog(file, capBytes);
+  log.write(output);
+  await log.close();
+  if (log.failed) {
+    await fsp.rm(file, { force: true }).catch(() => undefined);
+    throw new Error(log.failure);
   }
+  noteKeptOutput(dir, await fileSize(file));
   return file;
+}
+
+async function fileSize(file: string): Promise<number> {
+  return fsp.stat(file).then(
+    (st) => st.size,
+    () => 0,
+  );
 }

@@ -92,6 +92,90 @@ describe('28.bg: background commands', function () {
     assert.match(good.content, /^GET \/b 500\n\nStatus: exited\nExit code: 0$/);
   });
 
+  it('issue 42 item 9: bash_output\'s filter sees every unread line: a marker early in 100 000 lines is found, and only once', async () => {
+    const tools = createToolExecutor({ workspace: new NodeWorkspace(ws), shell }, { outputDir: path.join(base, 'out'), background: registry });
+    const c = { signal: new AbortController().signal };
+    const go = path.join(base, 'go');
+    // 100 000 lines with one marker early (line 5001), far past what the 2000-character unread buffer keeps; then,
+    // once told to, as many again with a second marker.
+    const command = `seq 1 5000; echo NEEDLE-1 early; seq 5001 100000; while [ ! -e ${go} ]; do sleep 0.05; done; seq 1 50000; echo NEEDLE-2 later; seq 50001 100000`;
+    await tools.execute('bash', { command, run_in_background: true }, c);
+    let seen = '';
+    await until('the filter to find the first marker', async () => {
+      const r = await tools.execute('bash_output', { id: 'bash_1', filter: 'NEEDLE' }, c);
+      assert.equal(r.isError, false, r.content);
+      seen += r.content.split('\n\nStatus:')[0] + '\n';
+      return /NEEDLE-1 early/.test(seen);
+    });
+    assert.equal(seen.match(/NEEDLE-1/g)?.length, 1);
+    fs.writeFileSync(go, '');
+    await until('the command to exit', () => registry.running.length === 0);
+    const last = await tools.execute('bash_output', { id: 'bash_1', filter: 'NEEDLE' }, c);
+    // From where the last read ended: the second marker, not the first again.
+    assert.match(last.content, /^NEEDLE-2 later\n\nStatus: exited\nExit code: 0$/);
+    const none = await tools.execute('bash_output', { id: 'bash_1', filter: 'NEEDLE' }, c);
+    assert.match(none.content, /^\(no new output\)/);
+  });
+
+  it('issue 42 item 9: a filter matching every one of 100 000 lines returns no more than the output limit: the first and last matches, with their count', async () => {
+    const tools = createToolExecutor({ workspace: new NodeWorkspace(ws), shell }, { outputDir: path.join(base, 'out'), background: registry, limits: { maxOutputChars: 5000 } });
+    const c = { signal: new AbortController().signal };
+    await tools.execute('bash', { command: 'seq 1 100000', run_in_background: true }, c);
+    await until('the command to exit', () => registry.running.length === 0);
+    const r = await tools.execute('bash_output', { id: 'bash_1', filter: '^[0-9]+$' }, c);
+    assert.ok(r.content.length < 5000 + 600, `${r.content.length} characters returned`);
+    assert.match(r.content, /^1\n2\n3\n/);
+    assert.match(r.content, /\n99999\n100000\n\[100000 new lines matched \(588895 characters\); only the first and last are shown/);
+  });
+
+  it('issue 42 item 8: a background command\'s log is capped as it streams: head and tail kept, the cut marked; bash_output says so', async () => {
+    const capped = new BackgroundCommands({ maxRunning: () => 4, maxUnreadChars: 2000, dir: async () => path.join(base, 'capped'), maxLogBytes: () => 1024 * 1024 });
+    try {
+      fs.mkdirSync(path.join(base, 'capped'), { mode: 0o700 });
+      const tools = createToolExecutor({ workspace: new NodeWorkspace(ws), shell }, { outputDir: path.join(base, 'out'), background: capped });
+      const c = { signal: new AbortController().signal };
+      const flood = 64 * 1024 * 1024;
+      await tools.execute('bash', { command: `echo HEAD-START; head -c ${flood} /dev/zero | tr '\\0' 'a'; echo; echo NEEDLE-END; echo TAIL-END`, run_in_background: true }, c);
+      const file = path.join(base, 'capped', 'bash_1.log');
+      let largest = 0;
+      await until('the command to exit', () => {
+        largest = Math.max(largest, fs.existsSync(file) ? fs.statSync(file).size : 0);
+        return capped.running.length === 0;
+      });
+      assert.ok(largest <= 1024 * 1024, `the log reached ${largest} bytes while the command ran`);
+      const text = await until('the log to be closed with its tail', () => {
+        const t = fs.readFileSync(file, 'utf8');
+        return t.endsWith('NEEDLE-END\nTAIL-END\n') && t;
+      });
+      assert.ok(Buffer.byteLength(text) <= 1024 * 1024);
+      assert.ok(text.startsWith('HEAD-START\naaaa'));
+      const cut = /\[… (\d+) bytes cut by Turnstone: output over the 1 MB cap …\]/.exec(text);
+      assert.ok(cut, 'the cut is marked');
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      // The filter reads the log: the head's and the tail's lines match; the cut is counted, not silently lost.
+      const r = await tools.execute('bash_output', { id: 'bash_1', filter: 'HEAD-START|NEEDLE-END' }, c);
+      assert.match(r.content, /^HEAD-START\nNEEDLE-END\n\[\d+ bytes of the new output were cut from the log \(over the 1 MB kept on disk\)/);
+      assert.equal(Number(/\[(\d+) bytes of the new output were cut/.exec(r.content)![1]), Number(cut[1]));
+    } finally {
+      await capped.dispose();
+    }
+  });
+
+  it('issue 42 item 8: an unfiltered read of a capped log names the cap', async () => {
+    const capped = new BackgroundCommands({ maxRunning: () => 4, maxUnreadChars: 2000, dir: async () => base, maxLogBytes: () => 64 * 1024 });
+    try {
+      const tools = createToolExecutor({ workspace: new NodeWorkspace(ws), shell }, { outputDir: path.join(base, 'out'), background: capped });
+      const c = { signal: new AbortController().signal };
+      await tools.execute('bash', { command: 'seq 1 100000', run_in_background: true }, c);
+      await until('the command to exit', () => capped.running.length === 0);
+      const r = await tools.execute('bash_output', { id: 'bash_1' }, c);
+      assert.match(r.content, /^1\n2\n/);
+      assert.match(r.content, /past the 65536 bytes kept on disk, \d+ bytes of its middle were cut/);
+    } finally {
+      await capped.dispose();
+    }
+  });
+
   it('28.bg: the exit becomes one note for the next request, once, unless the model already read it', async () => {
     const a = await registry.start(shell, 'exit 7', { cwd: ws, description: 'failing build' });
     const b = await registry.start(shell, 'exit 0', { cwd: ws });
