@@ -13,7 +13,7 @@ import { commentText, summaryMarkdown, type TurnReport } from './report';
 import { planTurn, runTurn, RUNNER_ONLY, type TurnOutcome } from './turn';
 import { snapshotRunnerFiles } from './runner-files';
 import { maskSecrets, maskSecretsInFile } from './session-mask';
-import { scrubStartEnvironment } from '../cli/relaunch';
+import { scrubStartEnvironment } from '../cli/start-environment';
 import { looksLikeCredential } from '../runtime/policy/secret-env';
 import { appendSummary, setOutput, SUMMARY_LIMIT_BYTES, WorkflowLog } from './workflow';
 

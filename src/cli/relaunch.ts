@@ -7,10 +7,10 @@
 // launcher stays as the commands' ancestor, so it also overwrites them in its own
 // start environment (/proc/self/mem), which is what /proc/<pid>/environ reads.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { looksLikeCredential } from '../runtime/policy/secret-env';
 import { CREDENTIAL_ENV_VARS } from '../tools/node-adapter';
+import { scrubStartEnvironment } from './start-environment';
 
 /** Set in the relaunched CLI's environment: the fd its credentials arrive on. Not a secret itself. */
 export const CREDENTIALS_FD_ENV = 'TURNSTONE_CREDENTIALS_FD';
@@ -32,45 +32,6 @@ export function needsRelaunch(env: NodeJS.ProcessEnv = process.env): boolean {
   // Windows has no /proc to read environments from, and a detached child there gets a console window of its own.
   if (process.platform === 'win32') return false;
   return env[CREDENTIALS_FD_ENV] === undefined && Object.keys(credentialsIn(env)).length > 0;
-}
-
-/**
- * Overwrites the values of `names` in this process's start environment, the
- * memory /proc/<pid>/environ reads (Linux). False where that is not possible
- * (another OS, or /proc/self/mem not writable); nothing else changes then.
- */
-export function scrubStartEnvironment(names: readonly string[]): boolean {
-  if (process.platform !== 'linux') return false;
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    // Fields after "(comm)" start at field 3; env_start and env_end are fields 50 and 51 (Linux 3.5+).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const start = Number(fields[50 - 3]);
-    const end = Number(fields[51 - 3]);
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) return false;
-    const fd = openSync('/proc/self/mem', 'r+');
-    try {
-      const region = Buffer.alloc(end - start);
-      readSync(fd, region, 0, region.length, start);
-      let changed = false;
-      for (let off = 0; off < region.length; ) {
-        let nul = region.indexOf(0, off);
-        if (nul < 0) nul = region.length;
-        const eq = region.indexOf(0x3d, off);
-        if (eq > off && eq < nul && names.includes(region.toString('latin1', off, eq))) {
-          region.fill(0x78, eq + 1, nul); // 'x'
-          changed = true;
-        }
-        off = nul + 1;
-      }
-      if (changed) writeSync(fd, region, 0, region.length, start);
-      return true;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -1,7 +1,6 @@
 // Runtime errors carry a kind so hosts branch on values, never on message text
 // (ARCHITECTURE: errors are values at boundaries). An interrupt is not one of
 // them: it is always cancellation.ts's AbortedError.
-import { type LoopStop } from './loop/loop-guard';
 import { type SpendCapStop } from './spend/budget';
 import { type ModelErrorKind } from './types';
 
@@ -16,6 +15,15 @@ export type RuntimeErrorKind =
   | 'busy'
   | 'invalid_rule'
   | 'internal';
+
+/** What the loop guard saw (loop/loop-guard.ts): the repeated call, how often, and whether it failed each time or returned the same result. */
+export interface LoopStop {
+  tool: string;
+  /** One line naming the call (its tool and main argument). */
+  call: string;
+  repeats: number;
+  outcome: 'error' | 'result';
+}
 
 export class RuntimeError extends Error {
   override readonly name = 'RuntimeError';

@@ -1,9 +1,8 @@
 // T12: what the runtime tells a UI or CLI. One discriminated union, rendered by
 // the webview, printed by the CLI (stream-json), asserted by tests.
-import { type LoopStop } from './loop/loop-guard';
 import { type SpendCapStop } from './spend/budget';
 import { type ContextInfo } from './context/context-window';
-import { type RuntimeErrorKind } from './errors';
+import { type LoopStop, type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './policy/permissions';
 import { type QueuedInput } from './loop/steering';
 import { type Plan } from './plan';

@@ -5,20 +5,14 @@
 // an edit is a new attempt, so a file change starts the count again.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonical-json';
+import { type LoopStop } from '../errors';
 import { type ToolResultRecord } from '../events';
 import { describeToolUse } from '../tool-summary';
 import { type ParsedToolUse } from './assistant-message';
 
 export const DEFAULT_LOOP_GUARD_REPEATS = 3;
 
-/** What the guard saw: the repeated call, how often, and whether it failed each time or returned the same result. */
-export interface LoopStop {
-  tool: string;
-  /** One line naming the call (its tool and main argument). */
-  call: string;
-  repeats: number;
-  outcome: 'error' | 'result';
-}
+export { type LoopStop };
 
 export class LoopGuard {
   private readonly seen = new Map<string, number>();
