@@ -8,6 +8,7 @@ import manifest from '../package.json';
 import { HELP, parseCliArgs, UsageError, type CliConfig } from './cli/args';
 import { createRenderer, toCliResult, type Sink } from './cli/output';
 import { mcpServersOf, parseSettingsObject, SettingsError, type SettingSchema, type TurnstoneSettings } from './agent/settings';
+import { AgentSession } from './agent/agent-session';
 import { TurnCheckpoints } from './agent/turn-checkpoints';
 import { createTurnContext } from './agent/turn-context';
 import { openCheckpointStore } from './tools/checkpoints';
@@ -284,18 +285,26 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     liveModel: await cliLiveModel(options, s, priced.prices),
     warn: (m) => sink.stderr(`turnstone: ${m}\n`),
   });
-  const runtime = new ConversationRuntime(
-    { model: context.model, tools: context.tools, ...(context.hooks ? { hooks: context.hooks } : {}), ...(session ? { session: session.store } : {}) },
-    context.config,
-    session?.loaded
-      ? { messages: session.loaded.messages, plan: session.loaded.plan, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}), ...(session.loaded.cost ? { cost: session.loaded.cost } : {}) }
-      : {},
-  );
+  const sessionId = session ? path.basename(session.store.path, '.jsonl') : undefined;
+  const agent = new AgentSession({
+    turnContext: () => Promise.resolve(context),
+    openRuntime: (turn) =>
+      new ConversationRuntime(
+        { model: turn.model, tools: turn.tools, ...(turn.hooks ? { hooks: turn.hooks } : {}), ...(session ? { session: session.store } : {}) },
+        turn.config,
+        session?.loaded
+          ? { messages: session.loaded.messages, plan: session.loaded.plan, ...(session.loaded.usage ? { usage: session.loaded.usage } : {}), ...(session.loaded.cost ? { cost: session.loaded.cost } : {}) }
+          : {},
+      ),
+    ...(checkpoints && sessionId
+      ? { checkpoints: { turnStarted: (index, words) => checkpoints.turnStarted(sessionId, () => new NodeWorkspace(config.cwd), index, words), turnEnded: () => checkpoints.turnEnded() } }
+      : {}),
+    background: () => background,
+  });
 
   const renderer = createRenderer(config.outputFormat, sink);
-  runtime.subscribe((event) => renderer.onEvent(event));
+  agent.subscribe((event) => renderer.onEvent(event));
 
-  const controller = new AbortController();
   // Ctrl+C, a closed terminal (SIGHUP) and a CI cancel or `kill` (SIGTERM) all stop the turn the same way: the
   // session is saved, background commands and MCP servers stop. Left to the default action, SIGTERM and SIGHUP
   // ended the process at once and its background commands ran on, re-parented to pid 1.
@@ -315,19 +324,17 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     } catch {
       // The terminal that would show it may be gone (SIGHUP).
     }
-    controller.abort();
-    void background.killAll();
+    agent.interrupt();
   };
   for (const signal of STOP_SIGNALS) process.on(signal, onStopSignal);
   try {
-    if (session) checkpoints?.turnStarted(path.basename(session.store.path, '.jsonl'), () => new NodeWorkspace(config.cwd), runtime.messages.length, config.prompt);
-    const summary = await runtime.runTurn(prompt, { signal: controller.signal, context, ...(attached.images.length > 0 ? { images: attached.images } : {}) });
-    await checkpoints?.turnEnded();
+    const summary = await agent.submit(prompt, { images: attached.images, checkpoint: { words: config.prompt } });
     await session?.store.flush();
     renderer.finish(toCliResult(summary, session?.store.path));
     if (summary.outcome === 'aborted') return exitCodeOf(stoppedBy ?? 'SIGINT');
     return summary.outcome === 'completed' ? 0 : 1;
   } finally {
+    await agent.close();
     await background.dispose();
     await mcp?.dispose();
     for (const signal of STOP_SIGNALS) process.off(signal, onStopSignal);

@@ -10,6 +10,11 @@ export class SessionBackground {
 
   constructor(private readonly panel: () => PanelBridge) {}
 
+  /** The commands if any were started (nothing is made just to be stopped). */
+  get current(): BackgroundCommands | undefined {
+    return this.commands;
+  }
+
   /** Made with the core on first use; their cards follow them. */
   get(): BackgroundCommands {
     if (this.commands) return this.commands;

@@ -85,6 +85,7 @@ export class SessionController implements vscode.Disposable {
       turnContext: () => this.turnContext(),
       openRuntime: (context) => this.openRuntime(context),
       runtime: () => this.runtime,
+      background: () => this.background.current,
       turnStarted: () => this.keyWait.turnStarted(),
     });
     // What a restore needs besides the public face: a halt of the turn and the file written out before it forks.
@@ -198,10 +199,9 @@ export class SessionController implements vscode.Disposable {
     this.panel.userMessage({ text, ...(slashCommand ? { slashCommand } : {}), delivery: 'steer' });
   }
 
+  /** Stop means everything the session runs: its turn (even one being set up) and its background commands. */
   stop(): void {
     this.turns.stop();
-    // Stop means everything the session runs, its background commands too.
-    void this.background.killAll();
   }
 
   private async turnContext(): Promise<TurnContext> {

@@ -6,14 +6,14 @@
 // thread, mocha's timeout with it.
 import * as assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { TurnGate } from '../../../src/host/session/turn-gate';
+import { TurnGate } from '../../../src/agent/turn-gate';
 
 /** Runs `body` (an async function body with `gate`, `io` and `steps` in scope) in a worker; resolves with `steps`. */
 function scenario(body: string): Promise<string[]> {
   return new Promise<string[]>((resolve, reject) => {
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
-      const { TurnGate } = require(${JSON.stringify(require.resolve('../../../src/host/session/turn-gate'))});
+      const { TurnGate } = require(${JSON.stringify(require.resolve('../../../src/agent/turn-gate'))});
       const io = () => new Promise((resolve) => setImmediate(resolve));
       const gate = new TurnGate();
       const steps = [];
@@ -34,7 +34,7 @@ function scenario(body: string): Promise<string[]> {
   });
 }
 
-describe('host: TurnGate', () => {
+describe('agent: TurnGate', () => {
   it('is idle at once when no turn has begun', async () => {
     const gate = new TurnGate();
     assert.equal(gate.busy, false);
