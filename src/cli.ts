@@ -324,7 +324,8 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     } catch {
       // The terminal that would show it may be gone (SIGHUP).
     }
-    agent.interrupt();
+    // The CLI ends with the turn: nothing it started may run on.
+    agent.interrupt({ kill: true });
   };
   for (const signal of STOP_SIGNALS) process.on(signal, onStopSignal);
   try {

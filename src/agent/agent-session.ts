@@ -1,8 +1,9 @@
 // One agent session, whatever drives it (the editor's chat, the CLI, the Action through the CLI): the
 // runtime, made once with its first turn; each turn's cycle (set-up → context → turn-start checkpoint →
 // turn → turn-end checkpoint), one at a time; one cancellation per turn, made before its set-up so a Stop
-// pressed while a turn is still being set up stops it; and the session's background commands, which
-// interrupt() kills with the turn and close() waits for. Faces adapt it: they say where a session is
+// pressed while a turn is still being set up stops it; and the session's background commands, which outlive
+// a plain Stop (a dev server started two turns ago is not the turn's to end) and end with a Stop-with-kill,
+// close() and exit. Faces adapt it: they say where a session is
 // stored, how a turn's context is made and how a checkpoint is named, and render its events.
 import { type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from '../runtime/events';
 import { type ConversationRuntime, type TurnContext } from '../runtime/loop/conversation';
@@ -115,15 +116,18 @@ export class AgentSession {
     }
   }
 
-  /** Stop: the running turn (or the one being set up), and everything the session runs in the background. */
-  interrupt(): void {
+  /**
+   * Stop: the running turn (or the one being set up) and its foreground work. `kill`: everything the session
+   * runs in the background too (the CLI's Ctrl+C, a closing session).
+   */
+  interrupt(options: { kill?: boolean } = {}): void {
     this.abort?.abort();
-    void this.ports.background?.()?.killAll();
+    if (options.kill) void this.ports.background?.()?.killAll();
   }
 
   /** Interrupts, waits for the turn to finish and for the background commands to end; the runtime is forgotten. */
   async close(): Promise<void> {
-    this.interrupt();
+    this.interrupt({ kill: true });
     await this.gate.idle();
     await this.ports.background?.()?.killAll();
     this.unsubscribe?.();

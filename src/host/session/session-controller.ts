@@ -199,7 +199,11 @@ export class SessionController implements vscode.Disposable {
     this.panel.userMessage({ text, ...(slashCommand ? { slashCommand } : {}), delivery: 'steer' });
   }
 
-  /** Stop means everything the session runs: its turn (even one being set up) and its background commands. */
+  /**
+   * Stop ends the running turn (even one being set up) and its foreground work. Background commands run on
+   * until kill_shell, their card's Stop, a new session or the window closing (issue 47: a Stop on a later turn
+   * once ended the dev server started two turns earlier).
+   */
   stop(): void {
     this.turns.stop();
   }

@@ -72,7 +72,7 @@ export class TurnRunner {
     return this.session.idle();
   }
 
-  /** The turn (even one still being set up) and the session's background commands. */
+  /** The turn, even one still being set up; background commands run on. */
   stop(): void {
     this.session.interrupt();
   }

@@ -71,7 +71,7 @@ describe('AgentSession (issue 43)', function () {
     assert.equal(session.isRunning, false);
   });
 
-  it("issue 43 AgentSession: interrupt() stops the session's background commands with the turn, close() waits for them", async () => {
+  it("issue 43 AgentSession, issue 47 item 2: a plain interrupt() leaves the session's background commands running; interrupt({ kill }) ends them, close() waits for them", async () => {
     const base = tempDir('turnstone-agent-session-');
     const background = new BackgroundCommands({ maxRunning: () => 4, maxUnreadChars: 2000, dir: async () => base });
     try {
@@ -80,6 +80,11 @@ describe('AgentSession (issue 43)', function () {
       await until('the background command to run', () => processesWith(marker).length > 0);
       const { session } = sessionOver(new ScriptedModel([]), { background: () => background });
       session.interrupt();
+      // A plain Stop is the turn's: the command still runs once a turn after it has come and gone.
+      const later = sessionOver(new ScriptedModel([step('later')]), { background: () => background });
+      await later.session.submit('go on');
+      assert.ok(processesWith(marker).length > 0, 'a plain Stop ended a background command');
+      session.interrupt({ kill: true });
       await until('the background command to end', () => processesWith(marker).length === 0);
       await session.close();
       assert.equal(session.current, undefined);
