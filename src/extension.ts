@@ -10,13 +10,14 @@ import { LazyWorkspaceIndex, loadPanelSupport } from './host/panel/load-panel-su
 import { HostMcp } from './host/mcp';
 import { handlePanelMessage } from './host/panel/panel-messages';
 import { PanelNotices } from './host/panel/panel-notices';
+import { Attention } from './host/attention';
 import { PendingPermissions } from './host/approvals/pending-permissions';
 import { NativePermissionPrompter } from './host/approvals/permission-prompter';
 import { confirmLoosening, installPolicyGuard, ownSettingsChange, PolicyGuard } from './host/approvals/policy-guard';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/approvals/proposal-documents';
 import { ApiKeys } from './host/secrets';
 import { SessionController } from './host/session/session-controller';
-import { addAllowRule } from './host/settings';
+import { addAllowRule, notificationsSetting } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
 import { TerminalRecorder } from './host/terminal/terminal-context';
 import { TypingGate } from './host/approvals/typing-gate';
@@ -45,7 +46,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   // Keystrokes in the panel (reported by the webview) and in editors: a modal approval waits until they pause.
   const typing = new TypingGate();
   const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule: (rule) => ownSettingsChange(() => addAllowRule(rule)), log, dialogs: () => dialogs, typing, describeTool: (name) => mcp.describe(name) });
-  const controller = new SessionController({ context, keys, prompter, log, mcp, post, onDidChangeState: () => statusBar.showSession(controller) });
+  const controller = new SessionController({ context, keys, prompter, log, mcp, post, onDidChangeState: () => statusBar.showSession(controller), onTurnEnded: (summary) => attention.turnEnded(summary) });
   const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(
     context.extensionUri,
@@ -61,12 +62,22 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     loadPanelSupport,
   );
   const requested = new vscode.EventEmitter<string>();
+  const attention = new Attention(pending, {
+    panelVisible: () => panel.isVisible,
+    windowFocused: () => vscode.window.state.focused,
+    setting: () => notificationsSetting(),
+    setBadge: (count, tooltip) => panel.setBadge(count, tooltip),
+    setWaiting: (count) => statusBar.setWaiting(count),
+    showPanel: () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`),
+    notify: (message, action) => vscode.window.showInformationMessage(message, action),
+  });
 
   context.subscriptions.push(
     log,
     pending,
     prompter,
     statusBar,
+    attention,
     mentions.index,
     mentions.terminals,
     controller,

@@ -43,6 +43,7 @@ export const SETTINGS = [
   'vertex.projectId',
   'maxIterations',
   'loopGuard.repeats',
+  'notifications',
   'permissionMode',
   'permissions.allow',
   'permissions.deny',
@@ -63,6 +64,8 @@ export const SETTINGS = [
   'bash.env.passthrough',
   'agents.maxParallel',
   'agents.model',
+  'memory.enabled',
+  'memory.dir',
   'checkpoints.maxFileSizeMB',
   'checkpoints.keepSessions',
   'diagnostics.afterEdit',
@@ -75,6 +78,7 @@ export const SETTINGS = [
   'mcp.startTimeoutMs',
   'approvalDialog',
   'webFetch.allowPrivateNetwork',
+  'worktrees.dir',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

@@ -2,6 +2,7 @@
 // the one settings type of agent/settings.ts. Read fresh on every turn so changes
 // apply live without a reload.
 import * as vscode from 'vscode';
+import { NOTIFICATIONS_SETTINGS, type NotificationsSetting } from './attention';
 import { type ApprovalDialog, type ProviderName, type TurnstoneSettings } from '../agent/settings';
 import { type HooksConfig } from '../runtime/policy/hooks';
 import { type PermissionMode } from '../runtime/policy/permissions';
@@ -60,6 +61,9 @@ export function readSettings(): TurnstoneSettings {
     diagnosticsWaitMs: Math.max(0, c.get<number>('diagnostics.waitMs', 2000)),
     agentsMaxParallel: Math.max(1, c.get<number>('agents.maxParallel', 4)),
     agentsModel: (c.get<string>('agents.model', '') ?? '').trim(),
+    memoryEnabled: c.get<boolean>('memory.enabled', true) !== false,
+    memoryDir: (c.get<string>('memory.dir', '') ?? '').trim(),
+    worktreesDir: (c.get<string>('worktrees.dir', '') ?? '').trim(),
   };
 }
 
@@ -132,4 +136,10 @@ export async function setServer(provider: string, baseUrl: string | undefined): 
 
 function readApprovalDialog(v: string): ApprovalDialog {
   return (APPROVAL_DIALOGS as readonly string[]).includes(v) ? (v as ApprovalDialog) : 'modal';
+}
+
+/** turnstone.notifications, read when a signal is due (a change applies at once). */
+export function notificationsSetting(): NotificationsSetting {
+  const value = vscode.workspace.getConfiguration('turnstone').get<string>('notifications', 'whenHidden');
+  return (NOTIFICATIONS_SETTINGS as readonly string[]).includes(value) ? (value as NotificationsSetting) : 'whenHidden';
 }

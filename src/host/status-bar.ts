@@ -16,6 +16,8 @@ export function cacheHitPercent(u: Usage): number {
 
 export class TurnstoneStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('turnstone.status', vscode.StatusBarAlignment.Right, 100);
+  private last: { model: string; running: boolean; usage?: Usage; costUsd?: number } = { model: '', running: false };
+  private waiting = 0;
 
   constructor() {
     this.item.name = 'Turnstone';
@@ -31,14 +33,21 @@ export class TurnstoneStatusBar implements vscode.Disposable {
     this.update({ model: session.model, running: session.isRunning, ...(u ? { usage: u.usage, ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}) } : {}) });
   }
 
+  /** Requests waiting for the user's answer: a bell and the count lead the item. */
+  setWaiting(count: number): void {
+    this.waiting = count;
+    this.update(this.last);
+  }
+
   update(state: { model: string; running: boolean; usage?: Usage; costUsd?: number }): void {
-    const icon = state.running ? '$(loading~spin)' : '$(comment-discussion)';
+    this.last = state;
+    const icon = this.waiting > 0 ? `$(bell-dot) ${this.waiting}` : state.running ? '$(loading~spin)' : '$(comment-discussion)';
     const u = state.usage;
     const tokens = u ? ` ${formatTokens(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)}↑ ${formatTokens(u.output_tokens)}↓` : '';
     const cost = state.costUsd !== undefined && state.costUsd > 0 ? ` $${state.costUsd.toFixed(state.costUsd < 1 ? 3 : 2)}` : '';
     this.item.text = `${icon} ${state.model || 'Turnstone'}${tokens}${cost}`;
     const tip = new vscode.MarkdownString(undefined, true);
-    tip.appendMarkdown(`**Turnstone** — ${state.running ? vscode.l10n.t('a turn is running') : vscode.l10n.t('idle')}\n\n`);
+    tip.appendMarkdown(`**Turnstone** — ${this.waiting > 0 ? vscode.l10n.t('{0} waiting for your answer', this.waiting) : state.running ? vscode.l10n.t('a turn is running') : vscode.l10n.t('idle')}\n\n`);
     tip.appendMarkdown(`${vscode.l10n.t('Model: {0}', `\`${state.model}\``)}\n\n`);
     if (u) {
       tip.appendMarkdown(`${vscode.l10n.t('Session: {0} in · {1} out · cache read {2} / write {3} ({4}% hit)', u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, cacheHitPercent(u))}\n\n`);

@@ -46,6 +46,7 @@ const MAX_UNCHECKED = 256;
 export class ChatPanelProvider implements vscode.WebviewViewProvider {
   static readonly viewType = 'turnstone.chat';
   private view: vscode.WebviewView | undefined;
+  private badge: vscode.ViewBadge | undefined;
   private ready = false;
   private readonly mirror = new Transcript();
   private readonly batcher = new DeltaBatcher((message) => this.deliver(message));
@@ -62,6 +63,7 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     this.ready = false;
+    view.badge = this.badge;
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     view.webview.html = renderHtml(view.webview, dist);
@@ -99,6 +101,16 @@ export class ChatPanelProvider implements vscode.WebviewViewProvider {
 
   get isVisible(): boolean {
     return this.view?.visible ?? false;
+  }
+
+  /**
+   * The count on the view's icon (requests waiting for the user); 0 clears it. Kept for a view made later.
+   * Cleared with a badge of 0, not undefined: VS Code's webview view keeps an undefined badge's last count on
+   * the activity bar (microsoft/vscode#331019), while a 0 replaces it and shows nothing.
+   */
+  setBadge(count: number, tooltip: string): void {
+    this.badge = { value: Math.max(0, count), tooltip: count > 0 ? tooltip : '' };
+    if (this.view) this.view.badge = this.badge;
   }
 
   /** What the panel currently shows (e.g. to persist or to test the mapping). */

@@ -114,6 +114,42 @@ describe('e2e: turnstone.approvalDialog = panel (issue 19, finding 4)', function
     assert.match(await frame.locator('article.item.tool[data-id="tu_ls"] pre.output').innerText(), /approved-from-palette/);
     assert.equal(await dialog(chat.wb.page).count(), 0);
   });
+
+  it('issue 43 notifications: with the panel hidden, a waiting request badges the view, counts in the status bar and raises a notification whose Show brings the panel back', async () => {
+    const frame = await chatFrame(chat.wb.page);
+    const page = chat.wb.page;
+    chat.server.enqueue(
+      toolUseReply([{ id: 'tu_n1', name: 'bash', input: { command: 'echo first-of-two' } }]),
+      toolUseReply([{ id: 'tu_n2', name: 'bash', input: { command: 'echo second-of-two' } }]),
+      textReply('Both ran.'),
+    );
+    const input = frame.locator('textarea.input');
+    await input.fill('run both');
+    await input.press('Enter');
+    await frame.locator('article.item.tool[data-id="tu_n1"][data-status="waiting"]').waitFor({ timeout: 60_000 });
+    // Asked while the user looks at the panel: no notification, only the count.
+    assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'waiting for your answer' }).count(), 0);
+    await runCommand(page, 'View: Show Explorer');
+    const badge = page.locator('.activitybar .action-item:has(a[aria-label^="Turnstone"]) .badge-content');
+    await badge.filter({ hasText: /^1$/ }).waitFor({ timeout: 30_000 });
+    // The status bar item leads with a bell and the count.
+    const status = page.locator('.statusbar-item', { has: page.locator('.codicon-bell-dot') });
+    assert.match(await status.first().innerText({ timeout: 30_000 }), /\b1\b/);
+
+    // The next request comes while the panel is hidden: a toast names it, and Show brings the panel back.
+    await runCommand(page, 'Turnstone: Allow Pending Request');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Turnstone is waiting for your answer: bash echo second-of-two' });
+    await toast.waitFor({ timeout: 60_000 });
+    await screenshot(page, 'notification-waiting.png');
+    await toast.getByRole('button', { name: 'Show' }).click();
+    // A hidden webview is gone: the panel shown again is a new frame, restored with the waiting card.
+    const shown = await chatFrame(page);
+    await shown.locator('article.item.tool[data-id="tu_n2"][data-status="waiting"]').waitFor({ state: 'visible', timeout: 30_000 });
+    await runCommand(page, 'Turnstone: Allow Pending Request');
+    await shown.locator('article.item.assistant', { hasText: 'Both ran.' }).waitFor({ timeout: 60_000 });
+    // Nothing waits: no count on the icon (the workbench may keep an empty, hidden badge element).
+    await badge.filter({ hasText: /\d/ }).waitFor({ state: 'detached', timeout: 30_000 });
+  });
 });
 
 describe('e2e: turnstone.approvalDialog = notification (issue 19, finding 4)', function () {

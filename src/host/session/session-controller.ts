@@ -43,6 +43,8 @@ export interface ControllerDeps {
   /** Posts to the panel (validated and batched by the panel provider); only the panel bridge uses it. */
   post(event: HostEvent): void;
   onDidChangeState(): void;
+  /** A turn ended, however: the attention signal decides whether the user is told. */
+  onTurnEnded?(summary: TurnSummary): void;
 }
 
 /** Context sent with a prompt: a chip in the panel, text for the model. */
@@ -86,6 +88,7 @@ export class SessionController implements vscode.Disposable {
       openRuntime: (context) => this.openRuntime(context),
       runtime: () => this.runtime,
       background: () => this.background.current,
+      ...(deps.onTurnEnded ? { onTurnEnded: deps.onTurnEnded } : {}),
       turnStarted: () => this.keyWait.turnStarted(),
     });
     // What a restore needs besides the public face: a halt of the turn and the file written out before it forks.
@@ -139,15 +142,23 @@ export class SessionController implements vscode.Disposable {
    */
   async send(text: string, attachments: Attachment[] = [], images: ImageBlock[] = [], slashCommand?: string): Promise<TurnSummary | undefined> {
     await this.turns.idle();
+    const prompt = loadCore().withAttachments(text, attachments);
+    // Issue 47 item 4: without a key the message shows at once, marked as waiting for it, and is sent once the key is saved.
+    const noKey = await this.keyWait.keyMissing();
+    // The same words sent again while they wait (the user thought them lost) are already shown and held once.
+    if (noKey && this.keyWait.isHeld(prompt, images)) return undefined;
     const userItem = this.panel.userMessage({
       text,
       ...(slashCommand ? { slashCommand } : {}),
       ...(attachments.length ? { attachments: attachments.map((a) => ({ kind: a.kind, path: a.label, label: a.label })) } : {}),
       ...(images.length ? { images: images.map(({ mediaType, data, width, height }) => ({ mediaType, data, width, height })) } : {}),
+      ...(noKey ? { unsent: 'waiting_key' as const } : {}),
     });
     this.name.fromFirstMessage(slashCommand ?? text);
-    const prompt = loadCore().withAttachments(text, attachments);
-    if (await this.keyWait.holdWithoutKey({ prompt, images, userItem })) return undefined;
+    if (noKey) {
+      this.keyWait.hold({ prompt, images, userItem });
+      return undefined;
+    }
     return this.turns.run(prompt, { images, userItem });
   }
 
@@ -158,7 +169,17 @@ export class SessionController implements vscode.Disposable {
   async keyChanged(): Promise<void> {
     const next = await this.keyWait.keyChanged(this.turns.running, () => this.runtimes.lastFailure === 'auth');
     if (next === 'retry') await this.retry();
-    else if (next) await this.turns.run(next.prompt, { images: next.images, userItem: next.userItem });
+    else if (next) {
+      // Each held prompt its own turn, in order; after one that did not go through the others wait no more (not sent, Edit).
+      for (const [i, held] of next.entries()) {
+        this.panel.userForNextTurn(held.userItem);
+        const summary = await this.turns.run(held.prompt, { images: held.images, userItem: held.userItem });
+        if (summary.outcome !== 'completed') {
+          for (const rest of next.slice(i + 1)) this.panel.userUnsent(rest.userItem, 'not_sent');
+          break;
+        }
+      }
+    }
   }
 
   /** Runs the loop again on the history as it is (after an error): no new user message. */
@@ -221,6 +242,8 @@ export class SessionController implements vscode.Disposable {
           this.deps.log.warn(`custom agents could not be read: ${String(error)}`);
           return [];
         }),
+        // Read with the prompt just above (issue 46): the path-scoped rules, those still in the history counted as sent.
+        pathScoped: this.instructions.pathScoped?.sync(this.runtime?.messages ?? []),
       },
     );
   }

@@ -39,6 +39,7 @@ export interface TurnRunnerDeps {
   /** The session's background commands, if any were started: Stop ends them with the turn. */
   background(): BackgroundCommands | undefined;
   turnStarted(): void;
+  onTurnEnded?(summary: TurnSummary): void;
 }
 
 /** The editor's face of an AgentSession: the panel's items for queued prompts, and the log line of each turn. */
@@ -93,6 +94,7 @@ export class TurnRunner {
       deps.log.info(
         `turn ${summary.outcome} in ${Date.now() - started} ms: ${summary.iterations} step(s), ${u.input_tokens} in / ${u.output_tokens} out, cache read ${u.cache_read_input_tokens} / write ${u.cache_creation_input_tokens}, session $${summary.costUsd.toFixed(4)}`,
       );
+      deps.onTurnEnded?.(summary);
       return summary;
     } finally {
       const runtime = deps.runtime();
