@@ -5,6 +5,7 @@
 // vouches only for a command that is provably plain (every part literal) and
 // must cover every part; a deny rule matching any part, or a command whose
 // names cannot be known, denies.
+import { isIP } from 'node:net';
 import picomatch from 'picomatch';
 import { RuntimeError } from '../errors';
 import { analyseCommand } from './shell-analysis';
@@ -66,8 +67,11 @@ const DOMAIN_PREFIX = 'domain:';
 
 /**
  * `example.com` matches that host only; `*.example.com` any host below it
- * (docs.example.com, a.b.example.com) but not example.com itself. Case and a
- * trailing dot do not count; a subject that is not a URL matches nothing.
+ * (docs.example.com, a.b.example.com) but not example.com itself. Compared
+ * label by label, never as text: `example.com` is not `example.com.evil.net`,
+ * and `*.0.0.1` is no address's. Case, a trailing dot and the Unicode or
+ * punycode spelling of a name do not count; a subject that is not a URL
+ * matches nothing.
  */
 export function matchDomain(pattern: string, subject: string): boolean {
   let host: string;
@@ -76,9 +80,90 @@ export function matchDomain(pattern: string, subject: string): boolean {
   } catch {
     return false;
   }
-  const want = pattern.trim().toLowerCase().replace(/\.$/, '');
-  if (want.startsWith('*.')) return host.endsWith(want.slice(1)) && host.length > want.length - 1;
-  return host === want;
+  let want = pattern.trim().toLowerCase().replace(/\.$/, '');
+  const below = want.startsWith('*.');
+  if (below) want = want.slice(2);
+  want = hostSpelling(want);
+  if (want === '') return false;
+  if (!below) return host === want;
+  if (isIP(host.replace(/^\[|\]$/g, ''))) return false;
+  const labels = host.split('.');
+  const under = want.split('.');
+  return labels.length > under.length && under.every((label, i) => labels[labels.length - under.length + i] === label);
+}
+
+/**
+ * A host name or address as the URL parser spells it in a URL's hostname
+ * (bücher.example is xn--bcher-kva.example, [0:0::1] is [::1]); '' for text
+ * a URL would read as more than a host (user@, :port, /path) or not at all.
+ */
+function hostSpelling(name: string): string {
+  if (!/^(\[[0-9a-f:.]+\]|[^\s/\\@:?#[\]*%]+)$/i.test(name)) return '';
+  try {
+    return new URL(`http://${name}/`).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A rule whose content is a URL (`web_fetch(https://docs.example.com/guide:*)`)
+ * against a URL subject, on the URL's structure: the same scheme, host and
+ * port, then the rule's path as whole segments, so `/docs:*` covers `/docs`
+ * and `/docs/a` but not `/docs-evil`; a rule with a query covers its path
+ * with that query (more parameters after it with `:*`). Without `:*` the URL
+ * itself, as the parser normalises both. Percent-escapes of unreserved
+ * characters count as the characters (`/%61dmin` is `/admin` to a server),
+ * and a path with an escaped slash (`/docs/..%2Fadmin`) is read both ways, as
+ * servers differ: an allow rule must cover both, a deny rule either.
+ * Undefined when this is not such a pair; false for a rule that names a URL
+ * but does not parse.
+ */
+function matchUrl(content: string, subject: string, semantics: RuleSemantics): boolean | undefined {
+  const prefix = content.endsWith(':*');
+  const written = prefix ? content.slice(0, -2) : content;
+  if (!/^https?:\/\//i.test(written)) return undefined;
+  const target = httpUrl(subject);
+  if (!target) return undefined;
+  const rule = httpUrl(written);
+  if (!rule || rule.protocol !== target.protocol || rule.port !== target.port || bareHost(rule) !== bareHost(target)) return false;
+  const want = segments(rule.pathname);
+  // `/docs/` covers what `/docs` does: a trailing empty segment asks for nothing more.
+  if (prefix && want.length > 1 && want[want.length - 1] === '') want.pop();
+  const covers = (got: string[]) => {
+    if (!prefix || rule.search) {
+      const samePath = want.length === got.length && want.every((s, i) => s === got[i]);
+      if (!prefix) return samePath && rule.search === target.search;
+      return samePath && (target.search === rule.search || target.search.startsWith(`${rule.search}&`));
+    }
+    return want.length <= got.length && want.every((s, i) => s === got[i]);
+  };
+  const readings = [segments(target.pathname)];
+  if (/%(2f|5c)/i.test(target.pathname)) readings.push(segments(new URL(`http://h${target.pathname.replace(/%2f|%5c/gi, '/')}`).pathname));
+  return semantics === 'allow' ? readings.every(covers) : readings.some(covers);
+}
+
+/** How a rule is read: `allow` must vouch for every reading of a subject, `deny` (and ask) matches any. */
+export type RuleSemantics = 'allow' | 'deny';
+
+const bareHost = (url: URL) => url.hostname.replace(/\.$/, '');
+const segments = (pathname: string) => pathname.split('/').map(unescapeUnreserved);
+
+function httpUrl(text: string): URL | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `%7E` and `~` are one character to every server, and so are `%2f` and `%2F`; `%2F` stays apart from `/`. */
+function unescapeUnreserved(segment: string): string {
+  return segment.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : escape.toUpperCase();
+  });
 }
 
 /** The rule "Always allow" saves for a URL: its host (`web_fetch(domain:docs.example.com)`). */
@@ -151,9 +236,11 @@ function denyWordsMatch(content: string, cmd: ShellCommand): boolean {
 }
 
 /** Matches a non-shell rule's content against a plain subject (a path, a pattern, a URL). */
-export function matchContent(content: string | undefined, subject: string): boolean {
+export function matchContent(content: string | undefined, subject: string, semantics: RuleSemantics = 'allow'): boolean {
   if (content === undefined) return true;
   if (content.startsWith(DOMAIN_PREFIX)) return matchDomain(content.slice(DOMAIN_PREFIX.length), subject);
+  const url = matchUrl(content, subject, semantics);
+  if (url !== undefined) return url;
   if (content.endsWith(':*')) return subject.startsWith(content.slice(0, -2));
   if (subject === content) return true;
   return GLOB_CHARS.test(content) && globMatch(content, subject);
@@ -215,7 +302,7 @@ export function ruleSubject(tool: string, subject: string, shell?: CommandAnalys
 export function matchesAnyPart(rule: PermissionRule, s: RuleSubject): boolean {
   if (!ruleNamesTool(rule.tool, s.tool, s.mcpServer)) return false;
   if (rule.content === undefined) return true;
-  if (!s.shell) return matchContent(rule.content, s.subject);
+  if (!s.shell) return matchContent(rule.content, s.subject, 'deny');
   if (s.shell.unresolved.length > 0) return true;
   const content = rule.content;
   return [...s.shell.commands, ...s.shell.candidates].some((c) => denyWordsMatch(content, c));

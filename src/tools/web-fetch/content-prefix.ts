@@ -7,6 +7,9 @@
 // right after an element whose ancestors up to the content are plain containers,
 // so a cut never lands inside a list, table or code block. Converting the cut
 // HTML then gives the same Markdown as the whole page, up to the cut.
+// The pass also notes where the page's scripts, styles and comments lie (never
+// content, often most of a big page's bytes), and it reads the page in pieces,
+// giving the event loop a turn between them, so a Stop is heard during it.
 // htmlparser2 comes in as an argument, imported with the other converters on the first HTML page.
 import type { Parser as ParserClass } from 'htmlparser2';
 
@@ -51,12 +54,23 @@ export interface PageOutline {
   baseHref: string | undefined;
   /** The page's marked content, when it has exactly one (as html-markdown's markedContent judges). */
   content: PageContentOutline | undefined;
+  /** Where each script, style and comment lies, [start, end) in the page, in order; they never overlap. */
+  skippable: (readonly [number, number])[];
+  /** How deep elements nest at most (html is 1). */
+  depth: number;
 }
+
+/** Characters read between two turns of the event loop (the pass runs at about 20 ms per MB). */
+const PIECE = 256 * 1024;
 
 const isMarkedContent = (name: string, role: string | undefined) => name === 'main' || name === 'article' || role === 'main';
 
-/** One pass over the page: its title, its <base>, its marked content and the places that content can be cut. */
-export function outlinePage(html: string, Parser: typeof ParserClass): PageOutline {
+/**
+ * One pass over the page: its title, its <base>, its marked content and the
+ * places that content can be cut. `pause` runs between pieces of the page
+ * (it yields, and throws to stop the pass).
+ */
+export async function outlinePage(html: string, Parser: typeof ParserClass, pause: () => Promise<void> = async () => {}): Promise<PageOutline> {
   let title: string | undefined;
   let inTitle = false;
   let baseHref: string | undefined;
@@ -69,6 +83,9 @@ export function outlinePage(html: string, Parser: typeof ParserClass): PageOutli
   const open: Marked[] = [];
   const cuts: Cut[] = [];
   const blocked: number[] = [];
+  const skippable: [number, number][] = [];
+  let rawStart: number | undefined;
+  let deepest = 0;
 
   const parser = new Parser(
     {
@@ -76,6 +93,8 @@ export function outlinePage(html: string, Parser: typeof ParserClass): PageOutli
         // The DOM path takes the first <title> anywhere, before it strips anything.
         if (name === 'title' && title === undefined) inTitle = true;
         if (name === 'base' && baseHref === undefined && attrs.href !== undefined) baseHref = attrs.href;
+        // Raw text: nothing inside is a tag, and only its own end tag (or the page's end) closes it.
+        if (name === 'script' || name === 'style') rawStart = parser.startIndex;
         if (VOID.has(name)) return;
         // Matched as the DOM path's selectors match it: [role="main"] is exact.
         const role = attrs.role;
@@ -90,6 +109,7 @@ export function outlinePage(html: string, Parser: typeof ParserClass): PageOutli
         }
         const container = CONTAINERS.has(name) || role === 'main';
         stack.push({ chrome, container, content });
+        deepest = Math.max(deepest, stack.length);
         if (!container) blocked.push(depth);
         if (chrome) chromeDepth++;
         if (content) contentDepth++;
@@ -101,8 +121,15 @@ export function outlinePage(html: string, Parser: typeof ParserClass): PageOutli
         text += data.replace(/\s+/g, ' ').length;
         if (data.trim() !== '') for (const m of open) m.hasText = true;
       },
-      onclosetag(name) {
+      oncomment() {
+        skippable.push([parser.startIndex, parser.endIndex + 1]);
+      },
+      onclosetag(name, implied) {
         if (name === 'title') inTitle = false;
+        if (rawStart !== undefined && (name === 'script' || name === 'style')) {
+          skippable.push([rawStart, implied ? html.length : parser.endIndex + 1]);
+          rawStart = undefined;
+        }
         if (VOID.has(name)) return;
         const entry = stack.pop();
         if (!entry) return;
@@ -118,7 +145,10 @@ export function outlinePage(html: string, Parser: typeof ParserClass): PageOutli
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
-  parser.write(html);
+  for (let at = 0; at < html.length; at += PIECE) {
+    if (at > 0) await pause();
+    parser.write(html.slice(at, at + PIECE));
+  }
   parser.end();
 
   const only = mains.length === 1 ? mains[0] : mains.length === 0 && articles.length === 1 ? articles[0] : undefined;
@@ -129,7 +159,7 @@ export function outlinePage(html: string, Parser: typeof ParserClass): PageOutli
     // Inside the content, after an element whose ancestors below the content are all containers.
     content = { start: only.start, end, textBefore: only.textBefore, cuts: cuts.filter((c) => c.at > only.start && c.at < end && c.blockedAt < only.depth) };
   }
-  return { title: title?.trim() || undefined, baseHref, content };
+  return { title: title?.trim() || undefined, baseHref, content, skippable, depth: deepest };
 }
 
 /**

@@ -5,11 +5,41 @@
 // what Mozilla's Readability (Firefox's reader view) picks on a linkedom document.
 // The libraries are imported on the first HTML page, not with the tools:
 // most sessions never fetch one.
+// Parsing, Readability and Turndown are synchronous and nothing interrupts
+// them, so a page is never handed to them whole when it is large (see
+// MAX_CONVERTED_HTML), and the steps between them yield and check the signal:
+// a Stop or the fetch's deadline ends a conversion within one step.
 import type { Readability as ReadabilityClass } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom';
 import type TurndownService from 'turndown';
 import type { Parser as ParserClass } from 'htmlparser2';
+import { AbortedError } from '../../runtime/cancellation';
 import { contentSlice, outlinePage, type PageContentOutline } from './content-prefix';
+
+/**
+ * The most HTML (in characters, scripts, styles and comments left out first)
+ * converted from one page. Measured on generated pages without <main> on a
+ * busy 2-core machine: 1 MB took 1.5–2.5 s to parse and convert, 9 MB 11–16 s,
+ * all of it blocking; 512 KB parses in about 0.2 s and goes through Turndown
+ * in about 0.5 s. What lies beyond is still in the page's source (raw: true).
+ */
+export const MAX_CONVERTED_HTML = 512 * 1024;
+
+/**
+ * Readability costs more than the rest, and more than in proportion: 256 KB
+ * of nested blocks took 0.6–1.3 s, 512 KB 2.7–4.2 s, and one chain of 500
+ * nested elements (20 KB) 4.4 s, of 1000 24 s. Larger or deeper pages skip it
+ * (real pages nest a few dozen deep) and are converted whole, chrome stripped.
+ */
+const READABILITY_MAX_HTML = 256 * 1024;
+const READABILITY_MAX_DEPTH = 128;
+
+/**
+ * Deeper than a browser builds a page (Chromium's parser stops nesting at 512):
+ * Turndown recurses per level, spent 2 s on 20 000 levels and then overflowed
+ * the stack, so such a page is refused before it is parsed.
+ */
+const MAX_DEPTH = 512;
 
 export interface ConvertedPage {
   title: string | undefined;
@@ -18,6 +48,10 @@ export interface ConvertedPage {
   extracted: boolean;
   /** False when only the start of the content was converted (`markdown` is a prefix of the whole). */
   complete: boolean;
+  /** The page was larger than MAX_CONVERTED_HTML: only its start was converted, and reading on converts no more. */
+  cut?: boolean;
+  /** The page marks no content and is too large or too deep for Readability to look for it: `extracted` is false untried. */
+  unsearched?: boolean;
 }
 
 type Libraries = {
@@ -94,45 +128,117 @@ function markedContent(document: Document): Element | undefined {
  * Markdown of the page's main content. With `want`, a page that marks its
  * content may be converted only far enough to hold `want` characters (and a
  * little more): the result is then the whole conversion's prefix, `complete`
- * false. Pages without a marked content go through Readability, whole.
+ * false. Pages without a marked content go through Readability, whole up to
+ * MAX_CONVERTED_HTML. An aborted `signal` rejects with AbortedError at the
+ * next step.
  */
-export async function htmlToMarkdown(html: string, pageUrl: string, want = Number.POSITIVE_INFINITY): Promise<ConvertedPage> {
+export async function htmlToMarkdown(html: string, pageUrl: string, want = Number.POSITIVE_INFINITY, signal?: AbortSignal): Promise<ConvertedPage> {
   const libs = await load();
-  if (Number.isFinite(want)) {
-    const outline = outlinePage(html, libs.Parser);
-    if (outline.content) return markedPrefix(libs, html, outline.content, baseUrl(pageUrl, outline.baseHref), outline.title, want);
-  }
+  const step = () => pause(signal);
+  await step();
+  const outline = await outlinePage(html, libs.Parser, step);
+  if (outline.depth > MAX_DEPTH) throw new Error(`its elements nest ${outline.depth} deep, past the ${MAX_DEPTH} a browser builds`);
+  if (Number.isFinite(want) && outline.content) return markedPrefix(libs, html, outline.content, outline.skippable, baseUrl(pageUrl, outline.baseHref), outline.title, want, step);
   const { parseHTML, Readability, turndown } = libs;
-  const document = parseHTML(html).document as unknown as Document;
-  absolutize(document, baseUrl(pageUrl, document.querySelector('base[href]')?.getAttribute('href')));
-  const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;
+  const source = convertible(html, 0, html.length, outline.skippable);
+  await step();
+  // linkedom builds no document from a page without one element (empty, text only, a lone comment): give it one.
+  const document = parseHTML(outline.depth > 0 ? source.html : `<html><body>${source.html}</body></html>`).document as unknown as Document;
+  await step();
+  // A cut page may have lost them; the outline read them from the whole.
+  const fallback = source.cut ? outline : { baseHref: undefined, title: undefined };
+  absolutize(document, baseUrl(pageUrl, document.querySelector('base[href]')?.getAttribute('href') ?? fallback.baseHref));
+  const pageTitle = document.querySelector('title')?.textContent?.trim() || fallback.title;
   stripChrome(document);
   const marked = markedContent(document);
+  const cut = source.cut ? { cut: true } : {};
+  await step();
   // The node itself, not its HTML: Turndown would parse a string again (about half the cost of a large page).
-  if (marked && (marked.textContent ?? '').trim().length > 0) return { title: pageTitle, markdown: tidy(turndown.turndown(marked as unknown as HTMLElement)), extracted: true, complete: true };
+  if (marked && (marked.textContent ?? '').trim().length > 0) return { title: pageTitle, markdown: tidy(turndown.turndown(marked as unknown as HTMLElement)), extracted: true, complete: true, ...cut };
   const body = document.body?.innerHTML ?? '';
-  // Readability takes the document apart, so it reads its own copy of what is left.
-  const article = new Readability(parseHTML(`<html><head><title>${escapeText(pageTitle ?? '')}</title></head><body>${body}</body></html>`).document as unknown as Document, { charThreshold: 200 }).parse();
-  if (article?.content && article.textContent?.trim()) {
-    return { title: article.title?.trim() || pageTitle, markdown: tidy(turndown.turndown(article.content)), extracted: true, complete: true };
+  if (body.length > READABILITY_MAX_HTML || outline.depth > READABILITY_MAX_DEPTH) {
+    return { title: pageTitle, markdown: tidy(turndown.turndown(document.body ?? source.html)), extracted: false, complete: true, unsearched: true, ...cut };
   }
-  return { title: pageTitle, markdown: tidy(turndown.turndown(body || html)), extracted: false, complete: true };
+  // Readability takes the document apart, so it reads its own copy of what is left.
+  const copy = parseHTML(`<html><head><title>${escapeText(pageTitle ?? '')}</title></head><body>${body}</body></html>`).document as unknown as Document;
+  await step();
+  const article = new Readability(copy, { charThreshold: 200 }).parse();
+  await step();
+  if (article?.content && article.textContent?.trim()) {
+    return { title: article.title?.trim() || pageTitle, markdown: tidy(turndown.turndown(article.content)), extracted: true, complete: true, ...cut };
+  }
+  return { title: pageTitle, markdown: tidy(turndown.turndown(body || source.html)), extracted: false, complete: true, ...cut };
+}
+
+/** A turn of the event loop (a Stop, a deadline's timer, a keystroke in the editor get theirs), then the signal is checked. */
+async function pause(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (signal?.aborted) throw new AbortedError();
+}
+
+/**
+ * The page's HTML from `start` to `end` as it is when it holds at most
+ * MAX_CONVERTED_HTML characters; else without its scripts, styles and
+ * comments, and cut to that size (never inside a tag, a character reference
+ * or a surrogate pair). `cut` says whether anything that could be content was left out.
+ */
+function convertible(html: string, start: number, end: number, skippable: readonly (readonly [number, number])[]): { html: string; cut: boolean } {
+  if (end - start <= MAX_CONVERTED_HTML) return { html: html.slice(start, end), cut: false };
+  const parts: string[] = [];
+  let size = 0;
+  let at = start;
+  for (const [from, to] of [...skippable.filter(([from, to]) => to > start && from < end), [end, end] as const]) {
+    const part = html.slice(at, Math.max(at, Math.min(from, end)));
+    if (size + part.length > MAX_CONVERTED_HTML) {
+      parts.push(part.slice(0, cutIndex(part, MAX_CONVERTED_HTML - size)));
+      return { html: parts.join(''), cut: true };
+    }
+    parts.push(part);
+    size += part.length;
+    at = Math.max(at, to);
+  }
+  return { html: parts.join(''), cut: false };
+}
+
+/** Where to cut `text` (which begins outside any tag) at or before `max`: before an unfinished tag, else between whole characters. */
+function cutIndex(text: string, max: number): number {
+  const lt = text.lastIndexOf('<', max - 1);
+  if (lt > text.lastIndexOf('>', max - 1)) return lt;
+  let at = max;
+  const reference = /&#?[A-Za-z0-9]{0,32}$/.exec(text.slice(Math.max(0, at - 34), at));
+  if (reference) at -= reference[0].length;
+  if (/[\uD800-\uDBFF]/.test(text[at - 1] ?? '')) at--;
+  return at;
 }
 
 /**
  * The marked content converted from its start: cut where its text first
  * reaches `want`, and cut further (twice the text each time) while the
  * Markdown is not longer than `want` (stripped chrome and collapsed markup
- * make text a loose measure), so the prefix always reaches past `want`.
+ * make text a loose measure), so the prefix always reaches past `want`. A
+ * slice over MAX_CONVERTED_HTML is cut to it, and that is all there is to read.
  */
-function markedPrefix(libs: Libraries, html: string, content: PageContentOutline, base: string, title: string | undefined, want: number): ConvertedPage {
+async function markedPrefix(
+  libs: Libraries,
+  html: string,
+  content: PageContentOutline,
+  skippable: readonly (readonly [number, number])[],
+  base: string,
+  title: string | undefined,
+  want: number,
+  step: () => Promise<void>,
+): Promise<ConvertedPage> {
   for (let chars = want; ; chars *= 2) {
     const slice = contentSlice(html, content, chars);
-    const document = libs.parseHTML(`<!doctype html><html><head></head><body>${slice.html}</body></html>`).document as unknown as Document;
+    const source = convertible(html, content.start, content.start + slice.html.length, skippable);
+    const document = libs.parseHTML(`<!doctype html><html><head></head><body>${source.html}</body></html>`).document as unknown as Document;
+    await step();
     absolutize(document, base);
     stripChrome(document);
     const root = document.body?.firstElementChild;
     const markdown = root ? tidy(libs.turndown.turndown(root as unknown as HTMLElement)) : '';
+    await step();
+    if (source.cut) return { title, markdown, extracted: true, complete: true, cut: true };
     if (slice.complete || markdown.length > want) return { title, markdown, extracted: true, complete: slice.complete };
   }
 }

@@ -4,6 +4,8 @@
 // non-interactive CLI denies the fetch.
 import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
+import { type AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MockAnthropicServer, textReply, toolUseReply } from '../../fixtures/mock-anthropic';
@@ -67,5 +69,38 @@ describe('CLI: web_fetch (issue 28, node dist/cli.js against the mock API)', fun
     const denied = await runCli(['-p', 'read the docs', '--cwd', ws, '--settings', settings, '--permission-mode', 'bypassPermissions', '--deny', 'web_fetch(domain:127.0.0.1)', '--output-format', 'json'], { env });
     assert.match(JSON.parse(denied.stdout).tool_results[0].content, /denied by rule web_fetch\(domain:127\.0\.0\.1\)/);
     assert.deepEqual(pages.hits, []);
+  });
+
+  it('issue 42 item 13: Ctrl+C while web_fetch converts a 9 MB page ends the CLI promptly (it took 114 s)', async () => {
+    // Nested blocks without <main>: Readability's worst kind of page (512 KB of it took 3–4 s).
+    const block = `${'<div>'.repeat(16)}<p>A paragraph of prose, long enough for a reader view to score it as content.</p>${'</div>'.repeat(16)}\n`;
+    const huge = `<!doctype html><html><head><title>Huge</title></head><body>${block.repeat(Math.ceil((9 * 1024 * 1024) / block.length))}</body></html>`;
+    // web_fetch closes its connection once it has the whole page: from then on it converts.
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    const site = http.createServer((req, res) => {
+      req.socket.once('close', received);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(huge);
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    try {
+      fetchTurn(`http://127.0.0.1:${(site.address() as AddressInfo).port}/huge`);
+      let interrupted = 0;
+      const run = await runCli(['-p', 'read it', '--cwd', ws, '--settings', settings, '--allow', 'web_fetch(domain:127.0.0.1)', '--output-format', 'json'], {
+        env,
+        onSpawn: (child) =>
+          void arrived.then(() => {
+            interrupted = Date.now();
+            child.kill('SIGINT');
+          }),
+      });
+      assert.ok(interrupted > 0, 'interrupted after the page arrived');
+      assert.equal(run.code, 130, run.stderr);
+      const took = Date.now() - interrupted;
+      assert.ok(took < 20_000, `the CLI took ${took} ms to stop after Ctrl+C`);
+    } finally {
+      site.closeAllConnections();
+      await new Promise<void>((resolve) => site.close(() => resolve()));
+    }
   });
 });
