@@ -52,7 +52,11 @@ export function controlReason(relative: string): string | undefined {
     if (folder === 'agents') return '.github/agents/ holds agent definitions: their prompts and tools steer later turns';
     if (folder === 'skills') return '.github/skills/ holds skills whose instructions and scripts later turns load';
     if (folder === 'workflows') return '.github/workflows/ holds CI workflows, which run with the repository\'s secrets';
+    if (folder === 'prompts') return '.github/prompts/ holds prompt files, slash commands whose text later turns send';
+    if (folder === 'instructions') return '.github/instructions/ holds instructions that steer later turns';
   }
+  // Cursor's rules steer later turns as the instruction files above do (issue 46 reads them).
+  if (parts[0] === '.cursor' && parts[1] === 'rules') return '.cursor/rules/ holds rules that steer later turns';
   if (base === '.pre-commit-config.yaml' || base === 'lefthook.yml' || base === '.lefthook.yml') return 'git hook configuration runs commands on commit';
   return undefined;
 }

@@ -30,6 +30,10 @@ describe('tools: agent, skill and workflow files under .github are control files
       ['.github/skills/release/scripts/bump.sh', /skills/],
       ['packages/api/.github/agents/x.agent.md', /agent definitions/],
       ['.github/workflows/ci.yml', /CI workflows/],
+      // Issue 46: the instruction formats now read steer later turns the same way.
+      ['.github/prompts/review.prompt.md', /prompt files/],
+      ['.github/instructions/ts.instructions.md', /instructions/],
+      ['.cursor/rules/style.mdc', /rules/],
     ];
     for (const [file, why] of control) assert.match(controlReason(file) ?? '', why, file);
     for (const file of ['.github/CODEOWNERS', '.github/pull_request_template.md', '.github', 'docs/agents/x.md']) assert.equal(controlReason(file), undefined, file);
