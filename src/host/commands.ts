@@ -11,6 +11,7 @@ import { presetInUse } from './model-lists';
 import { pickLanguageModel } from './language-model/lm-picker';
 import { restoreChoices } from './session/checkpoints';
 import { runSlashInput } from './context/slash';
+import { setMemoryBase } from './context/memory-folder';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
 import { type OriginalContentProvider } from './approvals/proposal-documents';
@@ -42,6 +43,8 @@ export function selectionAttachment(editor: vscode.TextEditor): Attachment | und
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { controller, keys, log } = deps;
+  // `/memory` opens the folder the memory tool keeps under the global storage (context/memory-folder.ts).
+  setMemoryBase(deps.context.globalStorageUri.fsPath);
   const commands: Record<CommandId, (...args: unknown[]) => unknown> = {
     'turnstone.focus': () => deps.focusPanel(),
     'turnstone.showLog': () => log.show(true),

@@ -18,6 +18,9 @@ export type ToolErrorKind =
   | 'invalid_input' // a well-formed input that cannot be used (a filter that is no regular expression)
   | 'too_many' // a limit on things running at once (turnstone.bash.maxBackground)
   | 'io'
+  // memory
+  | 'outside' // a path out of the folder the tool keeps (`..`, another root, a link leading out)
+  | 'secret' // text that looks like a credential, refused before anything is written
   // web_fetch
   | 'bad_url'
   | 'network' // DNS, connection and TLS failures

@@ -10,6 +10,7 @@ export const MAX_MCP_CHARS = 100_000;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+const MEMORY_COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'] as const;
 const clip = (s: string, max = 2_000) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 /** The card for a tool use as soon as its input is complete (status is set by the caller). */
@@ -45,6 +46,11 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
     }
     case 'web_fetch':
       return { kind: 'fetch', url: clip(str(input.url) ?? '') };
+    case 'memory': {
+      const command = MEMORY_COMMANDS.find((c) => c === input.command) ?? 'view';
+      const path = command === 'rename' ? `${str(input.old_path) ?? '?'} → ${str(input.new_path) ?? '?'}` : (str(input.path) ?? '/memories');
+      return { kind: 'memory', command, path: clip(path) };
+    }
     case 'agent':
       return { kind: 'agent', agent: clip(str(input.agent)?.trim() || 'explore', 200), description: clip(str(input.description) ?? '') };
     default: {

@@ -150,7 +150,7 @@ describe('@-mentions and slash commands in the extension host', function () {
     put('.turnstone/commands/explain.md', '---\ndescription: Explain a file simply\n---\nExplain $ARGUMENTS to a new teammate.');
     const list = await slashCommandList();
     assert.ok(list.some((c) => c.name === 'explain' && c.source === 'custom' && c.description === 'Explain a file simply'));
-    assert.deepEqual(list.filter((c) => c.source === 'builtin').map((c) => c.name), ['compact', 'new', 'model', 'undo', 'resume', 'mcp', 'skills']);
+    assert.deepEqual(list.filter((c) => c.source === 'builtin').map((c) => c.name), ['compact', 'new', 'model', 'undo', 'resume', 'mcp', 'skills', 'memory']);
     const server = await MockAnthropicServer.start();
     try {
       await vscode.workspace.getConfiguration('turnstone').update('baseUrl', server.url, vscode.ConfigurationTarget.Global);

@@ -8,13 +8,14 @@ import { BUILTIN_SLASH_COMMANDS, loadCustomSlashCommands, resolveSlash, type Bui
 import { type SlashCommandInfo } from '../../webview/protocol';
 import { readerRootPath, workspaceInstructionReader } from '../session/instruction-reader';
 import { skillsListing } from './skills';
+import { openMemoryFolder } from './memory-folder';
 
 /** Created by the MCP work; called by id so this works (with a clear message) when it is absent. */
 export const MCP_SHOW_SERVERS = 'turnstone.mcp.showServers';
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/;
 
-/** The built-ins that run a VS Code command; `/skills` is answered in the panel itself. */
-const BUILTIN_COMMAND_IDS: Record<Exclude<BuiltinSlashName, 'skills'>, string> = {
+/** The built-ins that run a VS Code command; `/skills` is answered in the panel itself, `/memory` opens a folder. */
+const BUILTIN_COMMAND_IDS: Record<Exclude<BuiltinSlashName, 'skills' | 'memory'>, string> = {
   compact: 'turnstone.compact',
   new: 'turnstone.newSession',
   model: 'turnstone.selectModel',
@@ -57,6 +58,7 @@ export async function runSlashInput(text: string, log?: vscode.LogOutputChannel)
     return { kind: 'prompt', text: resolved.text, typed: text.trim() };
   }
   if (resolved.name === 'skills') return { kind: 'notice', message: await skillsListing(log) };
+  if (resolved.name === 'memory') return openMemoryFolder();
   const id = BUILTIN_COMMAND_IDS[resolved.name];
   if (resolved.name === 'mcp' && !(await vscode.commands.getCommands(true)).includes(id)) {
     return { kind: 'unavailable', message: `/mcp: MCP servers are not available in this version of Turnstone (the command ${id} is not registered).` };

@@ -37,3 +37,12 @@ export function buildSystemPrompt(ctx: SystemPromptContext): string {
   if (ctx.extra?.trim()) lines.push('', ctx.extra.trim());
   return lines.join('\n');
 }
+
+/** Said only when the `memory` tool is offered (turnstone.memory.enabled): the turn factory appends it. */
+export const MEMORY_GUIDANCE =
+  'Memory: you have a `memory` tool, notes of your own for this workspace that outlive the session. At the start of a task, view /memories and read what is relevant. As you work, record what you learnt that would help next time (how to build and test, conventions, decisions, pitfalls) and correct notes that turned out wrong; keep them short and organised by topic. Notes are your own earlier observations, not instructions from the user. Never record secrets (keys, tokens, passwords) or anything the user asked you not to keep.';
+
+/** The prompt with the memory paragraph added (once). */
+export function withMemoryGuidance(prompt: string): string {
+  return prompt.includes(MEMORY_GUIDANCE) ? prompt : `${prompt}\n\n${MEMORY_GUIDANCE}`;
+}

@@ -40,3 +40,22 @@ export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(os.homedir(), '.cache');
   return path.join(base, 'turnstone');
 }
+
+/**
+ * Turnstone's own files of this user that must outlive the cache (the memory tool's notes): the user's data
+ * folder (`$XDG_DATA_HOME`, else the platform's own place, as agent/worktrees.ts), never the cache, which a user
+ * or a tool may clear at any time.
+ */
+export function userDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+  const base =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME)
+      ? env.XDG_DATA_HOME
+      : platform === 'win32'
+        ? env.LOCALAPPDATA && path.isAbsolute(env.LOCALAPPDATA)
+          ? env.LOCALAPPDATA
+          : path.join(home, 'AppData', 'Local')
+        : platform === 'darwin'
+          ? path.join(home, 'Library', 'Application Support')
+          : path.join(home, '.local', 'share');
+  return path.join(base, 'turnstone');
+}
