@@ -22,6 +22,10 @@ import { type TurnstoneSettings } from './settings';
 import { type TurnCheckpoints } from './turn-checkpoints';
 import { type AgentDefinition } from './subagents/agents';
 import { withSubagents } from './subagents/agent-tool';
+import { type PathScopedInstructions, withPathScopedInstructions } from '../runtime/context/path-scoped';
+import { withMemoryGuidance } from '../runtime/context/system-prompt';
+import { memoryDirFor } from '../tools/memory/memory-dir';
+import { withMemoryTool } from '../tools/memory/memory-tool';
 
 export interface TurnContextParts {
   settings: TurnstoneSettings;
@@ -46,6 +50,13 @@ export interface TurnContextParts {
   background?: BackgroundCommands | undefined;
   /** Custom agents (agent files) the `agent` tool offers beside the built-in ones. */
   customAgents?: readonly AgentDefinition[];
+  /** The session's path-scoped rules (`.github/instructions`, `.cursor/rules` with globs): added to file tools' results. */
+  pathScoped?: PathScopedInstructions | undefined;
+  /**
+   * The host's own folder for Turnstone's data (the editor's global storage): each workspace's memory lives
+   * under it unless turnstone.memory.dir says otherwise. Absent: the user's data folder (the CLI).
+   */
+  memoryBase?: string | undefined;
   /** Problems with the settings (a malformed price) go here; the turn still runs. */
   warn(message: string): void;
 }
@@ -56,7 +67,12 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   for (const problem of prices.problems) parts.warn(problem);
   const facts = withLiveFacts(s.model, parts.liveModel, { contextWindow: s.contextWindow, prices: { ...prices.prices, ...parts.prices } });
   const checkpoints = parts.checkpoints;
-  const builtIn = parts.builtInTools((workspace) => (checkpoints ? withCheckpointCapture(workspace, () => checkpoints.current) : workspace));
+  // The memory folder is keyed by the workspace the tools work in: its first root, as the tools get it.
+  let toolsRoot: string | undefined;
+  const builtIn = parts.builtInTools((workspace) => {
+    toolsRoot ??= workspace.roots[0];
+    return checkpoints ? withCheckpointCapture(workspace, () => checkpoints.current) : workspace;
+  });
   const withMcp = parts.mcp ? withMcpTools(builtIn, parts.mcp) : builtIn;
   // Subagents use the turn's own tools (checkpoints, MCP, sandbox and all), narrowed to what their agent may use.
   const withAgents = withSubagents(withMcp, {
@@ -67,9 +83,13 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     systemPrompt: parts.systemPrompt,
     ...(parts.customAgents ? { custom: parts.customAgents } : {}),
   });
+  // The main conversation's own notes (tools/memory): beside the subagents' tools, not among them, and the
+  // prompt says to use them only when the tool is there.
+  const memoryDir = toolsRoot !== undefined ? memoryDirFor(s, toolsRoot, parts.memoryBase) : undefined;
+  const withMemory = memoryDir ? withMemoryTool(withAgents, memoryDir) : withAgents;
   const config: ConversationConfig = {
     model: s.model,
-    systemPrompt: parts.systemPrompt,
+    systemPrompt: memoryDir ? withMemoryGuidance(parts.systemPrompt) : parts.systemPrompt,
     maxIterations: s.maxIterations,
     loopGuardRepeats: s.loopGuardRepeats,
     thinkingBudgetTokens: s.thinkingBudgetTokens,
@@ -83,9 +103,11 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     maxCostPerSessionUsd: parts.caps?.perSessionUsd ?? s.maxCostPerSessionUsd,
     prices: facts.prices,
   };
+  // Outside the subagents' tools: a rule reaches the conversation whose history keeps it (subagents get the prompt's rules only).
+  const withRules = parts.pathScoped ? withPathScopedInstructions(withMemory, parts.pathScoped) : withMemory;
   return {
     model: parts.model,
-    tools: checkpoints ? afterCheckpoint(withAgents, () => checkpoints.settled()) : withAgents,
+    tools: checkpoints ? afterCheckpoint(withRules, () => checkpoints.settled()) : withRules,
     hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd, env: childEnv(process.env, s.bashEnvPassthrough) }) : noHooks,
     config,
     ...(parts.background ? { notes: () => parts.background!.takeExitNotes() } : {}),

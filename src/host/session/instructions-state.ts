@@ -9,10 +9,13 @@ import { readerRootPath, workspaceInstructionReader } from './instruction-reader
 import { loadCore } from './load-core';
 import { hostSensitiveMatcher } from '../panel/load-panel-support';
 import { refreshHostSkills } from '../context/skills';
+import { type PathScopedInstructions } from '../../runtime/context/path-scoped';
 
 export class InstructionsState {
   private found: ProjectInstructions | undefined;
   private loggedKey = '';
+  /** The chat session's path-scoped rules and which were sent (issue 46); made with the first turn (core is loaded late). */
+  pathScoped: PathScopedInstructions | undefined;
 
   constructor(
     private readonly post: (event: HostEvent) => void,
@@ -64,6 +67,9 @@ export class InstructionsState {
       this.log.warn(`skills could not be read: ${String(error)}`);
       return undefined;
     });
+    const root = workspaceRoot();
+    this.pathScoped ??= new (loadCore().PathScopedInstructions)();
+    if (root) this.pathScoped.update(found?.pathScoped, root.fsPath);
     return loadCore().buildSystemPrompt({
       workspaceRoot: workspaceRoot()?.fsPath ?? '(no folder open)',
       platform: process.platform,

@@ -1,7 +1,8 @@
 // Slash commands (contracts.md "Slash commands"): the built-ins the editor runs
 // itself, and the workspace's own commands from `.turnstone/commands/<name>.md`
-// (and, for people coming from Claude Code, `.claude/commands/<name>.md`),
-// whose text replaces the input with `$ARGUMENTS` filled in. Parsing and
+// (and, for people coming from Claude Code, `.claude/commands/<name>.md`, and
+// from Copilot, `.github/prompts/<name>.prompt.md`), whose text replaces the
+// input with `$ARGUMENTS` (Copilot: `${input:…}`) filled in. Parsing and
 // expansion live here so the editor and the CLI (-p) agree on them.
 import { type InstructionReader, secretBehind } from './instructions';
 import { type SensitiveMatcher } from '../policy/sensitive-files';
@@ -15,6 +16,7 @@ export const BUILTIN_SLASH_COMMANDS = [
   { name: 'resume', description: 'Resume a saved session' },
   { name: 'mcp', description: 'Show MCP servers: status, tools, restart' },
   { name: 'skills', description: 'List the Agent Skills found and where they are from' },
+  { name: 'memory', description: "Open the memory folder: the notes the agent keeps for this workspace" },
 ] as const;
 
 export type BuiltinSlashName = (typeof BUILTIN_SLASH_COMMANDS)[number]['name'];
@@ -34,8 +36,26 @@ export interface SlashCommandSet {
   notes: string[];
 }
 
-/** Where custom commands live; the first folder wins when both define a name. */
-const COMMAND_DIRS = ['.turnstone/commands', '.claude/commands'];
+/** Where custom commands live; the first folder wins when two define a name. */
+const COMMAND_DIRS: { dir: string; suffix: string; copilot?: true }[] = [
+  { dir: '.turnstone/commands', suffix: '.md' },
+  { dir: '.claude/commands', suffix: '.md' },
+  { dir: '.github/prompts', suffix: '.prompt.md', copilot: true },
+];
+/** Front-matter keys of Copilot prompt files that choose how the prompt runs; Turnstone runs it with the session's own. */
+const COPILOT_RUN_KEYS = ['mode', 'agent', 'tools', 'model'];
+
+/**
+ * A Copilot prompt file's body in Turnstone's terms: every `${input:name}` or `${input:name:placeholder}` becomes
+ * `$ARGUMENTS` (the text after the command), `${workspaceFolder}` the workspace's path. Other variables
+ * (`${selection}`, `${file}`) stay as written: a prompt run from chat has no editor selection to give.
+ */
+export function copilotPromptTemplate(body: string, workspaceRoot: string): string {
+  return body
+    .replace(/\$\{input:[^}]*\}/g, '$ARGUMENTS')
+    .replace(/\$\{workspaceFolderBasename\}/g, workspaceRoot.split(/[\\/]/).filter(Boolean).pop() ?? '')
+    .replace(/\$\{workspaceFolder\}/g, workspaceRoot);
+}
 const MAX_COMMAND_CHARS = 64_000;
 const MAX_COMMANDS = 500;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -87,7 +107,7 @@ export async function loadCustomSlashCommands(reader: InstructionReader, workspa
   const byName = new Map<string, CustomSlashCommand>();
   const rootEntry = await reader.stat(workspaceRoot).catch(() => undefined);
   if (!rootEntry) return { custom: [], notes };
-  for (const dir of COMMAND_DIRS) {
+  for (const { dir, suffix, copilot } of COMMAND_DIRS) {
     const abs = reader.join(workspaceRoot, ...dir.split('/'));
     const entry = await reader.stat(abs).catch(() => undefined);
     if (!entry || entry.type !== 'dir') continue;
@@ -95,10 +115,10 @@ export async function loadCustomSlashCommands(reader: InstructionReader, workspa
       notes.push(`${dir}/ was not read: it is a link to a place outside the workspace.`);
       continue;
     }
-    const names = (await reader.readDir(abs).catch(() => [])).filter((n) => n.toLowerCase().endsWith('.md')).sort();
+    const names = (await reader.readDir(abs).catch(() => [])).filter((n) => n.toLowerCase().endsWith(suffix) && n.length > suffix.length).sort();
     for (const fileName of names) {
       if (byName.size >= MAX_COMMANDS) break;
-      const name = fileName.slice(0, -3);
+      const name = fileName.slice(0, -suffix.length);
       const file = `${dir}/${fileName}`;
       if (!NAME.test(name)) {
         notes.push(`${file}: /${name} is not a usable command name (letters, digits, '.', '_' and '-').`);
@@ -136,7 +156,9 @@ export async function loadCustomSlashCommands(reader: InstructionReader, workspa
       }
       const { attributes, body } = parseFrontMatter(text);
       const firstLine = body.trim().split(/\r?\n/, 1)[0] ?? '';
-      byName.set(name, { name, file, template: body, description: cutHead(attributes['description'] || firstLine.replace(/^#+\s*/, ''), 200) || `Custom command from ${file}` });
+      const ignored = copilot ? COPILOT_RUN_KEYS.filter((k) => attributes[k] !== undefined) : [];
+      if (ignored.length > 0) notes.push(`${file}: ${ignored.map((k) => `\`${k}\``).join(', ')} ${ignored.length === 1 ? 'is' : 'are'} not applied; /${name} runs with the session's own mode, model and tools.`);
+      byName.set(name, { name, file, template: copilot ? copilotPromptTemplate(body, workspaceRoot) : body, description: cutHead(attributes['description'] || firstLine.replace(/^#+\s*/, ''), 200) || `Custom command from ${file}` });
     }
   }
   return { custom: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)), notes };

@@ -19,6 +19,13 @@ const PARSE = 'parsing at a delimiter that was found, not shortening';
 
 /** `file: call` → why it is not a cut of model-bound text. */
 const NOT_CUTS: Record<string, string> = {
+  'src/runtime/context/slash-commands.ts: fileName.slice(0, -suffix.length)': 'a file name without the suffix it was found to end with',
+  'src/runtime/session/transcript.ts: this.list.slice(0, mark.messages)': ARRAY,
+  'src/runtime/session/transcript.ts: last.content.slice(0, mark.lastBlocks)': ARRAY,
+  "src/tools/memory/memory-dir.ts: createHash('sha256').update(path.resolve(workspaceRoot)).digest('hex').slice(0, 16)": ID,
+  'src/tools/memory/memory-store.ts: text.slice(0, i)': PARSE,
+  'src/tools/memory/memory-store.ts: text.slice(0, at)': PARSE,
+  'src/tools/web-fetch/html-markdown.ts: part.slice(0, cutIndex(part, MAX_CONVERTED_HTML - size))': 'cutIndex never lands inside a surrogate pair, a tag or a character reference (issue 42 item 13)',
   'src/tools/checkpoints/store.ts: entry.target.id.slice(0, 12)': ID,
   'src/tools/checkpoints/store.ts: this.checkpoints.slice(0, index)': ARRAY,
   'src/tools/checkpoints/store.ts: id.slice(0, 12)': ID,
