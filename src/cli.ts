@@ -23,6 +23,9 @@ import { cliModelOptions } from './cli/providers';
 import { cliLiveModel } from './cli/model-lists';
 import { JsonlSessionStore, loadSession, type LoadedSession } from './runtime/session/session';
 import { loadProjectInstructions } from './runtime/context/instructions';
+import { memoryDirFor } from './tools/memory/memory-dir';
+import { memoryListing } from './tools/memory/memory-tool';
+import { PathScopedInstructions } from './runtime/context/path-scoped';
 import { sensitiveFileMatcher } from './runtime/policy/sensitive-files';
 import { nodeInstructionReader } from './runtime/context/instructions-node';
 import { loadCustomSlashCommands, resolveSlash } from './runtime/context/slash-commands';
@@ -37,6 +40,7 @@ import { CommandSandbox } from './tools/shell/sandbox';
 import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from './cli/relaunch';
 import { findOnPath } from './cli/which';
 import { createCliMcp, killServers, McpConfigError } from './cli/mcp';
+import { createWorktree, removeWorktree, WorktreeError, type CreatedWorktree } from './agent/worktrees';
 
 const sink: Sink = {
   stdout: (text) => process.stdout.write(text),
@@ -185,10 +189,15 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   }
   // The folder given is the user's choice of it, so its skills count as trusted (as its MCP servers do).
   const sensitive = sensitiveFileMatcher(s.sensitiveFiles);
-  const skills = await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive });
-  // `/skills` needs no model: it answers at once.
+  // `/skills` needs no model: it answers at once (and needs no worktree: it lists the folder given).
   if (/^\/skills(\s|$)/.test(config.prompt.trim())) {
-    printSkills(skills, config.outputFormat);
+    if (config.worktree) sink.stderr('turnstone: --worktree: not used by /skills, which lists the skills of --cwd\n');
+    printSkills(await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive }), config.outputFormat);
+    return 0;
+  }
+  // `/memory` needs no model either: this folder's memory files, listed.
+  if (/^\/memory(\s|$)/.test(config.prompt.trim())) {
+    sink.stdout(await memoryListing(memoryDirFor(s, config.cwd)));
     return 0;
   }
   const options = cliModelOptions(config.provider, env, s);
@@ -196,22 +205,41 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     sink.stderr(`turnstone: ${options.error}\n`);
     return 1;
   }
+  // Built-in commands are the panel's whatever the workspace holds: refused before a worktree is made.
+  const builtin = config.prompt.trimStart().startsWith('/') ? resolveSlash(config.prompt, []) : undefined;
+  if (builtin?.kind === 'builtin') {
+    sink.stderr(`turnstone: /${builtin.name} is a command of the editor's chat panel; it does nothing in -p (start a new session by leaving out --session; compact with the editor)\n`);
+    return 2;
+  }
+  const sessionProblem = config.session ? sessionPathProblem(config.session) : undefined;
+  if (sessionProblem) {
+    sink.stderr(`turnstone: ${sessionProblem}\n`);
+    return 2;
+  }
+  // `--worktree`: made last of the checks that need nothing of the workspace, then everything below (commands,
+  // skills, instructions, tools, sandbox, checkpoints, MCP files) is the worktree's.
+  let worktree: CreatedWorktree | undefined;
+  if (config.worktree) {
+    try {
+      worktree = await createWorktree({ cwd: config.cwd, name: config.worktree.name, dir: s.worktreesDir });
+    } catch (error) {
+      if (!(error instanceof WorktreeError)) throw error;
+      sink.stderr(`turnstone: --worktree: ${error.message}\n`);
+      return 2;
+    }
+    config = { ...config, cwd: worktree.cwd };
+    const carried = worktree.uncommitted > 0 ? `; ${worktree.uncommitted} uncommitted change${worktree.uncommitted === 1 ? ' was' : 's were'} not carried over` : '';
+    if (config.outputFormat === 'text') sink.stderr(`turnstone: worktree ${worktree.path} (branch ${worktree.branch}, from ${worktree.base.ref?.replace(/^refs\/heads\//, '') ?? worktree.base.commit.slice(0, 7)})${carried}\n`);
+    else if (carried) sink.stderr(`turnstone: worktree ${worktree.path}${carried}\n`);
+  }
+  const skills = await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive });
   // contracts.md "Slash commands": `-p "/review src/a.ts"` sends .turnstone/commands/review.md with $ARGUMENTS filled in.
   let prompt = config.prompt;
   if (prompt.trimStart().startsWith('/')) {
     const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd, sensitive);
     for (const note of commands.notes) sink.stderr(`turnstone: ${note}\n`);
     const slash = resolveSlash(prompt, commands.custom);
-    if (slash.kind === 'builtin') {
-      sink.stderr(`turnstone: /${slash.name} is a command of the editor's chat panel; it does nothing in -p (start a new session by leaving out --session; compact with the editor)\n`);
-      return 2;
-    }
     if (slash.kind === 'custom') prompt = slash.text;
-  }
-  const sessionProblem = config.session ? sessionPathProblem(config.session) : undefined;
-  if (sessionProblem) {
-    sink.stderr(`turnstone: ${sessionProblem}\n`);
-    return 2;
   }
   const session = config.session ? await openSession(config.session, config.cwd, s.model) : undefined;
   const sandbox = new CommandSandbox(() => ({ mode: s.sandbox, network: s.sandboxNetwork, roots: [config.cwd], hideSecrets: s.sandboxHideSecrets, sensitive }), {
@@ -228,6 +256,8 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;
     sink.stderr(`turnstone: ${error.message}\n`);
+    // Nothing ran in the worktree this run made: it goes again, so a usage error leaves nothing behind.
+    if (worktree) await removeWorktree(worktree.path, { force: true });
     return 2;
   }
   // A saved session gets checkpoints, as in the editor: beside its file, under its name.
@@ -243,6 +273,10 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   // Same files and caps as the editor (contracts.md "Project instructions").
   const instructions = await loadProjectInstructions(nodeInstructionReader, { workspaceRoot: config.cwd, homeDir: os.homedir(), sensitive });
   for (const note of instructions.notes) sink.stderr(`turnstone: ${note}\n`);
+  // Rules for some paths come with the first read or edit of a matching file (a resumed session's history counts).
+  const pathScoped = new PathScopedInstructions();
+  pathScoped.update(instructions.pathScoped, config.cwd);
+  pathScoped.sync(session?.loaded?.messages ?? []);
   const cutNote = skillCutNote(skillPromptSection(skills.skills).cut);
   // The folder given is trusted as its skills are: its agent files are the user's.
   const customAgents = await discoverCustomAgents({ workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive });
@@ -281,6 +315,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     // Hooks come only from --settings, a file the user named: running them is their choice.
     hooksCwd: config.cwd,
     customAgents: customAgents.agents,
+    pathScoped,
     prices: priced.prices,
     liveModel: await cliLiveModel(options, s, priced.prices),
     warn: (m) => sink.stderr(`turnstone: ${m}\n`),
@@ -331,7 +366,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const summary = await agent.submit(prompt, { images: attached.images, checkpoint: { words: config.prompt } });
     await session?.store.flush();
-    renderer.finish(toCliResult(summary, session?.store.path));
+    renderer.finish(toCliResult(summary, session?.store.path, { cwd: config.cwd, ...(worktree ? { worktree } : {}) }));
     if (summary.outcome === 'aborted') return exitCodeOf(stoppedBy ?? 'SIGINT');
     return summary.outcome === 'completed' ? 0 : 1;
   } finally {

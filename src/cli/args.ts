@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { PROVIDER_NAMES, type ProviderName } from '../agent/settings';
 import { PERMISSION_MODES, type PermissionMode } from '../runtime/policy/permissions';
 import { SANDBOX_MODES, type SandboxMode } from '../tools/shell/sandbox-probe';
+import { worktreeNameProblem } from '../agent/worktrees';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -36,6 +37,8 @@ export interface CliConfig {
   modelPrices: string | undefined;
   /** `--image` files, resolved against the directory the CLI was started in; read and checked by the CLI before the turn. */
   images: string[];
+  /** `--worktree [name]`: run in a new git worktree on branch `turnstone/<name>` (name undefined: a generated one). */
+  worktree: { name: string | undefined } | undefined;
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -76,6 +79,10 @@ Options:
                                 {"turnstone.hooks": {…}, "turnstone.permissions.allow": […],
                                 "turnstone.sandbox.network": "deny", "turnstone.checkpoints.maxFileSizeMB": 5}.
                                 Flags win over the file; its hooks run (it is your own file)
+  --worktree [name]             run in a new git worktree of --cwd's repository, made from its HEAD on
+                                a new branch turnstone/<name> (name default: the date and a random
+                                suffix), in a folder outside it (turnstone.worktrees.dir, default the
+                                user's data folder); uncommitted changes are not carried over
   --image <file>                attach a PNG, JPEG, GIF or WebP image (at most 5 MB) to the
                                 prompt; repeatable (up to 20), e.g. --image screenshot.png
   -h, --help                    show this help
@@ -111,11 +118,19 @@ Examples:
   turnstone -p "continue" --session .turnstone/session.jsonl
 `;
 
+/**
+ * `--worktree` takes an optional name, which parseArgs cannot express: a `--worktree` that is last or
+ * followed by another option becomes `--worktree=` (an empty name: a generated one).
+ */
+function withOptionalWorktreeName(argv: string[]): string[] {
+  return argv.map((arg, i) => (arg === '--worktree' && (i + 1 >= argv.length || argv[i + 1]!.startsWith('-')) ? '--worktree=' : arg));
+}
+
 export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: withOptionalWorktreeName(argv),
       allowPositionals: false,
       strict: true,
       options: {
@@ -135,6 +150,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         'model-prices': { type: 'string' },
         settings: { type: 'string' },
         image: { type: 'string', multiple: true },
+        worktree: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -181,6 +197,13 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       throw new UsageError(`bad --max-cost-usd '${v['max-cost-usd']}': use an amount in US dollars greater than 0, e.g. 0.50`);
     }
   }
+  let worktree: CliConfig['worktree'];
+  if (v.worktree !== undefined) {
+    const name = v.worktree.trim();
+    const problem = name ? worktreeNameProblem(name) : undefined;
+    if (problem) throw new UsageError(`bad --worktree: ${problem}`);
+    worktree = { name: name || undefined };
+  }
   const dir = path.resolve(cwd, v.cwd ?? '.');
   let isDir = false;
   try {
@@ -209,6 +232,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       modelPrices: v['model-prices'] === undefined ? undefined : path.resolve(cwd, v['model-prices']),
       settings: v.settings === undefined ? undefined : path.resolve(cwd, v.settings),
       images: (v.image ?? []).map((f) => path.resolve(cwd, f)),
+      worktree,
     },
   };
 }

@@ -5,6 +5,7 @@ import { type RuntimeEvent, type TurnSummary } from '../runtime/events';
 import { planProgress } from '../runtime/plan';
 import { describeToolUse } from '../runtime/tool-summary';
 import { type OutputFormat } from './args';
+import { changesOf, type CliChange } from './changes';
 
 /** The contract's `--output-format json` object. */
 export interface CliResult {
@@ -29,6 +30,10 @@ export interface CliResult {
   todos: { content: string; status: string; activeForm: string }[];
   /** Each subagent the turn ran (the `agent` tool): its usage and cost are included in `usage` and `cost_usd` above. */
   subagents: CliSubagent[];
+  /** The git worktree the turn ran in (`--worktree`); null without it. */
+  worktree: { path: string; branch: string } | null;
+  /** Each file the turn's tools changed (edit_file, write_file…; not what a command changed), relative to the session's folder. */
+  changes: CliChange[];
 }
 
 export interface CliSubagent {
@@ -71,7 +76,13 @@ const usageOf = (u: CliResult['usage']): CliResult['usage'] => ({
 
 const roundUsd = (usd: number) => Math.round(usd * 1e6) / 1e6;
 
-export function toCliResult(summary: TurnSummary, sessionFile: string | undefined): CliResult {
+export interface CliResultContext {
+  /** The session's folder: `changes` paths are relative to it. */
+  cwd?: string;
+  worktree?: { path: string; branch: string };
+}
+
+export function toCliResult(summary: TurnSummary, sessionFile: string | undefined, context: CliResultContext = {}): CliResult {
   const failed = summary.outcome !== 'completed';
   const error = summary.error;
   // The provider's request id is what a user quotes to support; keep it with the message.
@@ -98,6 +109,8 @@ export function toCliResult(summary: TurnSummary, sessionFile: string | undefine
       usage: usageOf(report.usage),
       cost_usd: report.unpricedRequests > 0 ? null : roundUsd(report.costUsd),
     })),
+    worktree: context.worktree ? { path: context.worktree.path, branch: context.worktree.branch } : null,
+    changes: changesOf(summary.fileChanges, context.cwd ?? process.cwd()),
   };
 }
 
