@@ -16,6 +16,8 @@ import { NativePermissionPrompter } from './host/approvals/permission-prompter';
 import { confirmLoosening, installPolicyGuard, ownSettingsChange, PolicyGuard } from './host/approvals/policy-guard';
 import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_SCHEME } from './host/approvals/proposal-documents';
 import { ApiKeys } from './host/secrets';
+import { type SessionReview } from './host/review/session-review';
+import { loadCore } from './host/session/load-core';
 import { SessionController } from './host/session/session-controller';
 import { addAllowRule, notificationsSetting } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
@@ -46,7 +48,23 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   // Keystrokes in the panel (reported by the webview) and in editors: a modal approval waits until they pause.
   const typing = new TypingGate();
   const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule: (rule) => ownSettingsChange(() => addAllowRule(rule)), log, dialogs: () => dialogs, typing, describeTool: (name) => mcp.describe(name) });
-  const controller = new SessionController({ context, keys, prompter, log, mcp, post, onDidChangeState: () => statusBar.showSession(controller), onTurnEnded: (summary) => attention.turnEnded(summary) });
+  // The Turnstone source control appears with the first file the agent changes, not in every window.
+  let review: SessionReview | undefined;
+  const reviewing = () => {
+    if (!review) context.subscriptions.push((review = new (loadCore().SessionReview)(log)));
+    return review;
+  };
+  const controller = new SessionController({
+    context,
+    keys,
+    prompter,
+    log,
+    mcp,
+    post,
+    onDidChangeState: () => statusBar.showSession(controller),
+    onTurnEnded: (summary) => attention.turnEnded(summary),
+    review: { record: (change) => reviewing().record(change), reset: () => review?.reset() },
+  });
   const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(
     context.extensionUri,
@@ -111,7 +129,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   const setDialogsEnabled = (enabled: boolean) => {
     dialogs = enabled;
   };
-  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, controller, pending, mcp, requested: requested.event, setDialogsEnabled }, activateMs);
+  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, controller, pending, mcp, requested: requested.event, setDialogsEnabled, reviewFiles: async () => (review ? review.files() : []) }, activateMs);
 }
 
 export function deactivate(): void {}

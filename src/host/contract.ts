@@ -24,7 +24,10 @@ export type CommandId = (typeof COMMANDS)[number];
  * palette they show only while a request waits (menus.commandPalette `when`).
  * Edit Proposal makes a waiting proposal editable (it opens read-only).
  */
-export const INTERNAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest', 'turnstone.editProposal'] as const;
+export const APPROVAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest', 'turnstone.editProposal'] as const;
+/** Issue 44, review: Keep / Undo per hunk (the gutter's peek), per file and for the session's group; never in the palette. */
+export const REVIEW_COMMANDS = ['turnstone.review.keep', 'turnstone.review.undo', 'turnstone.review.keepFile', 'turnstone.review.undoFile', 'turnstone.review.keepAll', 'turnstone.review.undoAll'] as const;
+export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS] as const;
 export type InternalCommandId = (typeof INTERNAL_COMMANDS)[number];
 
 /** Context keys the host sets for `when` clauses. */
@@ -44,6 +47,7 @@ export const SETTINGS = [
   'maxIterations',
   'loopGuard.repeats',
   'notifications',
+  'edits.review',
   'permissionMode',
   'permissions.allow',
   'permissions.deny',

@@ -22,6 +22,8 @@ export interface TurnstoneApi {
   sessionFile(): string | undefined;
   /** The MCP servers and their state (empty before the first turn). */
   mcpServers(): { name: string; status: string; tools: string[]; lastError: string | undefined }[];
+  /** The files the review lists (issue 44): each with its review point and the count of hunks left. */
+  reviewFiles(): Promise<{ path: string; base: string | null; hunks: number }[]>;
   /** Time spent in our activate(), for the activation benchmark. */
   readonly activateMs: number;
 }
@@ -34,6 +36,7 @@ export interface ApiParts {
   mcp: HostMcp;
   requested: vscode.Event<string>;
   setDialogsEnabled(enabled: boolean): void;
+  reviewFiles(): Promise<{ path: string; base: string | null; hunks: number }[]>;
 }
 
 export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
@@ -55,6 +58,7 @@ export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
     panelSnapshot: () => panel.snapshot,
     sessionFile: () => controller.sessionFile,
     mcpServers: () => mcp.servers().map((s) => ({ name: s.name, status: s.status, tools: s.tools.map((t) => t.name), lastError: s.lastError })),
+    reviewFiles: () => parts.reviewFiles(),
     activateMs,
   };
 }

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CHAT_VIEW, COMMANDS, INTERNAL_COMMANDS, SETTINGS, VIEW_CONTAINER } from '../../src/host/contract';
+import { APPROVAL_COMMANDS, CHAT_VIEW, COMMANDS, INTERNAL_COMMANDS, REVIEW_COMMANDS, SETTINGS, VIEW_CONTAINER } from '../../src/host/contract';
 import { PROVIDER_NAMES } from '../../src/agent/settings';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -71,7 +71,7 @@ describe('manifest and contract consistency', () => {
   it('issue 19: Allow/Deny sit in the proposal diff editor\'s title bar while its request waits, and in the palette only while one waits', () => {
     const title = manifest.contributes.menus['editor/title'] as { command: string; when: string }[];
     const palette = manifest.contributes.menus.commandPalette as { command: string; when: string }[];
-    for (const id of INTERNAL_COMMANDS) {
+    for (const id of APPROVAL_COMMANDS) {
       // 25.1: Edit Proposal shows only while the proposal is still read-only.
       const when = id === 'turnstone.editProposal' ? 'resource in turnstone.pendingProposals && resource not in turnstone.editableProposals' : 'resource in turnstone.pendingProposals';
       assert.equal(title.find((m) => m.command === id)?.when, when, id);
@@ -79,6 +79,16 @@ describe('manifest and contract consistency', () => {
     }
     assert.deepEqual(manifest.contributes.configuration.properties['turnstone.approvalDialog'].enum, ['modal', 'notification', 'panel']);
     assert.equal(manifest.contributes.configuration.properties['turnstone.approvalDialog'].default, 'modal');
+  });
+
+  it("issue 44: Keep / Undo sit in the gutter peek of the agent's changes, on each file and on the group of the Turnstone source control, never in the palette", () => {
+    const menus = manifest.contributes.menus as Record<string, { command: string; when: string }[]>;
+    const palette = menus.commandPalette!;
+    for (const id of REVIEW_COMMANDS) assert.equal(palette.find((m) => m.command === id)?.when, 'false', id);
+    const where = (menu: string) => menus[menu]!.filter((m) => m.command.startsWith('turnstone.review.')).map((m) => `${m.command} when ${m.when}`);
+    assert.deepEqual(where('scm/change/title'), ['turnstone.review.keep when originalResourceScheme == turnstone-review', 'turnstone.review.undo when originalResourceScheme == turnstone-review']);
+    assert.deepEqual(where('scm/resourceState/context'), ['turnstone.review.keepFile when scmProvider == turnstone', 'turnstone.review.undoFile when scmProvider == turnstone']);
+    assert.deepEqual(where('scm/resourceGroup/context'), ['turnstone.review.keepAll when scmProvider == turnstone', 'turnstone.review.undoAll when scmProvider == turnstone']);
   });
 
   it('puts "Ask Turnstone about selection" in the editor context menu only with a selection', () => {

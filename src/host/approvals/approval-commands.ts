@@ -3,7 +3,7 @@
 // any request waits). Context keys mirror the pending requests for the menus' `when`.
 import * as vscode from 'vscode';
 import { type PermissionDecision } from '../../runtime/policy/permissions';
-import { CONTEXT_EDITABLE_PROPOSALS, CONTEXT_PENDING_PROPOSALS, CONTEXT_PERMISSION_PENDING, type InternalCommandId } from '../contract';
+import { type APPROVAL_COMMANDS, CONTEXT_EDITABLE_PROPOSALS, CONTEXT_PENDING_PROPOSALS, CONTEXT_PERMISSION_PENDING } from '../contract';
 import { type AnsweredBy, type PendingPermission, type PendingPermissions } from './pending-permissions';
 
 export function registerApprovalCommands(pending: PendingPermissions, log: vscode.LogOutputChannel, editProposal: (id: string) => Promise<boolean>): vscode.Disposable[] {
@@ -24,7 +24,7 @@ export function registerApprovalCommands(pending: PendingPermissions, log: vscod
     return settled;
   };
 
-  const commands: Record<InternalCommandId, (arg?: unknown) => Promise<boolean>> = {
+  const commands: Record<(typeof APPROVAL_COMMANDS)[number], (arg?: unknown) => Promise<boolean>> = {
     'turnstone.allowRequest': (arg) => answer({ kind: 'allow', scope: 'once' }, arg),
     'turnstone.denyRequest': (arg) => answer({ kind: 'deny' }, arg),
     'turnstone.editProposal': async (arg) => {

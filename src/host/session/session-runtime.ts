@@ -14,6 +14,8 @@ export interface SessionRuntimeDeps {
   onDidChangeState(): void;
   /** Whether a request whose key was rejected is sent once more. */
   onAuthError(): Promise<boolean>;
+  /** A tool use changed a file (the review lists it). */
+  onFileChange?(change: FileChange): void;
 }
 
 export class SessionRuntimes {
@@ -61,6 +63,7 @@ export class SessionRuntimes {
   private observe(event: RuntimeEvent): void {
     this.deps.panel().handle(event);
     if (event.type === 'tool_finished' && event.fileChange) {
+      this.deps.onFileChange?.(event.fileChange);
       this.edits.set(event.id, event.fileChange);
       if (this.edits.size > 50) this.edits.delete(this.edits.keys().next().value!);
     }

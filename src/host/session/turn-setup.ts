@@ -19,6 +19,7 @@ import { includedPrices } from '../language-model/lm-cost';
 import { baseUrlInUse, liveModelFacts, presetInUse } from '../model-lists';
 import { missingKeyMessage } from '../../runtime/providers/key-hints';
 import { ModelError } from '../../runtime/types';
+import { type PathScopedInstructions } from '../../runtime/context/path-scoped';
 
 export interface HostTurnDeps {
   context: vscode.ExtensionContext;
@@ -34,10 +35,12 @@ export interface HostTurnDeps {
 
 /** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies at once). */
 export function effectiveMode(s: TurnstoneSettings): PermissionMode {
-  return vscode.workspace.isTrusted ? s.permissionMode : 'plan';
+  if (!vscode.workspace.isTrusted) return 'plan';
+  // Issue 44: reviewed after the turn, edits are written as they come (what acceptEdits does); commands still ask.
+  return s.editsReview === 'afterTurn' && s.permissionMode === 'ask' ? 'acceptEdits' : s.permissionMode;
 }
 
-export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number }; customAgents: readonly AgentDefinition[] }): Promise<TurnContext> {
+export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: string; caps: { perTurnUsd: number; perSessionUsd: number }; customAgents: readonly AgentDefinition[]; pathScoped?: PathScopedInstructions | undefined }): Promise<TurnContext> {
   const core = loadCore();
   const s = readGuardedSettings();
   const liveModel = await liveModelFacts(deps.context, s.provider, baseUrlInUse(s), s.model);
@@ -75,6 +78,9 @@ export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: 
     hooksCwd: vscode.workspace.isTrusted && root ? root.fsPath : undefined,
     caps: turn.caps,
     customAgents: turn.customAgents,
+    pathScoped: turn.pathScoped,
+    // The memory tool's notes: per workspace in the extension's global storage (turnstone.memory.dir overrides).
+    memoryBase: deps.context.globalStorageUri.fsPath,
     liveModel,
     warn: (m) => deps.log.warn(m),
   });

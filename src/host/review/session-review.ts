@@ -1,0 +1,182 @@
+// The session's changes, reviewed natively (issue 44): a source control named Turnstone lists each file
+// the agent changed since the last review point, opening VS Code's diff against that point; a quick diff
+// marks the agent's unreviewed hunks in the editor's gutter, and the gutter's peek offers Keep / Undo per
+// hunk; a file's and the group's inline actions Keep all / Undo all. Keep moves the review point (the
+// base) forward; Undo writes the base's lines back into the file, leaving every other line as it is.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { hunkOfLineChange, hunksOf, isReviewableText, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
+import { type FileChange } from '../../runtime/types';
+
+export const REVIEW_SCHEME = 'turnstone-review';
+
+/** One changed file as the review shows it. */
+export interface ReviewedFile {
+  path: string;
+  /** null: the file did not exist at the review point. */
+  base: string | null;
+  hunks: number;
+}
+
+export class SessionReview implements vscode.Disposable, vscode.TextDocumentContentProvider {
+  /** The review point of each file the agent changed: its content then (null: it did not exist). */
+  private readonly bases = new Map<string, string | null>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly scm: vscode.SourceControl;
+  private readonly group: vscode.SourceControlResourceGroup;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    this.scm = vscode.scm.createSourceControl('turnstone', 'Turnstone', vscode.workspace.workspaceFolders?.[0]?.uri);
+    this.scm.quickDiffProvider = { provideOriginalResource: (uri) => (this.bases.has(uri.fsPath) ? this.baseUri(uri.fsPath) : undefined) };
+    this.scm.inputBox.visible = false;
+    this.group = this.scm.createResourceGroup('session', vscode.l10n.t('Changed by the agent'));
+    this.group.hideWhenEmpty = true;
+    this.subscriptions.push(
+      this.scm,
+      this.group,
+      this.changed,
+      vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this),
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (this.bases.has(doc.uri.fsPath)) void this.refresh();
+      }),
+      vscode.commands.registerCommand('turnstone.review.keep', (uri: vscode.Uri, changes: LineChange[], index: number) => this.keep(uri, changes, index)),
+      vscode.commands.registerCommand('turnstone.review.undo', (uri: vscode.Uri, changes: LineChange[], index: number) => this.undo(uri, changes, index)),
+      vscode.commands.registerCommand('turnstone.review.keepFile', (...states: vscode.SourceControlResourceState[]) => this.keepFiles(pathsOf(states))),
+      vscode.commands.registerCommand('turnstone.review.undoFile', (...states: vscode.SourceControlResourceState[]) => this.undoFiles(pathsOf(states))),
+      vscode.commands.registerCommand('turnstone.review.keepAll', () => this.keepFiles([...this.bases.keys()])),
+      vscode.commands.registerCommand('turnstone.review.undoAll', () => this.undoFiles([...this.bases.keys()], true)),
+    );
+  }
+
+  /** A tool use changed a file: its first change since the review point sets that point. */
+  record(change: FileChange): void {
+    if (!this.bases.has(change.path)) this.bases.set(change.path, change.before);
+    void this.refresh();
+  }
+
+  /** A new session: its changes are reviewed from scratch (earlier ones stay in the files and the checkpoints). */
+  reset(): void {
+    this.bases.clear();
+    void this.refresh();
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.bases.get(uri.query ? decodeURIComponent(uri.query) : uri.fsPath) ?? '';
+  }
+
+  /** The files with changes left to review, and how many hunks each has. */
+  async files(): Promise<ReviewedFile[]> {
+    const out: ReviewedFile[] = [];
+    for (const [file, base] of this.bases) {
+      const current = await readText(file);
+      if (current === base) continue;
+      const hunks = base !== null && current !== null && isReviewableText(base) && isReviewableText(current) ? hunksOf(base, current).length : 1;
+      out.push({ path: file, base, hunks });
+    }
+    return out;
+  }
+
+  private baseUri(file: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: vscode.Uri.file(file).path, query: encodeURIComponent(file) });
+  }
+
+  /**
+   * Redraws the list and the gutter. It forgets nothing: a file is read while tools may still be writing it,
+   * so only Keep and Undo (settle) drop a review point, once the file matches it.
+   */
+  async refresh(): Promise<void> {
+    const files = await this.files();
+    this.group.resourceStates = files.map((f) => {
+      const uri = vscode.Uri.file(f.path);
+      const name = path.basename(f.path);
+      const title = f.base === null ? vscode.l10n.t('{0} (created by the agent)', name) : vscode.l10n.t('{0} (changes by the agent)', name);
+      return {
+        resourceUri: uri,
+        decorations: { tooltip: f.hunks === 1 ? vscode.l10n.t('1 change to review') : vscode.l10n.t('{0} changes to review', f.hunks), ...(f.base === null ? { faded: false } : {}) },
+        command: { title: vscode.l10n.t('Open changes'), command: 'vscode.diff', arguments: [this.baseUri(f.path), uri, title] },
+      };
+    });
+    this.scm.count = files.reduce((n, f) => n + f.hunks, 0);
+    for (const file of this.bases.keys()) this.changed.fire(this.baseUri(file));
+  }
+
+  private async keep(uri: vscode.Uri, changes: LineChange[], index: number): Promise<void> {
+    const base = this.bases.get(uri.fsPath);
+    const change = changes?.[index];
+    if (base === undefined || !change) return;
+    const current = (await vscode.workspace.openTextDocument(uri)).getText();
+    this.bases.set(uri.fsPath, keepHunk(base ?? '', current, hunkOfLineChange(change)));
+    await this.settle([uri.fsPath]);
+  }
+
+  private async undo(uri: vscode.Uri, changes: LineChange[], index: number): Promise<void> {
+    const base = this.bases.get(uri.fsPath);
+    const change = changes?.[index];
+    if (base === undefined || !change) return;
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await replaceText(doc, undoHunk(base ?? '', doc.getText(), hunkOfLineChange(change)));
+    await this.settle([uri.fsPath]);
+  }
+
+  private async keepFiles(files: string[]): Promise<void> {
+    for (const file of files) if (this.bases.has(file)) this.bases.set(file, await readText(file));
+    await this.settle(files);
+  }
+
+  /** Puts each file back as it was at the review point: one it created is deleted. Many files ask first. */
+  private async undoFiles(files: string[], ask = false): Promise<void> {
+    const targets = files.filter((f) => this.bases.has(f));
+    if (targets.length === 0) return;
+    if (ask && targets.length > 1) {
+      const undo = vscode.l10n.t('Undo All');
+      const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Undo the agent’s changes to {0} files? Lines you typed in them since are undone too; the session’s checkpoints keep every version.', targets.length), { modal: true }, undo);
+      if (choice !== undo) return;
+    }
+    for (const file of targets) {
+      const base = this.bases.get(file)!;
+      try {
+        if (base === null) await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: false });
+        else await replaceText(await vscode.workspace.openTextDocument(vscode.Uri.file(file)), base);
+      } catch (error) {
+        this.log.warn(`could not undo the changes to ${file}: ${String(error)}`);
+      }
+    }
+    await this.settle(targets);
+  }
+
+  /** After Keep or Undo: a file that now matches its review point has nothing left to review. */
+  private async settle(files: string[]): Promise<void> {
+    for (const file of files) if (this.bases.has(file) && (await readText(file)) === this.bases.get(file)) this.bases.delete(file);
+    await this.refresh();
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
+
+function pathsOf(states: vscode.SourceControlResourceState[]): string[] {
+  return states.flat().flatMap((s) => (s?.resourceUri ? [s.resourceUri.fsPath] : []));
+}
+
+/** The file's text as the editor has it (an unsaved change counts), or null when it does not exist. */
+async function readText(file: string): Promise<string | null> {
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === file);
+  if (open) return open.getText();
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(file)));
+  } catch {
+    return null;
+  }
+}
+
+/** The document's whole text replaced and saved: one edit, so the user's Undo takes it back in one step. */
+async function replaceText(doc: vscode.TextDocument, text: string): Promise<void> {
+  if (doc.getText() === text) return;
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
+  await vscode.workspace.applyEdit(edit);
+  await doc.save();
+}

@@ -1,0 +1,96 @@
+// Issue 44, reviewing the agent's edits hunk by hunk, in the real extension host: with
+// turnstone.edits.review = afterTurn a turn writes its edits at once (Ask mode asks for none of them), the
+// Turnstone source control lists each changed file, Undo of one hunk leaves the other hunks and a line the
+// user typed meanwhile as they are (bytes checked), and Keep all empties the list.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { TurnstoneApi } from '../../src/extension';
+import { hunksOf, type Hunk, type LineChange } from '../../src/agent/review-hunks';
+import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { until } from '../support/process-tree';
+
+const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+const config = () => vscode.workspace.getConfiguration('turnstone');
+
+/** A hunk as VS Code's quick diff hands it to the peek's actions (1-based; an end of 0: no lines on that side). */
+const lineChange = (h: Hunk): LineChange => ({
+  originalStartLineNumber: h.baseCount === 0 ? h.baseStart : h.baseStart + 1,
+  originalEndLineNumber: h.baseCount === 0 ? 0 : h.baseStart + h.baseCount,
+  modifiedStartLineNumber: h.currentCount === 0 ? h.currentStart : h.currentStart + 1,
+  modifiedEndLineNumber: h.currentCount === 0 ? 0 : h.currentStart + h.currentCount,
+});
+
+describe('review hunk by hunk (issue 44)', function () {
+  this.timeout(60_000);
+  let server: MockAnthropicServer;
+  let turnstone: TurnstoneApi;
+
+  before(async () => {
+    server = await MockAnthropicServer.start();
+    turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
+    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+    await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
+    await config().update('edits.review', 'afterTurn', vscode.ConfigurationTarget.Global);
+    turnstone.setDialogsEnabled(false);
+    await vscode.commands.executeCommand('turnstone.newSession');
+  });
+  after(async () => {
+    for (const key of ['baseUrl', 'permissionMode', 'edits.review']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    turnstone.setDialogsEnabled(true);
+    await server.close();
+  });
+
+  it('issue 44 review: an afterTurn turn edits three files without asking; Undo of one hunk keeps the others and the user\'s line; Keep all empties the list', async () => {
+    const files = { a: path.join(root(), 'review-a.txt'), b: path.join(root(), 'review-b.txt'), c: path.join(root(), 'review-c.txt') };
+    const baseA = 'alpha\nbeta\ngamma\ndelta\nepsilon\n';
+    fs.writeFileSync(files.a, baseA);
+    fs.writeFileSync(files.b, 'one\r\ntwo\r\n');
+    fs.rmSync(files.c, { force: true });
+    server.enqueue(
+      toolUseReply([
+        { id: 'tu_a1', name: 'edit_file', input: { path: 'review-a.txt', old_string: 'beta', new_string: 'BETA' } },
+        { id: 'tu_a2', name: 'edit_file', input: { path: 'review-a.txt', old_string: 'epsilon', new_string: 'EPSILON' } },
+        { id: 'tu_b', name: 'edit_file', input: { path: 'review-b.txt', old_string: 'two', new_string: 'TWO' } },
+        { id: 'tu_c', name: 'write_file', input: { path: 'review-c.txt', content: 'new file\n' } },
+      ]),
+      textReply('Edited three files.'),
+    );
+    const summary = await turnstone.sendPrompt('edit them');
+    assert.equal(summary.outcome, 'completed', summary.error?.message);
+    assert.deepEqual(turnstone.pendingPermissions(), [], 'nothing asked');
+    assert.deepEqual(summary.toolResults.map((r) => `${r.name} ${r.isError ? r.content : 'ok'}`), ['edit_file ok', 'edit_file ok', 'edit_file ok', 'write_file ok']);
+    const listed = await until('the review to list three files', async () => {
+      const found = await turnstone.reviewFiles();
+      return found.length === 3 ? found : undefined;
+    });
+    assert.deepEqual(
+      listed.map((f) => [path.basename(f.path), f.hunks, f.base === null]).sort(),
+      [['review-a.txt', 2, false], ['review-b.txt', 1, false], ['review-c.txt', 1, true]],
+    );
+
+    // The user types a line into a.txt meanwhile (saved), then undoes the agent's first hunk there.
+    const docA = await vscode.workspace.openTextDocument(files.a);
+    const typed = new vscode.WorkspaceEdit();
+    typed.insert(docA.uri, new vscode.Position(3, 0), 'mine\n');
+    await vscode.workspace.applyEdit(typed);
+    await docA.save();
+    const current = fs.readFileSync(files.a, 'utf8');
+    assert.equal(current, 'alpha\nBETA\ngamma\nmine\ndelta\nEPSILON\n');
+    const changes = hunksOf(baseA, current).map(lineChange);
+    assert.equal(changes.length, 3, 'two hunks of the agent and the user\'s line');
+    await vscode.commands.executeCommand('turnstone.review.undo', docA.uri, changes, 0);
+    assert.equal(fs.readFileSync(files.a, 'utf8'), 'alpha\nbeta\ngamma\nmine\ndelta\nEPSILON\n');
+    assert.equal(fs.readFileSync(files.b, 'utf8'), 'one\r\nTWO\r\n', 'the other files untouched');
+    assert.equal((await turnstone.reviewFiles()).find((f) => f.path === files.a)?.hunks, 2);
+
+    // Keep one hunk of b: it leaves the list (its review point moved); Keep all empties what is left.
+    const bNow = fs.readFileSync(files.b, 'utf8');
+    await vscode.commands.executeCommand('turnstone.review.keep', vscode.Uri.file(files.b), hunksOf('one\r\ntwo\r\n', bNow).map(lineChange), 0);
+    assert.deepEqual((await turnstone.reviewFiles()).map((f) => path.basename(f.path)).sort(), ['review-a.txt', 'review-c.txt']);
+    await vscode.commands.executeCommand('turnstone.review.keepAll');
+    assert.deepEqual(await turnstone.reviewFiles(), []);
+    assert.equal(fs.readFileSync(files.c, 'utf8'), 'new file\n', 'Keep never changes a file');
+  });
+});
