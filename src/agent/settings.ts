@@ -21,6 +21,8 @@ export interface TurnstoneSettings {
   /** turnstone.vertex.projectId; empty: ANTHROPIC_VERTEX_PROJECT_ID / GOOGLE_CLOUD_PROJECT, else the credentials' project. */
   vertexProjectId: string;
   maxIterations: number;
+  /** turnstone.edits.review: edits ask before they are written, or are written and reviewed after the turn. */
+  editsReview: 'beforeWrite' | 'afterTurn';
   /** turnstone.loopGuard.repeats: the same call meeting the same outcome this often stops the turn (0: never). */
   loopGuardRepeats: number;
   permissionMode: PermissionMode;
@@ -66,6 +68,12 @@ export interface TurnstoneSettings {
   agentsMaxParallel: number;
   /** turnstone.agents.model: the model subagents use unless their agent names one; empty: the session's. */
   agentsModel: string;
+  /** turnstone.memory.enabled: the memory tool is offered (and the prompt tells the model to use it). */
+  memoryEnabled: boolean;
+  /** turnstone.memory.dir: where the notes live (absolute, or relative to the workspace); empty: per workspace in the user's data. */
+  memoryDir: string;
+  /** turnstone.worktrees.dir: where session worktrees go (absolute or `~/…`); empty: `<user data>/turnstone/worktrees`. */
+  worktreesDir: string;
 }
 
 /** The manifest's description of one setting (package.json `contributes.configuration.properties`). */
@@ -86,6 +94,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'vertex.projectId': 'vertexProjectId',
   maxIterations: 'maxIterations',
   'loopGuard.repeats': 'loopGuardRepeats',
+  'edits.review': 'editsReview',
   permissionMode: 'permissionMode',
   'permissions.allow': 'allow',
   'permissions.deny': 'deny',
@@ -117,6 +126,9 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'diagnostics.waitMs': 'diagnosticsWaitMs',
   'agents.maxParallel': 'agentsMaxParallel',
   'agents.model': 'agentsModel',
+  'memory.enabled': 'memoryEnabled',
+  'memory.dir': 'memoryDir',
+  'worktrees.dir': 'worktreesDir',
 };
 
 /** Keys a settings object may hold that have no field here: read by the CLI's MCP set-up from the same object. */

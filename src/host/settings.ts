@@ -32,6 +32,7 @@ export function readSettings(): TurnstoneSettings {
     vertexProjectId: c.get<string>('vertex.projectId', '').trim(),
     maxIterations: c.get<number>('maxIterations', 50),
     loopGuardRepeats: Math.max(0, c.get<number>('loopGuard.repeats', 3)),
+    editsReview: c.get<string>('edits.review', 'beforeWrite') === 'afterTurn' ? 'afterTurn' : 'beforeWrite',
     permissionMode: (PERMISSION_MODES as readonly string[]).includes(mode) ? (mode as PermissionMode) : 'ask',
     allow: strings(c.get('permissions.allow')),
     deny: strings(c.get('permissions.deny')),

@@ -133,6 +133,8 @@ export const ToolView = z.discriminatedUnion('kind', [
   }),
   /** web_fetch: the URL asked for. */
   z.object({ kind: z.literal('fetch'), url: Short }),
+  /** memory: the command and the `/memories/…` path (`old → new` for a rename); a write shows as "Memory updated". */
+  z.object({ kind: z.literal('memory'), command: z.enum(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']), path: Short }),
   /**
    * agent: a subagent's block. Its tool uses one line each (the latest last), its tokens and time so far,
    * and once it is over its report (what the main agent was told).
@@ -195,6 +197,12 @@ export const TranscriptItem = z.discriminatedUnion('kind', [
     delivery: z.enum(['steer', 'queued']).optional(),
     /** The turn checkpoint this message started (taken as its turn began): what "Restore checkpoint" goes back to. */
     checkpointTurn: Count.optional(),
+    /**
+     * Issue 47 items 4 and 5, a message the model has not got: 'waiting_key' held until an API key is saved (then
+     * sent once); 'failed' its turn failed before any reply (Retry, Edit); 'not_sent' a failed message a later
+     * prompt replaced (Edit only). None: sent.
+     */
+    unsent: z.enum(['waiting_key', 'failed', 'not_sent']).optional(),
   }),
   /** Markdown from the model; `open` while it still streams. */
   z.object({ ...Base, kind: z.literal('assistant'), text: Text, open: z.boolean().optional() }),

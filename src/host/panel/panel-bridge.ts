@@ -71,6 +71,13 @@ export class PanelBridge {
   private readonly denied = new Set<string>();
   /** Error cards of failed turns not yet followed by a successful one. */
   private unresolved: Extract<TranscriptItem, { kind: 'error' }>[] = [];
+  /** Issue 47 items 4–5: the messages posted for the next turn (not steering), and those that started the running one. */
+  private nextTurnUsers: string[] = [];
+  private turnUsers: string[] = [];
+  /** The messages of the last turn, when it failed before any reply: what a Retry sends again. */
+  private failedUsers: string[] = [];
+  /** The steps of the running turn that showed something of a reply (not discarded since). */
+  private readonly repliedSteps = new Set<string>();
   /** Tool uses whose output streamed into their card (tool_progress). */
   private readonly streamed = new Set<string>();
   private readonly describeTool: NonNullable<PanelBridgeOptions['describeTool']>;
@@ -114,8 +121,29 @@ export class PanelBridge {
   userMessage(message: Omit<UserItem, 'kind' | 'id'>): string {
     const item: UserItem = { kind: 'user', id: `u${++this.userItems}`, ...message };
     this.sent.set(item.id, item);
+    if (message.delivery !== 'steer') this.nextTurnUsers.push(item.id);
     this.post({ type: 'item_add', item });
     return item.id;
+  }
+
+  /** Issue 47 items 4–5: a message the model has not got (waiting for a key, failed, replaced), or (undefined) sent after all. */
+  userUnsent(itemId: string, unsent: UserItem['unsent']): void {
+    const item = this.sent.get(itemId);
+    if (!item || item.unsent === unsent) return;
+    const { unsent: _was, ...rest } = item;
+    const next: UserItem = unsent ? { ...rest, unsent } : rest;
+    this.sent.set(itemId, next);
+    this.post({ type: 'item_add', item: next });
+  }
+
+  /** A message held back (waiting for a key): shown, but it starts no turn until userForNextTurn names it. */
+  userWithdrawn(itemId: string): void {
+    this.nextTurnUsers = this.nextTurnUsers.filter((id) => id !== itemId);
+  }
+
+  /** A held message is sent now: the next turn is its. */
+  userForNextTurn(itemId: string): void {
+    if (this.sent.has(itemId) && !this.nextTurnUsers.includes(itemId)) this.nextTurnUsers.push(itemId);
   }
 
   /** The checkpoint the message's turn took: the message names it from now on (its "Restore checkpoint"). */
@@ -149,6 +177,10 @@ export class PanelBridge {
     this.streamed.clear();
     this.unresolved = [];
     this.sent.clear();
+    this.nextTurnUsers = [];
+    this.turnUsers = [];
+    this.failedUsers = [];
+    this.repliedSteps.clear();
     this.background.reset();
     this.post({ type: 'restore', snapshot });
   }
@@ -202,6 +234,7 @@ export class PanelBridge {
     switch (event.type) {
       case 'turn_started':
         this.turnId = event.turnId;
+        this.turnStarted();
         this.post({ type: 'turn', state: 'running' });
         break;
       case 'step_started':
@@ -211,11 +244,13 @@ export class PanelBridge {
       case 'text_delta':
         if (this.thinkingId) this.closeBlocks();
         this.textId ??= this.newBlockId('a');
+        this.repliedSteps.add(this.stepId ?? '');
         this.post({ type: 'assistant_delta', id: this.textId, text: event.text, ...this.step() });
         break;
       case 'thinking_delta':
         if (this.textId) this.closeBlocks();
         this.thinkingId ??= this.newBlockId('t');
+        this.repliedSteps.add(this.stepId ?? '');
         this.post({ type: 'thinking_delta', id: this.thinkingId, text: event.thinking, ...this.step() });
         break;
       case 'thinking_done':
@@ -225,6 +260,7 @@ export class PanelBridge {
       case 'tool_use_started':
         this.closeBlocks();
         this.inputs.set(event.id, { name: event.name, input: {} });
+        this.repliedSteps.add(this.stepId ?? '');
         this.post({ type: 'item_add', item: { kind: 'tool', id: event.id, name: event.name, status: 'running', view: toolViewFromInput(event.name, {}), ...this.step() } });
         break;
       case 'tool_use_ready':
@@ -278,6 +314,7 @@ export class PanelBridge {
         break;
       case 'step_discarded':
         this.post({ type: 'step_discarded', stepId: `${this.turnId}:${event.step}` });
+        this.repliedSteps.delete(`${this.turnId}:${event.step}`);
         this.textId = undefined;
         this.thinkingId = undefined;
         break;
@@ -304,6 +341,7 @@ export class PanelBridge {
           ...(event.requestId && /^[A-Za-z0-9_.:-]{1,200}$/.test(event.requestId) ? { requestId: event.requestId } : {}),
         };
         this.unresolved.push(item);
+        this.turnFailed();
         this.post({ type: 'item_add', item });
         this.post({ type: 'turn', state: 'idle' });
         break;
@@ -313,10 +351,12 @@ export class PanelBridge {
         // The retry (or the next turn) went through: earlier failures are history, not calls to action.
         for (const item of this.unresolved) this.post({ type: 'item_add', item: { ...item, resolved: true } });
         this.unresolved = [];
+        this.failedUsers = [];
         this.post({ type: 'turn', state: 'idle' });
         break;
       case 'turn_aborted':
         this.closeBlocks();
+        this.failedUsers = [];
         this.post({ type: 'item_add', item: { kind: 'interrupted', id: this.newBlockId('x') } });
         this.post({ type: 'turn', state: 'idle' });
         break;
@@ -334,6 +374,32 @@ export class PanelBridge {
       case 'prompt_cache':
         break;
     }
+  }
+
+  /**
+   * Issue 47 items 4–5. A turn starts with the messages posted for it; one without any is a Retry (or a
+   * continue) of the last failed messages. Those sent now lose their "not sent" mark; a failed message a new
+   * prompt takes the place of stays unsent (the runtime drops it from the history: it is never merged into
+   * the new one), with Edit only.
+   */
+  private turnStarted(): void {
+    const fresh = this.nextTurnUsers;
+    this.nextTurnUsers = [];
+    if (fresh.length > 0) for (const id of this.failedUsers) this.userUnsent(id, 'not_sent');
+    this.turnUsers = fresh.length > 0 ? fresh : this.failedUsers;
+    this.failedUsers = [];
+    this.repliedSteps.clear();
+    for (const id of this.turnUsers) this.userUnsent(id, undefined);
+  }
+
+  /** A turn that failed before any reply: its messages are failed ones, with Retry and Edit. */
+  private turnFailed(): void {
+    if (this.repliedSteps.size > 0) {
+      this.failedUsers = [];
+      return;
+    }
+    this.failedUsers = this.turnUsers;
+    for (const id of this.failedUsers) this.userUnsent(id, 'failed');
   }
 
   /**

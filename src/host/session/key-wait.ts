@@ -1,6 +1,8 @@
 // T6 / issue 25.2: a missing or rejected key never pops anything up over the window. A prompt
 // sent before any key was set waits here with the card asking for one; a key saved while a
-// request was out lets that request go once more.
+// request was out lets that request go once more. Issue 47 item 4: a waiting prompt stays in the
+// transcript marked "waiting for your API key", each is sent once when the key is saved (the same
+// words sent again while they wait are not held twice), and the card is raised once.
 import * as vscode from 'vscode';
 import { type ImageBlock } from '../../runtime/types';
 import { describeFailure } from '../panel/failure-text';
@@ -19,26 +21,37 @@ export interface HeldPrompt {
 export class KeyWait {
   /** A key was saved while a turn ran: a request it rejected is sent once more with the new key. */
   private savedDuringTurn = false;
-  private held: (HeldPrompt & { card: ReturnType<PanelBridge['hostCard']> }) | undefined;
+  private held: HeldPrompt[] = [];
+  private card: ReturnType<PanelBridge['hostCard']> | undefined;
 
   constructor(
     private readonly keys: ApiKeys,
     private readonly panel: () => PanelBridge,
   ) {}
 
-  /**
-   * First run: nothing can be sent. Holds the prompt and asks for a key instead of letting the
-   * request fail as if a key had been rejected. False when there is a key (or none is needed).
-   */
-  async holdWithoutKey(prompt: HeldPrompt): Promise<boolean> {
+  /** Whether a prompt sent now would have to wait for a key. */
+  async keyMissing(): Promise<boolean> {
     const s = readSettings();
     // A provider that needs a key, or a preset's server that does (OpenRouter, Groq, …); a local server needs none.
     const preset = presetInUse(s);
-    if ((!needsApiKey(s.provider) && !preset?.keyVariable) || (await this.keys.get(s.provider, preset))) return false;
+    return (needsApiKey(s.provider) || !!preset?.keyVariable) && !(await this.keys.get(s.provider, preset));
+  }
+
+  /** The same words (and images) already wait for the key: sending them again must not send them twice. */
+  isHeld(prompt: string, images: readonly ImageBlock[]): boolean {
+    return this.held.some((h) => h.prompt === prompt && h.images.length === images.length && h.images.every((image, i) => image.data === images[i]!.data));
+  }
+
+  /** Holds a prompt (its message marked waiting) until a key is saved; the card asking for one is raised once. */
+  hold(prompt: HeldPrompt): void {
+    this.panel().userUnsent(prompt.userItem, 'waiting_key');
+    this.panel().userWithdrawn(prompt.userItem);
+    this.held.push(prompt);
+    if (this.card) return;
+    const s = readSettings();
+    const preset = presetInUse(s);
     const failure = describeFailure('auth', 'No API key', preset?.label ?? providerLabel(s.provider), vscode.l10n.t);
-    const card = this.panel().hostCard({ message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}), errorKind: 'no_key', cause: failure.cause, action: failure.action, retryable: false });
-    this.held = { ...prompt, card };
-    return true;
+    this.card = this.panel().hostCard({ message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}), errorKind: 'no_key', cause: failure.cause, action: failure.action, retryable: false });
   }
 
   turnStarted(): void {
@@ -53,10 +66,11 @@ export class KeyWait {
   }
 
   /**
-   * A key was stored. During a turn it only marks the key as new. Otherwise: the held prompt to send now
-   * (its card settled), 'retry' when the last turn failed on its key, or undefined (no key, nothing waiting).
+   * A key was stored. During a turn it only marks the key as new. Otherwise: the held prompts to send now, in
+   * order, each once (the card settled), 'retry' when the last turn failed on its key, or undefined (no key,
+   * nothing waiting).
    */
-  async keyChanged(running: boolean, failedOnKey: () => boolean): Promise<HeldPrompt | 'retry' | undefined> {
+  async keyChanged(running: boolean, failedOnKey: () => boolean): Promise<HeldPrompt[] | 'retry' | undefined> {
     if (running) {
       this.savedDuringTurn = true;
       return undefined;
@@ -64,13 +78,15 @@ export class KeyWait {
     const s = readSettings();
     if (!(await this.keys.get(s.provider, presetInUse(s)))) return undefined;
     const held = this.held;
-    if (!held) return failedOnKey() ? 'retry' : undefined;
-    this.held = undefined;
-    this.panel().settleHostCard(held.card, vscode.l10n.t('API key saved. Sending your message.'));
+    if (held.length === 0) return failedOnKey() ? 'retry' : undefined;
+    this.held = [];
+    if (this.card) this.panel().settleHostCard(this.card, held.length === 1 ? vscode.l10n.t('API key saved. Sending your message.') : vscode.l10n.t('API key saved. Sending your messages.'));
+    this.card = undefined;
     return held;
   }
 
   forget(): void {
-    this.held = undefined;
+    this.held = [];
+    this.card = undefined;
   }
 }

@@ -45,6 +45,8 @@ export interface ControllerDeps {
   onDidChangeState(): void;
   /** A turn ended, however: the attention signal decides whether the user is told. */
   onTurnEnded?(summary: TurnSummary): void;
+  /** The session's changes for review (issue 44): fed each file change, started afresh with each session. */
+  review?: { record(change: FileChange): void; reset(): void };
 }
 
 /** Context sent with a prompt: a chip in the panel, text for the model. */
@@ -75,7 +77,13 @@ export class SessionController implements vscode.Disposable {
     this.destinations = new KeyDestinations(deps.context.globalState);
     this.name = new SessionTitle(deps.post, () => ({ id: this.sessionId ?? 'new', model: this.model }));
     this.keyWait = new KeyWait(deps.keys, () => this.panel);
-    this.runtimes = new SessionRuntimes({ log: deps.log, panel: () => this.panel, onDidChangeState: deps.onDidChangeState, onAuthError: () => this.keyWait.retryRejected() });
+    this.runtimes = new SessionRuntimes({
+      log: deps.log,
+      panel: () => this.panel,
+      onDidChangeState: deps.onDidChangeState,
+      onAuthError: () => this.keyWait.retryRejected(),
+      ...(deps.review ? { onFileChange: (change: FileChange) => deps.review!.record(change) } : {}),
+    });
     this.turns = new TurnRunner({
       log: deps.log,
       prompter: deps.prompter,
@@ -274,6 +282,7 @@ export class SessionController implements vscode.Disposable {
     this.runtime = undefined;
     this.store = undefined;
     this.checkpoints.forget();
+    this.deps.review?.reset();
   }
 
   async renameSession(session: SessionInfo, title: string): Promise<void> {

@@ -19,7 +19,7 @@ import { SteeringQueue, type QueuedInput } from './steering';
 import { dispatchToolUses, PromptQueue, type DispatchContext } from './tool-dispatch';
 import { runSubagent, type SubagentParent } from './subagents';
 import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
-import { Transcript } from '../session/transcript';
+import { type HistoryMark, Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
 import { DEFAULT_LOOP_GUARD_REPEATS, loopStopMessage } from './loop-guard';
 import { newTurn, recordFileChange, textOf, turnSummary, type TurnState } from './turn-state';
@@ -48,6 +48,8 @@ export class ConversationRuntime {
   private readonly clock: Clock;
   private readonly steering: SteeringQueue;
   private active: TurnState | undefined;
+  /** Issue 47 item 5: the history before the last turn's input, when that turn failed before any reply. */
+  private unanswered: HistoryMark | undefined;
   private turnCounter = 0;
   /** T9: tool use ids stay unique in the session, whatever the server sends. */
   private readonly toolUseIds: ToolUseIds;
@@ -183,6 +185,11 @@ export class ConversationRuntime {
     this.transcript.newTurn();
     const queued = this.steering.takeNext();
     const texts = [...queued.map((q) => q.text), input].filter((t) => t.trim() !== '');
+    // Issue 47 item 5: new input after a turn that failed before any reply replaces that turn's input (never merged
+    // into one user message with it); no new input (Retry) sends the history as it is.
+    if (this.unanswered && (texts.length > 0 || (options.images?.length ?? 0) > 0)) this.transcript.retract(this.unanswered);
+    this.unanswered = undefined;
+    const mark = this.transcript.mark();
     this.emit({ type: 'turn_started', turnId: turn.id, input: texts.join('\n\n') });
     this.transcript.event('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
@@ -197,6 +204,7 @@ export class ConversationRuntime {
         const requestId = error instanceof ModelError ? error.details.requestId : undefined;
         const spendCap = error instanceof RuntimeError ? error.spendCap : undefined;
         const loop = error instanceof RuntimeError ? error.loop : undefined;
+        if (this.transcript.unansweredSince(mark)) this.unanswered = mark;
         summary = this.finish(turn, 'failed', { kind, message: errorMessage(error), ...(requestId ? { requestId } : {}), ...(spendCap ? { spendCap } : {}), ...(loop ? { loop } : {}) });
       }
     }

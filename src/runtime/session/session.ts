@@ -95,7 +95,7 @@ const ConversationRecordSchemas = [
     unpricedRequests: z.number().optional(),
   }),
   /** Replaces the whole history: written by compaction and at the top of a fork. */
-  z.object({ type: z.literal('snapshot'), ts: z.number(), reason: z.enum(['compaction', 'fork']), messages: z.array(MessageSchema) }),
+  z.object({ type: z.literal('snapshot'), ts: z.number(), reason: z.enum(['compaction', 'fork', 'retract']), messages: z.array(MessageSchema) }),
   /** Turn markers (turn_ended carries cumulative usage): for listing and resuming counters, never replayed into history. */
   z.object({ type: z.literal('event'), ts: z.number(), name: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
 ] as const;

@@ -17,6 +17,18 @@ export interface CostRecord {
   unpricedRequests: number;
 }
 
+/**
+ * Where the history stood before a turn's input was added (issue 47 item 5): a turn that failed before any
+ * reply can be taken back to it, so the next prompt replaces the failed one instead of joining it.
+ */
+export interface HistoryMark {
+  /** The history array then (compaction or a repair since makes a new one: the mark no longer holds). */
+  readonly list: readonly Message[];
+  readonly messages: number;
+  /** The blocks of the last message then, when it was a user message the input would join (after an aborted turn). */
+  readonly lastBlocks: number;
+}
+
 export class Transcript {
   private list: Message[];
   /** historyChars(list), kept as messages are appended: the context estimate must not rescan history every step. */
@@ -62,6 +74,34 @@ export class Transcript {
     appendUserContent(this.list, blocks);
     this.size += messageChars({ role: 'user', content: blocks });
     this.persist({ type: 'message', ts: this.now(), message: { role: 'user', content: blocks } });
+  }
+
+  /** The history as it is now, to take a turn's unanswered input back to (retract). */
+  mark(): HistoryMark {
+    const last = this.list.at(-1);
+    return { list: this.list, messages: this.list.length, lastBlocks: last?.role === 'user' ? last.content.length : 0 };
+  }
+
+  /** Whether only user content (a turn's input) was added since `mark`: the model has answered nothing of it. */
+  unansweredSince(mark: HistoryMark): boolean {
+    if (mark.list !== this.list || this.list.length < mark.messages || this.list.length > mark.messages + 1) return false;
+    const added = this.list.slice(mark.lastBlocks > 0 ? mark.messages - 1 : mark.messages);
+    return added.length > 0 && added.every((m) => m.role === 'user') && (added[0]!.content.length > mark.lastBlocks || mark.lastBlocks === 0);
+  }
+
+  /**
+   * Takes the history back to `mark`, written as a snapshot: a failed turn's prompt that the next prompt
+   * replaces (issue 47 item 5). False, and nothing changed, unless only that input was added since.
+   */
+  retract(mark: HistoryMark): boolean {
+    if (!this.unansweredSince(mark)) return false;
+    const kept = this.list.slice(0, mark.messages);
+    const last = kept.at(-1);
+    if (mark.lastBlocks > 0 && last?.role === 'user') kept[kept.length - 1] = { role: 'user', content: last.content.slice(0, mark.lastBlocks) };
+    this.list = kept;
+    this.size = historyChars(kept);
+    this.persist({ type: 'snapshot', ts: this.now(), reason: 'retract', messages: kept });
+    return true;
   }
 
   /** Compaction's result: the new history, written whole. */

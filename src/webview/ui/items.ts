@@ -57,8 +57,36 @@ class UserView implements ItemView {
     const tag = it.delivery ? el('span', { class: 'delivery' }, it.delivery === 'steer' ? t('sent while running') : t('queued')) : undefined;
     // A custom command reads as the user typed it; what it expanded to is one hover away.
     const bubble = it.slashCommand ? el('div', { class: 'bubble slash-command', title: t('Sent as:\n{0}', `${it.text.slice(0, 600)}${it.text.length > 600 ? '…' : ''}`) }, it.slashCommand) : el('div', { class: 'bubble' }, it.text);
-    this.root.replaceChildren(bubble, it.images?.length ? imageThumbs(it.images) : '', chips ?? '', tag ?? '', restore ?? '');
+    for (const state of ['waiting_key', 'failed', 'not_sent'] as const) this.root.classList.toggle(`unsent-${state.replace('_', '-')}`, it.unsent === state);
+    this.root.classList.toggle('unsent', !!it.unsent);
+    // A message the model has not got has no checkpoint to go back to.
+    this.root.replaceChildren(bubble, it.images?.length ? imageThumbs(it.images) : '', chips ?? '', tag ?? '', it.unsent ? this.unsentLine(it) : '', it.unsent ? '' : (restore ?? ''));
   }
+
+  /** Issue 47 items 4–5: why the model has not got this message, and what the user can do about it. */
+  private unsentLine(it: Of<'user'>): HTMLElement {
+    const edit = button(t('Edit'), () => this.root.dispatchEvent(new CustomEvent<EditRequest>(EDIT_MESSAGE_EVENT, { bubbles: true, detail: { text: it.slashCommand ?? it.text, attachments: it.attachments ?? [] } })), {
+      icon: 'edit',
+      secondary: true,
+      cls: 'edit-message',
+      title: t('Put this message back in the input to change it and send it again'),
+    });
+    if (it.unsent === 'waiting_key') {
+      return el('div', { class: 'unsent-line', role: 'status' }, icon('key'), el('span', { class: 'unsent-text' }, t('Waiting for your API key: sent once you save it.')));
+    }
+    if (it.unsent === 'failed') {
+      const retry = button(t('Retry'), () => this.post({ type: 'retry', itemId: it.id }), { icon: 'refresh', secondary: true, cls: 'retry-message', title: t('Send this message again') });
+      return el('div', { class: 'unsent-line' }, icon('error'), el('span', { class: 'unsent-text' }, t('Not sent: the request failed.')), el('span', { class: 'unsent-actions' }, retry, edit));
+    }
+    return el('div', { class: 'unsent-line' }, icon('circle-slash'), el('span', { class: 'unsent-text' }, t('Not sent.')), el('span', { class: 'unsent-actions' }, edit));
+  }
+}
+
+/** A failed message's Edit asks the composer (main.ts) to take its words back. */
+export const EDIT_MESSAGE_EVENT = 'turnstone-edit-message';
+export interface EditRequest {
+  text: string;
+  attachments: NonNullable<Of<'user'>['attachments']>;
 }
 
 class AssistantView implements ItemView {
@@ -124,6 +152,7 @@ const TOOL_ICONS: Record<string, string> = {
   todo_write: 'checklist',
   web_fetch: 'globe',
   agent: 'hubot',
+  memory: 'notebook',
 };
 
 const STATUS: Record<ToolStatus, { icon: string; label: string }> = {
@@ -225,6 +254,8 @@ export class ToolCardView implements ToolCard {
         return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
       case 'fetch':
         return [el('code', { class: 'url' }, view.url)];
+      case 'memory':
+        return [el('span', { class: 'memory' }, memoryTitle(view, this.item?.status === 'done'))];
       case 'agent':
         // Its task goes on a line of its own below: at the panel's usual width the title has room for a name only.
         return [el('span', { class: 'agent-name' }, view.agent)];
@@ -360,6 +391,9 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
     case 'fetch':
       what = done || it.status === 'error' ? t('Fetched {0}', v.url) : t('Fetch {0}', v.url);
       break;
+    case 'memory':
+      what = memoryTitle(v, done);
+      break;
     case 'agent':
       what = t('{0} subagent: {1}', v.agent, v.description);
       break;
@@ -402,9 +436,16 @@ function meta(view: ToolView): (Node | string)[] {
     }
     case 'mcp':
     case 'fetch':
+    case 'memory':
     case 'other':
       return [];
   }
+}
+
+/** "Memory updated: /memories/notes.md" once a write is done; "Memory: …" for a read, or a write not (yet) done. */
+function memoryTitle(view: Extract<ToolView, { kind: 'memory' }>, done: boolean): string {
+  if (view.command === 'view') return t('Memory read: {0}', view.path);
+  return done ? t('Memory updated: {0}', view.path) : t('Memory update: {0}', view.path);
 }
 
 /** 12 345 → "12.3k": a subagent's running total, read at a glance. */

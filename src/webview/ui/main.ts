@@ -8,6 +8,7 @@ import { Announcer, Header, ModeSwitch, ModelButton, Notices, StatusLine, UsageF
 import { Composer } from './composer';
 import { el } from './dom';
 import { InstructionsChip } from './instructions-chip';
+import { EDIT_MESSAGE_EVENT, type EditRequest } from './items';
 import { plainText, warmUp } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
@@ -34,6 +35,12 @@ const composer = new Composer((message) => {
 }, () => saver.schedule());
 
 composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.slashCommand ?? i.text] : []));
+// Issue 47 item 5: Edit on a message that was not sent puts its words (and chips) back in the composer.
+document.addEventListener(EDIT_MESSAGE_EVENT, (e) => {
+  const { text, attachments } = (e as CustomEvent<EditRequest>).detail;
+  composer.setDraft('', []);
+  composer.compose(text, attachments, true);
+});
 
 const instructions = new InstructionsChip(post);
 // Beside the title.

@@ -19,7 +19,24 @@ let sanitiser: Sanitiser | undefined;
 /** Layers 2–4 (DOMPurify's allow-list, then the class and link filters) on any HTML. */
 export function sanitizeHtml(html: string): DocumentFragment {
   sanitiser ??= createSanitiser(window);
-  return sanitiser(html);
+  return fitListMarkers(sanitiser(html));
+}
+
+/**
+ * Issue 47 item 3: each ordered list's padding fits its widest marker ("10." was cut to ".0." in a 300-px
+ * sidebar). The CSS sizes the padding in `ch` from --marker-digits, the digits of the list's largest number.
+ * Set through the CSSOM after sanitising (the sanitiser keeps no style attribute, and the CSP allows none).
+ */
+export function fitListMarkers<T extends ParentNode>(root: T): T {
+  for (const ol of root.querySelectorAll('ol')) {
+    const start = Number.parseInt(ol.getAttribute('start') ?? '1', 10);
+    const first = Number.isFinite(start) ? start : 1;
+    const items = Array.from(ol.children).filter((c) => c.tagName === 'LI').length;
+    const last = first + Math.max(0, items - 1);
+    const digits = Math.max(String(Math.abs(first)).length + (first < 0 ? 1 : 0), String(Math.abs(last)).length + (last < 0 ? 1 : 0));
+    if (digits > 1) ol.style.setProperty('--marker-digits', String(digits));
+  }
+  return root;
 }
 
 /** Sanitised DOM for a list of block tokens, code blocks decorated and queued for highlighting. */

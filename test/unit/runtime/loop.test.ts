@@ -184,9 +184,9 @@ describe('runtime: the turn loop', () => {
     assert.ok(events.some((e) => e.type === 'turn_failed' && e.kind === 'invalid_request'));
     const ok = await rt.runTurn('second');
     assert.equal(ok.finalText, 'fine now');
-    // The failed input and the new one merge into one user message: roles still alternate.
+    // Issue 47 item 5: the new input replaces the failed one (never merged with it); roles still alternate.
     assert.equal(historyProblem(rt.messages), undefined);
-    assert.deepEqual(rt.messages[0]!.content.map((b) => (b.type === 'text' ? b.text : '')), ['first', 'second']);
+    assert.deepEqual(rt.messages[0]!.content.map((b) => (b.type === 'text' ? b.text : '')), ['second']);
   });
 
   it('T6: a failed turn carries the provider request id in its summary and turn_failed event', async () => {
