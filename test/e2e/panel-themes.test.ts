@@ -128,7 +128,7 @@ describe('e2e: the panel in every theme kind, checked by axe-core (issue 25.3)',
 
   async function makeTranscript(): Promise<void> {
     // Tall enough that the whole transcript is on screen at once: axe measures contrast of what is rendered.
-    await chat.wb.page.setViewportSize({ width: 1400, height: 3200 });
+    await chat.wb.page.setViewportSize({ width: 1400, height: 3600 });
     // chat.frame, not a copy: allowUntil follows a webview VS Code re-created.
     const { server } = chat;
 

@@ -326,7 +326,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     const log = () => turnstoneLog(chat.wb.server.userDataDir);
     const before = {
       decisions: count(log(), 'panel answered an unknown or settled permission request'),
-      continues: count(log(), 'panel asked to continue after an item that is not an open spend-cap card'),
+      continues: count(log(), 'panel asked to continue after an item that is not an open paused card'),
       edits: count(log(), 'panel asked to edit a proposal that is not waiting'),
       dropped: count(log(), 'dropped a malformed message from the webview'),
     };
@@ -341,7 +341,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     await forge(chat.frame, { type: 'continue_turn', itemId: 'x', usd: 1000 });
     await forge(chat.frame, { type: 'typing', active: 'yes' });
     const decisions = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', before.decisions + 1)) - before.decisions;
-    const continues = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to continue after an item that is not an open spend-cap card', before.continues + 3)) - before.continues;
+    const continues = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to continue after an item that is not an open paused card', before.continues + 3)) - before.continues;
     const edits = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to edit a proposal that is not waiting', before.edits + 1)) - before.edits;
     const dropped = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before.dropped + 2)) - before.dropped;
     const settingsAfter = existsSync(workspaceSettings) ? readFileSync(workspaceSettings, 'utf8') : '';

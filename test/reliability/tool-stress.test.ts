@@ -194,6 +194,39 @@ describe('reliability: tools under stress (F-TOOL)', function () {
     });
   });
 
+  describe('floods (issue 42 item 8)', () => {
+    it('F-TOOL-19: a command printing 1 GB keeps at most the 64 MB cap on disk, head and tail with the cut marked', async () => {
+      const bytes = 1024 * MB;
+      const dirBytes = () => (fs.existsSync(wb.outputDir) ? fs.readdirSync(wb.outputDir).reduce((n, f) => n + fs.statSync(path.join(wb.outputDir, f)).size, 0) : 0);
+      const before = dirBytes();
+      let peak = 0;
+      // Sampled as it runs: the file must never grow past the cap, not only end under it.
+      const sampler = setInterval(() => (peak = Math.max(peak, dirBytes() - before)), 50);
+      const out = await wb.call('bash', { command: `yes 'flood line of forty characters, more...' | head -c ${bytes}; echo; echo last-line-of-the-flood`, timeout: 120_000 });
+      clearInterval(sampler);
+      const saved = /saved to (\S+?)[\]\s]/.exec(out.content)?.[1];
+      const savedSize = saved && fs.existsSync(saved) ? fs.statSync(saved).size : 0;
+      const kept = saved ? fs.readFileSync(saved, 'latin1') : '';
+      const cut = Number(/(\d+) bytes cut by Turnstone/.exec(kept)?.[1] ?? 0);
+      const checks = {
+        exit: /Exit code: 0$/.test(out.content),
+        underCap: savedSize <= DEFAULT_KEPT_OUTPUT_BYTES && peak <= DEFAULT_KEPT_OUTPUT_BYTES + MB,
+        headAndTail: kept.startsWith('flood line of forty') && kept.trimEnd().endsWith('last-line-of-the-flood'),
+        cutMarked: Math.abs(savedSize + cut - (bytes + '\nlast-line-of-the-flood\n'.length)) < 256,
+      };
+      recordScenario({
+        id: 'F-TOOL-19',
+        area: 'tools',
+        scenario: 'bash: `yes … | head -c 1073741824` (1 GB of output)',
+        expected: 'the kept file never passes the 64 MB cap while the command runs; it holds the head and the tail with the cut marked; the command ends normally',
+        observed: `returned in ${out.ms} ms; kept file ${mb(savedSize)}, peak disk use of the output folder while it ran ${mb(peak)}; ${mb(cut)} marked as cut; head and tail present: ${checks.headAndTail}`,
+        passed: Object.values(checks).every(Boolean),
+      });
+      assert.deepEqual(checks, { exit: true, underCap: true, headAndTail: true, cutMarked: true });
+      if (saved) fs.rmSync(saved, { force: true });
+    });
+  });
+
   describe('daemons', () => {
     const pids: number[] = [];
     afterEach(() => {
