@@ -54,7 +54,7 @@ export function readSettings(): TurnstoneSettings {
     ...readSandboxSettings(c),
     mcpCallTimeoutMs: c.get<number>('mcp.callTimeoutMs', 60_000),
     mcpStartTimeoutMs: c.get<number>('mcp.startTimeoutMs', 30_000),
-    approvalDialog: readApprovalDialog(c.get<string>('approvalDialog', 'modal')),
+    approvalDialog: readApprovalDialog(c.get<string>('approvalDialog', 'panel')),
     checkpointsMaxFileSizeMB: Math.max(0, c.get<number>('checkpoints.maxFileSizeMB', 5)),
     checkpointsKeepSessions: Math.max(1, c.get<number>('checkpoints.keepSessions', 50)),
     webFetchAllowPrivateNetwork: c.get<unknown>('webFetch.allowPrivateNetwork') === true,
@@ -136,7 +136,8 @@ export async function setServer(provider: string, baseUrl: string | undefined): 
 }
 
 function readApprovalDialog(v: string): ApprovalDialog {
-  return (APPROVAL_DIALOGS as readonly string[]).includes(v) ? (v as ApprovalDialog) : 'modal';
+  // Issue 47: the card beside the diff is the default; a modal that covers the diff is opt-in.
+  return (APPROVAL_DIALOGS as readonly string[]).includes(v) ? (v as ApprovalDialog) : 'panel';
 }
 
 /** turnstone.notifications, read when a signal is due (a change applies at once). */

@@ -82,9 +82,10 @@ describe('e2e: approvals where the review is (issue 19, finding 4)', function ()
   });
 });
 
-describe('e2e: turnstone.approvalDialog = panel (issue 19, finding 4)', function () {
+describe('e2e: turnstone.approvalDialog = panel, the default (issue 19, finding 4; issue 47 item 1)', function () {
   this.timeout(180_000);
-  const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.approvalDialog': 'panel' } }, focusChat: false });
+  // Unset: the product's default must be the inline card (issue 47: six modals in one ordinary fix).
+  const chat = useChatWorkbench({ workbench: { userSettings: { 'turnstone.approvalDialog': undefined } }, focusChat: false });
   // Focus Chat without waiting for the view to render: the test finds the frame itself, after the palette check.
   before(() => runCommand(chat.wb.page, 'Turnstone: Focus Chat'));
 
@@ -106,7 +107,7 @@ describe('e2e: turnstone.approvalDialog = panel (issue 19, finding 4)', function
     await input.press('Enter');
     const card = frame.locator('article.item.tool[data-id="tu_ls"][data-status="waiting"]');
     await card.waitFor({ timeout: 60_000 });
-    assert.equal(await dialog(chat.wb.page).count(), 0, 'no modal with approvalDialog = panel');
+    assert.equal(await dialog(chat.wb.page).count(), 0, 'no modal by default (approvalDialog = panel)');
 
     await runCommand(chat.wb.page, 'Turnstone: Allow Pending Request');
     await frame.locator('article.item.assistant', { hasText: 'Ran it.' }).waitFor({ timeout: 60_000 });

@@ -124,6 +124,9 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     'chat.disableAIFeatures': true,
     'git.openRepositoryInParentFolders': 'never',
     'workbench.colorTheme': 'Default Dark Modern',
+    // The suites written around the modal dialog keep it; the product's default (panel) has its own tests, which
+    // take this key out (a value of undefined leaves the setting unset).
+    'turnstone.approvalDialog': 'modal',
     ...options.userSettings,
   };
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');

@@ -78,7 +78,8 @@ describe('manifest and contract consistency', () => {
       assert.equal(palette.find((m) => m.command === id)?.when, 'turnstone.permissionPending', id);
     }
     assert.deepEqual(manifest.contributes.configuration.properties['turnstone.approvalDialog'].enum, ['modal', 'notification', 'panel']);
-    assert.equal(manifest.contributes.configuration.properties['turnstone.approvalDialog'].default, 'modal');
+    // Issue 47 item 1: approvals are answered inline (the card, the diff's title bar); the modal is opt-in.
+    assert.equal(manifest.contributes.configuration.properties['turnstone.approvalDialog'].default, 'panel');
   });
 
   it("issue 44: Keep / Undo sit in the gutter peek of the agent's changes, on each file and on the group of the Turnstone source control, never in the palette", () => {
