@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { errorReply, textReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
 import { RESULTS_DIR, screenshot, useChatWorkbench } from './workbench';
+import { waitForLog } from './turnstone-log';
 import * as path from 'node:path';
 
 const KEY = 'sk-ant-e2e-issue47-0123456789';
@@ -42,7 +43,8 @@ describe('e2e: issue 47, items 3–5 (the panel)', function () {
     // The user, unsure, sends the same words again: still one message, still one send.
     await send(words);
     await chat.frame.locator('article.item.error', { hasText: 'No API key is set' }).first().waitFor({ timeout: 30_000 });
-    await chat.wb.page.waitForTimeout(1000);
+    // The second send leaves no trace in the panel by design: the host's log says when it was dropped.
+    assert.equal(await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'sent again while it waits for a key', 1), 1);
     assert.equal(await userItem(words).count(), 1, 'the same words waiting are shown once');
     assert.equal(await chat.frame.locator('article.item.error', { hasText: 'No API key is set' }).count(), 1, 'one card asks for the key');
     assert.equal(chat.server.requests.length, 0, 'nothing was sent without a key');

@@ -11,6 +11,7 @@
 // pending permission waits for a real answer.
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { count, turnstoneLog, waitForLog } from './turnstone-log';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { errorReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
@@ -39,35 +40,6 @@ async function forgeBuilt(frame: Frame, build: string): Promise<void> {
     const host = window as unknown as Record<string, PostFn>;
     host['__vscode_post_message__']!('onmessage', { message: new Function(`return (${src});`)(), transfer: undefined });
   }, build);
-}
-
-/** Every line the extension's "Turnstone" log channel wrote to disk in this run. */
-function turnstoneLog(userDataDir: string): string {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name === 'Turnstone.log') out.push(readFileSync(p, 'utf8'));
-    }
-  };
-  const logs = path.join(userDataDir, 'logs');
-  if (existsSync(logs)) walk(logs);
-  return out.join('\n');
-}
-
-const count = (text: string, needle: string) => text.split(needle).length - 1;
-
-/** Polls the log until `needle` appears `n` times (the log file is written with a short delay). */
-async function waitForLog(page: Page, userDataDir: string, needle: string, n: number, timeoutMs = 15_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let seen = 0;
-  while (Date.now() < deadline) {
-    seen = count(turnstoneLog(userDataDir), needle);
-    if (seen >= n) return seen;
-    await page.waitForTimeout(250);
-  }
-  return seen;
 }
 
 const tabTitles = async (page: Page) => (await page.locator('.tabs-container .tab .label-name').allInnerTexts()).map((t) => t.trim());

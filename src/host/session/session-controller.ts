@@ -154,7 +154,10 @@ export class SessionController implements vscode.Disposable {
     // Issue 47 item 4: without a key the message shows at once, marked as waiting for it, and is sent once the key is saved.
     const noKey = await this.keyWait.keyMissing();
     // The same words sent again while they wait (the user thought them lost) are already shown and held once.
-    if (noKey && this.keyWait.isHeld(prompt, images)) return undefined;
+    if (noKey && this.keyWait.isHeld(prompt, images)) {
+      this.deps.log.info('a prompt was sent again while it waits for a key: it is shown and held once');
+      return undefined;
+    }
     const userItem = this.panel.userMessage({
       text,
       ...(slashCommand ? { slashCommand } : {}),
