@@ -26,7 +26,7 @@ import {
   type Usage,
 } from '../types';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_STALL_TIMEOUT_MS, type OpenAICompatibleOptions, resolveOpenAIEnv } from './options';
-import { resolveRetry, streamErrorFromData } from './retry';
+import { argumentsCut, resolveRetry, streamErrorFromData } from './retry';
 import { type SseFrame, sseBatches } from './sse';
 import { eventsToResponse } from './events-to-response';
 import { runStep, type StepNormaliser, type StepSource, type StepTiming, withRetries } from './step';
@@ -89,15 +89,6 @@ function closingEvents(usage: Usage, stopReason: StopReason | null, out: Assista
     out.push({ type: 'prompt_cache', cacheReadInputTokens: usage.cache_read_input_tokens, cacheCreationInputTokens: usage.cache_creation_input_tokens });
   }
   out.push({ type: 'message_stop', stopReason });
-}
-
-function parses(json: string): boolean {
-  try {
-    JSON.parse(json);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface PendingCall {
@@ -189,7 +180,7 @@ export class OpenAINormaliser implements StepNormaliser<SseFrame> {
     // the reply, as with the Anthropic provider: the tool use goes to the loop, which answers it with an
     // error saying the input was cut off. Otherwise (a proxy may end a cut upstream stream with `stop`) running
     // truncated JSON would corrupt the step, so it is retried.
-    if (this.finish !== 'length' && this.calls.some((c) => c.args !== '' && !parses(c.args))) {
+    if (this.finish !== 'length' && this.calls.some((c) => argumentsCut(c.args))) {
       throw new ModelError('retryable', `${PROVIDER}: the stream ended inside tool call arguments.`);
     }
     for (const call of this.calls) {

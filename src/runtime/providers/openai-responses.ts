@@ -19,7 +19,7 @@ import {
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_STALL_TIMEOUT_MS, type OpenAIResponsesOptions, resolveOpenAIEnv } from './options';
 import { type ResponsesParams, toResponsesParams } from './openai-responses-params';
 import { OPENAI_API_BASE_URL } from './presets';
-import { authError, looksLikeContextOverflow, resolveRetry } from './retry';
+import { argumentsCut, authError, looksLikeContextOverflow, resolveRetry } from './retry';
 import { type SseFrame, sseBatches } from './sse';
 import { eventsToResponse } from './events-to-response';
 import { cutHead } from '../text-cut';
@@ -119,17 +119,7 @@ function summaryText(parts: readonly string[]): string {
   return parts.join('\n\n');
 }
 
-function parses(json: string): boolean {
-  try {
-    JSON.parse(json);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** '' is how a call says "no arguments"; anything else must parse. */
-const cutArguments = (args: string) => args !== '' && !parses(args);
 
 /**
  * Arguments that do not parse mean the stream was cut. In a reply the server calls incomplete (the output
@@ -229,7 +219,7 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
     }
     const events: AssistantEvent[] = [];
     if (itemEvents(done, this.model, events, item)) this.useful = true;
-    for (const event of events) (event.type === 'tool_use' && cutArguments(event.inputJson) ? this.cut : out).push(event);
+    for (const event of events) (event.type === 'tool_use' && argumentsCut(event.inputJson) ? this.cut : out).push(event);
   }
 
   /**
@@ -241,7 +231,7 @@ export class ResponsesNormaliser implements StepNormaliser<SseFrame> {
       if (item.done || !item.call) continue;
       item.done = true;
       this.useful = true;
-      (cutArguments(item.args) ? this.cut : out).push({ type: 'tool_use', id: item.call.id, name: item.call.name, inputJson: item.args });
+      (argumentsCut(item.args) ? this.cut : out).push({ type: 'tool_use', id: item.call.id, name: item.call.name, inputJson: item.args });
     }
     if (this.cut.length === 0) return;
     if (!incomplete) throw cutCallError();
@@ -326,7 +316,7 @@ export function responseToEvents(response: ApiResponse, model: string): Assistan
   let calls = 0;
   for (const item of response.output) {
     if (item.type === 'function_call') {
-      if (response.status !== 'incomplete' && cutArguments(item.arguments ?? '')) throw cutCallError();
+      if (response.status !== 'incomplete' && argumentsCut(item.arguments ?? '')) throw cutCallError();
       calls++;
       out.push({ type: 'tool_use_start', id: item.call_id, name: item.name });
     }

@@ -223,3 +223,17 @@ export function classifyError(err: unknown, provider: string): ModelError {
   if (err instanceof SyntaxError) return new ModelError('retryable', `${provider}: malformed stream frame: ${rawMessage}`, details);
   return new ModelError('protocol', msg, details);
 }
+
+/**
+ * A function call's arguments that do not parse though the model sent some: the stream was cut inside them.
+ * Both OpenAI providers retry such a step unless the reply stopped at the output limit (wave 2's rule).
+ */
+export function argumentsCut(args: string): boolean {
+  if (args === '') return false;
+  try {
+    JSON.parse(args);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -288,13 +288,18 @@ export class MemoryStore {
     });
   }
 
+  /** An existing memory file's path and text, for the commands that change one (str_replace, insert). */
+  private async existingText(rawPath: string): Promise<{ p: ReturnType<typeof parseMemoryPath>; file: string; text: string }> {
+    const p = parseMemoryPath(rawPath);
+    const root = await this.realRoot();
+    if (!root) throw new ToolError('not_found', `The path ${p.shown} does not exist. Please provide a valid path.`);
+    const file = await this.locate(p, root);
+    return { p, file, text: await this.readText(file, p) };
+  }
+
   strReplace(rawPath: string, oldStr: string, newStr: string): Promise<string> {
     return this.serial(async () => {
-      const p = parseMemoryPath(rawPath);
-      const root = await this.realRoot();
-      if (!root) throw new ToolError('not_found', `The path ${p.shown} does not exist. Please provide a valid path.`);
-      const file = await this.locate(p, root);
-      const text = await this.readText(file, p);
+      const { p, file, text } = await this.existingText(rawPath);
       if (oldStr === '') throw new ToolError('invalid_input', 'old_str is empty; give the exact text to replace.');
       const at = text.indexOf(oldStr);
       if (at < 0) throw new ToolError('no_match', `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${p.shown}.`);
@@ -316,11 +321,7 @@ export class MemoryStore {
 
   insert(rawPath: string, line: number, insertText: string): Promise<string> {
     return this.serial(async () => {
-      const p = parseMemoryPath(rawPath);
-      const root = await this.realRoot();
-      if (!root) throw new ToolError('not_found', `The path ${p.shown} does not exist. Please provide a valid path.`);
-      const file = await this.locate(p, root);
-      const text = await this.readText(file, p);
+      const { p, file, text } = await this.existingText(rawPath);
       const lines = text.split('\n');
       if (!Number.isInteger(line) || line < 0 || line > lines.length) {
         throw new ToolError('out_of_range', `Invalid \`insert_line\` parameter: ${line}. It should be within the range of lines of the file: [0, ${lines.length}]`);
