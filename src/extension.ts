@@ -18,8 +18,9 @@ import { OriginalContentProvider, ORIGINAL_SCHEME, ProposalFileSystem, PROPOSED_
 import { ApiKeys } from './host/secrets';
 import { type SessionReview } from './host/review/session-review';
 import { loadCore } from './host/session/load-core';
-import { SessionController } from './host/session/session-controller';
-import { addAllowRule, notificationsSetting } from './host/settings';
+import { SessionDeck } from './host/session/session-deck';
+import { registerSessionsView } from './host/session/sessions-view';
+import { addAllowRule, notificationsSetting, readSettings } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
 import { TerminalRecorder } from './host/terminal/terminal-context';
 import { TypingGate } from './host/approvals/typing-gate';
@@ -54,24 +55,29 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     if (!review) context.subscriptions.push((review = new (loadCore().SessionReview)(log)));
     return review;
   };
-  const controller = new SessionController({
+  // The window's sessions (issue 43): several run at once, the panel shows one; each posts into its own mirror.
+  const sessions: SessionDeck = new SessionDeck({
     context,
     keys,
     prompter,
     log,
     mcp,
-    post,
-    onDidChangeState: () => statusBar.showSession(controller),
-    onTurnEnded: (summary) => attention.turnEnded(summary),
-    review: { record: (change) => reviewing().record(change), reset: () => review?.reset() },
+    panelPost: post,
+    panelSnapshot: () => panel.snapshot,
+    maxOpen: () => readSettings().sessionsMaxParallel,
+    waitingSessions: () => new Set(pending.list().flatMap((p) => (p.session ? [p.session] : []))),
+    onTurnEnded: (summary, session) => attention.turnEnded(summary, session.key),
+    // One review for the window, of every open session's changes; a session's leave it when it closes.
+    review: { record: (change) => reviewing().record(change), reset: (paths) => review?.reset(paths) },
   });
+  const showSession = () => statusBar.showSession(sessions.shown);
   const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(
     context.extensionUri,
     {
       onMessage: (message) => {
         if (message.type === 'ready') notices.panelReady();
-        void handlePanelMessage(message, { controller, pending, prompter, typing, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`));
+        void handlePanelMessage(message, { controller: sessions.shown, pending, prompter, typing, log, post, originals, items: () => panel.snapshot.items, mentions, keys }).catch((e: unknown) => log.error(`panel message ${message.type} failed: ${String(e)}`));
       },
       onInvalidMessage: (_raw, error) => log.warn(`dropped a malformed message from the webview: ${error}`),
       onInvalidPost: (_m, error) => log.error(`dropped an invalid message to the webview (a bug): ${error}`),
@@ -86,7 +92,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     setting: () => notificationsSetting(),
     setBadge: (count, tooltip) => panel.setBadge(count, tooltip),
     setWaiting: (count) => statusBar.setWaiting(count),
-    showPanel: () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`),
+    isShown: (key) => sessions.isShown(key),
+    showPanel: (key) => {
+      if (key) sessions.show(key);
+      return vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`);
+    },
     notify: (message, action) => vscode.window.showInformationMessage(message, action),
   });
 
@@ -98,7 +108,11 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     attention,
     mentions.index,
     mentions.terminals,
-    controller,
+    sessions,
+    sessions.onDidChange(showSession),
+    pending.onDidAdd(() => sessions.refresh()),
+    pending.onDidSettle(() => sessions.refresh()),
+    ...registerSessionsView(sessions, () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`)),
     mcp,
     requested,
     pending.onDidAdd((p) => requested.fire(p.id)),
@@ -108,7 +122,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     ...registerApprovalCommands(pending, log, (id) => prompter.editProposal(id)),
     ...registerCommands({
       context,
-      controller,
+      sessions,
       keys,
       originals,
       log,
@@ -117,19 +131,19 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
       refreshNotices: () => notices.refresh(),
       mcp,
     }),
-    ...watchWindow({ controller, pending, typing, guard, notices, statusBar, keys, log, post, snapshot: () => panel.snapshot }),
+    ...watchWindow({ sessions, pending, typing, guard, notices, statusBar, keys, log, post }),
   );
   // An empty panel already names the model it will use, the mode and what needs doing first.
   void notices.refresh();
   postPermissionMode(post);
-  controller.postSessionInfo();
-  statusBar.showSession(controller);
+  sessions.shown.postSessionInfo();
+  showSession();
   const activateMs = performance.now() - activateStarted;
   log.info(`Turnstone activated in ${activateMs.toFixed(1)} ms (VS Code ${vscode.version})`);
   const setDialogsEnabled = (enabled: boolean) => {
     dialogs = enabled;
   };
-  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, controller, pending, mcp, requested: requested.event, setDialogsEnabled, reviewFiles: async () => (review ? review.files() : []) }, activateMs);
+  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, sessions, pending, mcp, requested: requested.event, setDialogsEnabled, reviewFiles: async () => (review ? review.files() : []) }, activateMs);
 }
 
 export function deactivate(): void {}

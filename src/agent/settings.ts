@@ -66,6 +66,8 @@ export interface TurnstoneSettings {
   diagnosticsWaitMs: number;
   /** turnstone.agents.maxParallel: subagents running at once (more wait for a free place). */
   agentsMaxParallel: number;
+  /** turnstone.sessions.maxParallel: chat sessions open at once in an editor window (issue 43). */
+  sessionsMaxParallel: number;
   /** turnstone.agents.model: the model subagents use unless their agent names one; empty: the session's. */
   agentsModel: string;
   /** turnstone.memory.enabled: the memory tool is offered (and the prompt tells the model to use it). */
@@ -125,6 +127,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'diagnostics.afterEdit': 'diagnosticsAfterEdit',
   'diagnostics.waitMs': 'diagnosticsWaitMs',
   'agents.maxParallel': 'agentsMaxParallel',
+  'sessions.maxParallel': 'sessionsMaxParallel',
   'agents.model': 'agentsModel',
   'memory.enabled': 'memoryEnabled',
   'memory.dir': 'memoryDir',

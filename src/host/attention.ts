@@ -20,7 +20,10 @@ export interface AttentionDeps {
   setBadge(count: number, tooltip: string): void;
   /** The count waiting in the status bar. */
   setWaiting(count: number): void;
-  showPanel(): Thenable<unknown>;
+  /** Whether the panel shows the window's session `key` (several may be open, issue 43). */
+  isShown?(key: string): boolean;
+  /** Brings the panel up, showing session `key` when one is named. */
+  showPanel(key?: string): Thenable<unknown>;
   /** Shows a notification; resolves with the action chosen, if any. Tests pass their own. */
   notify(message: string, action: string): Thenable<string | undefined>;
 }
@@ -35,12 +38,16 @@ export class Attention implements vscode.Disposable {
     this.subscriptions = [pending.onDidAdd((p) => this.approvalWaiting(p)), pending.onDidSettle(() => this.showCount())];
   }
 
-  /** Whether the user would miss what happened: the setting decides, `whenHidden` by the panel and the window. */
-  private shouldNotify(): boolean {
+  /**
+   * Whether the user would miss what happened: the setting decides, `whenHidden` by the panel, the window
+   * and whether the panel shows the session it happened in.
+   */
+  private shouldNotify(session: string | undefined): boolean {
     const setting = this.deps.setting();
     if (setting === 'never') return false;
     if (setting === 'always') return true;
-    return !this.deps.panelVisible() || !this.deps.windowFocused();
+    const elsewhere = session !== undefined && this.deps.isShown !== undefined && !this.deps.isShown(session);
+    return elsewhere || !this.deps.panelVisible() || !this.deps.windowFocused();
   }
 
   private showCount(): void {
@@ -51,26 +58,26 @@ export class Attention implements vscode.Disposable {
 
   private approvalWaiting(p: PendingPermission): void {
     this.showCount();
-    if (!this.shouldNotify()) return;
+    if (!this.shouldNotify(p.session)) return;
     const subject = p.request.preview?.path ?? p.request.subject;
-    this.raise(vscode.l10n.t('Turnstone is waiting for your answer: {0} {1}', p.request.toolName, oneLine(subject)));
+    this.raise(vscode.l10n.t('Turnstone is waiting for your answer: {0} {1}', p.request.toolName, oneLine(subject)), p.session);
   }
 
   /** A turn ended (however): said when the user would not see it, unless an approval already said more. */
-  turnEnded(summary: TurnSummary): void {
-    if (!this.shouldNotify() || this.pending.list().length > 0) return;
+  turnEnded(summary: TurnSummary, session?: string): void {
+    if (!this.shouldNotify(session) || this.pending.list().length > 0) return;
     const text =
       summary.outcome === 'completed'
         ? vscode.l10n.t('Turnstone finished: {0}', oneLine(summary.finalText) || vscode.l10n.t('the turn is done'))
         : summary.outcome === 'aborted'
           ? vscode.l10n.t('Turnstone stopped.')
           : vscode.l10n.t('Turnstone stopped: {0}', oneLine(summary.error?.message ?? ''));
-    this.raise(text);
+    this.raise(text, session);
   }
 
-  private raise(message: string): void {
+  private raise(message: string, session: string | undefined): void {
     const show = vscode.l10n.t('Show');
-    void Promise.resolve(this.deps.notify(message, show)).then((choice) => (choice === show ? this.deps.showPanel() : undefined));
+    void Promise.resolve(this.deps.notify(message, show)).then((choice) => (choice === show ? this.deps.showPanel(session) : undefined));
   }
 
   dispose(): void {

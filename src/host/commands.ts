@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { type TurnSummary } from '../runtime/events';
 import { type CommandId } from './contract';
 import { type SessionInfo } from '../runtime/session/session';
-import { type Attachment, type SessionController } from './session/session-controller';
+import { type Attachment } from './session/session-controller';
+import { type SessionDeck } from './session/session-deck';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
 import { applyModelChoice, pickModel } from './model-picker';
@@ -18,7 +19,8 @@ import { type OriginalContentProvider } from './approvals/proposal-documents';
 
 export interface CommandDeps {
   context: vscode.ExtensionContext;
-  controller: SessionController;
+  /** The window's sessions; commands act on the one the panel shows. */
+  sessions: SessionDeck;
   keys: ApiKeys;
   originals: OriginalContentProvider;
   log: vscode.LogOutputChannel;
@@ -42,7 +44,8 @@ export function selectionAttachment(editor: vscode.TextEditor): Attachment | und
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
-  const { controller, keys, log } = deps;
+  const { sessions, keys, log } = deps;
+  const controller = () => sessions.shown;
   // `/memory` opens the folder the memory tool keeps under the global storage (context/memory-folder.ts).
   setMemoryBase(deps.context.globalStorageUri.fsPath);
   const commands: Record<CommandId, (...args: unknown[]) => unknown> = {
@@ -50,7 +53,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'turnstone.showLog': () => log.show(true),
     'turnstone.mcp.showServers': () => showMcpServers(deps.mcp, log),
     'turnstone.newSession': async () => {
-      await controller.newSession();
+      await sessions.newSession();
       await deps.focusPanel();
     },
     'turnstone.sendPrompt': async (arg?: unknown): Promise<TurnSummary | undefined> => {
@@ -62,7 +65,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (slash.kind === 'unavailable') void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: {0}', slash.message));
       if (slash.kind === 'notice') void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: {0}', slash.message));
       if (slash.kind !== 'prompt') return undefined;
-      return controller.send(slash.text, [], [], slash.typed);
+      return controller().send(slash.text, [], [], slash.typed);
     },
     'turnstone.askAboutSelection': async (arg?: unknown) => {
       const editor = vscode.window.activeTextEditor;
@@ -72,7 +75,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return undefined;
       }
       await deps.focusPanel();
-      if (controller.isRunning) {
+      if (controller().isRunning) {
         deps.compose(typeof arg === 'string' ? arg : '', [attachment]);
         return undefined;
       }
@@ -81,9 +84,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           ? arg
           : await vscode.window.showInputBox({ title: vscode.l10n.t('Ask Turnstone about {0}', attachment.label), prompt: vscode.l10n.t('Your question about the selected code'), value: vscode.l10n.t('Explain this code.'), ignoreFocusOut: true });
       if (!question?.trim()) return undefined;
-      return controller.send(question.trim(), [attachment]);
+      return controller().send(question.trim(), [attachment]);
     },
-    'turnstone.stop': () => controller.stop(),
+    'turnstone.stop': () => controller().stop(),
     'turnstone.setApiKey': async () => {
       const s = readSettings();
       const provider = s.provider;
@@ -112,18 +115,18 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (choice) await applyModelChoice(choice);
     },
     'turnstone.compact': async () => {
-      if (controller.isRunning) {
+      if (controller().isRunning) {
         void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: wait for the turn to finish (or stop it) before compacting.'));
         return false;
       }
-      const done = await controller.compact();
+      const done = await controller().compact();
       void vscode.window.showInformationMessage(done ? vscode.l10n.t('Turnstone: the session was compacted.') : vscode.l10n.t('Turnstone: nothing to compact yet.'));
       return done;
     },
     'turnstone.undoTurn': async (arg?: unknown) => {
       // The files go back to the last turn's start checkpoint; `{ confirm: false }` is for scripts and tests.
       const confirm = !(typeof arg === 'object' && arg !== null && (arg as { confirm?: unknown }).confirm === false);
-      const result = await controller.checkpointActions.undoLastTurn(deps.originals, confirm);
+      const result = await controller().checkpointActions.undoLastTurn(deps.originals, confirm);
       if (result === 'no_checkpoint') {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: there is no turn to undo in this session yet (a checkpoint is taken when each turn starts).'));
         return undefined;
@@ -134,7 +137,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     // `{ turn, mode, confirm: false }` is for scripts and tests; without it the user picks the turn and what to restore.
     'turnstone.restoreCheckpoint': async (arg?: unknown) => {
       const opts = (typeof arg === 'object' && arg !== null ? arg : {}) as { turn?: unknown; mode?: unknown; confirm?: unknown };
-      const checkpoints = await controller.checkpointActions.list();
+      const checkpoints = await controller().checkpointActions.list();
       if (checkpoints.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: this session has no checkpoints yet (one is taken when each turn starts).'));
         return undefined;
@@ -153,7 +156,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         restoreChoices().find((c) => c.mode === opts.mode)?.mode ??
         (await vscode.window.showQuickPick(restoreChoices().map((c) => ({ label: c.label, detail: c.detail, mode: c.mode })), { title: vscode.l10n.t('Restore checkpoint: turn {0}', checkpoint.turn) }))?.mode;
       if (!mode) return undefined;
-      const done = await controller.checkpointActions.restore(checkpoint, mode, deps.originals, opts.confirm !== false);
+      const done = await controller().checkpointActions.restore(checkpoint, mode, deps.originals, opts.confirm !== false);
       if (done?.words !== undefined) {
         await deps.focusPanel();
         deps.compose(done.words, []);
@@ -161,8 +164,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return done;
     },
     'turnstone.resumeSession': async (arg?: unknown) => {
-      if (typeof arg === 'string') return controller.resume(arg);
-      await pickSession(controller, deps);
+      if (typeof arg === 'string') return sessions.resume(arg);
+      await pickSession(sessions, deps);
       return undefined;
     },
   };
@@ -198,7 +201,8 @@ export function relativeTime(date: Date, now = Date.now()): string {
 }
 
 /** The history list: the current session marked, relative times, rename and delete on each row. */
-async function pickSession(controller: SessionController, deps: CommandDeps): Promise<void> {
+async function pickSession(deck: SessionDeck, deps: CommandDeps): Promise<void> {
+  const controller = deck.shown;
   type Item = vscode.QuickPickItem & { session: SessionInfo };
   const sessions = await controller.library.list();
   if (sessions.length === 0) {
@@ -234,17 +238,17 @@ async function pickSession(controller: SessionController, deps: CommandDeps): Pr
   if (!action) return;
   const { session } = action;
   if (action.kind === 'open') {
-    await controller.resume(session.path);
+    await deck.resume(session.path);
     await deps.focusPanel();
     return;
   }
   if (action.kind === 'rename') {
     const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename session'), value: session.title, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A name cannot be empty.')) });
-    if (title?.trim()) await controller.renameSession(session, title.trim().slice(0, 200));
+    if (title?.trim()) await deck.rename(session, title.trim().slice(0, 200));
   } else {
     const remove = vscode.l10n.t('Delete');
     const ok = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the session "{0}"?', session.title), { modal: true, detail: vscode.l10n.t('Its saved conversation and checkpoints are removed. This cannot be undone.') }, remove);
-    if (ok === remove) await controller.deleteSession(session);
+    if (ok === remove) await deck.delete(session);
   }
-  await pickSession(controller, deps);
+  await pickSession(deck, deps);
 }

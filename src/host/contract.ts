@@ -27,7 +27,9 @@ export type CommandId = (typeof COMMANDS)[number];
 export const APPROVAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest', 'turnstone.editProposal'] as const;
 /** Issue 44, review: Keep / Undo per hunk (the gutter's peek), per file and for the session's group; never in the palette. */
 export const REVIEW_COMMANDS = ['turnstone.review.keep', 'turnstone.review.undo', 'turnstone.review.keepFile', 'turnstone.review.undoFile', 'turnstone.review.keepAll', 'turnstone.review.undoAll'] as const;
-export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS] as const;
+/** Issue 43, the Sessions view's row actions: Show, Stop, Remove (a row's key or item as argument); never in the palette. */
+export const SESSION_COMMANDS = ['turnstone.sessions.show', 'turnstone.sessions.stop', 'turnstone.sessions.remove'] as const;
+export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS, ...SESSION_COMMANDS] as const;
 export type InternalCommandId = (typeof INTERNAL_COMMANDS)[number];
 
 /** Context keys the host sets for `when` clauses. */
@@ -67,6 +69,7 @@ export const SETTINGS = [
   'bash.outputCapMB',
   'bash.env.passthrough',
   'agents.maxParallel',
+  'sessions.maxParallel',
   'agents.model',
   'memory.enabled',
   'memory.dir',

@@ -5,7 +5,8 @@ import { type PermissionDecision } from '../runtime/policy/permissions';
 import { type PanelSnapshot } from '../webview/protocol';
 import { type HostMcp } from './mcp';
 import { type PendingPermissions } from './approvals/pending-permissions';
-import { type SessionController } from './session/session-controller';
+import { type SessionDeck, type SessionState } from './session/session-deck';
+import { sessionRow } from './session/sessions-view';
 
 export interface TurnstoneApi {
   readonly chatViewId: string;
@@ -20,6 +21,13 @@ export interface TurnstoneApi {
   setDialogsEnabled(enabled: boolean): void;
   panelSnapshot(): PanelSnapshot;
   sessionFile(): string | undefined;
+  /**
+   * The window's open sessions (issue 43), as the Sessions view lists them, each with the key its row's
+   * commands take (turnstone.sessions.show/stop/remove), and which session each waiting request belongs to.
+   */
+  sessions(): { key: string; title: string; state: SessionState; shown: boolean; description: string; filesChanged: number; costUsd?: number; sessionFile?: string; waiting: string[] }[];
+  /** What session `key`'s panel holds, shown or not. */
+  sessionSnapshot(key: string): PanelSnapshot | undefined;
   /** The MCP servers and their state (empty before the first turn). */
   mcpServers(): { name: string; status: string; tools: string[]; lastError: string | undefined }[];
   /** The files the review lists (issue 44): each with its review point and the count of hunks left. */
@@ -31,7 +39,7 @@ export interface TurnstoneApi {
 export interface ApiParts {
   chatViewId: string;
   panel: { readonly isVisible: boolean; readonly snapshot: PanelSnapshot };
-  controller: SessionController;
+  sessions: SessionDeck;
   pending: PendingPermissions;
   mcp: HostMcp;
   requested: vscode.Event<string>;
@@ -40,23 +48,41 @@ export interface ApiParts {
 }
 
 export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
-  const { controller, pending, mcp, panel } = parts;
+  const { sessions, pending, mcp, panel } = parts;
   return {
     chatViewId: parts.chatViewId,
     isChatVisible: () => panel.isVisible,
     sendPrompt: async (text) => {
-      const summary = await controller.send(text);
+      const summary = await sessions.shown.send(text);
       if (!summary) throw new Error('no API key is set: the prompt is held until one is');
       return summary;
     },
-    stop: () => controller.stop(),
+    stop: () => sessions.shown.stop(),
     pendingPermissions: () =>
       pending.list().map((p) => ({ id: p.id, toolName: p.request.toolName, subject: p.request.subject, need: p.request.need, ...(p.proposedUri ? { proposedUri: p.proposedUri.toString() } : {}) })),
     decide: (id, decision) => pending.settle(id, decision, 'api'),
     onDidRequestPermission: parts.requested,
     setDialogsEnabled: parts.setDialogsEnabled,
     panelSnapshot: () => panel.snapshot,
-    sessionFile: () => controller.sessionFile,
+    sessionFile: () => sessions.shown.sessionFile,
+    sessions: () =>
+      sessions.sessions.map((s) => {
+        const row = sessionRow(sessions, s);
+        const cost = s.controller.usage?.costUsd;
+        const file = s.controller.sessionFile;
+        return {
+          key: s.key,
+          title: row.label,
+          state: row.state,
+          shown: sessions.isShown(s.key),
+          description: row.description,
+          filesChanged: s.changed.size,
+          ...(cost !== undefined ? { costUsd: cost } : {}),
+          ...(file ? { sessionFile: file } : {}),
+          waiting: pending.list().filter((p) => p.session === s.key).map((p) => p.id),
+        };
+      }),
+    sessionSnapshot: (key) => sessions.entry(key)?.mirror.snapshot,
     mcpServers: () => mcp.servers().map((s) => ({ name: s.name, status: s.status, tools: s.tools.map((t) => t.name), lastError: s.lastError })),
     reviewFiles: () => parts.reviewFiles(),
     activateMs,

@@ -61,6 +61,7 @@ export function readSettings(): TurnstoneSettings {
     diagnosticsAfterEdit: c.get<boolean>('diagnostics.afterEdit', true) !== false,
     diagnosticsWaitMs: Math.max(0, c.get<number>('diagnostics.waitMs', 2000)),
     agentsMaxParallel: Math.max(1, c.get<number>('agents.maxParallel', 4)),
+    sessionsMaxParallel: Math.max(1, c.get<number>('sessions.maxParallel', 4)),
     agentsModel: (c.get<string>('agents.model', '') ?? '').trim(),
     memoryEnabled: c.get<boolean>('memory.enabled', true) !== false,
     memoryDir: (c.get<string>('memory.dir', '') ?? '').trim(),

@@ -9,14 +9,14 @@ import { type PendingPermissions } from './approvals/pending-permissions';
 import { permissionItemId } from './approvals/permission-ids';
 import { policyOf, type PolicyGuard } from './approvals/policy-guard';
 import { type ApiKeys } from './secrets';
-import { type SessionController } from './session/session-controller';
+import { type SessionDeck } from './session/session-deck';
 import { readSettings } from './settings';
 import { type TurnstoneStatusBar } from './status-bar';
 import { type TypingGate } from './approvals/typing-gate';
-import { type HostEvent, type PanelSnapshot } from '../webview/protocol';
+import { type HostEvent } from '../webview/protocol';
 
 export interface WindowParts {
-  controller: SessionController;
+  sessions: SessionDeck;
   pending: PendingPermissions;
   typing: TypingGate;
   guard: PolicyGuard;
@@ -25,7 +25,6 @@ export interface WindowParts {
   keys: ApiKeys;
   log: vscode.LogOutputChannel;
   post(event: HostEvent): void;
-  snapshot(): PanelSnapshot;
 }
 
 export function postPermissionMode(post: (event: HostEvent) => void): void {
@@ -33,43 +32,50 @@ export function postPermissionMode(post: (event: HostEvent) => void): void {
 }
 
 export function watchWindow(parts: WindowParts): vscode.Disposable[] {
-  const { controller, pending, typing, guard, notices, statusBar, keys, log, post } = parts;
+  const { sessions, pending, typing, guard, notices, statusBar, keys, log, post } = parts;
   return [
     // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
     pending.onDidSettle((s) => {
       const decision = s.decision.kind === 'deny' ? 'deny' : s.savedRule ? 'allow_always' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
       const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
       const by = s.by === 'api' ? undefined : s.by;
-      controller.panel.permissionSettled(s.id, { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) });
+      // The card is in the transcript of the session that asked, shown or not.
+      (sessions.entry(pending.get(s.id)?.session ?? '') ?? sessions.holding(permissionItemId(s.id)) ?? sessions.shownSession).controller.panel.permissionSettled(s.id, { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) });
     }),
     // "Edit proposal" chosen (title bar, palette or panel): the card says the proposal is now editable.
-    pending.onDidStartEditing((p) => controller.panel.permissionEditing(parts.snapshot().items.find((i) => i.id === permissionItemId(p.id)))),
+    pending.onDidStartEditing((p) => {
+      const session = sessions.entry(p.session ?? '') ?? sessions.shownSession;
+      session.controller.panel.permissionEditing(session.mirror.get(permissionItemId(p.id)));
+    }),
     vscode.workspace.onDidChangeTextDocument((e) => {
       // Typing in an editor counts too: a modal would take its next key.
       if (e.contentChanges.length > 0 && e.document === vscode.window.activeTextEditor?.document) typing.editorTyped();
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('turnstone')) return;
-      guard.onSettingsChanged(policyOf(readSettings()), () => controller.applySettings());
-      controller.applySettings();
+      guard.onSettingsChanged(policyOf(readSettings()), () => sessions.applySettings());
+      sessions.applySettings();
       // The header and the status bar name the model the next request will use, from the moment it is picked.
       if (e.affectsConfiguration('turnstone.model')) {
-        controller.postSessionInfo();
-        statusBar.showSession(controller);
+        sessions.shown.postSessionInfo();
+        statusBar.showSession(sessions.shown);
       }
       if (e.affectsConfiguration('turnstone.permissionMode')) postPermissionMode(post);
       void notices.refresh();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      controller.applySettings();
+      sessions.applySettings();
       postPermissionMode(post);
       void notices.refresh();
-      controller.instructions.postChip();
+      sessions.shown.instructions.postChip();
     }),
-    watchInstructionFiles(() => void controller.instructions.refresh().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`))),
+    watchInstructionFiles(() => {
+      for (const s of sessions.sessions) void s.controller.instructions.refresh().catch((e: unknown) => log.warn(`project instructions: ${String(e)}`));
+    }),
     keys.onDidChange(() => {
       void notices.refresh();
-      void controller.keyChanged().catch((e: unknown) => log.error(`sending after the key was set failed: ${String(e)}`));
+      // Each session may hold a prompt that waits for a key, or a turn that failed on a rejected one.
+      for (const s of sessions.sessions) void s.controller.keyChanged().catch((e: unknown) => log.error(`sending after the key was set failed: ${String(e)}`));
     }),
   ];
 }

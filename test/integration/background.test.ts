@@ -1,7 +1,8 @@
 // Issue 28, background commands in the real extension host: the model starts a
 // node HTTP server in the background (its own terminal, named after its
 // description, visible while it runs), probes it from a later bash step, and
-// stops it with kill_shell; or leaves it, and a new session stops it. Terminal
+// stops it with kill_shell; or leaves it: a new session leaves it running in the first (issue 43: sessions
+// run side by side), and removing that session stops it. Terminal
 // gone, no process left (the real process table).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,6 +14,7 @@ import { processesWith, until } from '../support/process-tree';
 
 const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 const config = () => vscode.workspace.getConfiguration('turnstone');
+const turnstone = () => vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.exports;
 
 const SERVER = `const http = require('http'); const fs = require('fs');
 const s = http.createServer((q, r) => r.end('pong from background')).listen(0, '127.0.0.1', () => {
@@ -83,13 +85,18 @@ describe('28.bg: background commands in the real extension host', function () {
     await until('no server process', () => processesWith(serverFile).length === 0);
   });
 
-  it('28.bg: a server left running is stopped by a new session: terminal and process gone', async () => {
+  it('28.bg: a server left running survives a new session (the first stays open) and is stopped when that session is removed: terminal and process gone', async () => {
     server.enqueue(...startAndProbe());
     const turn = (await vscode.commands.executeCommand('turnstone.sendPrompt', 'start the dev server and test it')) as { outcome: string };
     assert.equal(turn.outcome, 'completed');
     await until('the server to run', () => processesWith(serverFile).length > 0);
     assert.ok(terminalNamed(title));
+    const started = turnstone().sessionFile();
     await vscode.commands.executeCommand('turnstone.newSession');
+    const first = turnstone().sessions().find((s) => s.sessionFile === started && !s.shown);
+    assert.ok(first, 'the session that started the server is still open');
+    assert.ok(processesWith(serverFile).length > 0 && terminalNamed(title), 'its server runs on');
+    await vscode.commands.executeCommand('turnstone.sessions.remove', first.key, { confirm: false });
     await until('the terminal to close', () => !terminalNamed(title));
     await until('no server process', () => processesWith(serverFile).length === 0);
   });

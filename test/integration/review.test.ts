@@ -34,7 +34,9 @@ describe('review hunk by hunk (issue 44)', function () {
     await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
     await config().update('edits.review', 'afterTurn', vscode.ConfigurationTarget.Global);
     turnstone.setDialogsEnabled(false);
+    // The review lists every open session's changes (issue 43): other files' sessions are closed first.
     await vscode.commands.executeCommand('turnstone.newSession');
+    for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
   });
   after(async () => {
     for (const key of ['baseUrl', 'permissionMode', 'edits.review']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);

@@ -13,6 +13,8 @@ export interface PendingPermission {
   readonly proposedUri?: vscode.Uri;
   /** The user chose "Edit proposal": the proposed side is editable (it opens read-only). */
   editing?: boolean;
+  /** The window's session that asks (issue 43: several run at once); absent for a request of no session. */
+  readonly session?: string;
 }
 
 export interface Settlement {

@@ -63,7 +63,8 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
     for (const s of this.subscriptions) s.dispose();
   }
 
-  async request(req: PermissionRequest, signal: AbortSignal): Promise<PermissionDecision> {
+  /** `session`: which of the window's sessions asks (its row in the Sessions view says it waits; Show goes there). */
+  async request(req: PermissionRequest, signal: AbortSignal, session?: string): Promise<PermissionDecision> {
     const id = req.toolUseId;
     let proposedUri: vscode.Uri | undefined;
     let originalUri: vscode.Uri | undefined;
@@ -77,7 +78,7 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
     }
 
     // Waiting before anything is shown: the panel's card is already up, and a click on it must find the request.
-    const entry: PendingPermission = { id, request: req, ...(proposedUri ? { proposedUri } : {}) };
+    const entry: PendingPermission = { id, request: req, ...(proposedUri ? { proposedUri } : {}), ...(session ? { session } : {}) };
     const settled = this.deps.pending.wait(entry);
     const cancellation = new TurnCancellation(signal);
 

@@ -56,9 +56,13 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     void this.refresh();
   }
 
-  /** A new session: its changes are reviewed from scratch (earlier ones stay in the files and the checkpoints). */
-  reset(): void {
-    this.bases.clear();
+  /**
+   * A session closed or started afresh: its files leave the review (what they hold stays, as do the
+   * checkpoints); those of the window's other open sessions stay listed. No paths: every file leaves.
+   */
+  reset(paths?: Iterable<string>): void {
+    if (paths === undefined) this.bases.clear();
+    else for (const p of paths) this.bases.delete(p);
     void this.refresh();
   }
 

@@ -46,7 +46,13 @@ export interface ControllerDeps {
   /** A turn ended, however: the attention signal decides whether the user is told. */
   onTurnEnded?(summary: TurnSummary): void;
   /** The session's changes for review (issue 44): fed each file change, started afresh with each session. */
-  review?: { record(change: FileChange): void; reset(): void };
+  review?: { record(change: FileChange): void; reset(paths?: Iterable<string>): void };
+  /** Which of the window's sessions this is (issue 43): its permission requests carry it. */
+  key?: string;
+  /** Each file this session's tools changed. */
+  onFileChange?(change: FileChange): void;
+  /** Why this session may not write `file` now (another running session changed it), or undefined. */
+  claimProblem?(file: string): string | undefined;
 }
 
 /** Context sent with a prompt: a chip in the panel, text for the model. */
@@ -82,11 +88,15 @@ export class SessionController implements vscode.Disposable {
       panel: () => this.panel,
       onDidChangeState: deps.onDidChangeState,
       onAuthError: () => this.keyWait.retryRejected(),
-      ...(deps.review ? { onFileChange: (change: FileChange) => deps.review!.record(change) } : {}),
+      onFileChange: (change: FileChange) => {
+        deps.review?.record(change);
+        deps.onFileChange?.(change);
+      },
     });
     this.turns = new TurnRunner({
       log: deps.log,
-      prompter: deps.prompter,
+      // Tagged with the session, so the window knows which one is waiting for the user.
+      prompter: { request: (request, signal) => deps.prompter.request(request, signal, deps.key) },
       mcp: deps.mcp,
       onDidChangeState: deps.onDidChangeState,
       checkpoints: this.checkpoints,
@@ -245,7 +255,7 @@ export class SessionController implements vscode.Disposable {
     // A resumed session's history names its earlier commands: new ones must not take their ids.
     background.continueAfter(this.runtime?.messages ?? []);
     return hostTurnContext(
-      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background },
+      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background, ...(this.deps.claimProblem ? { claimProblem: this.deps.claimProblem } : {}) },
       {
         systemPrompt: await this.instructions.systemPrompt(),
         caps: this.spend.capsForNextTurn(),
@@ -274,8 +284,8 @@ export class SessionController implements vscode.Disposable {
     this.deps.onDidChangeState();
   }
 
-  /** Stops the running turn and forgets the open session (its file stays as written). */
-  private async close(): Promise<void> {
+  /** Stops the running turn and its background commands, and forgets the open session (its file stays as written). */
+  async close(): Promise<void> {
     this.stop();
     this.keyWait.forget();
     this.spend.reset();

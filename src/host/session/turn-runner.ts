@@ -8,7 +8,7 @@ import { type ImageBlock } from '../../runtime/types';
 import { type BackgroundCommands } from '../../tools/shell/background';
 // Light (types and a gate only): the session object is made at activation, the core on the first turn.
 import { AgentSession } from '../../agent/agent-session';
-import { type NativePermissionPrompter } from '../approvals/permission-prompter';
+import { type PermissionPrompter } from '../../runtime/policy/permissions';
 import { userWordsOf } from '../context/attachment-blocks';
 import { type HostMcp } from '../mcp';
 import { type PanelBridge } from '../panel/panel-bridge';
@@ -24,7 +24,7 @@ export interface TurnStart {
 
 export interface TurnRunnerDeps {
   log: vscode.LogOutputChannel;
-  prompter: NativePermissionPrompter;
+  prompter: PermissionPrompter;
   mcp: HostMcp;
   checkpoints: SessionCheckpoints;
   panel(): PanelBridge;

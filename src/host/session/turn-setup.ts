@@ -20,6 +20,7 @@ import { baseUrlInUse, liveModelFacts, presetInUse } from '../model-lists';
 import { missingKeyMessage } from '../../runtime/providers/key-hints';
 import { ModelError } from '../../runtime/types';
 import { type PathScopedInstructions } from '../../runtime/context/path-scoped';
+import { type Workspace, WorkspaceError } from '../../tools/ports';
 
 export interface HostTurnDeps {
   context: vscode.ExtensionContext;
@@ -31,6 +32,8 @@ export interface HostTurnDeps {
   destinations: KeyDestinations;
   /** The chat session's background commands. */
   background?: BackgroundCommands;
+  /** Why the session may not write a file now (another running session changed it); see claimGuarded. */
+  claimProblem?(file: string): string | undefined;
 }
 
 /** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies at once). */
@@ -69,7 +72,8 @@ export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: 
     }),
     // Subagents on the editor's models (turnstone.agents.model) are included too.
     ...(s.provider === 'vscode-lm' ? { prices: includedPrices(...[s.model, s.agentsModel].filter(Boolean)) } : {}),
-    builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), wrapWorkspace, deps.background),
+    // The claim check comes before the checkpoint's: a write it refuses is not one the checkpoint needs to keep.
+    builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), (w) => claimGuarded(wrapWorkspace(w), deps.claimProblem), deps.background),
     background: deps.background,
     mcp: deps.mcp.ensure(),
     checkpoints: deps.checkpoints,
@@ -83,6 +87,34 @@ export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: 
     memoryBase: deps.context.globalStorageUri.fsPath,
     liveModel,
     warn: (m) => deps.log.warn(m),
+  });
+}
+
+/**
+ * The workspace, refusing to write, delete or rename a file another running session of the window changed
+ * (issue 43): the tool gets a permission error that says why and what to do, and the file stays as it is.
+ */
+export function claimGuarded(workspace: Workspace, problem: ((file: string) => string | undefined) | undefined): Workspace {
+  if (!problem) return workspace;
+  const check = (...files: string[]) => {
+    for (const file of files) {
+      const why = problem(file);
+      if (why) throw new WorkspaceError('permission', why, file);
+    }
+  };
+  // A proxy, as the checkpoint's capture is: whatever else the workspace has passes through untouched.
+  return new Proxy(workspace, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop === 'writeFile' || prop === 'delete' || prop === 'rename') {
+        return async (...args: unknown[]) => {
+          check(...(prop === 'rename' ? args.slice(0, 2) : args.slice(0, 1)).map(String));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
   });
 }
 

@@ -1,0 +1,252 @@
+// The window's open chat sessions (issue 43): several run at once, the panel shows one. Each session
+// posts into a mirror of its own transcript; only the shown one's posts reach the panel, and showing
+// another restores the panel from that one's mirror (the window's notices and mode stay as they are).
+// A session keeps running, asking and spending while another is shown; the Sessions view lists them.
+import * as vscode from 'vscode';
+import { type TurnSummary } from '../../runtime/events';
+import { type SessionInfo } from '../../runtime/session/session';
+import { type FileChange } from '../../runtime/types';
+import { type HostEvent, type PanelSnapshot } from '../../webview/protocol';
+import { Transcript } from '../../webview/transcript';
+import { type ControllerDeps, SessionController } from './session-controller';
+
+/** What a row of the Sessions view says a session is doing. */
+export type SessionState = 'new' | 'running' | 'waiting' | 'done' | 'failed' | 'stopped';
+
+/** One open session: its controller, what its panel would show, how its last turn ended. */
+export interface OpenSession {
+  readonly key: string;
+  readonly controller: SessionController;
+  readonly mirror: Transcript;
+  /** Files this session changed, by absolute path (the view's count; the rule on files another running session changed). */
+  readonly changed: Set<string>;
+  lastOutcome?: TurnSummary['outcome'];
+}
+
+export interface SessionDeckDeps extends Omit<ControllerDeps, 'post' | 'onTurnEnded' | 'onDidChangeState' | 'key'> {
+  /** Posts to the panel (the shown session's events, and a restore when another is shown). */
+  panelPost(event: HostEvent): void;
+  /** What the panel shows now: its window-wide parts (notices, mode) stay when another session is shown. */
+  panelSnapshot(): PanelSnapshot;
+  /** turnstone.sessions.maxParallel. */
+  maxOpen(): number;
+  /** A session's turn ended (the attention signal decides whether the user is told). */
+  onTurnEnded?(summary: TurnSummary, session: OpenSession): void;
+  /** Which sessions have a permission request waiting for the user. */
+  waitingSessions(): ReadonlySet<string>;
+}
+
+export class SessionDeck implements vscode.Disposable {
+  private readonly open: OpenSession[] = [];
+  private shownKey: string;
+  private counter = 0;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** A session was added, removed, shown, or changed state: the Sessions view and the status bar follow. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly deps: SessionDeckDeps) {
+    this.shownKey = this.add().key;
+  }
+
+  get shown(): SessionController {
+    return this.entry(this.shownKey)!.controller;
+  }
+
+  get shownSession(): OpenSession {
+    return this.entry(this.shownKey)!;
+  }
+
+  get sessions(): readonly OpenSession[] {
+    return this.open;
+  }
+
+  entry(key: string): OpenSession | undefined {
+    return this.open.find((s) => s.key === key);
+  }
+
+  isShown(key: string): boolean {
+    return key === this.shownKey;
+  }
+
+  stateOf(session: OpenSession): SessionState {
+    if (this.deps.waitingSessions().has(session.key)) return 'waiting';
+    if (session.controller.isRunning) return 'running';
+    switch (session.lastOutcome) {
+      case 'completed':
+        return 'done';
+      case 'failed':
+        return 'failed';
+      case 'aborted':
+        return 'stopped';
+      default:
+        return 'new';
+    }
+  }
+
+  /** Puts `key`'s session in the panel; the one shown before goes on as it was. */
+  show(key: string): boolean {
+    const session = this.entry(key);
+    if (!session) return false;
+    if (key !== this.shownKey) {
+      this.shownKey = key;
+      const window = this.deps.panelSnapshot();
+      this.deps.panelPost({ type: 'restore', snapshot: { ...session.mirror.snapshot, notices: window.notices, ...(window.permission ? { permission: window.permission } : {}) } });
+      session.controller.postSessionInfo();
+      session.controller.instructions.postChip();
+    }
+    this.changed.fire();
+    return true;
+  }
+
+  /**
+   * A fresh session in the panel. The one shown stays open (and running) unless it is empty, which is
+   * reused. Past turnstone.sessions.maxParallel the oldest idle session not shown is closed (its file
+   * stays in the history); when every one is busy, nothing opens and the user is told why.
+   */
+  async newSession(): Promise<SessionController | undefined> {
+    const shown = this.shownSession;
+    if (isEmpty(shown.controller)) {
+      await shown.controller.newSession();
+      shown.lastOutcome = undefined;
+      this.changed.fire();
+      return shown.controller;
+    }
+    if (!(await this.makeRoom())) return undefined;
+    const session = this.add();
+    this.show(session.key);
+    await session.controller.newSession();
+    return session.controller;
+  }
+
+  /** The session to resume a saved file in: the open one that has it, else a fresh one (see newSession). */
+  async resume(file: string, title?: string): Promise<void> {
+    const open = this.open.find((s) => s.controller.sessionFile === file);
+    if (open) {
+      this.show(open.key);
+      return;
+    }
+    const target = isEmpty(this.shown) ? this.shown : await this.newSession();
+    if (!target) return;
+    await target.resume(file, title);
+  }
+
+  /** Renames a saved session; an open one's header and row follow. */
+  async rename(saved: SessionInfo, title: string): Promise<void> {
+    const open = this.open.find((s) => s.controller.sessionFile === saved.path);
+    await (open ?? this.shownSession).controller.renameSession(saved, title);
+    this.changed.fire();
+  }
+
+  /** Deletes a saved session and its checkpoints; an open one is closed first. */
+  async delete(saved: SessionInfo): Promise<void> {
+    const open = this.open.find((s) => s.controller.sessionFile === saved.path);
+    if (open && this.open.length > 1) await this.remove(open.key);
+    await (open && this.open.includes(open) ? open : this.shownSession).controller.deleteSession(saved);
+    this.changed.fire();
+  }
+
+  /** Closes a session (Stop with its background commands; its file stays). The panel then shows another, or a fresh one. */
+  async remove(key: string): Promise<void> {
+    const session = this.entry(key);
+    if (!session) return;
+    if (this.open.length === 1) {
+      await session.controller.newSession();
+      session.lastOutcome = undefined;
+      this.changed.fire();
+      return;
+    }
+    this.open.splice(this.open.indexOf(session), 1);
+    if (key === this.shownKey) this.show(this.open[this.open.length - 1]!.key);
+    await session.controller.close();
+    session.controller.dispose();
+    this.changed.fire();
+  }
+
+  /** The session whose transcript holds this item (a permission card's settlement goes there). */
+  holding(itemId: string): OpenSession | undefined {
+    return this.open.find((s) => s.mirror.get(itemId) !== undefined);
+  }
+
+  /**
+   * Why a session may not change `file`: another running session, not in a worktree, changed it in this
+   * window (two agents editing one file would overwrite each other's work). Undefined when it may.
+   */
+  claimProblem(key: string, file: string): string | undefined {
+    const other = this.open.find((s) => s.key !== key && s.controller.isRunning && s.changed.has(file));
+    if (!other) return undefined;
+    return `${file} was changed by another Turnstone session that is still running ("${other.controller.title}"). Two sessions editing one file would overwrite each other's work: wait for it to finish, or stop it, or run this task in a worktree (Turnstone: New Session in Worktree).`;
+  }
+
+  private add(): OpenSession {
+    const key = `s${++this.counter}`;
+    const mirror = new Transcript();
+    const changed = new Set<string>();
+    const controller = new SessionController({
+      ...this.deps,
+      key,
+      post: (event) => {
+        mirror.apply(event);
+        if (key === this.shownKey) this.deps.panelPost(event);
+      },
+      onDidChangeState: () => this.changed.fire(),
+      onTurnEnded: (summary) => {
+        session.lastOutcome = summary.outcome;
+        this.changed.fire();
+        this.deps.onTurnEnded?.(summary, session);
+      },
+      onFileChange: (change: FileChange) => changed.add(change.path),
+      // This session's files leave the window's review when it closes or starts afresh; the others' stay.
+      ...(this.deps.review
+        ? {
+            review: {
+              record: (change: FileChange) => this.deps.review!.record(change),
+              reset: () => {
+                this.deps.review!.reset([...changed]);
+                changed.clear();
+              },
+            },
+          }
+        : {}),
+      claimProblem: (file) => this.claimProblem(key, file),
+    });
+    const session: OpenSession = { key, controller, mirror, changed };
+    this.open.push(session);
+    return session;
+  }
+
+  /** Closes the oldest idle session not shown when the deck is full; false when every one is busy. */
+  private async makeRoom(): Promise<boolean> {
+    const max = Math.max(1, this.deps.maxOpen());
+    while (this.open.length >= max) {
+      const idle = this.open.find((s) => !this.isShown(s.key) && !s.controller.isRunning && !this.deps.waitingSessions().has(s.key));
+      if (!idle) {
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('{0} Turnstone sessions are open and busy (turnstone.sessions.maxParallel). Stop or remove one in the Sessions view, or raise the setting.', this.open.length),
+        );
+        return false;
+      }
+      await this.remove(idle.key);
+    }
+    return true;
+  }
+
+  /** Something a row shows changed outside the sessions (a request began or stopped waiting). */
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  /** Settings changed or trust was granted: every session's next turn has them. */
+  applySettings(): void {
+    for (const s of this.open) s.controller.applySettings();
+  }
+
+  dispose(): void {
+    for (const s of this.open) s.controller.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** A session with nothing in it yet: no turn ran and none is running. */
+function isEmpty(controller: SessionController): boolean {
+  return controller.sessionFile === undefined && !controller.isRunning;
+}

@@ -1,0 +1,126 @@
+// The Sessions view (turnstone.sessions, issue 43): one row per open session of the window, with its
+// state, files changed and cost, updated as they change; Show puts it in the panel, Stop ends its turn,
+// Remove closes it (its history stays).
+import * as vscode from 'vscode';
+import { type OpenSession, type SessionDeck, type SessionState } from './session-deck';
+
+export const SESSIONS_VIEW = 'turnstone.sessions';
+
+const ICONS: Record<SessionState, vscode.ThemeIcon> = {
+  new: new vscode.ThemeIcon('comment-discussion'),
+  running: new vscode.ThemeIcon('loading~spin'),
+  waiting: new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('notificationsWarningIcon.foreground')),
+  done: new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed')),
+  failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+  stopped: new vscode.ThemeIcon('debug-stop'),
+};
+
+function stateLabel(state: SessionState): string {
+  switch (state) {
+    case 'new':
+      return vscode.l10n.t('new');
+    case 'running':
+      return vscode.l10n.t('running');
+    case 'waiting':
+      return vscode.l10n.t('waiting for you');
+    case 'done':
+      return vscode.l10n.t('done');
+    case 'failed':
+      return vscode.l10n.t('failed');
+    case 'stopped':
+      return vscode.l10n.t('stopped');
+  }
+}
+
+/** What a row says, also for tests and screen readers: title, state, files changed, cost. */
+export function sessionRow(deck: SessionDeck, session: OpenSession): { label: string; description: string; state: SessionState } {
+  const state = deck.stateOf(session);
+  const c = session.controller;
+  const files = session.changed.size;
+  const cost = c.usage?.costUsd;
+  const parts = [
+    stateLabel(state),
+    ...(files > 0 ? [files === 1 ? vscode.l10n.t('1 file changed') : vscode.l10n.t('{0} files changed', files)] : []),
+    ...(cost !== undefined && cost > 0 ? [`$${cost.toFixed(cost < 1 ? 3 : 2)}`] : []),
+  ];
+  return { label: c.title || vscode.l10n.t('New session'), description: parts.join(' · '), state };
+}
+
+class SessionsTree implements vscode.TreeDataProvider<OpenSession> {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly deck: SessionDeck) {}
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  getChildren(element?: OpenSession): OpenSession[] {
+    return element ? [] : [...this.deck.sessions];
+  }
+
+  getTreeItem(session: OpenSession): vscode.TreeItem {
+    const row = sessionRow(this.deck, session);
+    const shown = this.deck.isShown(session.key);
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    item.id = session.key;
+    item.description = shown ? `${row.description} · ${vscode.l10n.t('shown')}` : row.description;
+    item.iconPath = ICONS[row.state];
+    item.tooltip = `${row.label}\n${row.description}${session.controller.sessionFile ? `\n${session.controller.sessionFile}` : ''}`;
+    item.accessibilityInformation = { label: `${row.label}, ${row.description}${shown ? `, ${vscode.l10n.t('shown')}` : ''}` };
+    // Menus key off it: Stop only while a turn runs.
+    item.contextValue = row.state === 'running' || row.state === 'waiting' ? 'session.running' : 'session.idle';
+    item.command = { command: 'turnstone.sessions.show', title: vscode.l10n.t('Show'), arguments: [session.key] };
+    return item;
+  }
+}
+
+/** The key a row's action names: its item (a context menu) or the key itself (a script). */
+function keyOf(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg;
+  if (typeof arg === 'object' && arg !== null && typeof (arg as { key?: unknown }).key === 'string') return (arg as { key: string }).key;
+  return undefined;
+}
+
+export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenable<unknown>): vscode.Disposable[] {
+  const tree = new SessionsTree(deck);
+  const view = vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: tree });
+  const showBadge = () => {
+    const waiting = deck.sessions.filter((s) => deck.stateOf(s) === 'waiting').length;
+    view.description = deck.sessions.length > 1 ? vscode.l10n.t('{0} open', deck.sessions.length) : '';
+    view.badge = { value: waiting, tooltip: waiting > 0 ? vscode.l10n.t('{0} sessions waiting for you', waiting) : '' };
+  };
+  showBadge();
+  return [
+    view,
+    deck.onDidChange(() => {
+      tree.refresh();
+      showBadge();
+    }),
+    vscode.commands.registerCommand('turnstone.sessions.show', async (arg: unknown) => {
+      const key = keyOf(arg);
+      if (key && deck.show(key)) await focusPanel();
+    }),
+    vscode.commands.registerCommand('turnstone.sessions.stop', (arg: unknown) => {
+      const key = keyOf(arg);
+      const session = key ? deck.entry(key) : undefined;
+      session?.controller.stop();
+    }),
+    vscode.commands.registerCommand('turnstone.sessions.remove', async (arg: unknown, options?: { confirm?: boolean }) => {
+      const key = keyOf(arg);
+      const session = key ? deck.entry(key) : undefined;
+      if (!session) return;
+      if (session.controller.isRunning && options?.confirm !== false) {
+        const remove = vscode.l10n.t('Stop and Remove');
+        const answer = await vscode.window.showWarningMessage(
+          vscode.l10n.t('"{0}" is running. Remove it?', sessionRow(deck, session).label),
+          { modal: true, detail: vscode.l10n.t('Its turn and background commands are stopped. Its history stays in Turnstone: Resume Session.') },
+          remove,
+        );
+        if (answer !== remove) return;
+      }
+      await deck.remove(session.key);
+    }),
+  ];
+}

@@ -1,0 +1,145 @@
+// Issue 43, several sessions at once in one window, in the real extension host: a session keeps running,
+// asking and editing while the panel shows another; each keeps its own transcript; a request of the hidden
+// one is answered from the API as the notification's Show would lead to it; a session may not write a file
+// another running session changed; Stop in one leaves the other running; removing one closes it.
+// Replies are held at exact requests (beforeReply), so which session is where never depends on timing.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { TurnstoneApi } from '../../src/extension';
+import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { until } from '../support/process-tree';
+
+const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+const config = () => vscode.workspace.getConfiguration('turnstone');
+
+/** A promise and what settles it: a reply held until the test lets it go. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+function userTexts(items: readonly { kind: string; text?: string }[]): string[] {
+  return items.flatMap((i) => (i.kind === 'user' && i.text ? [i.text] : []));
+}
+
+describe('43.sessions: several sessions at once in one window', function () {
+  this.timeout(90_000);
+  let server: MockAnthropicServer;
+  let turnstone: TurnstoneApi;
+
+  before(async () => {
+    server = await MockAnthropicServer.start();
+    turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
+    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+    await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
+    turnstone.setDialogsEnabled(false);
+    // Other files' sessions are closed: this test counts the window's sessions.
+    await vscode.commands.executeCommand('turnstone.newSession');
+    for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
+  });
+  after(async () => {
+    server.beforeReply = undefined;
+    for (const key of ['baseUrl', 'permissionMode']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    turnstone.setDialogsEnabled(true);
+    for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
+    await vscode.commands.executeCommand('turnstone.newSession');
+    await server.close();
+  });
+
+  it('43.sessions: the hidden session asks and edits while the shown one runs a turn; a file the running one changed is refused to the other; Stop in one leaves the other running', async () => {
+    const shared = path.join(root(), 'sessions-shared.txt');
+    fs.writeFileSync(shared, 'one\n');
+    const first = server.requests.length;
+    const held = new Map<number, ReturnType<typeof gate>>([0, 2, 4].map((i) => [first + i, gate()]));
+    server.beforeReply = (i) => held.get(i)?.wait;
+    server.enqueue(
+      // A's first step (held until B is shown): an edit that asks.
+      toolUseReply([{ id: 'tu_a_edit', name: 'edit_file', input: { path: 'sessions-shared.txt', old_string: 'one', new_string: 'ONE by A' } }]),
+      // B's turn, while A waits for its answer.
+      textReply('hello from B'),
+    );
+
+    // A, shown: its request is held.
+    const a = turnstone.sessions()[0]!;
+    const aTurn = turnstone.sendPrompt('A: edit the shared file');
+    await server.waitForRequests(first + 1);
+
+    // A second session: the panel shows it; A goes on.
+    await vscode.commands.executeCommand('turnstone.newSession');
+    const rows = turnstone.sessions();
+    assert.equal(rows.length, 2, 'two sessions are open');
+    const b = rows.find((s) => s.key !== a.key)!;
+    assert.ok(b.shown, 'the new session is shown');
+    assert.equal(rows.find((s) => s.key === a.key)!.state, 'running');
+
+    // A's edit asks while it is hidden: its row waits, its card is in its own transcript and not in the panel.
+    const asked = new Promise<string>((resolve) => {
+      const sub = turnstone.onDidRequestPermission((id) => {
+        sub.dispose();
+        resolve(id);
+      });
+    });
+    held.get(first)!.open();
+    const askId = await asked;
+    await until('A to wait for the user', () => turnstone.sessions().find((s) => s.key === a.key)?.state === 'waiting');
+    assert.deepEqual(turnstone.sessions().find((s) => s.key === a.key)!.waiting, [askId]);
+    assert.ok(turnstone.sessionSnapshot(a.key)!.items.some((i) => i.kind === 'permission'), "A's card is in A's transcript");
+    assert.ok(!turnstone.panelSnapshot().items.some((i) => i.kind === 'permission'), "the panel (B) shows no card of A's");
+
+    // B runs a whole turn while A waits: they do not take turns.
+    const bFirst = await turnstone.sendPrompt('B: say hello');
+    assert.equal(bFirst.outcome, 'completed');
+    assert.equal(bFirst.finalText, 'hello from B');
+    assert.equal(turnstone.sessions().find((s) => s.key === a.key)!.state, 'waiting', 'A still waits');
+
+    // A's request answered (what Show in the notification leads to): its edit lands, its next step is held.
+    server.enqueue(textReply('A edited it'));
+    assert.equal(turnstone.decide(askId, { kind: 'allow', scope: 'once' }), true);
+    await server.waitForRequests(first + 3);
+    assert.equal(fs.readFileSync(shared, 'utf8'), 'ONE by A\n');
+    await until('A to count its changed file', () => turnstone.sessions().find((s) => s.key === a.key)?.filesChanged === 1);
+
+    // B may not change the file A (still running) changed: refused, the file byte-identical.
+    server.enqueue(toolUseReply([{ id: 'tu_b_edit', name: 'edit_file', input: { path: 'sessions-shared.txt', old_string: 'ONE by A', new_string: 'B was here' } }]), textReply('B stops here'));
+    const bAsked = new Promise<string>((resolve) => {
+      const sub = turnstone.onDidRequestPermission((id) => {
+        sub.dispose();
+        resolve(id);
+      });
+    });
+    const bTurn = turnstone.sendPrompt('B: edit the shared file too');
+    turnstone.decide(await bAsked, { kind: 'allow', scope: 'once' });
+    // B's step after the refusal is held: B is running when A is stopped.
+    await server.waitForRequests(first + 5);
+    const refused = JSON.stringify(server.bodies[first + 4]!.messages);
+    assert.match(refused, /changed by another Turnstone session that is still running/);
+    assert.equal(fs.readFileSync(shared, 'utf8'), 'ONE by A\n');
+
+    // Stop A from its row: A ends, B runs on.
+    await vscode.commands.executeCommand('turnstone.sessions.stop', a.key);
+    const aSummary = await aTurn;
+    assert.equal(aSummary.outcome, 'aborted');
+    assert.equal(turnstone.sessions().find((s) => s.key === a.key)!.state, 'stopped');
+    assert.equal(turnstone.sessions().find((s) => s.key === b.key)!.state, 'running', 'Stop in A leaves B running');
+    held.get(first + 2)!.open();
+    held.get(first + 4)!.open();
+    assert.equal((await bTurn).outcome, 'completed');
+
+    // Each keeps its own history: showing A puts A's transcript in the panel.
+    assert.deepEqual(userTexts(turnstone.panelSnapshot().items), ['B: say hello', 'B: edit the shared file too']);
+    await vscode.commands.executeCommand('turnstone.sessions.show', a.key);
+    assert.ok(turnstone.sessions().find((s) => s.key === a.key)!.shown);
+    await until('the panel to show A', () => userTexts(turnstone.panelSnapshot().items).join('|') === 'A: edit the shared file');
+    assert.notEqual(turnstone.sessions().find((s) => s.key === a.key)!.sessionFile, turnstone.sessions().find((s) => s.key === b.key)!.sessionFile);
+
+    // Removing B closes it; A stays shown.
+    await vscode.commands.executeCommand('turnstone.sessions.remove', b.key, { confirm: false });
+    assert.deepEqual(
+      turnstone.sessions().map((s) => s.key),
+      [a.key],
+    );
+  });
+});
