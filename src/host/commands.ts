@@ -5,6 +5,7 @@ import { type CommandId } from './contract';
 import { type SessionInfo } from '../runtime/session/session';
 import { type Attachment } from './session/session-controller';
 import { type SessionDeck } from './session/session-deck';
+import { newSessionInWorktree } from './session/worktree-sessions';
 import { type ApiKeys } from './secrets';
 import { readSettings, setModel } from './settings';
 import { applyModelChoice, pickModel } from './model-picker';
@@ -55,6 +56,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'turnstone.newSession': async () => {
       await sessions.newSession();
       await deps.focusPanel();
+    },
+    'turnstone.newSessionInWorktree': async (arg?: unknown) => {
+      const started = await newSessionInWorktree(sessions, arg, log);
+      if (started) await deps.focusPanel();
+      return started;
     },
     'turnstone.sendPrompt': async (arg?: unknown): Promise<TurnSummary | undefined> => {
       let text = typeof arg === 'string' ? arg : undefined;

@@ -3,6 +3,7 @@
 export const COMMANDS = [
   'turnstone.focus',
   'turnstone.newSession',
+  'turnstone.newSessionInWorktree',
   'turnstone.sendPrompt',
   'turnstone.askAboutSelection',
   'turnstone.stop',

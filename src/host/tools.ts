@@ -21,15 +21,20 @@ const MB = 1024 * 1024;
 import { TerminalShell } from './terminal/terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
 
+/** The folders of the window's sessions in worktrees (issue 43): a command started in one is sandboxed to it. */
+const sessionRoots = new Set<string>();
+
 /** One terminal for the whole window, whichever session runs. */
 let terminal: TerminalShell | undefined;
 
 function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => void): TerminalShell {
   if (!terminal) {
     // Settings and folders are read at each command, so a change applies to the next one.
-    const sandbox = new CommandSandbox(() => {
+    const sandbox = new CommandSandbox((cwd) => {
       const s = readGuardedSettings();
-      return { mode: s.sandbox, network: s.sandboxNetwork, roots: workspaceFolderPaths(), hideSecrets: s.sandboxHideSecrets, sensitive: hostSensitiveMatcher(s.sensitiveFiles) };
+      // A command of a session in a worktree may write there (and only there); the others, the workspace folders.
+      const own = cwd === undefined ? undefined : [...sessionRoots].find((r) => cwd === r || cwd.startsWith(r + path.sep));
+      return { mode: s.sandbox, network: s.sandboxNetwork, roots: own ? [own] : workspaceFolderPaths(), hideSecrets: s.sandboxHideSecrets, sensitive: hostSensitiveMatcher(s.sensitiveFiles) };
     });
     terminal = new TerminalShell({ log, sandbox, envPassthrough: () => readGuardedSettings().bashEnvPassthrough });
     const created = terminal;
@@ -50,9 +55,9 @@ function sharedCoverage(context: vscode.ExtensionContext): LanguageCoverage {
   return coverage;
 }
 
-/** The workspace folders as the tools see them (files through vscode.workspace.fs). */
-export function createHostWorkspace(): VsCodeWorkspace {
-  return new VsCodeWorkspace((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
+/** The workspace folders as the tools see them (files through vscode.workspace.fs); `root`: a session's own (its worktree). */
+export function createHostWorkspace(root?: vscode.Uri): VsCodeWorkspace {
+  return new VsCodeWorkspace(root ? [root] : (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
 }
 
 function workspaceFolderPaths(): string[] {
@@ -67,8 +72,11 @@ export function createHostTools(
   wrapWorkspace: (ws: Workspace) => Workspace = (ws) => ws,
   /** The chat session's background commands. */
   background?: BackgroundCommands,
+  /** The session's own folder (a worktree, issue 43) instead of the window's workspace folders. */
+  root?: vscode.Uri,
 ): ToolExecutor {
-  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri);
+  if (root) sessionRoots.add(root.fsPath);
+  const folders = root ? [root] : (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri);
   const files = new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]);
   const workspace = wrapWorkspace(files);
   const toUri = (p: string) => files.toUri(p);

@@ -6,6 +6,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
@@ -141,5 +143,55 @@ describe('43.sessions: several sessions at once in one window', function () {
       turnstone.sessions().map((s) => s.key),
       [a.key],
     );
+  });
+
+  it('43.worktree: New Session in Worktree edits only the worktree (the working tree byte-identical; git lists it); removing the session keeps a worktree holding uncommitted work', async () => {
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root(), stdio: 'pipe' }).toString();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-wt-'));
+    const readme = fs.readFileSync(path.join(root(), 'README.md'));
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'fixture');
+    await config().update('worktrees.dir', dir, vscode.ConfigurationTarget.Global);
+    await config().update('permissionMode', 'bypassPermissions', vscode.ConfigurationTarget.Global);
+    try {
+      const name = `it-${Math.random().toString(36).slice(2, 8)}`;
+      const started = (await vscode.commands.executeCommand('turnstone.newSessionInWorktree', name)) as { key: string; path: string; branch: string };
+      assert.equal(started.branch, `turnstone/${name}`);
+      assert.ok(started.path.startsWith(fs.realpathSync(dir)), `made under turnstone.worktrees.dir (${started.path})`);
+      const row = () => turnstone.sessions().find((s) => s.key === started.key);
+      assert.ok(row()?.shown, 'the worktree session is shown');
+
+      server.enqueue(
+        toolUseReply([
+          { id: 'tu_wt_write', name: 'write_file', input: { path: 'from-worktree.txt', content: 'made in the worktree\n' } },
+          { id: 'tu_wt_edit', name: 'edit_file', input: { path: 'README.md', old_string: readme.toString('utf8').split('\n')[0]!, new_string: '# changed in the worktree' } },
+          { id: 'tu_wt_pwd', name: 'bash', input: { command: 'pwd' } },
+        ]),
+        textReply('Done in the worktree.'),
+      );
+      const summary = await turnstone.sendPrompt('work in the worktree');
+      assert.equal(summary.outcome, 'completed');
+      assert.equal(fs.readFileSync(path.join(started.path, 'from-worktree.txt'), 'utf8'), 'made in the worktree\n');
+      assert.match(fs.readFileSync(path.join(started.path, 'README.md'), 'utf8'), /^# changed in the worktree/);
+      assert.ok(!fs.existsSync(path.join(root(), 'from-worktree.txt')), 'nothing written in the working tree');
+      assert.deepEqual(fs.readFileSync(path.join(root(), 'README.md')), readme, 'the working tree README byte-identical');
+      assert.match(JSON.stringify(server.bodies.at(-1)!.messages), new RegExp(fs.realpathSync(started.path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), `commands run in the worktree: ${JSON.stringify(server.bodies.at(-1)!.messages).slice(-1500)}`);
+      assert.match(git('worktree', 'list'), new RegExp(`\\[turnstone/${name}\\]`));
+      assert.match(row()!.description, new RegExp(`turnstone/${name}`), 'the row names the branch');
+
+      // Its work is not committed: removing the session keeps the worktree (and says why).
+      await vscode.commands.executeCommand('turnstone.sessions.remove', started.key, { confirm: false, worktree: 'remove' });
+      assert.equal(row(), undefined, 'the session is closed');
+      assert.ok(fs.existsSync(path.join(started.path, 'from-worktree.txt')), 'the worktree with its uncommitted work is kept');
+    } finally {
+      await config().update('worktrees.dir', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
+      for (const line of git('worktree', 'list', '--porcelain').split('\n')) {
+        if (line.startsWith('worktree ') && line.slice(9) !== fs.realpathSync(root())) git('worktree', 'remove', '--force', line.slice(9));
+      }
+      fs.rmSync(path.join(root(), '.git'), { recursive: true, force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,7 +8,6 @@ import { type Checkpoint } from '../../tools/checkpoints';
 import { type OriginalContentProvider } from '../approvals/proposal-documents';
 import { userWordsOf } from '../context/attachment-blocks';
 import { type FilesRestored, type RestoreMode, type SessionCheckpoints } from './checkpoints';
-import { loadCore } from './load-core';
 import { forkTitle, type SessionLibrary } from './session-library';
 
 /** The open session as the checkpoint actions see it (the chat session's public face). */
@@ -41,7 +40,7 @@ export class CheckpointActions {
     const id = this.session.sessionId;
     if (!id) return [];
     await this.checkpoints.settled(); // the running turn's own checkpoint included
-    const store = await this.checkpoints.open(id, () => loadCore().createHostWorkspace());
+    const store = await this.checkpoints.open(id, () => this.checkpoints.workspace());
     return [...(store?.turns() ?? [])].reverse();
   }
 

@@ -13,6 +13,7 @@ import { type Checkpoint, type FileState, type RestorePlan } from '../../tools/c
 import { loadCore } from './load-core';
 import { readSettings } from '../settings';
 import { showChangePreview } from './change-preview';
+import { type VsCodeWorkspace } from '../vscode-workspace';
 import { type OriginalContentProvider } from '../approvals/proposal-documents';
 
 export type RestoreMode = 'both' | 'files' | 'conversation';
@@ -36,16 +37,23 @@ export class SessionCheckpoints extends TurnCheckpoints {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
+    /** The session's own folder (a worktree) instead of the first workspace folder. */
+    private readonly root: vscode.Uri | undefined = undefined,
   ) {
     super({
       dir: (sessionId) => path.join(storageOf(context), 'checkpoints', sessionId),
-      root: () => localRoot()?.fsPath,
+      root: () => (root ?? localRoot())?.fsPath,
       maxFileBytes: () => readSettings().checkpointsMaxFileSizeMB * 1024 * 1024,
       // The checkpoint code is in the core bundle: loaded by the first turn, not at activation.
       openStore: (options) => loadCore().openCheckpointStore(options),
       log,
       onOpened: (sessionId) => void this.prune(sessionId),
     });
+  }
+
+  /** The files the checkpoints cover, as the tools see them (the session's worktree, or the workspace folders). */
+  workspace(): VsCodeWorkspace {
+    return loadCore().createHostWorkspace(this.root);
   }
 
   /**
@@ -61,7 +69,7 @@ export class SessionCheckpoints extends TurnCheckpoints {
       void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the files are already as they were at turn {0}.', checkpoint.turn));
       return { restored: [], skipped: [] };
     }
-    const root = localRoot()!;
+    const root = (this.root ?? localRoot())!;
     const text = async (state: FileState) => (state.kind === 'absent' ? undefined : state.kind === 'blob' ? loadCore().decodeText(await store.read(state.id)).text : '');
     const preview = confirm
       ? await showChangePreview(

@@ -28,3 +28,4 @@ export { mergeLayers, parseServerMap, readWorkspaceServers } from '../../runtime
 export { parseModelPrices } from '../../runtime/spend/model-prices';
 export { CATALOG_FILE, fileCatalogStore, ModelCatalog } from '../../runtime/providers/model-catalog';
 export { SessionReview } from '../review/session-review';
+export { createWorktree, removeWorktree, worktreeNameProblem, WorktreeError } from '../../agent/worktrees';

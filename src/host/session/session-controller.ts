@@ -53,6 +53,15 @@ export interface ControllerDeps {
   onFileChange?(change: FileChange): void;
   /** Why this session may not write `file` now (another running session changed it), or undefined. */
   claimProblem?(file: string): string | undefined;
+  /** The session's own git worktree (issue 43): its tools, commands, hooks and checkpoints work there. */
+  worktree?: SessionWorktree;
+}
+
+/** A worktree a session of the window runs in: its folder, its branch and the repository it was made from. */
+export interface SessionWorktree {
+  path: string;
+  branch: string;
+  repo: string;
 }
 
 /** Context sent with a prompt: a chip in the panel, text for the model. */
@@ -77,7 +86,7 @@ export class SessionController implements vscode.Disposable {
   readonly instructions: InstructionsState;
 
   constructor(private readonly deps: ControllerDeps) {
-    this.checkpoints = new SessionCheckpoints(deps.context, deps.log);
+    this.checkpoints = new SessionCheckpoints(deps.context, deps.log, deps.worktree ? vscode.Uri.file(deps.worktree.path) : undefined);
     this.library = new SessionLibrary(deps.context);
     this.instructions = new InstructionsState(deps.post, deps.log);
     this.destinations = new KeyDestinations(deps.context.globalState);
@@ -255,7 +264,7 @@ export class SessionController implements vscode.Disposable {
     // A resumed session's history names its earlier commands: new ones must not take their ids.
     background.continueAfter(this.runtime?.messages ?? []);
     return hostTurnContext(
-      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background, ...(this.deps.claimProblem ? { claimProblem: this.deps.claimProblem } : {}) },
+      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background, ...(this.deps.claimProblem ? { claimProblem: this.deps.claimProblem } : {}), ...(this.deps.worktree ? { root: vscode.Uri.file(this.deps.worktree.path) } : {}) },
       {
         systemPrompt: await this.instructions.systemPrompt(),
         caps: this.spend.capsForNextTurn(),
@@ -272,7 +281,7 @@ export class SessionController implements vscode.Disposable {
   /** The session's runtime, made with its first turn: a new session file, or the one resumed. */
   private async openRuntime(context: TurnContext): Promise<ConversationRuntime> {
     if (this.runtime) return this.runtime;
-    this.store = await this.runtimes.newStore(this.library.sessionsDir, context.config.model);
+    this.store = await this.runtimes.newStore(this.library.sessionsDir, context.config.model, this.deps.worktree?.path);
     this.runtime = this.runtimes.create(context, this.store, []);
     return this.runtime;
   }

@@ -8,7 +8,7 @@ import { type SessionInfo } from '../../runtime/session/session';
 import { type FileChange } from '../../runtime/types';
 import { type HostEvent, type PanelSnapshot } from '../../webview/protocol';
 import { Transcript } from '../../webview/transcript';
-import { type ControllerDeps, SessionController } from './session-controller';
+import { type ControllerDeps, SessionController, type SessionWorktree } from './session-controller';
 
 /** What a row of the Sessions view says a session is doing. */
 export type SessionState = 'new' | 'running' | 'waiting' | 'done' | 'failed' | 'stopped';
@@ -20,10 +20,12 @@ export interface OpenSession {
   readonly mirror: Transcript;
   /** Files this session changed, by absolute path (the view's count; the rule on files another running session changed). */
   readonly changed: Set<string>;
+  /** The git worktree it runs in (issue 43), if it was started in one. */
+  readonly worktree?: SessionWorktree;
   lastOutcome?: TurnSummary['outcome'];
 }
 
-export interface SessionDeckDeps extends Omit<ControllerDeps, 'post' | 'onTurnEnded' | 'onDidChangeState' | 'key'> {
+export interface SessionDeckDeps extends Omit<ControllerDeps, 'post' | 'onTurnEnded' | 'onDidChangeState' | 'key' | 'worktree'> {
   /** Posts to the panel (the shown session's events, and a restore when another is shown). */
   panelPost(event: HostEvent): void;
   /** What the panel shows now: its window-wide parts (notices, mode) stay when another session is shown. */
@@ -103,16 +105,16 @@ export class SessionDeck implements vscode.Disposable {
    * reused. Past turnstone.sessions.maxParallel the oldest idle session not shown is closed (its file
    * stays in the history); when every one is busy, nothing opens and the user is told why.
    */
-  async newSession(): Promise<SessionController | undefined> {
+  async newSession(worktree?: SessionWorktree): Promise<SessionController | undefined> {
     const shown = this.shownSession;
-    if (isEmpty(shown.controller)) {
+    if (!worktree && !shown.worktree && isEmpty(shown.controller)) {
       await shown.controller.newSession();
       shown.lastOutcome = undefined;
       this.changed.fire();
       return shown.controller;
     }
     if (!(await this.makeRoom())) return undefined;
-    const session = this.add();
+    const session = this.add(worktree);
     this.show(session.key);
     await session.controller.newSession();
     return session.controller;
@@ -149,13 +151,15 @@ export class SessionDeck implements vscode.Disposable {
   async remove(key: string): Promise<void> {
     const session = this.entry(key);
     if (!session) return;
-    if (this.open.length === 1) {
+    if (this.open.length === 1 && !session.worktree) {
       await session.controller.newSession();
       session.lastOutcome = undefined;
       this.changed.fire();
       return;
     }
     this.open.splice(this.open.indexOf(session), 1);
+    // The panel always shows a session: the last one opened, or a fresh one when this was the only one.
+    if (this.open.length === 0) this.add();
     if (key === this.shownKey) this.show(this.open[this.open.length - 1]!.key);
     await session.controller.close();
     session.controller.dispose();
@@ -177,7 +181,7 @@ export class SessionDeck implements vscode.Disposable {
     return `${file} was changed by another Turnstone session that is still running ("${other.controller.title}"). Two sessions editing one file would overwrite each other's work: wait for it to finish, or stop it, or run this task in a worktree (Turnstone: New Session in Worktree).`;
   }
 
-  private add(): OpenSession {
+  private add(worktree?: SessionWorktree): OpenSession {
     const key = `s${++this.counter}`;
     const mirror = new Transcript();
     const changed = new Set<string>();
@@ -208,8 +212,9 @@ export class SessionDeck implements vscode.Disposable {
           }
         : {}),
       claimProblem: (file) => this.claimProblem(key, file),
+      ...(worktree ? { worktree } : {}),
     });
-    const session: OpenSession = { key, controller, mirror, changed };
+    const session: OpenSession = { key, controller, mirror, changed, ...(worktree ? { worktree } : {}) };
     this.open.push(session);
     return session;
   }

@@ -31,9 +31,10 @@ export class SessionRuntimes {
   }
 
   /** A new session file; undefined when the storage folder cannot be written (the user is told, the turn still runs, in memory). */
-  async newStore(sessionsDir: string, model: string): Promise<JsonlSessionStore | undefined> {
+  /** `cwd`: where the session works (its worktree), recorded in the file; the first workspace folder by default. */
+  async newStore(sessionsDir: string, model: string, cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? ''): Promise<JsonlSessionStore | undefined> {
     try {
-      return await loadCore().JsonlSessionStore.create(sessionsDir, { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '', model });
+      return await loadCore().JsonlSessionStore.create(sessionsDir, { cwd, model });
     } catch (error) {
       // An unwritable storage folder must not stop the user's work.
       const message = vscode.l10n.t('This session cannot be saved ({0}); it continues in memory and cannot be resumed later.', error instanceof Error ? error.message : String(error));

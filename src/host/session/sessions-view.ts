@@ -3,6 +3,7 @@
 // Remove closes it (its history stays).
 import * as vscode from 'vscode';
 import { type OpenSession, type SessionDeck, type SessionState } from './session-deck';
+import { removeSession } from './worktree-sessions';
 
 export const SESSIONS_VIEW = 'turnstone.sessions';
 
@@ -40,6 +41,7 @@ export function sessionRow(deck: SessionDeck, session: OpenSession): { label: st
   const cost = c.usage?.costUsd;
   const parts = [
     stateLabel(state),
+    ...(session.worktree ? [session.worktree.branch] : []),
     ...(files > 0 ? [files === 1 ? vscode.l10n.t('1 file changed') : vscode.l10n.t('{0} files changed', files)] : []),
     ...(cost !== undefined && cost > 0 ? [`$${cost.toFixed(cost < 1 ? 3 : 2)}`] : []),
   ];
@@ -107,20 +109,9 @@ export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenab
       const session = key ? deck.entry(key) : undefined;
       session?.controller.stop();
     }),
-    vscode.commands.registerCommand('turnstone.sessions.remove', async (arg: unknown, options?: { confirm?: boolean }) => {
+    vscode.commands.registerCommand('turnstone.sessions.remove', async (arg: unknown, options?: { confirm?: boolean; worktree?: 'keep' | 'remove' | 'force' }) => {
       const key = keyOf(arg);
-      const session = key ? deck.entry(key) : undefined;
-      if (!session) return;
-      if (session.controller.isRunning && options?.confirm !== false) {
-        const remove = vscode.l10n.t('Stop and Remove');
-        const answer = await vscode.window.showWarningMessage(
-          vscode.l10n.t('"{0}" is running. Remove it?', sessionRow(deck, session).label),
-          { modal: true, detail: vscode.l10n.t('Its turn and background commands are stopped. Its history stays in Turnstone: Resume Session.') },
-          remove,
-        );
-        if (answer !== remove) return;
-      }
-      await deck.remove(session.key);
+      if (key) await removeSession(deck, key, options);
     }),
   ];
 }

@@ -13,7 +13,6 @@ import { userWordsOf } from '../context/attachment-blocks';
 import { type HostMcp } from '../mcp';
 import { type PanelBridge } from '../panel/panel-bridge';
 import { type SessionCheckpoints } from './checkpoints';
-import { loadCore } from './load-core';
 
 /** How a turn starts: the images sent with its prompt, the queue's first words, the message's panel item. */
 export interface TurnStart {
@@ -54,7 +53,7 @@ export class TurnRunner {
       turnContext: () => deps.turnContext(),
       openRuntime: (context) => deps.openRuntime(context),
       checkpoints: {
-        turnStarted: (index, words, onTaken) => deps.checkpoints.turnStarted(deps.sessionId(), () => loadCore().createHostWorkspace(), index, words, onTaken),
+        turnStarted: (index, words, onTaken) => deps.checkpoints.turnStarted(deps.sessionId(), () => deps.checkpoints.workspace(), index, words, onTaken),
         turnEnded: () => deps.checkpoints.turnEnded(),
       },
       background: () => deps.background(),

@@ -34,6 +34,8 @@ export interface HostTurnDeps {
   background?: BackgroundCommands;
   /** Why the session may not write a file now (another running session changed it); see claimGuarded. */
   claimProblem?(file: string): string | undefined;
+  /** The session's own folder (its worktree, issue 43): the tools, commands and hooks work there. */
+  root?: vscode.Uri;
 }
 
 /** Restricted Mode: only plan mode, whatever the settings say (trust granted later applies at once). */
@@ -73,7 +75,7 @@ export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: 
     // Subagents on the editor's models (turnstone.agents.model) are included too.
     ...(s.provider === 'vscode-lm' ? { prices: includedPrices(...[s.model, s.agentsModel].filter(Boolean)) } : {}),
     // The claim check comes before the checkpoint's: a write it refuses is not one the checkpoint needs to keep.
-    builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), (w) => claimGuarded(wrapWorkspace(w), deps.claimProblem), deps.background),
+    builtInTools: (wrapWorkspace) => core.createHostTools(deps.context, s, (m) => deps.log.info(m), (w) => claimGuarded(wrapWorkspace(w), deps.claimProblem), deps.background, deps.root),
     background: deps.background,
     mcp: deps.mcp.ensure(),
     checkpoints: deps.checkpoints,

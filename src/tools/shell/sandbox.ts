@@ -203,7 +203,8 @@ export class CommandSandbox {
   private defaultSensitive: SensitiveMatcher | undefined;
 
   constructor(
-    private readonly settings: () => SandboxSettings,
+    /** `cwd`: the folder the command starts in (a session in a worktree has its own roots). */
+    private readonly settings: (cwd?: string) => SandboxSettings,
     private readonly options: CommandSandboxOptions = {},
   ) {}
 
@@ -222,8 +223,8 @@ export class CommandSandbox {
   }
 
   /** Sets up one command's sandbox; undefined runs it as is (`off`, or no sandbox here). */
-  async enter(): Promise<SandboxedRun | undefined> {
-    const settings = this.settings();
+  async enter(cwd?: string): Promise<SandboxedRun | undefined> {
+    const settings = this.settings(cwd);
     if (settings.mode === 'off') return undefined;
     const status = await this.status();
     if (!status.available) {
