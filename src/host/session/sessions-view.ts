@@ -88,10 +88,9 @@ function keyOf(arg: unknown): string | undefined {
 export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenable<unknown>): vscode.Disposable[] {
   const tree = new SessionsTree(deck);
   const view = vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: tree });
+  // No badge of its own: the chat view's already counts the requests waiting, and the container adds them up.
   const showBadge = () => {
-    const waiting = deck.sessions.filter((s) => deck.stateOf(s) === 'waiting').length;
     view.description = deck.sessions.length > 1 ? vscode.l10n.t('{0} open', deck.sessions.length) : '';
-    view.badge = { value: waiting, tooltip: waiting > 0 ? vscode.l10n.t('{0} sessions waiting for you', waiting) : '' };
   };
   showBadge();
   return [
