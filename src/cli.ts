@@ -41,6 +41,9 @@ import { needsRelaunch, receiveCredentials, relaunchWithoutCredentials } from '.
 import { findOnPath } from './cli/which';
 import { createCliMcp, killServers, McpConfigError } from './cli/mcp';
 import { createWorktree, removeWorktree, WorktreeError, type CreatedWorktree } from './agent/worktrees';
+import { loadPlugins, mergeHooks, pluginParts } from './agent/plugins/plugin-reader';
+import { pluginServerLayer } from './agent/plugins/plugin-mcp';
+import { type Skill } from './runtime/context/skills';
 
 const sink: Sink = {
   stdout: (text) => process.stdout.write(text),
@@ -160,6 +163,13 @@ function readSettings(config: CliConfig): { settings: TurnstoneSettings; mcpServ
   return { settings, mcpServers: mcpServersOf(json) };
 }
 
+/** The plugins' skills beside the others, by name (a name found first stays). */
+function withPluginSkills(set: SkillSet, skills: readonly Skill[]): SkillSet {
+  if (skills.length === 0) return set;
+  const extra = skills.filter((k) => !set.skills.some((s) => s.name === k.name));
+  return { skills: [...set.skills, ...extra].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), problems: set.problems };
+}
+
 /** `-p /skills`: the list on stdout (JSON with --output-format json or stream-json). */
 function printSkills(set: SkillSet, format: CliConfig['outputFormat']): void {
   if (format === 'text') {
@@ -189,10 +199,14 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   }
   // The folder given is the user's choice of it, so its skills count as trusted (as its MCP servers do).
   const sensitive = sensitiveFileMatcher(s.sensitiveFiles);
+  // --plugin-dir: plugins the user named for this run, trusted as the folder is; their parts join the workspace's.
+  const plugins = await loadPlugins(config.pluginDirs, { sensitive });
+  for (const problem of plugins.problems) sink.stderr(`turnstone: ${problem}\n`);
+  const fromPlugins = pluginParts(plugins);
   // `/skills` needs no model: it answers at once (and needs no worktree: it lists the folder given).
   if (/^\/skills(\s|$)/.test(config.prompt.trim())) {
     if (config.worktree) sink.stderr('turnstone: --worktree: not used by /skills, which lists the skills of --cwd\n');
-    printSkills(await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive }), config.outputFormat);
+    printSkills(withPluginSkills(await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive }), fromPlugins.skills), config.outputFormat);
     return 0;
   }
   // `/memory` needs no model either: this folder's memory files, listed.
@@ -232,13 +246,13 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
     if (config.outputFormat === 'text') sink.stderr(`turnstone: worktree ${worktree.path} (branch ${worktree.branch}, from ${worktree.base.ref?.replace(/^refs\/heads\//, '') ?? worktree.base.commit.slice(0, 7)})${carried}\n`);
     else if (carried) sink.stderr(`turnstone: worktree ${worktree.path}${carried}\n`);
   }
-  const skills = await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive });
+  const skills = withPluginSkills(await discoverSkills(nodeInstructionReader, { workspaceFolders: [config.cwd], home: os.homedir(), trusted: true, sensitive }), fromPlugins.skills);
   // contracts.md "Slash commands": `-p "/review src/a.ts"` sends .turnstone/commands/review.md with $ARGUMENTS filled in.
   let prompt = config.prompt;
   if (prompt.trimStart().startsWith('/')) {
     const commands = await loadCustomSlashCommands(nodeInstructionReader, config.cwd, sensitive);
     for (const note of commands.notes) sink.stderr(`turnstone: ${note}\n`);
-    const slash = resolveSlash(prompt, commands.custom);
+    const slash = resolveSlash(prompt, [...commands.custom, ...fromPlugins.commands]);
     if (slash.kind === 'custom') prompt = slash.text;
   }
   const session = config.session ? await openSession(config.session, config.cwd, s.model) : undefined;
@@ -252,7 +266,7 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   // Servers start with the turn's first step, and stop in the finally below whatever happens.
   let mcp;
   try {
-    mcp = await createCliMcp(config.cwd, config.mcpConfigs, manifest.version, (m) => sink.stderr(`turnstone: ${m}\n`), { servers: read.mcpServers, source: `--settings ${config.settings ?? ''}`, callTimeoutMs: s.mcpCallTimeoutMs, startTimeoutMs: s.mcpStartTimeoutMs });
+    mcp = await createCliMcp(config.cwd, config.mcpConfigs, manifest.version, (m) => sink.stderr(`turnstone: ${m}\n`), { servers: read.mcpServers, source: `--settings ${config.settings ?? ''}`, callTimeoutMs: s.mcpCallTimeoutMs, startTimeoutMs: s.mcpStartTimeoutMs }, plugins.plugins.length > 0 ? (ctx) => pluginServerLayer(plugins, ctx) : undefined);
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;
     sink.stderr(`turnstone: ${error.message}\n`);
@@ -283,7 +297,8 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   for (const problem of customAgents.problems) sink.stderr(`turnstone: agents: ${problem}\n`);
   for (const note of [...skills.problems, ...(cutNote ? [cutNote] : [])]) sink.stderr(`turnstone: skills: ${note}\n`);
   const context = createTurnContext({
-    settings: s,
+    // Hooks of --settings first, then the plugins' (each with its own folder written in).
+    settings: { ...s, hooks: mergeHooks(s.hooks, fromPlugins.hooks) },
     permissionMode: s.permissionMode,
     model: createModelClient(options),
     builtInTools: (wrapWorkspace) =>
@@ -312,9 +327,9 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
       ...(instructions.text ? { extra: instructions.text } : {}),
       skills: skills.skills,
     }),
-    // Hooks come only from --settings, a file the user named: running them is their choice.
+    // Hooks come only from --settings and --plugin-dir, which the user named: running them is their choice.
     hooksCwd: config.cwd,
-    customAgents: customAgents.agents,
+    customAgents: [...customAgents.agents, ...fromPlugins.agents.filter((a) => !customAgents.agents.some((c) => c.name === a.name))],
     pathScoped,
     prices: priced.prices,
     liveModel: await cliLiveModel(options, s, priced.prices),

@@ -19,7 +19,7 @@ export interface CustomAgentDefinition {
   systemPrompt: string;
   /** The file it came from (absolute). */
   source: string;
-  scope: 'workspace' | 'user';
+  scope: 'workspace' | 'user' | 'plugin';
 }
 
 /** The built-in agents' names: a file cannot take them over. */
@@ -67,8 +67,8 @@ async function agentFolders(reader: InstructionReader, opts: CustomAgentSources)
   return folders;
 }
 
-/** One file's definition, or why it cannot be used. */
-function definitionOf(text: string, fileName: string, suffix: string, label: string): { agent?: Omit<CustomAgentDefinition, 'source' | 'scope'>; problems: string[] } {
+/** One file's definition, or why it cannot be used (plugins' agent files are read with it too). */
+export function definitionOf(text: string, fileName: string, suffix: string, label: string): { agent?: Omit<CustomAgentDefinition, 'source' | 'scope'>; problems: string[] } {
   const parsed = parseDefinitionText(text);
   const problems = parsed.problems.map((p) => `${label}: ${p}.`);
   const name = textAttribute(parsed.attributes, 'name')?.trim() || fileName.slice(0, -suffix.length);

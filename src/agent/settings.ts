@@ -74,6 +74,8 @@ export interface TurnstoneSettings {
   memoryEnabled: boolean;
   /** turnstone.memory.dir: where the notes live (absolute, or relative to the workspace); empty: per workspace in the user's data. */
   memoryDir: string;
+  /** turnstone.plugins.enabled: ids (`<plugin>@<marketplace>`) of installed plugins that are on. */
+  pluginsEnabled: string[];
   /** turnstone.worktrees.dir: where session worktrees go (absolute or `~/…`); empty: `<user data>/turnstone/worktrees`. */
   worktreesDir: string;
 }
@@ -132,6 +134,7 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'memory.enabled': 'memoryEnabled',
   'memory.dir': 'memoryDir',
   'worktrees.dir': 'worktreesDir',
+  'plugins.enabled': 'pluginsEnabled',
 };
 
 /** Keys a settings object may hold that have no field here: read by the CLI's MCP set-up from the same object. */

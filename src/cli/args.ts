@@ -39,6 +39,8 @@ export interface CliConfig {
   images: string[];
   /** `--worktree [name]`: run in a new git worktree on branch `turnstone/<name>` (name undefined: a generated one). */
   worktree: { name: string | undefined } | undefined;
+  /** `--plugin-dir` folders (Claude Code's plugin layout), resolved against the directory the CLI was started in. */
+  pluginDirs: string[];
 }
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: CliConfig };
@@ -83,6 +85,9 @@ Options:
                                 a new branch turnstone/<name> (name default: the date and a random
                                 suffix), in a folder outside it (turnstone.worktrees.dir, default the
                                 user's data folder); uncommitted changes are not carried over
+  --plugin-dir <dir>            load a plugin (a folder with .claude-plugin/plugin.json) for this run:
+                                its commands (/<plugin>:<command>), agents, skills, hooks and MCP
+                                servers join the workspace's; repeatable
   --image <file>                attach a PNG, JPEG, GIF or WebP image (at most 5 MB) to the
                                 prompt; repeatable (up to 20), e.g. --image screenshot.png
   -h, --help                    show this help
@@ -151,6 +156,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         settings: { type: 'string' },
         image: { type: 'string', multiple: true },
         worktree: { type: 'string' },
+        'plugin-dir': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -212,6 +218,10 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
     isDir = false;
   }
   if (!isDir) throw new UsageError(`--cwd '${v.cwd ?? dir}' is not a readable folder`);
+  const pluginDirs = (v['plugin-dir'] ?? []).map((d) => path.resolve(cwd, d));
+  for (const [i, d] of pluginDirs.entries()) {
+    if (!statSync(d, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--plugin-dir '${v['plugin-dir']![i]}' is not a folder`);
+  }
 
   return {
     kind: 'run',
@@ -233,6 +243,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
       settings: v.settings === undefined ? undefined : path.resolve(cwd, v.settings),
       images: (v.image ?? []).map((f) => path.resolve(cwd, f)),
       worktree,
+      pluginDirs,
     },
   };
 }

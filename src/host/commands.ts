@@ -14,6 +14,8 @@ import { pickLanguageModel } from './language-model/lm-picker';
 import { restoreChoices } from './session/checkpoints';
 import { runSlashInput } from './context/slash';
 import { setMemoryBase } from './context/memory-folder';
+import { setPluginBase } from './context/plugins';
+import { addPluginMarketplace, managePlugins } from './context/plugins-command';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
 import { type OriginalContentProvider } from './approvals/proposal-documents';
@@ -49,10 +51,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const controller = () => sessions.shown;
   // `/memory` opens the folder the memory tool keeps under the global storage (context/memory-folder.ts).
   setMemoryBase(deps.context.globalStorageUri.fsPath);
+  // Installed plugins and marketplaces live under the same global storage (context/plugins.ts).
+  setPluginBase(deps.context.globalStorageUri.fsPath);
   const commands: Record<CommandId, (...args: unknown[]) => unknown> = {
     'turnstone.focus': () => deps.focusPanel(),
     'turnstone.showLog': () => log.show(true),
     'turnstone.mcp.showServers': () => showMcpServers(deps.mcp, log),
+    'turnstone.plugins.add': (arg?: unknown) => addPluginMarketplace(arg, log),
+    'turnstone.plugins.manage': (arg?: unknown) => managePlugins(arg, log),
     'turnstone.newSession': async () => {
       await sessions.newSession();
       await deps.focusPanel();

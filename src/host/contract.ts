@@ -15,6 +15,8 @@ export const COMMANDS = [
   'turnstone.showLog',
   'turnstone.restoreCheckpoint',
   'turnstone.mcp.showServers',
+  'turnstone.plugins.add',
+  'turnstone.plugins.manage',
 ] as const;
 export type CommandId = (typeof COMMANDS)[number];
 
@@ -87,6 +89,7 @@ export const SETTINGS = [
   'approvalDialog',
   'webFetch.allowPrivateNetwork',
   'worktrees.dir',
+  'plugins.enabled',
 ] as const;
 export type SettingKey = (typeof SETTINGS)[number];
 

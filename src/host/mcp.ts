@@ -11,6 +11,7 @@ import { type Notice } from '../webview/protocol';
 import { loadCore } from './session/load-core';
 import { readGuardedMcpServerSettings } from './approvals/policy-guard';
 import { readSettings } from './settings';
+import { hostPlugins } from './context/plugins';
 
 export class HostMcp implements vscode.Disposable {
   private manager: McpManager | undefined;
@@ -45,7 +46,10 @@ export class HostMcp implements vscode.Disposable {
     const ctx = { workspaceFolder: root?.scheme === 'file' ? root.fsPath : undefined, env: process.env };
     // As the policy guard accepted them: a server a workspace settings change adds waits for the user's consent.
     const settings = readGuardedMcpServerSettings();
+    // Enabled plugins' servers first: a server of the same name defined by the user or the workspace wins.
+    const plugins = await hostPlugins(this.log);
     const layers = [
+      ...(plugins.plugins.length > 0 ? [core.pluginServerLayer(plugins, ctx)] : []),
       core.parseServerMap(settings.user, 'user', 'user setting turnstone.mcpServers', ctx),
       ...settings.workspace.map((v) => core.parseServerMap(v, 'workspace', 'workspace setting turnstone.mcpServers', ctx)),
       ...(ctx.workspaceFolder ? await core.readWorkspaceServers(ctx.workspaceFolder, ctx) : []),

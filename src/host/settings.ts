@@ -66,6 +66,7 @@ export function readSettings(): TurnstoneSettings {
     memoryEnabled: c.get<boolean>('memory.enabled', true) !== false,
     memoryDir: (c.get<string>('memory.dir', '') ?? '').trim(),
     worktreesDir: (c.get<string>('worktrees.dir', '') ?? '').trim(),
+    pluginsEnabled: strings(c.get('plugins.enabled')),
   };
 }
 

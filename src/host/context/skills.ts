@@ -9,6 +9,7 @@ import { type SkillSet } from '../../runtime/context/skills';
 import { type CustomAgentDefinition } from '../../agent/custom-agents';
 import { hostSensitiveMatcher } from '../panel/load-panel-support';
 import { loadCore } from '../session/load-core';
+import { hostPlugins } from './plugins';
 
 let loggedKey = '';
 
@@ -17,7 +18,10 @@ export async function refreshHostSkills(log?: vscode.LogOutputChannel): Promise<
   const core = loadCore();
   // Skills are read from the disk the extension host runs on; a virtual folder has none.
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  const set = await core.discoverSkills(core.nodeInstructionReader, { workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
+  const found = await core.discoverSkills(core.nodeInstructionReader, { workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
+  // Enabled plugins' skills (`<plugin>:<skill>`) beside the others; none in an untrusted workspace.
+  const fromPlugins = (await hostPlugins(log)).plugins.flatMap((p) => p.skills).filter((k) => !found.skills.some((s) => s.name === k.name));
+  const set: SkillSet = fromPlugins.length === 0 ? found : { skills: [...found.skills, ...fromPlugins].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), problems: found.problems };
   // Kept in the core bundle's copy of skill-state.ts, where the tools read it.
   core.setHostSkills(set.skills);
   const cut = core.skillCutNote(core.skillPromptSection(set.skills).cut);
@@ -36,7 +40,10 @@ let loggedAgents = '';
 export async function hostCustomAgents(log?: vscode.LogOutputChannel): Promise<CustomAgentDefinition[]> {
   const core = loadCore();
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  const found = await core.discoverCustomAgents({ workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
+  const discovered = await core.discoverCustomAgents({ workspaceFolders: folders, home: os.homedir(), trusted: vscode.workspace.isTrusted, sensitive: hostSensitiveMatcher() });
+  // Enabled plugins' agents (`<plugin>:<agent>`) after the others; none in an untrusted workspace.
+  const fromPlugins = (await hostPlugins(log)).plugins.flatMap((p) => p.agents).filter((a) => !discovered.agents.some((d) => d.name === a.name));
+  const found = { agents: [...discovered.agents, ...fromPlugins], problems: discovered.problems };
   const key = JSON.stringify([found.agents.map((a) => a.source), found.problems]);
   if (key !== loggedAgents) {
     loggedAgents = key;

@@ -9,6 +9,7 @@ import { type SlashCommandInfo } from '../../webview/protocol';
 import { readerRootPath, workspaceInstructionReader } from '../session/instruction-reader';
 import { skillsListing } from './skills';
 import { openMemoryFolder } from './memory-folder';
+import { hostPlugins } from './plugins';
 
 /** Created by the MCP work; called by id so this works (with a clear message) when it is absent. */
 export const MCP_SHOW_SERVERS = 'turnstone.mcp.showServers';
@@ -26,8 +27,11 @@ const BUILTIN_COMMAND_IDS: Record<Exclude<BuiltinSlashName, 'skills' | 'memory'>
 
 export async function loadWorkspaceSlashCommands(): Promise<SlashCommandSet> {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
-  if (!root) return { custom: [], notes: [] };
-  return loadCustomSlashCommands(workspaceInstructionReader(root), readerRootPath(root), hostSensitiveMatcher());
+  // Enabled plugins' commands (`/<plugin>:<command>`) after the workspace's; none in an untrusted workspace.
+  const fromPlugins = (await hostPlugins()).plugins.flatMap((p) => p.commands);
+  if (!root) return { custom: fromPlugins, notes: [] };
+  const set = await loadCustomSlashCommands(workspaceInstructionReader(root), readerRootPath(root), hostSensitiveMatcher());
+  return fromPlugins.length === 0 ? set : { custom: [...set.custom, ...fromPlugins.filter((c) => !set.custom.some((w) => w.name === c.name))], notes: set.notes };
 }
 
 /** What the composer's `/` menu lists. */

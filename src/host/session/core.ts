@@ -28,4 +28,7 @@ export { mergeLayers, parseServerMap, readWorkspaceServers } from '../../runtime
 export { parseModelPrices } from '../../runtime/spend/model-prices';
 export { CATALOG_FILE, fileCatalogStore, ModelCatalog } from '../../runtime/providers/model-catalog';
 export { SessionReview } from '../review/session-review';
+export { loadPlugins, mergeHooks, pluginBrings, pluginParts, readPlugin, summarizePlugin } from '../../agent/plugins/plugin-reader';
+export { pluginServerLayer } from '../../agent/plugins/plugin-mcp';
+export { PluginStore, PluginStoreError } from '../../agent/plugins/plugin-store';
 export { createWorktree, removeWorktree, worktreeNameProblem, WorktreeError } from '../../agent/worktrees';

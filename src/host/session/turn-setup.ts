@@ -20,6 +20,7 @@ import { baseUrlInUse, liveModelFacts, presetInUse } from '../model-lists';
 import { missingKeyMessage } from '../../runtime/providers/key-hints';
 import { ModelError } from '../../runtime/types';
 import { type PathScopedInstructions } from '../../runtime/context/path-scoped';
+import { hostPlugins } from '../context/plugins';
 import { type Workspace, WorkspaceError } from '../../tools/ports';
 
 export interface HostTurnDeps {
@@ -49,9 +50,11 @@ export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: 
   const core = loadCore();
   const s = readGuardedSettings();
   const liveModel = await liveModelFacts(deps.context, s.provider, baseUrlInUse(s), s.model);
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const root = deps.root ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  // Enabled plugins' hooks after the settings' own (none in an untrusted workspace, where no hook runs at all).
+  const pluginHooks = core.pluginParts(await hostPlugins(deps.log)).hooks;
   return core.createTurnContext({
-    settings: s,
+    settings: { ...s, hooks: core.mergeHooks(s.hooks, pluginHooks) },
     permissionMode: effectiveMode(s),
     model: core.createSettingsAwareModelClient(async () => {
       // Provider and base URL as the policy guard accepted them, and the key only to a URL the user chose.

@@ -25,7 +25,7 @@ export interface Skill {
   realDir: string;
   /** `.claude/skills/pdf` or `~/.turnstone/skills/pdf`. */
   label: string;
-  scope: 'workspace' | 'user';
+  scope: 'workspace' | 'user' | 'plugin';
 }
 
 export interface SkillSet {

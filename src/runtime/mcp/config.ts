@@ -23,7 +23,8 @@ const RemoteEntry = z.object({
   headers: StringMap.optional(),
 });
 
-export type ServerOrigin = 'user' | 'workspace' | 'cli';
+/** `plugin`: an installed (or --plugin-dir) plugin's `.mcp.json`; it starts only where the workspace's own servers would. */
+export type ServerOrigin = 'user' | 'workspace' | 'cli' | 'plugin';
 
 interface ServerBase {
   name: string;

@@ -106,7 +106,7 @@ export class McpManager {
   }
 
   private skips(config: McpServerConfig): boolean {
-    return config.origin === 'workspace' && !this.opts.workspaceTrusted;
+    return (config.origin === 'workspace' || config.origin === 'plugin') && !this.opts.workspaceTrusted;
   }
 
   /**

@@ -1,0 +1,16 @@
+// Plugins' MCP servers as one layer of server definitions, below the workspace's and the user's own (a server of
+// the same name defined there wins). Origin `plugin`: the manager starts them only where it would start the
+// workspace's own servers (a trusted workspace; the CLI's folder counts as trusted).
+import { parseServerMap, type ExpandContext, type ServerLayer } from '../../runtime/mcp/config';
+import { type PluginSet } from './plugin-reader';
+
+export function pluginServerLayer(set: PluginSet, ctx: ExpandContext): ServerLayer {
+  const layer: ServerLayer = { servers: [], problems: [] };
+  for (const plugin of set.plugins) {
+    if (Object.keys(plugin.mcpServers).length === 0) continue;
+    const one = parseServerMap(plugin.mcpServers, 'plugin', `plugin ${plugin.name} (.mcp.json)`, ctx);
+    for (const s of one.servers) if (!layer.servers.some((o) => o.name === s.name)) layer.servers.push(s);
+    layer.problems.push(...one.problems);
+  }
+  return layer;
+}

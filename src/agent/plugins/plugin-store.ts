@@ -1,0 +1,288 @@
+// Plugin marketplaces and installed plugins (issue 46), under the user's data folder (the editor's global
+// storage), never in a repository:
+//
+//   <base>/plugins/registry.json                       what was added and installed
+//   <base>/plugins/marketplaces/<name>/                a git marketplace's clone (a folder one is read in place)
+//   <base>/plugins/installed/<marketplace>/<plugin>/   an installed plugin's copy
+//
+// A marketplace is a folder or git repository with `.claude-plugin/marketplace.json` listing plugins whose
+// `source` is a folder inside it (a git URL or GitHub `source` is not fetched: such entries are listed as
+// unavailable). Installing is two steps so the caller can ask first: planInstall() reads the plugin and names
+// what it will run (its hooks' and MCP servers' commands); install() copies it. A plugin's id is
+// `<plugin>@<marketplace>`, the value `turnstone.plugins.enabled` holds. Git runs without any hooks, templates
+// or submodules of the repository.
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { cutHead } from '../../runtime/text-cut';
+import { childEnv } from '../../tools/node-adapter';
+import { readPlugin, summarizePlugin, type LoadedPlugin, type PluginSummary } from './plugin-reader';
+
+export const MARKETPLACE_FILE = '.claude-plugin/marketplace.json';
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const GIT_TIMEOUT_MS = 120_000;
+
+export class PluginStoreError extends Error {
+  override readonly name = 'PluginStoreError';
+}
+
+export interface MarketplaceRecord {
+  name: string;
+  kind: 'folder' | 'git';
+  /** The folder or git location as the user gave it. */
+  source: string;
+  /** Where it is read: the folder itself, or the clone. */
+  dir: string;
+}
+
+export interface InstalledRecord {
+  /** `<plugin>@<marketplace>`. */
+  id: string;
+  name: string;
+  marketplace: string;
+  version: string;
+  /** The copy under installed/. */
+  dir: string;
+  /** What it runs, as the user was told when installing. */
+  runs: string[];
+}
+
+interface Registry {
+  version: 1;
+  marketplaces: MarketplaceRecord[];
+  installed: InstalledRecord[];
+}
+
+export interface MarketplaceEntry {
+  name: string;
+  description: string;
+  version: string;
+  /** The plugin's folder inside the marketplace; undefined when its source is not a folder there. */
+  dir: string | undefined;
+  /** Why it cannot be installed. */
+  unavailable?: string;
+}
+
+export interface Marketplace {
+  name: string;
+  description: string;
+  plugins: MarketplaceEntry[];
+  problems: string[];
+}
+
+export const pluginId = (plugin: string, marketplace: string): string => `${plugin}@${marketplace}`;
+
+const isWithin = (root: string, p: string): boolean => {
+  const rel = path.relative(root, p);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+};
+
+/** Reads `.claude-plugin/marketplace.json` of a folder. Throws PluginStoreError when it is missing or unusable. */
+export async function readMarketplace(dir: string): Promise<Marketplace> {
+  const file = path.join(dir, ...MARKETPLACE_FILE.split('/'));
+  let json: unknown;
+  try {
+    json = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new PluginStoreError(`${dir} is not a plugin marketplace: it has no ${MARKETPLACE_FILE}`);
+    throw new PluginStoreError(`${file} ${error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${code ?? String(error)})`}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new PluginStoreError(`${file} must hold a JSON object with "name" and "plugins"`);
+  const raw = json as { name?: unknown; description?: unknown; metadata?: { description?: unknown; pluginRoot?: unknown }; plugins?: unknown };
+  const name = typeof raw.name === 'string' ? raw.name.trim() : '';
+  if (!NAME.test(name)) throw new PluginStoreError(`${file}: "name" must be a name of letters, digits, '.', '_' and '-'`);
+  if (!Array.isArray(raw.plugins)) throw new PluginStoreError(`${file}: "plugins" must be a list`);
+  const problems: string[] = [];
+  const realDir = await fs.realpath(dir);
+  const pluginRoot = typeof raw.metadata?.pluginRoot === 'string' ? raw.metadata.pluginRoot : '';
+  const plugins: MarketplaceEntry[] = [];
+  for (const item of raw.plugins as unknown[]) {
+    const p = (typeof item === 'object' && item !== null ? item : {}) as { name?: unknown; description?: unknown; version?: unknown; source?: unknown };
+    const pname = typeof p.name === 'string' ? p.name.trim() : '';
+    if (!NAME.test(pname)) {
+      problems.push(`${MARKETPLACE_FILE}: an entry without a usable "name" is skipped.`);
+      continue;
+    }
+    if (plugins.some((e) => e.name === pname)) {
+      problems.push(`${MARKETPLACE_FILE}: the plugin '${pname}' is listed twice; the first is used.`);
+      continue;
+    }
+    const entry: MarketplaceEntry = { name: pname, description: typeof p.description === 'string' ? cutHead(p.description, 300) : '', version: typeof p.version === 'string' ? p.version : '', dir: undefined };
+    if (typeof p.source === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(p.source) && !p.source.startsWith('git@')) {
+      const rel = p.source.startsWith('./') || p.source.startsWith('../') || path.isAbsolute(p.source) ? p.source : path.join(pluginRoot, p.source);
+      const abs = path.resolve(realDir, rel);
+      const real = await fs.realpath(abs).catch(() => undefined);
+      if (!real) entry.unavailable = `its folder ${p.source} is not in the marketplace`;
+      else if (!isWithin(realDir, real)) entry.unavailable = `its folder ${p.source} is outside the marketplace`;
+      else entry.dir = real;
+    } else {
+      entry.unavailable = 'its source is a git repository or URL; Turnstone installs plugins from folders of the marketplace only (add that repository as a marketplace of its own)';
+    }
+    plugins.push(entry);
+  }
+  const description = typeof raw.description === 'string' ? raw.description : typeof raw.metadata?.description === 'string' ? raw.metadata.description : '';
+  return { name, description: cutHead(description, 300), plugins, problems };
+}
+
+function runGit(args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // No hooks (core.hooksPath to nothing, no template to copy them from), no submodules, no prompts for a password.
+    const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', ...args];
+    execFile('git', safe, { cwd, timeout: GIT_TIMEOUT_MS, env: { ...childEnv(process.env, []), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, stderr) => {
+      if (error) reject(new PluginStoreError(`git ${args[0]} failed: ${cutHead(String(stderr || error.message).trim(), 400)}`));
+      else resolve();
+    });
+  });
+}
+
+/** The registry of one data folder: marketplaces added, plugins installed. */
+export class PluginStore {
+  readonly dir: string;
+
+  /** `base`: the user's data folder for Turnstone (the editor's global storage, or userDataDir()). */
+  constructor(base: string) {
+    this.dir = path.join(base, 'plugins');
+  }
+
+  private get registryFile(): string {
+    return path.join(this.dir, 'registry.json');
+  }
+
+  async registry(): Promise<Registry> {
+    try {
+      const json = JSON.parse(await fs.readFile(this.registryFile, 'utf8')) as Partial<Registry>;
+      return { version: 1, marketplaces: Array.isArray(json.marketplaces) ? json.marketplaces : [], installed: Array.isArray(json.installed) ? json.installed : [] };
+    } catch {
+      return { version: 1, marketplaces: [], installed: [] };
+    }
+  }
+
+  private async save(reg: Registry): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const tmp = `${this.registryFile}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, `${JSON.stringify(reg, null, 2)}\n`);
+    await fs.rename(tmp, this.registryFile);
+  }
+
+  async marketplaces(): Promise<MarketplaceRecord[]> {
+    return (await this.registry()).marketplaces;
+  }
+
+  async installed(): Promise<InstalledRecord[]> {
+    return (await this.registry()).installed;
+  }
+
+  /**
+   * Adds a marketplace: a folder is read where it is; a git repository (a URL, or a local repository's path) is
+   * cloned under the data folder. Replaces an earlier one of the same name only from the same source.
+   */
+  async addMarketplace(source: { kind: 'folder'; path: string } | { kind: 'git'; url: string }): Promise<{ record: MarketplaceRecord; marketplace: Marketplace }> {
+    const reg = await this.registry();
+    if (source.kind === 'folder') {
+      const dir = path.resolve(source.path);
+      const marketplace = await readMarketplace(dir);
+      const record: MarketplaceRecord = { name: marketplace.name, kind: 'folder', source: dir, dir };
+      this.checkName(reg, record);
+      await this.save({ ...reg, marketplaces: [...reg.marketplaces.filter((m) => m.name !== record.name), record] });
+      return { record, marketplace };
+    }
+    const url = source.url.trim();
+    if (url === '' || url.startsWith('-')) throw new PluginStoreError(`'${url}' is not a git repository's location`);
+    const staging = path.join(this.dir, 'marketplaces', `.clone-${process.pid}-${Date.now()}`);
+    await fs.mkdir(path.dirname(staging), { recursive: true });
+    try {
+      await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', '--', url, staging], this.dir);
+      const marketplace = await readMarketplace(staging);
+      const dir = path.join(this.dir, 'marketplaces', marketplace.name);
+      const record: MarketplaceRecord = { name: marketplace.name, kind: 'git', source: url, dir };
+      this.checkName(reg, record);
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.rename(staging, dir);
+      await this.save({ ...reg, marketplaces: [...reg.marketplaces.filter((m) => m.name !== record.name), record] });
+      return { record, marketplace: await readMarketplace(dir) };
+    } finally {
+      await fs.rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  private checkName(reg: Registry, record: MarketplaceRecord): void {
+    const existing = reg.marketplaces.find((m) => m.name === record.name);
+    if (existing && existing.source !== record.source) throw new PluginStoreError(`a marketplace named '${record.name}' was already added from ${existing.source}; remove it first`);
+  }
+
+  /** Updates a git marketplace (a fresh clone); a folder one is always read as it is. */
+  async refreshMarketplace(name: string): Promise<Marketplace> {
+    const record = (await this.marketplaces()).find((m) => m.name === name);
+    if (!record) throw new PluginStoreError(`no marketplace named '${name}'`);
+    if (record.kind === 'git') return (await this.addMarketplace({ kind: 'git', url: record.source })).marketplace;
+    return readMarketplace(record.dir);
+  }
+
+  async marketplace(name: string): Promise<{ record: MarketplaceRecord; marketplace: Marketplace }> {
+    const record = (await this.marketplaces()).find((m) => m.name === name);
+    if (!record) throw new PluginStoreError(`no marketplace named '${name}'`);
+    return { record, marketplace: await readMarketplace(record.dir) };
+  }
+
+  /** Reads a marketplace's plugin and says what it brings and runs: the question asked before install(). */
+  async planInstall(marketplaceName: string, pluginName: string): Promise<{ id: string; plugin: LoadedPlugin; summary: PluginSummary; sourceDir: string }> {
+    const { marketplace } = await this.marketplace(marketplaceName);
+    const entry = marketplace.plugins.find((p) => p.name === pluginName);
+    if (!entry) throw new PluginStoreError(`the marketplace '${marketplaceName}' lists no plugin '${pluginName}'`);
+    if (!entry.dir) throw new PluginStoreError(`${pluginName} cannot be installed: ${entry.unavailable ?? 'it has no folder'}`);
+    const read = await readPlugin(entry.dir);
+    if (!read.plugin) throw new PluginStoreError(read.problems.join(' ') || `${pluginName} is not a plugin`);
+    if (read.plugin.name !== pluginName) throw new PluginStoreError(`the marketplace lists '${pluginName}' but its folder holds the plugin '${read.plugin.name}'`);
+    return { id: pluginId(pluginName, marketplaceName), plugin: read.plugin, summary: summarizePlugin(read.plugin), sourceDir: entry.dir };
+  }
+
+  /** Copies the planned plugin under installed/ and records it (replacing an older copy). */
+  async install(plan: { id: string; plugin: LoadedPlugin; summary: PluginSummary; sourceDir: string }): Promise<InstalledRecord> {
+    const [name, marketplace] = plan.id.split('@') as [string, string];
+    const dest = path.join(this.dir, 'installed', marketplace, name);
+    const staging = `${dest}.${process.pid}.tmp`;
+    await fs.rm(staging, { recursive: true, force: true });
+    await fs.mkdir(path.dirname(dest), { recursive: true });
+    // Links are copied as links: one leading out of the plugin stays unread by the reader, as in the source.
+    await fs.cp(plan.sourceDir, staging, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
+    await fs.rm(dest, { recursive: true, force: true });
+    await fs.rename(staging, dest);
+    // What runs is what was shown: read again from the copy, the record keeps the copy's own list.
+    const copy = await readPlugin(dest);
+    const record: InstalledRecord = { id: plan.id, name, marketplace, version: plan.plugin.version, dir: dest, runs: copy.plugin ? summarizePlugin(copy.plugin).runs : plan.summary.runs };
+    const reg = await this.registry();
+    await this.save({ ...reg, installed: [...reg.installed.filter((i) => i.id !== plan.id), record] });
+    return record;
+  }
+
+  /** Removes an installed plugin: its copy and its record. */
+  async uninstall(id: string): Promise<boolean> {
+    const reg = await this.registry();
+    const record = reg.installed.find((i) => i.id === id);
+    if (!record) return false;
+    if (isWithin(path.join(this.dir, 'installed'), record.dir)) await fs.rm(record.dir, { recursive: true, force: true });
+    await this.save({ ...reg, installed: reg.installed.filter((i) => i.id !== id) });
+    return true;
+  }
+
+  /** Removes a marketplace (its clone, if any) and every plugin installed from it; returns those plugins' ids. */
+  async removeMarketplace(name: string): Promise<string[]> {
+    const reg = await this.registry();
+    const record = reg.marketplaces.find((m) => m.name === name);
+    if (!record) return [];
+    const removed = reg.installed.filter((i) => i.marketplace === name);
+    for (const i of removed) if (isWithin(path.join(this.dir, 'installed'), i.dir)) await fs.rm(i.dir, { recursive: true, force: true });
+    await fs.rm(path.join(this.dir, 'installed', name), { recursive: true, force: true });
+    if (record.kind === 'git' && isWithin(path.join(this.dir, 'marketplaces'), record.dir)) await fs.rm(record.dir, { recursive: true, force: true });
+    await this.save({ ...reg, marketplaces: reg.marketplaces.filter((m) => m.name !== name), installed: reg.installed.filter((i) => i.marketplace !== name) });
+    return removed.map((i) => i.id);
+  }
+
+  /** The folders of the installed plugins among `enabled` ids, in the order given. */
+  async enabledDirs(enabled: readonly string[]): Promise<string[]> {
+    if (enabled.length === 0) return [];
+    const installed = await this.installed();
+    return enabled.map((id) => installed.find((i) => i.id === id)?.dir).filter((d): d is string => d !== undefined);
+  }
+}

@@ -1,0 +1,214 @@
+// `turnstone.plugins.add` (Add Plugin Marketplace…) and `turnstone.plugins.manage` (issue 46): a marketplace from
+// a folder or a git repository, and a quick pick of every marketplace's plugins to install, enable, disable or
+// remove, each row saying what the plugin brings. Installing asks first and names what the plugin will run (its
+// hooks' and MCP servers' commands). The store, reader and git are the core's (agent/plugins/), loaded when a
+// command runs. Scripts and tests may pass the choice as an argument (`{ folder }` / `{ git }`;
+// `{ action, id | marketplace + plugin, confirm: false }`).
+import * as vscode from 'vscode';
+import { type LoadedPlugin } from '../../agent/plugins/plugin-reader';
+import { type InstalledRecord, type MarketplaceEntry, type MarketplaceRecord } from '../../agent/plugins/plugin-store';
+import { loadCore } from '../session/load-core';
+import { enabledPluginIds, pluginBase, pluginsChanged } from './plugins';
+
+type Store = InstanceType<ReturnType<typeof loadCore>['PluginStore']>;
+
+function store(): Store {
+  const base = pluginBase();
+  if (base === undefined) throw new Error('the extension is not set up yet');
+  return new (loadCore().PluginStore)(base);
+}
+
+async function setEnabled(id: string, on: boolean): Promise<void> {
+  const now = enabledPluginIds().filter((x) => x !== id);
+  await vscode.workspace.getConfiguration('turnstone').update('plugins.enabled', on ? [...now, id] : now, vscode.ConfigurationTarget.Global);
+  pluginsChanged();
+}
+
+export interface AddMarketplaceArgs {
+  folder?: string;
+  git?: string;
+}
+
+/** Adds a marketplace; returns its name, or undefined when nothing was added. */
+export async function addPluginMarketplace(arg: unknown, log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const given = (typeof arg === 'object' && arg !== null ? arg : {}) as AddMarketplaceArgs;
+  let source: { kind: 'folder'; path: string } | { kind: 'git'; url: string } | undefined;
+  if (typeof given.folder === 'string') source = { kind: 'folder', path: given.folder };
+  else if (typeof given.git === 'string') source = { kind: 'git', url: given.git };
+  else {
+    const folderItem = { label: vscode.l10n.t('$(folder) A folder'), detail: vscode.l10n.t('A folder with .claude-plugin/marketplace.json, read where it is'), source: 'folder' as const };
+    const gitItem = { label: vscode.l10n.t('$(repo) A git repository'), detail: vscode.l10n.t('A URL or a local repository path, cloned into Turnstone\'s storage (no hooks of it run)'), source: 'git' as const };
+    const picked = await vscode.window.showQuickPick([folderItem, gitItem], { title: vscode.l10n.t('Add Plugin Marketplace') });
+    if (!picked) return undefined;
+    if (picked.source === 'folder') {
+      const uri = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: vscode.l10n.t('Add Marketplace') });
+      if (!uri?.[0]) return undefined;
+      source = { kind: 'folder', path: uri[0].fsPath };
+    } else {
+      const url = await vscode.window.showInputBox({ title: vscode.l10n.t('Add Plugin Marketplace'), prompt: vscode.l10n.t('The git repository of the marketplace (a URL or a local path)'), ignoreFocusOut: true });
+      if (!url?.trim()) return undefined;
+      source = { kind: 'git', url: url.trim() };
+    }
+  }
+  const added = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Turnstone: adding the plugin marketplace…') }, () => store().addMarketplace(source));
+  log.info(`plugins: marketplace ${added.record.name} added from ${added.record.source} (${added.record.kind})`);
+  for (const problem of added.marketplace.problems) log.warn(`plugins: ${added.record.name}: ${problem}`);
+  if (typeof given.folder !== 'string' && typeof given.git !== 'string') {
+    const manage = vscode.l10n.t('Manage Plugins');
+    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: marketplace "{0}" added ({1} plugins).', added.record.name, added.marketplace.plugins.length), manage);
+    if (choice === manage) await managePlugins(undefined, log);
+  }
+  return added.record.name;
+}
+
+/** The question before installing: what the plugin brings and, by name, every command it will run. */
+async function confirmInstall(plugin: LoadedPlugin, runs: readonly string[], brings: string): Promise<boolean> {
+  const install = vscode.l10n.t('Install and Enable');
+  const detail = [
+    vscode.l10n.t('It brings: {0}.', brings),
+    runs.length > 0 ? vscode.l10n.t('A plugin is code. It will run these commands on your computer:') : vscode.l10n.t('It runs no command of its own (no hooks, no MCP servers).'),
+    ...runs.map((r) => `• ${r}`),
+    vscode.workspace.isTrusted ? '' : vscode.l10n.t('This workspace is not trusted: nothing of the plugin runs here until you trust it.'),
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Install the plugin "{0}"?', plugin.name), { modal: true, detail }, install);
+  return choice === install;
+}
+
+export interface ManagePluginsArgs {
+  action: 'install' | 'enable' | 'disable' | 'remove' | 'removeMarketplace';
+  /** `<plugin>@<marketplace>`. */
+  id?: string;
+  marketplace?: string;
+  plugin?: string;
+  /** false: no question before installing (scripts, tests). */
+  confirm?: boolean;
+}
+
+async function install(marketplace: string, plugin: string, confirm: boolean, log: vscode.LogOutputChannel): Promise<InstalledRecord | undefined> {
+  const core = loadCore();
+  const s = store();
+  const plan = await s.planInstall(marketplace, plugin);
+  if (confirm && !(await confirmInstall(plan.plugin, plan.summary.runs, core.pluginBrings(plan.plugin)))) return undefined;
+  const record = await s.install(plan);
+  await setEnabled(record.id, true);
+  log.info(`plugins: installed ${record.id} in ${record.dir}; it runs: ${record.runs.length > 0 ? record.runs.join('; ') : 'nothing'}`);
+  return record;
+}
+
+async function remove(id: string, log: vscode.LogOutputChannel): Promise<boolean> {
+  const removed = await store().uninstall(id);
+  await setEnabled(id, false);
+  if (removed) log.info(`plugins: removed ${id}`);
+  return removed;
+}
+
+async function removeMarketplace(name: string, log: vscode.LogOutputChannel): Promise<string[]> {
+  const ids = await store().removeMarketplace(name);
+  const left = enabledPluginIds().filter((x) => !ids.includes(x) && !x.endsWith(`@${name}`));
+  await vscode.workspace.getConfiguration('turnstone').update('plugins.enabled', left, vscode.ConfigurationTarget.Global);
+  pluginsChanged();
+  log.info(`plugins: marketplace ${name} removed${ids.length > 0 ? ` with ${ids.join(', ')}` : ''}`);
+  return ids;
+}
+
+/** What a scripted call does; the result says what happened. */
+async function runAction(args: ManagePluginsArgs, log: vscode.LogOutputChannel): Promise<unknown> {
+  const id = args.id ?? (args.plugin && args.marketplace ? `${args.plugin}@${args.marketplace}` : undefined);
+  switch (args.action) {
+    case 'install': {
+      const [plugin, marketplace] = (id ?? '').split('@');
+      if (!plugin || !marketplace) throw new Error('install needs `id` (<plugin>@<marketplace>)');
+      return install(marketplace, plugin, args.confirm !== false, log);
+    }
+    case 'enable':
+    case 'disable':
+      if (!id) throw new Error(`${args.action} needs \`id\``);
+      await setEnabled(id, args.action === 'enable');
+      return enabledPluginIds();
+    case 'remove':
+      if (!id) throw new Error('remove needs `id`');
+      return remove(id, log);
+    case 'removeMarketplace':
+      if (!args.marketplace) throw new Error('removeMarketplace needs `marketplace`');
+      return removeMarketplace(args.marketplace, log);
+  }
+}
+
+type Row = vscode.QuickPickItem & { run?: () => Promise<void> };
+
+async function rows(log: vscode.LogOutputChannel): Promise<Row[]> {
+  const core = loadCore();
+  const s = store();
+  const enabled = enabledPluginIds();
+  const installed = await s.installed();
+  const marketplaces = await s.marketplaces();
+  const items: Row[] = [];
+  const describe = async (dir: string): Promise<string> => {
+    const read = await core.readPlugin(dir);
+    return read.plugin ? core.pluginBrings(read.plugin) : read.problems[0] ?? '';
+  };
+  for (const m of marketplaces) {
+    let listed: MarketplaceEntry[] = [];
+    let problem: string | undefined;
+    try {
+      listed = (await s.marketplace(m.name)).marketplace.plugins;
+    } catch (error) {
+      problem = error instanceof Error ? error.message : String(error);
+    }
+    items.push({ label: m.name, kind: vscode.QuickPickItemKind.Separator });
+    for (const record of installed.filter((i) => i.marketplace === m.name)) {
+      const on = enabled.includes(record.id);
+      items.push({
+        label: `${on ? '$(check)' : '$(circle-slash)'} ${record.name}`,
+        description: [record.version, on ? vscode.l10n.t('enabled') : vscode.l10n.t('disabled')].filter(Boolean).join(' · '),
+        detail: await describe(record.dir),
+        run: () => pluginActions(record, on, log),
+      });
+    }
+    for (const entry of listed.filter((e) => !installed.some((i) => i.marketplace === m.name && i.name === e.name))) {
+      items.push({
+        label: `$(cloud-download) ${entry.name}`,
+        description: entry.unavailable ? vscode.l10n.t('cannot be installed') : vscode.l10n.t('not installed'),
+        detail: entry.unavailable ?? [entry.description, entry.dir ? await describe(entry.dir) : ''].filter(Boolean).join(' — '),
+        ...(entry.unavailable ? {} : { run: async () => void (await install(m.name, entry.name, true, log)) }),
+      });
+    }
+    items.push({ label: vscode.l10n.t('$(trash) Remove the marketplace "{0}"', m.name), description: problem ?? marketplaceSource(m), run: () => confirmRemoveMarketplace(m, log) });
+  }
+  items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: vscode.l10n.t('$(add) Add Plugin Marketplace…'), run: async () => void (await addPluginMarketplace(undefined, log)) });
+  return items;
+}
+
+const marketplaceSource = (m: MarketplaceRecord): string => (m.kind === 'git' ? `git: ${m.source}` : m.source);
+
+async function confirmRemoveMarketplace(m: MarketplaceRecord, log: vscode.LogOutputChannel): Promise<void> {
+  const ok = vscode.l10n.t('Remove Marketplace');
+  const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Remove the marketplace "{0}" and every plugin installed from it?', m.name), { modal: true }, ok);
+  if (choice === ok) await removeMarketplace(m.name, log);
+}
+
+async function pluginActions(record: InstalledRecord, on: boolean, log: vscode.LogOutputChannel): Promise<void> {
+  const toggle = { label: on ? vscode.l10n.t('$(circle-slash) Disable') : vscode.l10n.t('$(check) Enable'), act: 'toggle' as const };
+  const removeItem = { label: vscode.l10n.t('$(trash) Remove'), detail: vscode.l10n.t('Deletes its copy: its commands, agents, skills, hooks and MCP servers are gone'), act: 'remove' as const };
+  const runsItem = { label: vscode.l10n.t('$(terminal) What it runs'), detail: record.runs.length > 0 ? record.runs.join(' · ') : vscode.l10n.t('nothing (no hooks, no MCP servers)'), act: 'runs' as const };
+  const picked = await vscode.window.showQuickPick([toggle, removeItem, runsItem], { title: record.id });
+  if (!picked) return;
+  if (picked.act === 'toggle') await setEnabled(record.id, !on);
+  else if (picked.act === 'remove') await remove(record.id, log);
+  else log.show(true);
+}
+
+/** `turnstone.plugins.manage`: the quick pick, or one scripted action. */
+export async function managePlugins(arg: unknown, log: vscode.LogOutputChannel): Promise<unknown> {
+  if (typeof arg === 'object' && arg !== null && typeof (arg as ManagePluginsArgs).action === 'string') return runAction(arg as ManagePluginsArgs, log);
+  const items = await rows(log);
+  const picked = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Turnstone Plugins'),
+    placeHolder: vscode.workspace.isTrusted ? vscode.l10n.t('Install, enable, disable or remove a plugin') : vscode.l10n.t('This workspace is not trusted: no plugin runs here'),
+    matchOnDetail: true,
+  });
+  await picked?.run?.();
+  return undefined;
+}

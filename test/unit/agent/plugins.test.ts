@@ -1,0 +1,206 @@
+// Issue 46, plugins: the reader (agent/plugins/plugin-reader.ts) on the fixture plugin with every part and on
+// broken ones (a warning, never a throw), and the store (plugin-store.ts): a marketplace added from a folder and
+// from a local git repository (cloned under the data folder, no hook of the repository run), a plugin installed
+// after naming what it runs, and removal taking all of it away.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadPlugins, pluginBrings, pluginParts, readPlugin, summarizePlugin } from '../../../src/agent/plugins/plugin-reader';
+import { pluginServerLayer } from '../../../src/agent/plugins/plugin-mcp';
+import { PluginStore, PluginStoreError, readMarketplace } from '../../../src/agent/plugins/plugin-store';
+import { resolveSlash } from '../../../src/runtime/context/slash-commands';
+import { ShellHookRunner } from '../../../src/runtime/policy/hooks';
+import { McpManager } from '../../../src/runtime/mcp/manager';
+
+const FIXTURES = path.resolve(__dirname, '..', '..', 'fixtures', 'plugins');
+const MARKETPLACE = path.join(FIXTURES, 'marketplace');
+const TOOLKIT = path.join(MARKETPLACE, 'plugins', 'toolkit');
+
+const put = (file: string, text: string) => {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+};
+
+describe('46 plugins: reader and store', function () {
+  this.timeout(30_000);
+  let tmp: string;
+  beforeEach(() => {
+    tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'turnstone-plugins-')));
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('reads the fixture plugin: /toolkit:review, agent toolkit:auditor, skill toolkit:changelog, its hook and MCP server with ${CLAUDE_PLUGIN_ROOT} written in', async () => {
+    const read = await readPlugin(TOOLKIT);
+    assert.deepEqual(read.problems, []);
+    const plugin = read.plugin!;
+    const root = realpathSync(TOOLKIT);
+    assert.deepEqual([plugin.name, plugin.version, plugin.manifestFile], ['toolkit', '1.2.0', '.claude-plugin/plugin.json']);
+    assert.deepEqual(plugin.commands.map((c) => [c.name, c.description]), [['toolkit:review', "Review a file for the toolkit's house rules"]]);
+    const resolved = resolveSlash('/toolkit:review src/a.ts', plugin.commands);
+    assert.equal(resolved.kind, 'custom');
+    assert.equal(resolved.kind === 'custom' && resolved.text, `TOOLKIT-REVIEW: review src/a.ts against the house rules in ${root}/skills/changelog/SKILL.md.`);
+    assert.deepEqual(plugin.agents.map((a) => [a.name, a.tools, a.model, a.scope]), [['toolkit:auditor', ['read_file', 'grep_search'], undefined, 'plugin']]);
+    assert.match(plugin.agents[0]!.systemPrompt, /TOOLKIT-AUDITOR-PROMPT/);
+    assert.deepEqual(plugin.skills.map((s) => [s.name, s.scope, s.realDir]), [['toolkit:changelog', 'plugin', path.join(root, 'skills', 'changelog')]]);
+    // Claude Code's "Read" matcher is Turnstone's read_file; the timeout is in seconds there.
+    assert.deepEqual(plugin.hooks, { PreToolUse: [{ matcher: 'read_file', command: `sh "${root}/hooks/mark.sh"`, timeoutMs: 30_000 }] });
+    const summary = summarizePlugin(plugin);
+    assert.deepEqual(summary.runs, [`hook PreToolUse (read_file): sh "${root}/hooks/mark.sh"`, 'MCP server toolkit-everything: node ${TURNSTONE_TEST_EVERYTHING_BIN} stdio']);
+    assert.equal(pluginBrings(plugin), '1 command, 1 agent, 1 skill, 1 hook, 1 MCP server');
+    const layer = pluginServerLayer({ plugins: [plugin], problems: [] }, { workspaceFolder: tmp, env: { TURNSTONE_TEST_EVERYTHING_BIN: '/x/index.js' } });
+    assert.deepEqual(layer.problems, []);
+    assert.deepEqual(layer.servers.map((s) => [s.name, s.origin, s.transport === 'stdio' && s.args]), [['toolkit-everything', 'plugin', ['/x/index.js', 'stdio']]]);
+  });
+
+  it('the hook it brings runs (a real child process) and writes its marker', async () => {
+    const plugin = (await readPlugin(TOOLKIT)).plugin!;
+    const runner = new ShellHookRunner(pluginParts({ plugins: [plugin], problems: [] }).hooks, { cwd: tmp });
+    const skipped = await runner.run('PreToolUse', { tool_name: 'bash', subject: 'ls' }, new AbortController().signal);
+    assert.equal(skipped.outcome, 'ok');
+    assert.equal(existsSync(path.join(tmp, 'plugin-hook-ran.txt')), false, 'the matcher (Read) does not cover bash');
+    const ran = await runner.run('PreToolUse', { tool_name: 'read_file', subject: 'a.txt' }, new AbortController().signal);
+    assert.equal(ran.outcome, 'ok', ran.messages.join('\n'));
+    assert.equal(execFileSync('cat', [path.join(tmp, 'plugin-hook-ran.txt')], { encoding: 'utf8' }), 'PreToolUse read_file\n');
+  });
+
+  it('a broken or partial plugin is warned about, never thrown: no manifest, bad JSON, unknown events, bad names, links out', async () => {
+    const none = await readPlugin(path.join(tmp, 'nothing-here'));
+    assert.equal(none.plugin, undefined);
+    assert.match(none.problems[0]!, /cannot be read \(ENOENT\)/);
+    mkdirSync(path.join(tmp, 'bare'));
+    assert.match((await readPlugin(path.join(tmp, 'bare'))).problems[0]!, /is not a plugin: it has no \.claude-plugin\/plugin\.json/);
+    put(path.join(tmp, 'badjson/.claude-plugin/plugin.json'), '{ "name": ');
+    const bad = await readPlugin(path.join(tmp, 'badjson'));
+    assert.equal(bad.plugin, undefined);
+    assert.match(bad.problems.join('\n'), /plugin\.json is not valid JSON/);
+
+    const p = path.join(tmp, 'odd');
+    put(path.join(p, '.codex-plugin/plugin.json'), JSON.stringify({ name: 'odd' }));
+    put(path.join(p, 'commands/ok.md'), 'Say OK $ARGUMENTS');
+    put(path.join(p, 'commands/bad name.md'), 'x');
+    put(path.join(p, 'skills/nodesc/SKILL.md'), '---\nname: nodesc\n---\nbody');
+    put(path.join(p, 'hooks/hooks.json'), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi' }] }], PostToolUse: [{ matcher: 'Wr.te', hooks: [{ type: 'command', command: 'echo x' }] }, { hooks: [{ type: 'prompt', prompt: 'judge' }] }] } }));
+    put(path.join(p, '.mcp.json'), '[1, 2]');
+    put(path.join(tmp, 'secret.md'), 'NOT-FOR-THE-MODEL');
+    symlinkSync(path.join(tmp, 'secret.md'), path.join(p, 'commands/leak.md'));
+    // A skill folder that leads out, and a SKILL.md that is a link out: neither is read.
+    put(path.join(tmp, 'outside-skill/SKILL.md'), '---\nname: out\ndescription: NOT-FOR-THE-MODEL\n---\nx');
+    symlinkSync(path.join(tmp, 'outside-skill'), path.join(p, 'skills/out'));
+    mkdirSync(path.join(p, 'skills/linked'));
+    symlinkSync(path.join(tmp, 'outside-skill/SKILL.md'), path.join(p, 'skills/linked/SKILL.md'));
+    const odd = await readPlugin(p);
+    assert.ok(odd.plugin, 'a Codex-layout plugin is read');
+    assert.equal(odd.plugin.manifestFile, '.codex-plugin/plugin.json');
+    assert.deepEqual(odd.plugin.commands.map((c) => c.name), ['odd:ok']);
+    assert.deepEqual(odd.plugin.hooks, {});
+    assert.deepEqual(odd.plugin.mcpServers, {});
+    const text = odd.problems.join('\n');
+    assert.match(text, /\/odd:bad name is not a usable command name/);
+    assert.match(text, /commands\/leak\.md was not read: it is a link to .*outside its folder/);
+    assert.match(text, /skills\/out\/ was not read: it is a link to a place outside the plugin's folder/);
+    assert.match(text, /skills\/linked\/SKILL\.md was not read: it is a link to .*outside its folder/);
+    assert.deepEqual(odd.plugin.skills, []);
+    assert.match(text, /skills\/nodesc\/SKILL\.md is not used: its front matter has no `description`/);
+    assert.match(text, /SessionStart hooks are not run by Turnstone/);
+    assert.match(text, /the matcher part 'Wr\.te' is a pattern Turnstone does not read/);
+    assert.match(text, /a hook of type 'prompt' is not run by Turnstone/);
+    assert.match(text, /\.mcp\.json must hold a JSON object of servers/);
+    assert.ok(!JSON.stringify(odd).includes('NOT-FOR-THE-MODEL'));
+  });
+
+  it('two plugins of one name: the first given is used, the second named', async () => {
+    const copy = path.join(tmp, 'copy');
+    cpSync(TOOLKIT, copy, { recursive: true });
+    const set = await loadPlugins([TOOLKIT, copy]);
+    assert.equal(set.plugins.length, 1);
+    assert.match(set.problems.join('\n'), /copy is not used: a plugin named 'toolkit' was loaded from/);
+  });
+
+  it('a marketplace lists its folder plugins; a git source is listed as unavailable, not fetched', async () => {
+    const m = await readMarketplace(MARKETPLACE);
+    assert.equal(m.name, 'turnstone-fixtures');
+    assert.deepEqual(m.plugins.map((p) => [p.name, p.dir !== undefined]), [['toolkit', true], ['remote-one', false]]);
+    assert.match(m.plugins[1]!.unavailable!, /git repository or URL/);
+    await assert.rejects(readMarketplace(tmp), (e: unknown) => e instanceof PluginStoreError && /is not a plugin marketplace: it has no \.claude-plugin\/marketplace\.json/.test(e.message));
+  });
+
+  it('from a folder: plan names what it runs, install copies it under the data folder, uninstall and removing the marketplace remove all of it', async () => {
+    const store = new PluginStore(path.join(tmp, 'data'));
+    const added = await store.addMarketplace({ kind: 'folder', path: MARKETPLACE });
+    assert.deepEqual([added.record.name, added.record.kind, added.record.dir], ['turnstone-fixtures', 'folder', MARKETPLACE]);
+    const plan = await store.planInstall('turnstone-fixtures', 'toolkit');
+    assert.equal(plan.id, 'toolkit@turnstone-fixtures');
+    assert.equal(plan.summary.runs.length, 2);
+    await assert.rejects(store.planInstall('turnstone-fixtures', 'remote-one'), /cannot be installed: its source is a git repository/);
+    const record = await store.install(plan);
+    assert.equal(record.dir, path.join(tmp, 'data', 'plugins', 'installed', 'turnstone-fixtures', 'toolkit'));
+    // The copy is what runs: its hook names the copy's folder, not the marketplace's.
+    assert.deepEqual(record.runs, [`hook PreToolUse (read_file): sh "${record.dir}/hooks/mark.sh"`, 'MCP server toolkit-everything: node ${TURNSTONE_TEST_EVERYTHING_BIN} stdio']);
+    assert.deepEqual(await store.enabledDirs(['toolkit@turnstone-fixtures', 'other@x']), [record.dir]);
+    const loaded = await loadPlugins(await store.enabledDirs(['toolkit@turnstone-fixtures']));
+    assert.deepEqual(loaded.plugins.map((p) => p.commands.map((c) => c.name)), [['toolkit:review']]);
+    assert.equal(await store.uninstall('toolkit@turnstone-fixtures'), true);
+    assert.equal(existsSync(record.dir), false);
+    assert.deepEqual(await store.installed(), []);
+    await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
+    assert.deepEqual(await store.removeMarketplace('turnstone-fixtures'), ['toolkit@turnstone-fixtures']);
+    assert.deepEqual(await store.registry(), { version: 1, marketplaces: [], installed: [] });
+    assert.deepEqual(readdirSync(path.join(tmp, 'data', 'plugins', 'installed')), []);
+    assert.ok(existsSync(path.join(MARKETPLACE, '.claude-plugin', 'marketplace.json')), 'a folder marketplace itself is never removed');
+  });
+
+  it('from a local git repository: cloned under the data folder without running its hooks; removing it removes the clone and its plugins', async () => {
+    const repo = path.join(tmp, 'repo');
+    cpSync(MARKETPLACE, repo, { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'marketplace');
+    // git runs post-checkout after a clone from wherever core.hooksPath points: a user config that points it at
+    // a folder of hooks (or a template that copies some) must not make adding a marketplace run anything.
+    const marker = path.join(tmp, 'hook-ran');
+    put(path.join(tmp, 'hooks', 'post-checkout'), `#!/bin/sh\ntouch ${marker}\n`);
+    execFileSync('chmod', ['+x', path.join(tmp, 'hooks', 'post-checkout')]);
+    put(path.join(tmp, 'gitconfig'), `[core]\n\thooksPath = ${path.join(tmp, 'hooks')}\n`);
+    const store = new PluginStore(path.join(tmp, 'data'));
+    const saved = process.env.GIT_CONFIG_GLOBAL;
+    process.env.GIT_CONFIG_GLOBAL = path.join(tmp, 'gitconfig');
+    let added;
+    try {
+      // The same config makes a plain clone run the hook: the check below would catch a regression.
+      execFileSync('git', ['clone', '-q', repo, path.join(tmp, 'plain')]);
+      assert.ok(existsSync(marker), 'a plain clone runs the configured hook');
+      rmSync(marker);
+      added = await store.addMarketplace({ kind: 'git', url: repo });
+    } finally {
+      if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = saved;
+    }
+    assert.equal(added.record.kind, 'git');
+    assert.equal(added.record.dir, path.join(tmp, 'data', 'plugins', 'marketplaces', 'turnstone-fixtures'));
+    assert.ok(existsSync(path.join(added.record.dir, '.claude-plugin', 'marketplace.json')));
+    assert.equal(existsSync(marker), false, 'no hook ran while adding the marketplace');
+    const record = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
+    assert.ok(existsSync(path.join(record.dir, 'commands', 'review.md')));
+    assert.equal(existsSync(path.join(record.dir, '.git')), false);
+    await assert.rejects(store.addMarketplace({ kind: 'folder', path: MARKETPLACE }), /already added from/);
+    await assert.rejects(store.addMarketplace({ kind: 'git', url: path.join(tmp, 'no-such-repo') }), /git clone failed/);
+    assert.deepEqual(await store.removeMarketplace('turnstone-fixtures'), ['toolkit@turnstone-fixtures']);
+    assert.equal(existsSync(added.record.dir), false);
+    assert.equal(existsSync(record.dir), false);
+    assert.deepEqual(readdirSync(path.join(tmp, 'data', 'plugins', 'marketplaces')), []);
+  });
+
+  it('an untrusted workspace starts none of its MCP servers (origin plugin is skipped as the workspace\'s own are)', async () => {
+    const plugin = (await readPlugin(TOOLKIT)).plugin!;
+    const layer = pluginServerLayer({ plugins: [plugin], problems: [] }, { workspaceFolder: tmp, env: { TURNSTONE_TEST_EVERYTHING_BIN: '/nonexistent.js' } });
+    const manager = new McpManager(layer, { clientInfo: { name: 't', version: '0' }, workspaceTrusted: false });
+    try {
+      assert.deepEqual(manager.status().map((s) => [s.name, s.status]), [['toolkit-everything', 'skipped']]);
+    } finally {
+      await manager.dispose();
+    }
+  });
+});
