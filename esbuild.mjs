@@ -36,6 +36,23 @@ const writeMetafile = (file) => ({
   },
 });
 
+/**
+ * Resolves the modules `filter` matches to an inert stand-in (a call of anything
+ * on it throws): for parts of a library the code never reaches.
+ * @param {RegExp} filter
+ * @returns {esbuild.Plugin}
+ */
+const leaveOut = (filter) => ({
+  name: 'leave-out',
+  setup(build) {
+    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'left-out' }));
+    build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+      contents: `module.exports = new Proxy({}, { get: (_, key) => key === '__esModule' ? false : () => { throw new Error(${JSON.stringify(args.path)} + ' is left out of the bundle'); } });`,
+      loader: 'js',
+    }));
+  },
+});
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   {
@@ -53,6 +70,20 @@ const builds = [
     external: ['vscode'],
     metafile: true,
     plugins: [writeMetafile('dist/extension.meta.json')],
+  },
+  {
+    ...common,
+    // The browser tool's automation library (puppeteer-core), required on the tool's first use only
+    // (src/tools/browser/load-driver.ts) by the core bundle and the CLI alike. What puppeteer needs only to
+    // download browsers (proxy-agent, yargs) or to speak WebDriver BiDi (chromium-bidi) is left out: the tool
+    // drives an installed browser over CDP (0.69 MB minified instead of 2.35 MB; src/tools/browser/README.md).
+    entryPoints: { browser: 'src/tools/browser/driver.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    metafile: true,
+    plugins: [leaveOut(/^(proxy-agent|yargs|chromium-bidi)(\/.*)?$/), writeMetafile('dist/browser.meta.json')],
   },
   {
     ...common,

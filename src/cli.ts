@@ -313,6 +313,14 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
           sensitiveFiles: s.sensitiveFiles,
           background,
           webFetch: { allowPrivateNetwork: s.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(manifest.version) },
+          // Screenshots beside a saved session's file, under its name (as checkpoints); the missing-browser line only
+          // when a path was set (a plain run without a browser says nothing).
+          browser: {
+            executablePath: s.browserExecutablePath || undefined,
+            headless: s.browserHeadless,
+            ...(session ? { screenshotDir: path.join(path.dirname(session.store.path), 'screenshots', path.basename(session.store.path, '.jsonl')) } : {}),
+            ...(s.browserExecutablePath ? { unavailable: (note: string) => sink.stderr(`turnstone: ${note}\n`) } : {}),
+          },
           skills: () => skills.skills,
         },
       ),

@@ -61,6 +61,10 @@ export interface TurnstoneSettings {
   checkpointsKeepSessions: number;
   /** turnstone.webFetch.allowPrivateNetwork: web_fetch may reach loopback, private and link-local addresses. */
   webFetchAllowPrivateNetwork: boolean;
+  /** turnstone.browser.executablePath: the browser the browser tool drives; empty: the first found on the usual paths. */
+  browserExecutablePath: string;
+  /** turnstone.browser.headless: the browser runs without a window (default true). */
+  browserHeadless: boolean;
   /** VS Code only (the CLI has no language servers): problems after edits, and how long to wait for them. */
   diagnosticsAfterEdit: boolean;
   diagnosticsWaitMs: number;
@@ -126,6 +130,8 @@ const FIELDS: Record<string, keyof TurnstoneSettings> = {
   'checkpoints.maxFileSizeMB': 'checkpointsMaxFileSizeMB',
   'checkpoints.keepSessions': 'checkpointsKeepSessions',
   'webFetch.allowPrivateNetwork': 'webFetchAllowPrivateNetwork',
+  'browser.executablePath': 'browserExecutablePath',
+  'browser.headless': 'browserHeadless',
   'diagnostics.afterEdit': 'diagnosticsAfterEdit',
   'diagnostics.waitMs': 'diagnosticsWaitMs',
   'agents.maxParallel': 'agentsMaxParallel',

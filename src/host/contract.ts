@@ -88,6 +88,8 @@ export const SETTINGS = [
   'mcp.startTimeoutMs',
   'approvalDialog',
   'webFetch.allowPrivateNetwork',
+  'browser.executablePath',
+  'browser.headless',
   'worktrees.dir',
   'plugins.enabled',
 ] as const;

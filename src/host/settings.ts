@@ -58,6 +58,8 @@ export function readSettings(): TurnstoneSettings {
     checkpointsMaxFileSizeMB: Math.max(0, c.get<number>('checkpoints.maxFileSizeMB', 5)),
     checkpointsKeepSessions: Math.max(1, c.get<number>('checkpoints.keepSessions', 50)),
     webFetchAllowPrivateNetwork: c.get<unknown>('webFetch.allowPrivateNetwork') === true,
+    browserExecutablePath: (c.get<string>('browser.executablePath', '') ?? '').trim(),
+    browserHeadless: c.get<boolean>('browser.headless', true) !== false,
     diagnosticsAfterEdit: c.get<boolean>('diagnostics.afterEdit', true) !== false,
     diagnosticsWaitMs: Math.max(0, c.get<number>('diagnostics.waitMs', 2000)),
     agentsMaxParallel: Math.max(1, c.get<number>('agents.maxParallel', 4)),

@@ -94,6 +94,8 @@ export function createHostTools(
       sensitiveFiles: settings.sensitiveFiles,
       ...(background ? { background } : {}),
       webFetch: { allowPrivateNetwork: settings.webFetchAllowPrivateNetwork, userAgent: webFetchUserAgent(String((context.extension.packageJSON as { version?: string }).version ?? '')) },
+      // Offered when a browser is found; the Output channel says once what to install when none is.
+      browser: { executablePath: settings.browserExecutablePath || undefined, headless: settings.browserHeadless, unavailable: log },
       skills: currentHostSkills,
     },
   );

@@ -215,7 +215,7 @@ export interface ModelClient {
 // Port: tools (src/tools implements it against a Workspace/Shell adapter).
 
 /** What a tool use needs from the permission policy (P2). */
-export type PermissionNeed = 'read' | 'edit' | 'command' | 'fetch';
+export type PermissionNeed = 'read' | 'edit' | 'command' | 'fetch' | 'browser';
 
 /** What the permission policy must know about one concrete tool use. */
 export interface ToolUseAssessment {

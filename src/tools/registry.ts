@@ -31,6 +31,9 @@ import { todoWriteTool } from './todo/todo-write';
 import { writeFileTool } from './files/write-file';
 import { webFetchTool } from './web-fetch';
 import { type WebFetchConfig } from './web-fetch/http-get';
+import { browserTool } from './browser';
+import { findBrowser, NO_BROWSER_NOTE } from './browser/find-browser';
+import { type BrowserConfig } from './browser/page-session';
 import { type Skill } from '../runtime/context/skills';
 import { skillTool } from './skill/skill';
 import { DEFAULT_KEPT_OUTPUT_BYTES } from './shell/kept-output';
@@ -60,6 +63,31 @@ export interface ToolExecutorOptions {
   webFetch?: Partial<WebFetchConfig>;
   /** The skills found for the turn (read when used, so a later discovery is seen); the skill tool is offered when there are any. */
   skills?: () => readonly Skill[];
+  /**
+   * browser: turnstone.browser.executablePath and .headless (the CLI adds where screenshots are saved). The tool is
+   * offered when a browser is found; `unavailable` hears the one line saying what to install (once per process).
+   * Absent: the tool is not offered.
+   */
+  browser?: Partial<BrowserConfig> & { unavailable?: (note: string) => void };
+}
+
+export const DEFAULT_BROWSER: Omit<BrowserConfig, 'executablePath'> = { headless: true, loadTimeoutMs: 30_000, actionTimeoutMs: 5_000 };
+
+let browserNoteSaid = false;
+
+/** The browser tool's configuration, or undefined (not offered) when no browser is found. */
+function browserConfig(options: ToolExecutorOptions['browser']): BrowserConfig | undefined {
+  if (!options) return undefined;
+  const { unavailable, ...given } = options;
+  const executablePath = findBrowser(given.executablePath || undefined);
+  if (!executablePath) {
+    if (!browserNoteSaid && unavailable) {
+      browserNoteSaid = true;
+      unavailable(given.executablePath ? `${NO_BROWSER_NOTE} (turnstone.browser.executablePath ${given.executablePath} is not a program)` : NO_BROWSER_NOTE);
+    }
+    return undefined;
+  }
+  return { ...DEFAULT_BROWSER, ...given, executablePath };
 }
 
 export const DEFAULT_WEB_FETCH: WebFetchConfig = {
@@ -88,7 +116,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   walkMaxEntries: 200_000,
 };
 
-export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool, webFetchTool, lspTool, skillTool];
+export const ALL_TOOLS: readonly Tool[] = [readFileTool, writeFileTool, editFileTool, bashTool, globSearchTool, grepSearchTool, todoWriteTool, bashOutputTool, killShellTool, webFetchTool, lspTool, skillTool, browserTool];
 const NEEDS_SHELL = new Set(['bash', bashOutputTool.name, killShellTool.name]);
 const NEEDS_BACKGROUND = new Set([bashOutputTool.name, killShellTool.name]);
 
@@ -114,8 +142,14 @@ function errorOutput(error: unknown): ToolOutput | undefined {
 export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutorOptions = {}): ToolExecutor {
   const skills = options.skills ?? (() => []);
   const hasSkills = skills().length > 0;
+  const browser = browserConfig(options.browser);
   const tools = ALL_TOOLS.filter(
-    (t) => (!NEEDS_SHELL.has(t.name) || adapters.shell) && (!NEEDS_BACKGROUND.has(t.name) || options.background) && (t.name !== 'lsp' || adapters.navigation) && (t.name !== skillTool.name || hasSkills),
+    (t) =>
+      (!NEEDS_SHELL.has(t.name) || adapters.shell) &&
+      (!NEEDS_BACKGROUND.has(t.name) || options.background) &&
+      (t.name !== 'lsp' || adapters.navigation) &&
+      (t.name !== skillTool.name || hasSkills) &&
+      (t.name !== browserTool.name || browser),
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const env: ToolEnv = {
@@ -129,6 +163,7 @@ export function createToolExecutor(adapters: ToolAdapters, options: ToolExecutor
     sensitiveFile: sensitiveFileMatcher(options.sensitiveFiles),
     background: options.background,
     webFetch: { ...DEFAULT_WEB_FETCH, ...options.webFetch },
+    browser,
     diagnostics: adapters.diagnostics,
     navigation: adapters.navigation,
     skills,

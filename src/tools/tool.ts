@@ -17,6 +17,7 @@ import { type Shell, type Workspace } from './ports';
 import { type SensitiveMatcher } from '../runtime/policy/sensitive-files';
 import { type Skill } from '../runtime/context/skills';
 import { type WebFetchConfig } from './web-fetch/http-get';
+import { type BrowserConfig } from './browser/page-session';
 
 export interface ToolLimits {
   /** read_file: lines returned when no limit is given. */
@@ -57,6 +58,8 @@ export interface ToolEnv {
   background?: BackgroundCommands | undefined;
   /** web_fetch: the network rules and limits (turnstone.webFetch.allowPrivateNetwork, 10 MB, 30 s). */
   webFetch: WebFetchConfig;
+  /** browser: the browser found and turnstone.browser.*; absent where none is installed (the tool is then not offered). */
+  browser?: BrowserConfig | undefined;
   /** The problems language servers report around an edit (VS Code only; absent in the CLI). */
   diagnostics?: EditDiagnostics | undefined;
   /** The editor's code navigation for the lsp tool (VS Code only). */

@@ -30,6 +30,9 @@ export function alwaysAllowLabel(rule: string, t: Translate = english): string {
   // A fetch's rule is its host: the button says the host ("Always allow example.com"); the rule is shown beside it.
   const host = /^web_fetch\(domain:([^()]+)\)$/.exec(rule)?.[1];
   if (host !== undefined && host.length <= MAX_RULE_ON_BUTTON) return t('Always allow {0}', host);
+  // A page's rule is its origin: the button names the origin.
+  const origin = /^browser\(origin:([^()]+)\)$/.exec(rule)?.[1];
+  if (origin !== undefined && origin.length <= MAX_RULE_ON_BUTTON) return t('Always allow {0}', origin);
   return rule.length <= MAX_RULE_ON_BUTTON ? t('Always allow {0}', rule) : t('Always allow the rule below');
 }
 
@@ -52,6 +55,7 @@ export function approvalQuestion(r: ApprovalSubject, t: Translate = english): st
   if (r.need === 'edit') return r.creates ? t('Create {0}?', r.subject) : t('Edit {0}?', r.subject);
   if (r.need === 'command') return t('Run this command?');
   if (r.need === 'fetch') return t('Fetch {0}?', r.subject);
+  if (r.need === 'browser') return t('Open {0} in the browser?', r.subject);
   return r.subject ? t('Allow {0} on {1}?', r.toolName, r.subject) : t('Allow {0}?', r.toolName);
 }
 

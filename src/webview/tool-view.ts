@@ -46,6 +46,13 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
     }
     case 'web_fetch':
       return { kind: 'fetch', url: clip(str(input.url) ?? '') };
+    case 'browser': {
+      const action = clip(str(input.action) ?? '?', 40);
+      const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : undefined);
+      const point = num(input.x) !== undefined || num(input.y) !== undefined ? `${num(input.x) ?? 0}, ${num(input.y) ?? 0}` : undefined;
+      const target = str(input.selector) ?? str(input.key) ?? (action === 'type' ? str(input.text) : undefined) ?? point;
+      return { kind: 'browser', action, ...opt('url', str(input.url) && clip(str(input.url)!)), ...opt('target', target && clip(target, 200)) };
+    }
     case 'memory': {
       const command = MEMORY_COMMANDS.find((c) => c === input.command) ?? 'view';
       const path = command === 'rename' ? `${str(input.old_path) ?? '?'} → ${str(input.new_path) ?? '?'}` : (str(input.path) ?? '/memories');

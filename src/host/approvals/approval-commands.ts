@@ -56,7 +56,7 @@ async function pick(pending: PendingPermissions, arg: unknown, only: (p: Pending
   }
   if (list.length === 1) return { entry: list[0]!, by: 'palette' };
   const choice = await vscode.window.showQuickPick(
-    list.map((p) => ({ label: p.request.need === 'command' ? vscode.l10n.t('Run a command') : p.request.need === 'edit' ? vscode.l10n.t('Edit a file') : p.request.need === 'fetch' ? vscode.l10n.t('Fetch a web page') : p.request.toolName, description: p.request.subject, entry: p })),
+    list.map((p) => ({ label: p.request.need === 'command' ? vscode.l10n.t('Run a command') : p.request.need === 'edit' ? vscode.l10n.t('Edit a file') : p.request.need === 'fetch' ? vscode.l10n.t('Fetch a web page') : p.request.need === 'browser' ? vscode.l10n.t('Open a page in the browser') : p.request.toolName, description: p.request.subject, entry: p })),
     { title: vscode.l10n.t('Which request?') },
   );
   return choice ? { entry: choice.entry, by: 'palette' } : undefined;

@@ -35,7 +35,7 @@ export interface PrompterDeps {
 
 const isEdit = (req: PermissionRequest) => req.need === 'edit' && req.preview !== undefined;
 /** "Always allow <rule>" is offered where a rule can say it: commands, MCP tools and fetches (their host). */
-const offersAlways = (req: PermissionRequest) => (req.need === 'command' || req.need === 'fetch') && req.suggestedRule !== '';
+const offersAlways = (req: PermissionRequest) => (req.need === 'command' || req.need === 'fetch' || req.need === 'browser') && req.suggestedRule !== '';
 
 export class NativePermissionPrompter implements PermissionPrompter, vscode.Disposable {
   private counter = 0;
@@ -218,7 +218,7 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       const description = req.input['description'];
       if (typeof description === 'string' && description.trim()) lines.push('', vscode.l10n.t('Purpose (as the model states it): {0}', description.trim()));
       lines.push('', vscode.l10n.t('Working directory: {0}', vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? vscode.l10n.t('(none)')));
-    } else if (req.need === 'fetch') {
+    } else if (req.need === 'fetch' || req.need === 'browser') {
       lines.push(vscode.l10n.t('URL: {0}', req.subject));
     } else if (req.preview) {
       const { added, removed } = loadCore().diffStats(req.preview.before, req.preview.after);

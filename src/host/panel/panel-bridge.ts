@@ -425,7 +425,7 @@ export class PanelBridge {
         ...(mcp?.description ? { description: mcp.description.slice(0, 2000) } : {}),
         canOpenDiff: r.preview !== undefined,
         canAllowSession: edit,
-        ...((r.need === 'command' || r.need === 'fetch') && r.suggestedRule ? { rule: r.suggestedRule.slice(0, 2000) } : {}),
+        ...((r.need === 'command' || r.need === 'fetch' || r.need === 'browser') && r.suggestedRule ? { rule: r.suggestedRule.slice(0, 2000) } : {}),
         ...this.step(),
       },
     });

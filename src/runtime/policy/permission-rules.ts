@@ -64,6 +64,24 @@ const GLOB_CHARS = /[*?[\]{}]/;
 
 /** `web_fetch(domain:example.com)`: the content names the URL's host, not a prefix of it. */
 const DOMAIN_PREFIX = 'domain:';
+/** `browser(origin:http://localhost:3000)`: the content names one origin (scheme, host and port). */
+const ORIGIN_PREFIX = 'origin:';
+
+/** An http(s) URL's origin as the URL parser spells it (`http://localhost:3000`), or undefined. */
+export function urlOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text.trim());
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The rule "Always allow" saves for a page: its origin (`browser(origin:http://localhost:3000)`). */
+export function originRule(tool: string, url: string): string | undefined {
+  const origin = urlOrigin(url);
+  return origin ? `${tool}(${ORIGIN_PREFIX}${origin})` : undefined;
+}
 
 /**
  * `example.com` matches that host only; `*.example.com` any host below it
@@ -239,6 +257,10 @@ function denyWordsMatch(content: string, cmd: ShellCommand): boolean {
 export function matchContent(content: string | undefined, subject: string, semantics: RuleSemantics = 'allow'): boolean {
   if (content === undefined) return true;
   if (content.startsWith(DOMAIN_PREFIX)) return matchDomain(content.slice(DOMAIN_PREFIX.length), subject);
+  if (content.startsWith(ORIGIN_PREFIX)) {
+    const want = urlOrigin(content.slice(ORIGIN_PREFIX.length));
+    return want !== undefined && want === urlOrigin(subject);
+  }
   const url = matchUrl(content, subject, semantics);
   if (url !== undefined) return url;
   if (content.endsWith(':*')) return subject.startsWith(content.slice(0, -2));
@@ -344,6 +366,7 @@ const PREFIX_SAFE: readonly (readonly string[])[] = [
  */
 export function suggestRule(tool: string, subject: string, shell?: CommandAnalysis, need?: string): string {
   if (need === 'fetch') return domainRule(tool, subject) ?? `${tool}(${subject})`;
+  if (need === 'browser') return originRule(tool, subject) ?? `${tool}(${subject})`;
   if (!isShellTool(tool)) return subject ? `${tool}(${subject})` : tool;
   const a = shell ?? analyseCommand(subject);
   const only = a.commands[0];

@@ -250,9 +250,20 @@ export class BackgroundCommands {
     return { id, status: entry.status, exitCode: entry.exitCode, wasRunning };
   }
 
-  /** Stops every command of the session (new session, window closed, CLI exit, interrupt). */
+  /** Stops every command of the session (new session, window closed, CLI exit, interrupt), and what stops with them. */
   async killAll(): Promise<void> {
-    await Promise.all([...this.entries.keys()].map((id) => this.kill(id)));
+    await Promise.all([...[...this.entries.keys()].map((id) => this.kill(id)), ...[...this.companions].map((stop) => stop())]);
+  }
+
+  private readonly companions = new Set<() => Promise<void>>();
+
+  /**
+   * Something else of the session's that must stop with its commands (the browser tool's page): on every
+   * killAll, so on Stop-with-kill, a new session and close. Returns the call that takes it off again.
+   */
+  stopWithCommands(stop: () => Promise<void>): () => void {
+    this.companions.add(stop);
+    return () => this.companions.delete(stop);
   }
 
   /** killAll and forget: the registry is not used again. Settles once every spill file is closed, so its folder can go. */

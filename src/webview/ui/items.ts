@@ -151,6 +151,7 @@ const TOOL_ICONS: Record<string, string> = {
   grep_search: 'search',
   todo_write: 'checklist',
   web_fetch: 'globe',
+  browser: 'browser',
   agent: 'hubot',
   memory: 'notebook',
 };
@@ -254,6 +255,8 @@ export class ToolCardView implements ToolCard {
         return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
       case 'fetch':
         return [el('code', { class: 'url' }, view.url)];
+      case 'browser':
+        return [el('span', { class: 'browser-action' }, view.action), view.url ? el('code', { class: 'url' }, view.url) : view.target ? el('code', {}, view.target) : ''];
       case 'memory':
         return [el('span', { class: 'memory' }, memoryTitle(view, this.item?.status === 'done'))];
       case 'agent':
@@ -391,6 +394,9 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
     case 'fetch':
       what = done || it.status === 'error' ? t('Fetched {0}', v.url) : t('Fetch {0}', v.url);
       break;
+    case 'browser':
+      what = v.url ? t('Browser {0} {1}', v.action, v.url) : v.target ? t('Browser {0} {1}', v.action, v.target) : t('Browser {0}', v.action);
+      break;
     case 'memory':
       what = memoryTitle(v, done);
       break;
@@ -436,6 +442,7 @@ function meta(view: ToolView): (Node | string)[] {
     }
     case 'mcp':
     case 'fetch':
+    case 'browser':
     case 'memory':
     case 'other':
       return [];

@@ -21,6 +21,7 @@ const PARSE = 'parsing at a delimiter that was found, not shortening';
 const NOT_CUTS: Record<string, string> = {
   'src/runtime/context/slash-commands.ts: fileName.slice(0, -suffix.length)': 'a file name without the suffix it was found to end with',
   'src/runtime/session/transcript.ts: this.list.slice(0, mark.messages)': ARRAY,
+  'src/tools/browser/page-session.ts: items.slice(-MAX_REPORTED)': ARRAY,
   'src/runtime/session/transcript.ts: last.content.slice(0, mark.lastBlocks)': ARRAY,
   "src/tools/memory/memory-dir.ts: createHash('sha256').update(path.resolve(workspaceRoot)).digest('hex').slice(0, 16)": ID,
   'src/tools/memory/memory-store.ts: text.slice(0, i)': PARSE,
