@@ -52,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   // The Turnstone source control appears with the first file the agent changes, not in every window.
   let review: SessionReview | undefined;
   const reviewing = () => {
-    if (!review) context.subscriptions.push((review = new (loadCore().SessionReview)(log)));
+    if (!review) context.subscriptions.push((review = new (loadCore().SessionReview)(log, sendReviewComment)));
     return review;
   };
   // The window's sessions (issue 43): several run at once, the panel shows one; each posts into its own mirror.
@@ -71,6 +71,14 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     review: { record: (change) => reviewing().record(change), reset: (paths) => review?.reset(paths) },
   });
   const showSession = () => statusBar.showSession(sessions.shown);
+  // A review comment's *Send to agent*: to the session that changed the file, shown in the panel; queued if it is busy.
+  const sendReviewComment = async (file: string, prompt: string) => {
+    const session = sessions.sessions.find((s) => s.changed.has(file)) ?? sessions.shownSession;
+    sessions.show(session.key);
+    await vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`);
+    if (session.controller.isRunning) session.controller.queue(prompt);
+    else void session.controller.send(prompt).catch((e: unknown) => log.error(`a review comment's turn failed: ${String(e)}`));
+  };
   const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(
     context.extensionUri,

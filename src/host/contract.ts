@@ -29,7 +29,7 @@ export type CommandId = (typeof COMMANDS)[number];
  */
 export const APPROVAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest', 'turnstone.editProposal'] as const;
 /** Issue 44, review: Keep / Undo per hunk (the gutter's peek), per file and for the session's group; never in the palette. */
-export const REVIEW_COMMANDS = ['turnstone.review.keep', 'turnstone.review.undo', 'turnstone.review.keepFile', 'turnstone.review.undoFile', 'turnstone.review.keepAll', 'turnstone.review.undoAll'] as const;
+export const REVIEW_COMMANDS = ['turnstone.review.keep', 'turnstone.review.undo', 'turnstone.review.keepFile', 'turnstone.review.undoFile', 'turnstone.review.keepAll', 'turnstone.review.undoAll', 'turnstone.review.sendToAgent'] as const;
 /** Issue 43, the Sessions view's row actions: Show, Stop, Remove (a row's key or item as argument); never in the palette. */
 export const SESSION_COMMANDS = ['turnstone.sessions.show', 'turnstone.sessions.stop', 'turnstone.sessions.remove'] as const;
 export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS, ...SESSION_COMMANDS] as const;

@@ -92,4 +92,29 @@ describe('e2e: restore checkpoint from the panel', function () {
     await screenshot(chat.wb.page, 'restore-checkpoint-history.png');
     await chat.wb.page.keyboard.press('Escape');
   });
+
+  it('issue 47 item 2: a restore asked while a turn runs stops nothing until it is confirmed; Cancel leaves the turn running', async () => {
+    await runCommand(chat.wb.page, 'Turnstone: New Session');
+    const made = path.join(chat.wb.server.workspace, 'made-while-running.txt');
+    // The turn writes a file, then its next request is never answered: it runs until stopped.
+    chat.server.enqueue(toolUseReply([{ id: 'tu_run', name: 'write_file', input: { path: 'made-while-running.txt', content: 'still here\n' } }]), { kind: 'hang' });
+    const frame = await sendFromPanel(chat.wb.page, 'write a file and keep going');
+    await eventually(async () => existsSync(made), (ok) => ok, 60_000);
+    await frame.locator('body.turn-running').waitFor({ state: 'attached', timeout: 30_000 });
+    await runCommand(chat.wb.page, 'Turnstone: Restore Checkpoint');
+    await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turn 1' }).first().click({ timeout: 30_000 });
+    await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Files only' }).first().click({ timeout: 30_000 });
+    const dialog = chat.wb.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match(await dialog.innerText(), /delete made-while-running\.txt/);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+    // Nothing changed: the turn runs on and the file stays.
+    const live = await chat.liveFrame();
+    await live.locator('body.turn-running').waitFor({ state: 'attached', timeout: 5_000 });
+    assert.ok(existsSync(made), 'the file stays');
+    assert.equal(await live.locator('article.item.error', { hasText: /interrupted|stopped/i }).count(), 0, 'the turn was not stopped');
+    await live.locator('button.stop').click();
+    await live.locator('body:not(.turn-running)').waitFor({ state: 'attached', timeout: 30_000 });
+  });
 });

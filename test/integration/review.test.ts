@@ -95,4 +95,32 @@ describe('review hunk by hunk (issue 44)', function () {
     assert.deepEqual(await turnstone.reviewFiles(), []);
     assert.equal(fs.readFileSync(files.c, 'utf8'), 'new file\n', 'Keep never changes a file');
   });
+
+  it('issue 44 review: a comment on a changed line, Send to agent, becomes a prompt to the session that changed the file, with the lines and where they are', async () => {
+    const file = path.join(root(), 'review-comment.txt');
+    fs.writeFileSync(file, 'first\nsecond\nthird\n');
+    server.enqueue(toolUseReply([{ id: 'tu_rc', name: 'edit_file', input: { path: 'review-comment.txt', old_string: 'second', new_string: 'SECOND' } }]), textReply('Edited.'));
+    assert.equal((await turnstone.sendPrompt('shout the second line')).outcome, 'completed');
+    await until('the review to list the file', async () => ((await turnstone.reviewFiles()).some((f) => f.path === file) ? true : undefined));
+
+    // A thread on line 2, as the editor's comment widget hands it over with the user's words.
+    const other = vscode.comments.createCommentController('review-test', 'review test');
+    try {
+      const thread = other.createCommentThread(vscode.Uri.file(file), new vscode.Range(1, 0, 1, 6), []);
+      server.enqueue(textReply('Lowered it again.'));
+      const before = server.requests.length;
+      await vscode.commands.executeCommand('turnstone.review.sendToAgent', { thread, text: 'keep this one lower case' });
+      await server.waitForRequests(before + 1);
+      const prompt = JSON.stringify(server.bodies[before]!.messages);
+      assert.match(prompt, /Review comment on review-comment\.txt, line 2/);
+      assert.match(prompt, /SECOND/);
+      assert.match(prompt, /keep this one lower case/);
+      assert.equal(thread.comments.length, 1, 'the comment stays in its thread');
+      assert.equal(thread.label, 'Sent to the agent');
+      await until('the turn to end', () => (turnstone.sessions().find((s) => s.shown)?.state === 'done' ? true : undefined));
+    } finally {
+      other.dispose();
+      fs.rmSync(file, { force: true });
+    }
+  });
 });

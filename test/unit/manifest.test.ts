@@ -92,6 +92,8 @@ describe('manifest and contract consistency', () => {
     assert.deepEqual(where('scm/change/title'), ['turnstone.review.keep when originalResourceScheme == turnstone-review', 'turnstone.review.undo when originalResourceScheme == turnstone-review']);
     assert.deepEqual(where('scm/resourceState/context'), ['turnstone.review.keepFile when scmProvider == turnstone', 'turnstone.review.undoFile when scmProvider == turnstone']);
     assert.deepEqual(where('scm/resourceGroup/context'), ['turnstone.review.keepAll when scmProvider == turnstone', 'turnstone.review.undoAll when scmProvider == turnstone']);
+    // A review comment's Send to agent: on the reply box of Turnstone's own comment threads only.
+    assert.deepEqual(where('comments/commentThread/context'), ['turnstone.review.sendToAgent when commentController == turnstone']);
   });
 
   it('puts "Ask Turnstone about selection" in the editor context menu only with a selection', () => {

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { hunkOfLineChange, hunksOf, isReviewableText, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
 import { type FileChange } from '../../runtime/types';
+import { ReviewComments, type SendComment } from './review-comments';
 
 export const REVIEW_SCHEME = 'turnstone-review';
 
@@ -27,7 +28,11 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   private readonly group: vscode.SourceControlResourceGroup;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly log: vscode.LogOutputChannel) {
+  /** `send`: where a review comment's *Send to agent* goes (none: the files take no comments). */
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    send?: SendComment,
+  ) {
     this.scm = vscode.scm.createSourceControl('turnstone', 'Turnstone', vscode.workspace.workspaceFolders?.[0]?.uri);
     this.scm.quickDiffProvider = { provideOriginalResource: (uri) => (this.bases.has(uri.fsPath) ? this.baseUri(uri.fsPath) : undefined) };
     this.scm.inputBox.visible = false;
@@ -48,6 +53,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       vscode.commands.registerCommand('turnstone.review.keepAll', () => this.keepFiles([...this.bases.keys()])),
       vscode.commands.registerCommand('turnstone.review.undoAll', () => this.undoFiles([...this.bases.keys()], true)),
     );
+    if (send) this.subscriptions.push(new ReviewComments((file) => this.bases.has(file), send, log));
   }
 
   /** A tool use changed a file: its first change since the review point sets that point. */

@@ -65,10 +65,12 @@ export class CheckpointActions {
    * the message's words are returned for the composer. Undefined when the user backed out or nothing was done.
    */
   async restore(checkpoint: Checkpoint, mode: RestoreMode, originals: OriginalContentProvider, confirm: boolean): Promise<{ words?: string; files?: FilesRestored } | undefined> {
-    await this.control.halt();
-    const files = mode === 'conversation' ? undefined : await this.checkpoints.restoreFiles(checkpoint, originals, confirm);
+    // The running turn is stopped only once the user said yes (issue 47 item 2): a Cancel changes nothing.
+    const files = mode === 'conversation' ? undefined : await this.checkpoints.restoreFiles(checkpoint, originals, confirm, () => this.control.halt());
     if (mode !== 'conversation' && !files) return undefined;
     if (mode === 'files') return { ...(files ? { files } : {}) };
+    // Going back in the conversation forks the session file: no turn may be writing it.
+    await this.control.halt();
     const file = this.session.sessionFile;
     const message = this.session.messages[checkpoint.messageIndex];
     const words = message?.role === 'user' ? message.content.find((b) => b.type === 'text') : undefined;

@@ -59,12 +59,13 @@ export class SessionCheckpoints extends TurnCheckpoints {
   /**
    * Shows what restoring `checkpoint`'s files would change as one multi-file diff, lets the user settle
    * conflicts, asks, and restores: the files restored, and those kept (the user's own edits kept, or
-   * failed). Undefined when the user backed out.
+   * failed). Undefined when the user backed out. `beforeApply`: what must happen once the user said yes and
+   * not before (issue 47 item 2: the running turn is stopped then, so Cancel leaves everything running).
    */
-  async restoreFiles(checkpoint: Checkpoint, originals: OriginalContentProvider, confirm: boolean): Promise<FilesRestored | undefined> {
+  async restoreFiles(checkpoint: Checkpoint, originals: OriginalContentProvider, confirm: boolean, beforeApply?: () => Promise<void>): Promise<FilesRestored | undefined> {
     const store = this.current;
     if (!store) return undefined;
-    const plan = await store.plan(checkpoint.id);
+    let plan = await store.plan(checkpoint.id);
     if (plan.entries.length === 0 && plan.unrestorable.length === 0) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the files are already as they were at turn {0}.', checkpoint.turn));
       return { restored: [], skipped: [] };
@@ -82,6 +83,11 @@ export class SessionCheckpoints extends TurnCheckpoints {
       const takeCheckpoint = confirm ? await this.settleConflicts(plan) : new Set<string>();
       if (takeCheckpoint === undefined) return undefined;
       if (confirm && !(await this.confirm(plan, takeCheckpoint))) return undefined;
+      if (beforeApply) {
+        await beforeApply();
+        // What the stopped turn wrote meanwhile is planned again; a file that became a conflict keeps its new content.
+        plan = await store.plan(checkpoint.id);
+      }
       const workspace = new (loadCore().VsCodeWorkspace)([root]);
       const result = await store.apply(plan, workspace, takeCheckpoint);
       this.log.info(`restored turn ${checkpoint.turn}: ${result.restored.length} file(s), kept ${result.keptMine.length} of yours, ${result.failed.length} failed`);
