@@ -87,7 +87,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return undefined;
       }
       await deps.focusPanel();
-      if (controller().isRunning) {
+      // The session shown now is the one asked, whatever the user shows while the question box is open.
+      const session = controller();
+      if (session.isRunning) {
         deps.compose(typeof arg === 'string' ? arg : '', [attachment]);
         return undefined;
       }
@@ -96,7 +98,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           ? arg
           : await vscode.window.showInputBox({ title: vscode.l10n.t('Ask Turnstone about {0}', attachment.label), prompt: vscode.l10n.t('Your question about the selected code'), value: vscode.l10n.t('Explain this code.'), ignoreFocusOut: true });
       if (!question?.trim()) return undefined;
-      return controller().send(question.trim(), [attachment]);
+      return session.send(question.trim(), [attachment]);
     },
     'turnstone.stop': () => controller().stop(),
     'turnstone.setApiKey': async () => {
@@ -127,11 +129,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (choice) await applyModelChoice(choice);
     },
     'turnstone.compact': async () => {
-      if (controller().isRunning) {
+      const session = controller();
+      if (session.isRunning) {
         void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: wait for the turn to finish (or stop it) before compacting.'));
         return false;
       }
-      const done = await controller().compact();
+      const done = await session.compact();
       void vscode.window.showInformationMessage(done ? vscode.l10n.t('Turnstone: the session was compacted.') : vscode.l10n.t('Turnstone: nothing to compact yet.'));
       return done;
     },
@@ -149,7 +152,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     // `{ turn, mode, confirm: false }` is for scripts and tests; without it the user picks the turn and what to restore.
     'turnstone.restoreCheckpoint': async (arg?: unknown) => {
       const opts = (typeof arg === 'object' && arg !== null ? arg : {}) as { turn?: unknown; mode?: unknown; confirm?: unknown };
-      const checkpoints = await controller().checkpointActions.list();
+      // The session shown when the command ran: showing another while the pickers are open must not change it.
+      const session = controller();
+      const checkpoints = await session.checkpointActions.list();
       if (checkpoints.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: this session has no checkpoints yet (one is taken when each turn starts).'));
         return undefined;
@@ -168,7 +173,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         restoreChoices().find((c) => c.mode === opts.mode)?.mode ??
         (await vscode.window.showQuickPick(restoreChoices().map((c) => ({ label: c.label, detail: c.detail, mode: c.mode })), { title: vscode.l10n.t('Restore checkpoint: turn {0}', checkpoint.turn) }))?.mode;
       if (!mode) return undefined;
-      const done = await controller().checkpointActions.restore(checkpoint, mode, deps.originals, opts.confirm !== false);
+      const done = await session.checkpointActions.restore(checkpoint, mode, deps.originals, opts.confirm !== false);
       if (done?.words !== undefined) {
         await deps.focusPanel();
         deps.compose(done.words, []);

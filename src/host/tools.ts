@@ -21,26 +21,36 @@ const MB = 1024 * 1024;
 import { TerminalShell } from './terminal/terminal-shell';
 import { VsCodeWorkspace, vscodeRipgrepPath } from './vscode-workspace';
 
-/** The folders of the window's sessions in worktrees (issue 43): a command started in one is sandboxed to it. */
-const sessionRoots = new Set<string>();
+/**
+ * Each session's own terminal (issue 43): sessions run side by side, and one terminal runs its commands one
+ * after another, so a session's `npm test` would wait behind another's build. Tools made without a session
+ * (no background commands) share one. A session's terminal closes with its background commands.
+ */
+const terminals = new Map<object, TerminalShell>();
+const NO_SESSION = {};
 
-/** One terminal for the whole window, whichever session runs. */
-let terminal: TerminalShell | undefined;
-
-function sharedTerminal(context: vscode.ExtensionContext, log: (m: string) => void): TerminalShell {
-  if (!terminal) {
-    // Settings and folders are read at each command, so a change applies to the next one.
-    const sandbox = new CommandSandbox((cwd) => {
-      const s = readGuardedSettings();
-      // A command of a session in a worktree may write there (and only there); the others, the workspace folders.
-      const own = cwd === undefined ? undefined : [...sessionRoots].find((r) => cwd === r || cwd.startsWith(r + path.sep));
-      return { mode: s.sandbox, network: s.sandboxNetwork, roots: own ? [own] : workspaceFolderPaths(), hideSecrets: s.sandboxHideSecrets, sensitive: hostSensitiveMatcher(s.sensitiveFiles) };
-    });
-    terminal = new TerminalShell({ log, sandbox, envPassthrough: () => readGuardedSettings().bashEnvPassthrough });
-    const created = terminal;
-    context.subscriptions.push(created, { dispose: () => (terminal = terminal === created ? undefined : terminal) });
-  }
-  return terminal;
+function sessionTerminal(context: vscode.ExtensionContext, log: (m: string) => void, background: BackgroundCommands | undefined, root: vscode.Uri | undefined): TerminalShell {
+  const key = background ?? NO_SESSION;
+  const found = terminals.get(key);
+  if (found) return found;
+  // Settings and folders are read at each command, so a change applies to the next one. A session in a worktree
+  // writes there and only there.
+  const sandbox = new CommandSandbox(() => {
+    const s = readGuardedSettings();
+    return { mode: s.sandbox, network: s.sandboxNetwork, roots: root ? [root.fsPath] : workspaceFolderPaths(), hideSecrets: s.sandboxHideSecrets, sensitive: hostSensitiveMatcher(s.sensitiveFiles) };
+  });
+  const name = terminals.size === 0 ? 'Turnstone' : `Turnstone (${terminals.size + 1})`;
+  const created = new TerminalShell({ name, log, sandbox, envPassthrough: () => readGuardedSettings().bashEnvPassthrough });
+  terminals.set(key, created);
+  const forget = () => {
+    if (terminals.get(key) === created) terminals.delete(key);
+  };
+  context.subscriptions.push(created, { dispose: forget });
+  background?.stopWithCommands(async () => {
+    forget();
+    created.dispose();
+  });
+  return created;
 }
 
 /** What the window has learnt about which languages report problems (language-coverage.ts). */
@@ -75,7 +85,6 @@ export function createHostTools(
   /** The session's own folder (a worktree, issue 43) instead of the window's workspace folders. */
   root?: vscode.Uri,
 ): ToolExecutor {
-  if (root) sessionRoots.add(root.fsPath);
   const folders = root ? [root] : (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri);
   const files = new VsCodeWorkspace(folders.length > 0 ? folders : [vscode.Uri.file(context.globalStorageUri.fsPath)]);
   const workspace = wrapWorkspace(files);
@@ -86,7 +95,7 @@ export function createHostTools(
   // VS Code's own ripgrep, else one on an absolute PATH entry outside the workspace (never a repository's own `rg`).
   const ripgrepPath = vscodeRipgrepPath() ?? findProgram('rg', { excludeRoots: workspaceFolderPaths() });
   return createToolExecutor(
-    { workspace, diagnostics, navigation: new HostCodeNavigation(toUri), ...(vscode.workspace.isTrusted && local ? { shell: sharedTerminal(context, log) } : {}) },
+    { workspace, diagnostics, navigation: new HostCodeNavigation(toUri), ...(vscode.workspace.isTrusted && local ? { shell: sessionTerminal(context, log, background, root) } : {}) },
     {
       ...(ripgrepPath ? { ripgrepPath } : {}),
       outputDir,

@@ -40,7 +40,7 @@ export function watchWindow(parts: WindowParts): vscode.Disposable[] {
       const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
       const by = s.by === 'api' ? undefined : s.by;
       // The card is in the transcript of the session that asked, shown or not.
-      (sessions.entry(pending.get(s.id)?.session ?? '') ?? sessions.holding(permissionItemId(s.id)) ?? sessions.shownSession).controller.panel.permissionSettled(s.id, { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) });
+      (sessions.entry(s.session ?? '') ?? sessions.holding(permissionItemId(s.id)) ?? sessions.shownSession).controller.panel.permissionSettled(s.id, { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) });
     }),
     // "Edit proposal" chosen (title bar, palette or panel): the card says the proposal is now editable.
     pending.onDidStartEditing((p) => {

@@ -314,8 +314,8 @@ export class NodeShell implements Shell {
   private readonly passthrough: () => readonly string[];
 
   /** The sandbox this run gets, or undefined when it runs unsandboxed. */
-  enterSandbox(options: Pick<ShellRunOptions, 'sandbox' | 'cwd'>): Promise<SandboxedRun | undefined> {
-    return options.sandbox === false || !this.sandbox ? Promise.resolve(undefined) : this.sandbox.enter(options.cwd);
+  enterSandbox(options: Pick<ShellRunOptions, 'sandbox'>): Promise<SandboxedRun | undefined> {
+    return options.sandbox === false || !this.sandbox ? Promise.resolve(undefined) : this.sandbox.enter();
   }
 
   hidesSecrets(): Promise<boolean> {

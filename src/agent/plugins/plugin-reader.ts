@@ -369,7 +369,9 @@ export function hooksOf(json: unknown, realRoot: string, label: string, problems
           continue;
         }
         const timeout = typeof h.timeout === 'number' && h.timeout > 0 ? { timeoutMs: Math.round(h.timeout * 1000) } : {};
-        specs.push({ ...(matcher.matcher !== undefined ? { matcher: matcher.matcher } : {}), command: expandPluginRoot(h.command, realRoot), ...timeout });
+        // The folder reaches the command as variables, as Claude Code gives it: the shell expands them, so a
+        // quoted "${CLAUDE_PLUGIN_ROOT}/x.sh" works in a folder whose path has a space, and scripts can read them.
+        specs.push({ ...(matcher.matcher !== undefined ? { matcher: matcher.matcher } : {}), command: h.command, env: Object.fromEntries(PLUGIN_ROOT_VARIABLES.map((name) => [name, realRoot])), ...timeout });
       }
     }
     if (specs.length > 0) out[event as HookEventName] = specs;
@@ -517,7 +519,7 @@ export interface PluginSummary {
 
 export function summarizePlugin(plugin: LoadedPlugin): PluginSummary {
   const runs: string[] = [];
-  for (const [event, specs] of Object.entries(plugin.hooks) as [HookEventName, HookSpec[]][]) for (const s of specs) runs.push(`hook ${event}${s.matcher ? ` (${s.matcher})` : ''}: ${s.command}`);
+  for (const [event, specs] of Object.entries(plugin.hooks) as [HookEventName, HookSpec[]][]) for (const s of specs) runs.push(`hook ${event}${s.matcher ? ` (${s.matcher})` : ''}: ${expandPluginRoot(s.command, plugin.realRoot)}`);
   for (const [name, raw] of Object.entries(plugin.mcpServers)) {
     const s = (typeof raw === 'object' && raw !== null ? raw : {}) as { command?: unknown; args?: unknown; url?: unknown };
     if (typeof s.command === 'string') runs.push(`MCP server ${name}: ${[s.command, ...(Array.isArray(s.args) ? s.args.filter((a): a is string => typeof a === 'string') : [])].join(' ')}`);

@@ -16,6 +16,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { cutHead } from '../../runtime/text-cut';
 import { childEnv } from '../../tools/node-adapter';
+import { findProgram } from '../../tools/os/program-path';
+import { GIT_ENV_REMOVED } from '../../runtime/policy/safe-git';
 import { readPlugin, summarizePlugin, type LoadedPlugin, type PluginSummary } from './plugin-reader';
 
 export const MARKETPLACE_FILE = '.claude-plugin/marketplace.json';
@@ -125,11 +127,32 @@ export async function readMarketplace(dir: string): Promise<Marketplace> {
   return { name, description: cutHead(description, 300), plugins, problems };
 }
 
+/** A repository's location as saved and shown: without a user name or token written into it (`https://user:token@host/…`). */
+export function withoutCredentials(location: string): string {
+  try {
+    const url = new URL(location);
+    if (!url.username && !url.password) return location;
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return location;
+  }
+}
+
 function runGit(args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
+    // git by its absolute path found on PATH, as Turnstone's other git runs (worktrees.ts), without GIT_DIR-like variables.
+    const git = findProgram(process.platform === 'win32' ? 'git.exe' : 'git');
+    if (!git) {
+      reject(new PluginStoreError('git was not found on PATH (a git marketplace needs it)'));
+      return;
+    }
+    const env: NodeJS.ProcessEnv = { ...childEnv(process.env, []), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
+    for (const name of GIT_ENV_REMOVED) delete env[name];
     // No hooks (core.hooksPath to nothing, no template to copy them from), no submodules, no prompts for a password.
     const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', ...args];
-    execFile('git', safe, { cwd, timeout: GIT_TIMEOUT_MS, env: { ...childEnv(process.env, []), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, stderr) => {
+    execFile(git, safe, { cwd, timeout: GIT_TIMEOUT_MS, env, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, stderr) => {
       if (error) reject(new PluginStoreError(`git ${args[0]} failed: ${cutHead(String(stderr || error.message).trim(), 400)}`));
       else resolve();
     });
@@ -195,7 +218,8 @@ export class PluginStore {
       await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', '--', url, staging], this.dir);
       const marketplace = await readMarketplace(staging);
       const dir = path.join(this.dir, 'marketplaces', marketplace.name);
-      const record: MarketplaceRecord = { name: marketplace.name, kind: 'git', source: url, dir };
+      // Saved and shown without credentials: a token in the URL stays out of registry.json, the log and the picker.
+      const record: MarketplaceRecord = { name: marketplace.name, kind: 'git', source: withoutCredentials(url), dir };
       this.checkName(reg, record);
       await fs.rm(dir, { recursive: true, force: true });
       await fs.rename(staging, dir);

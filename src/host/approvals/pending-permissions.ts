@@ -23,6 +23,8 @@ export interface Settlement {
   by: AnsweredBy;
   /** "Always allow": the rule saved to the workspace settings. */
   savedRule?: string;
+  /** The session that asked (its card is in that session's transcript, shown or not). */
+  session?: string;
 }
 
 export class PendingPermissions implements vscode.Disposable {
@@ -49,7 +51,8 @@ export class PendingPermissions implements vscode.Disposable {
     if (!p) return false;
     this.pending.delete(id);
     p.resolve(decision);
-    this.settled.fire({ id, decision, by, ...(savedRule ? { savedRule } : {}) });
+    const session = p.entry.session;
+    this.settled.fire({ id, decision, by, ...(savedRule ? { savedRule } : {}), ...(session ? { session } : {}) });
     return true;
   }
 

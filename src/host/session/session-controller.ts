@@ -283,6 +283,7 @@ export class SessionController implements vscode.Disposable {
     if (this.runtime) return this.runtime;
     this.store = await this.runtimes.newStore(this.library.sessionsDir, context.config.model, this.deps.worktree?.path);
     this.runtime = this.runtimes.create(context, this.store, []);
+    await this.rememberWorktree();
     return this.runtime;
   }
 
@@ -328,6 +329,7 @@ export class SessionController implements vscode.Disposable {
     this.store = loadCore().JsonlSessionStore.open(file);
     const runtime = (this.runtime = this.runtimes.create(await this.turnContext(), this.store, loaded.messages, { usage: loaded.usage, cost: loaded.cost, plan: loaded.plan }));
     const id = loaded.meta?.id ?? path.basename(file);
+    await this.rememberWorktree();
     if (title !== undefined && loaded.meta?.id) await this.library.saveTitle(loaded.meta.id, title);
     this.name.set(this.library.titleOf(id) ?? title ?? (firstWords(loaded.messages).slice(0, 60) || path.basename(file)));
     this.panel.restoreSession({
@@ -342,6 +344,12 @@ export class SessionController implements vscode.Disposable {
       subagents: loaded.subagents,
     });
     this.deps.onDidChangeState();
+  }
+
+  /** A session in a worktree is recorded as one, so resuming it later opens it there again (a fork too). */
+  private async rememberWorktree(): Promise<void> {
+    const id = this.sessionId;
+    if (id && this.deps.worktree) await this.library.saveWorktree(id, this.deps.worktree).catch((e: unknown) => this.deps.log.warn(`the session's worktree could not be recorded: ${String(e)}`));
   }
 
   async compact(): Promise<boolean> {

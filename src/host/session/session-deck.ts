@@ -2,6 +2,8 @@
 // posts into a mirror of its own transcript; only the shown one's posts reach the panel, and showing
 // another restores the panel from that one's mirror (the window's notices and mode stay as they are).
 // A session keeps running, asking and spending while another is shown; the Sessions view lists them.
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type TurnSummary } from '../../runtime/events';
 import { type SessionInfo } from '../../runtime/session/session';
@@ -125,9 +127,17 @@ export class SessionDeck implements vscode.Disposable {
     const open = this.open.find((s) => s.controller.sessionFile === file);
     if (open) {
       this.show(open.key);
+      // Read again from the file only when that loses nothing: no turn and no background command running.
+      if (!open.controller.isRunning && (open.controller.background.current?.running.length ?? 0) === 0) await open.controller.resume(file, title);
       return;
     }
-    const target = isEmpty(this.shown) ? this.shown : await this.newSession();
+    // A session that ran in a worktree opens there again; one whose worktree is gone opens in the workspace, said so.
+    let worktree = this.shown.library.worktreeOf(path.basename(file, '.jsonl'));
+    if (worktree && !existsSync(worktree.path)) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: the worktree this session ran in ({0}) no longer exists; it opens in the workspace folder.', worktree.path));
+      worktree = undefined;
+    }
+    const target = isEmpty(this.shown) && this.shownSession.worktree?.path === worktree?.path ? this.shown : await this.newSession(worktree);
     if (!target) return;
     await target.resume(file, title);
   }
@@ -196,7 +206,8 @@ export class SessionDeck implements vscode.Disposable {
       onTurnEnded: (summary) => {
         session.lastOutcome = summary.outcome;
         this.changed.fire();
-        this.deps.onTurnEnded?.(summary, session);
+        // A session the user removed ends its turn as it goes: that is no news to tell them.
+        if (this.open.includes(session)) this.deps.onTurnEnded?.(summary, session);
       },
       onFileChange: (change: FileChange) => changed.add(change.path),
       // This session's files leave the window's review when it closes or starts afresh; the others' stay.

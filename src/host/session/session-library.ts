@@ -8,6 +8,14 @@ import { type SessionInfo } from '../../runtime/session/session';
 import { loadCore } from './load-core';
 
 const TITLES_KEY = 'turnstone.sessionTitles';
+const WORKTREES_KEY = 'turnstone.sessionWorktrees';
+
+/** The worktree a saved session ran in (issue 43): it opens there again when resumed. */
+export interface SavedWorktree {
+  path: string;
+  branch: string;
+  repo: string;
+}
 
 export class SessionLibrary {
   constructor(private readonly context: vscode.ExtensionContext) {}
@@ -40,6 +48,18 @@ export class SessionLibrary {
     const all = Object.fromEntries(this.titles());
     all[sessionId] = title;
     await this.context.workspaceState.update(TITLES_KEY, all);
+  }
+
+  worktreeOf(sessionId: string): SavedWorktree | undefined {
+    const w = this.context.workspaceState.get<Record<string, SavedWorktree>>(WORKTREES_KEY)?.[sessionId];
+    return w && typeof w.path === 'string' && typeof w.branch === 'string' && typeof w.repo === 'string' ? w : undefined;
+  }
+
+  /** Records where a session runs, in workspace state beside its name. */
+  async saveWorktree(sessionId: string, worktree: SavedWorktree): Promise<void> {
+    const all = { ...(this.context.workspaceState.get<Record<string, SavedWorktree>>(WORKTREES_KEY) ?? {}) };
+    all[sessionId] = { path: worktree.path, branch: worktree.branch, repo: worktree.repo };
+    await this.context.workspaceState.update(WORKTREES_KEY, all);
   }
 
   /** Deletes a saved session's file, its checkpoints and its name. The caller closes it first if it is open. */

@@ -51,6 +51,8 @@ export interface HookSpec {
   matcher?: string;
   command: string;
   timeoutMs?: number;
+  /** Variables the command gets on top of the runner's environment (a plugin's hook: its folder). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export type HooksConfig = Partial<Record<HookEventName, HookSpec[]>>;
@@ -150,7 +152,7 @@ export class ShellHookRunner implements HookRunner {
     return new Promise<HookResult>((resolve) => {
       const child = spawn('sh', ['-c', spec.command], {
         cwd: this.options.cwd,
-        env: { ...(this.options.env ?? process.env), TURNSTONE_HOOK_EVENT: event },
+        env: { ...(this.options.env ?? process.env), ...spec.env, TURNSTONE_HOOK_EVENT: event },
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
       });

@@ -120,6 +120,9 @@ export class BrowserPageSession {
 
   /** The page, launching the browser first if none is open. */
   async ensure(config: BrowserConfig, driver: () => BrowserDriver, signal: AbortSignal): Promise<DriverPage> {
+    // A close still under way (Stop-with-kill, then at once a new open) finishes first: it removes the profile
+    // and forgets the page it closes, which must not be the one launched next.
+    if (this.closing) await raceSignal(this.closing.catch(() => false), signal);
     if (this.page) return this.page;
     this.starting ??= this.launch(config, driver).finally(() => (this.starting = undefined));
     return await raceSignal(this.starting, signal);
@@ -169,13 +172,15 @@ export class BrowserPageSession {
     }
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return undefined;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} URLs are not reachable from the page`;
-    if (this.approved.has(url.origin)) return undefined;
     let reason = this.hostReasons.get(url.hostname);
     if (!reason) {
       reason = refusedHost(url.hostname, this.resolveHost);
       this.hostReasons.set(url.hostname, reason);
     }
     const why = await reason;
+    // An approved origin is reachable at loopback (its dev server) but never at a private or metadata address:
+    // a public name the user approved may resolve there later.
+    if (this.approved.has(url.origin)) return why === undefined || isLoopbackReason(why) ? undefined : `${url.origin} is ${why}`;
     return why ? `${url.origin} is ${why}, not an approved origin` : undefined;
   }
 

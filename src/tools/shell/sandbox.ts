@@ -203,8 +203,7 @@ export class CommandSandbox {
   private defaultSensitive: SensitiveMatcher | undefined;
 
   constructor(
-    /** `cwd`: the folder the command starts in (a session in a worktree has its own roots). */
-    private readonly settings: (cwd?: string) => SandboxSettings,
+    private readonly settings: () => SandboxSettings,
     private readonly options: CommandSandboxOptions = {},
   ) {}
 
@@ -223,8 +222,8 @@ export class CommandSandbox {
   }
 
   /** Sets up one command's sandbox; undefined runs it as is (`off`, or no sandbox here). */
-  async enter(cwd?: string): Promise<SandboxedRun | undefined> {
-    const settings = this.settings(cwd);
+  async enter(): Promise<SandboxedRun | undefined> {
+    const settings = this.settings();
     if (settings.mode === 'off') return undefined;
     const status = await this.status();
     if (!status.available) {
@@ -246,7 +245,11 @@ export class CommandSandbox {
       for (const e of await readdir(root, { withFileTypes: true }).catch(() => [])) {
         if ((e.isFile() || e.isSymbolicLink()) && sensitive.inWalk(e.name, () => e.name)) secrets.add(path.join(root, e.name));
       }
-      const hasGit = lstatSync(path.join(root, '.git'), { throwIfNoEntry: false })?.isDirectory() === true;
+      const git = lstatSync(path.join(root, '.git'), { throwIfNoEntry: false });
+      const hasGit = git?.isDirectory() === true;
+      // A worktree's .git is a file naming its git folder: pointed elsewhere, git run later outside the sandbox
+      // (the user's editor) would read a configuration the command wrote. It stays as it is.
+      if (git?.isFile()) readOnly.add(path.join(root, '.git'));
       for (const relative of rootControlPaths(hasGit)) {
         const p = path.join(root, relative);
         if (lstatSync(p, { throwIfNoEntry: false })) readOnly.add(p);

@@ -45,7 +45,8 @@ describe('46 plugins: reader and store', function () {
     assert.match(plugin.agents[0]!.systemPrompt, /TOOLKIT-AUDITOR-PROMPT/);
     assert.deepEqual(plugin.skills.map((s) => [s.name, s.scope, s.realDir]), [['toolkit:changelog', 'plugin', path.join(root, 'skills', 'changelog')]]);
     // Claude Code's "Read" matcher is Turnstone's read_file; the timeout is in seconds there.
-    assert.deepEqual(plugin.hooks, { PreToolUse: [{ matcher: 'read_file', command: `sh "${root}/hooks/mark.sh"`, timeoutMs: 30_000 }] });
+    // The folder reaches the hook as variables the shell expands (a path with a space stays one word when quoted).
+    assert.deepEqual(plugin.hooks, { PreToolUse: [{ matcher: 'read_file', command: 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh"', env: { CLAUDE_PLUGIN_ROOT: root, TURNSTONE_PLUGIN_ROOT: root }, timeoutMs: 30_000 }] });
     const summary = summarizePlugin(plugin);
     assert.deepEqual(summary.runs, [`hook PreToolUse (read_file): sh "${root}/hooks/mark.sh"`, 'MCP server toolkit-everything: node ${TURNSTONE_TEST_EVERYTHING_BIN} stdio']);
     assert.equal(pluginBrings(plugin), '1 command, 1 agent, 1 skill, 1 hook, 1 MCP server');
