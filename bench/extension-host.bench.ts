@@ -19,6 +19,10 @@ interface HostFigures {
   turnMs: number;
   rssGrowthMB: number;
   heapGrowthMB: number;
+  secondSessionRssMB: number;
+  secondSessionHeapMB: number;
+  idleCpuMsPerS: number;
+  waitingCpuMsPerS: number;
 }
 
 async function measureOnce(): Promise<HostFigures> {
@@ -86,6 +90,14 @@ export default async function (): Promise<BenchResult[]> {
       },
     },
     { ...report('host memory growth', `extension-host RSS growth over a ${runs[0]!.steps}-step scripted session (${runs[0]!.outcome})`, 'MB', rss, '< 50 MB', 50), extra: { heapGrowthMB: round(median(runs.map((r) => r.heapGrowthMB))), turnMs: round(median(runs.map((r) => r.turnMs))) } },
+    {
+      ...report('second session', 'what opening another session and running one turn in it adds to the extension-host heap, after a GC (issue 43; RSS in extra)', 'MB', runs.map((r) => r.secondSessionHeapMB), '< 5 MB', 5),
+      extra: { rssMB: round(median(runs.map((r) => r.secondSessionRssMB))) },
+    },
+    {
+      ...report('waiting session CPU', "the extension host's CPU while a session waits for an approval, less the same host with nothing waiting (issue 43)", 'ms/s', runs.map((r) => r.waitingCpuMsPerS - r.idleCpuMsPerS), '< 1 ms/s', 1),
+      extra: { waitingMsPerS: round(median(runs.map((r) => r.waitingCpuMsPerS))), idleMsPerS: round(median(runs.map((r) => r.idleCpuMsPerS))) },
+    },
     { name: 'bundle: extension', measured: 'dist/extension.js (production, minified)', unit: 'kB', ours: round(kb('extension.js')), baseline: null, ratio: null, target: '< 1536 kB', pass: kb('extension.js') < 1536 },
     { name: 'bundle: webview', measured: 'dist/webview.js (production, minified)', unit: 'kB', ours: round(kb('webview.js')), baseline: null, ratio: null, target: '< 400 kB', pass: kb('webview.js') < 400 },
     { name: 'bundle: cli', measured: 'dist/cli.js (production, minified)', unit: 'kB', ours: round(kb('cli.js')), baseline: null, ratio: null, target: 'report', pass: null },

@@ -37,6 +37,48 @@ export async function run(): Promise<void> {
   global.gc?.();
   await new Promise((r) => setTimeout(r, 200));
   const after = process.memoryUsage();
+
+  // Issue 43: what a second session adds (opened beside the first, one turn run in it), after a GC.
+  await vscode.commands.executeCommand('turnstone.newSession');
+  server.enqueue(textReply('Second session here.'));
+  await api.sendPrompt('warm the second session');
+  global.gc?.();
+  await new Promise((r) => setTimeout(r, 200));
+  const beforeSecond = process.memoryUsage();
+  await vscode.commands.executeCommand('turnstone.newSession');
+  server.enqueue(textReply('Third session here.'));
+  await api.sendPrompt('one turn in another session');
+  global.gc?.();
+  await new Promise((r) => setTimeout(r, 200));
+  const afterSecond = process.memoryUsage();
+
+  // Issue 43: the host's CPU while a session waits for an answer, against the same window with nothing waiting.
+  const cpuPerSecond = async (ms: number) => {
+    const c0 = process.cpuUsage();
+    const t = performance.now();
+    await new Promise((r) => setTimeout(r, ms));
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / 1000 / ((performance.now() - t) / 1000);
+  };
+  const idleCpuMsPerS = await cpuPerSecond(5_000);
+  await config.update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
+  api.setDialogsEnabled(false);
+  await vscode.commands.executeCommand('turnstone.newSession');
+  server.enqueue(toolUseReply([{ id: 'tu_wait', name: 'bash', input: { command: 'touch waiting-bench.txt' } }]), textReply('Stopped waiting.'));
+  const asked = new Promise<string>((resolve) => {
+    const sub = api.onDidRequestPermission((id) => {
+      sub.dispose();
+      resolve(id);
+    });
+  });
+  const waiting = api.sendPrompt('wait for me');
+  const askId = await asked;
+  await new Promise((r) => setTimeout(r, 500));
+  const waitingCpuMsPerS = await cpuPerSecond(5_000);
+  api.decide(askId, { kind: 'deny' });
+  await waiting;
+  api.setDialogsEnabled(true);
+
   await server.close();
   await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
   await config.update('permissionMode', undefined, vscode.ConfigurationTarget.Global);
@@ -52,6 +94,10 @@ export async function run(): Promise<void> {
       turnMs,
       rssGrowthMB: (after.rss - before.rss) / 2 ** 20,
       heapGrowthMB: (after.heapUsed - before.heapUsed) / 2 ** 20,
+      secondSessionRssMB: (afterSecond.rss - beforeSecond.rss) / 2 ** 20,
+      secondSessionHeapMB: (afterSecond.heapUsed - beforeSecond.heapUsed) / 2 ** 20,
+      idleCpuMsPerS,
+      waitingCpuMsPerS,
     })}`,
   );
 }
