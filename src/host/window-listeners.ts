@@ -7,6 +7,7 @@ import { watchInstructionFiles } from './session/instructions-watch';
 import { type PanelNotices } from './panel/panel-notices';
 import { type PendingPermissions } from './approvals/pending-permissions';
 import { permissionItemId } from './approvals/permission-ids';
+import { policyReasonText } from './panel/policy-text';
 import { policyOf, type PolicyGuard } from './approvals/policy-guard';
 import { type ApiKeys } from './secrets';
 import { type SessionDeck } from './session/session-deck';
@@ -37,7 +38,8 @@ export function watchWindow(parts: WindowParts): vscode.Disposable[] {
     // The panel says where a request was answered and with what feedback ("Denied in the dialog: use make").
     pending.onDidSettle((s) => {
       const decision = s.decision.kind === 'deny' ? 'deny' : s.savedRule ? 'allow_always' : s.decision.scope === 'session' ? 'allow_session' : 'allow';
-      const feedback = s.decision.kind === 'deny' ? s.decision.feedback : undefined;
+      // Turnstone's own notes ("The turn was interrupted.") in the user's language; the user's words as written.
+      const feedback = s.decision.kind === 'deny' && s.decision.feedback ? (s.by === 'abort' ? policyReasonText(s.decision.feedback, vscode.l10n.t) : s.decision.feedback) : undefined;
       const by = s.by === 'api' ? undefined : s.by;
       // The card is in the transcript of the session that asked, shown or not.
       (sessions.entry(s.session ?? '') ?? sessions.holding(permissionItemId(s.id)) ?? sessions.shownSession).controller.panel.permissionSettled(s.id, { decision, ...(by ? { by } : {}), ...(feedback ? { feedback: feedback.slice(0, 20_000) } : {}), ...(s.savedRule ? { rule: s.savedRule.slice(0, 2000) } : {}) });

@@ -133,8 +133,11 @@ export const ToolView = z.discriminatedUnion('kind', [
   }),
   /** web_fetch: the URL asked for. */
   z.object({ kind: z.literal('fetch'), url: Short }),
-  /** browser: the action, the URL it opens and what it acts on (a selector, a point, a key); its screenshot is the card's image. */
-  z.object({ kind: z.literal('browser'), action: Short, url: Short.optional(), target: Short.optional() }),
+  /**
+   * browser: the action, the URL it opens and what it acts on (a selector, a point, a key); `page`: the page's URL
+   * after the action (from its result); its screenshot is the card's image.
+   */
+  z.object({ kind: z.literal('browser'), action: Short, url: Short.optional(), target: Short.optional(), page: Short.optional() }),
   /** memory: the command and the `/memories/…` path (`old → new` for a rename); a write shows as "Memory updated". */
   z.object({ kind: z.literal('memory'), command: z.enum(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']), path: Short }),
   /**

@@ -64,9 +64,15 @@ export function toolViewFromInput(name: string, input: Record<string, unknown>):
       // MCP tools (mcp__<server>__<tool>): the card names the server and the tool, and shows the input whole.
       const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
       if (mcp) return { kind: 'mcp', server: clip(mcp[1]!), tool: clip(mcp[2]!), input: clip(JSON.stringify(input, null, 2) ?? '{}', MAX_MCP_CHARS) };
-      return { kind: 'other', summary: clip(JSON.stringify(input) ?? '') };
+      return { kind: 'other', summary: clip(otherSummary(input)) };
     }
   }
+}
+
+/** The page's URL after a browser action, from the `URL: …` line of its result (index.ts `report`). */
+export function browserPageUrl(result: string): string | undefined {
+  const url = /^URL: (\S+)$/m.exec(result)?.[1];
+  return url ? clip(url) : undefined;
 }
 
 /**
@@ -102,4 +108,15 @@ function countLines(s: string): number {
 
 function opt<K extends string, V>(key: K, value: V | undefined | '' | false): Partial<Record<K, V>> {
   return value === undefined || value === '' || value === false ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+/**
+ * Issue 47 item 9: a tool without a card of its own is titled by its description, else its plain values
+ * (`{"id":"bash_1"}` → "bash_1"), never raw JSON.
+ */
+function otherSummary(input: Record<string, unknown>): string {
+  const description = typeof input.description === 'string' ? input.description.trim() : '';
+  if (description) return description;
+  const values = Object.values(input).flatMap((v) => (typeof v === 'string' ? [v.trim()] : typeof v === 'number' || typeof v === 'boolean' ? [String(v)] : []));
+  return values.filter(Boolean).join(' · ');
 }

@@ -39,7 +39,7 @@ describe('e2e: MCP tools in the real workbench', function () {
     assert.match(text, /MCP server: everything/);
     assert.match(text, /Echoes back the input string/);
     assert.match(text, /"message": "hello from the workbench"/);
-    assert.match(text, /Why Turnstone asks: ask mode asks before every MCP tool call/);
+    assert.match(text, /Why Turnstone asks: Ask mode asks before every MCP tool call/);
     assert.doesNotMatch(text, /needs command permission/);
     assert.deepEqual(await buttons(chat.wb), ['Allow', 'Always allow mcp__everything__echo', 'Decide in panel', 'Deny with feedback…'].sort());
     // The panel's card behind the dialog asks in the same words.
@@ -79,7 +79,7 @@ describe('e2e: MCP tools in the real workbench', function () {
     await dialog(chat.wb).waitFor({ state: 'hidden' });
     const weather = frame.locator('article.item.tool[data-id="tu_weather"]');
     // The reason and the server's own description are apart (the description folded under its own label).
-    assert.match(await weather.locator('.perm-reason').innerText(), /^Why Turnstone asks: ask mode asks before every MCP tool call/);
+    assert.match(await weather.locator('.perm-reason').innerText(), /^Why Turnstone asks: Ask mode asks before every MCP tool call/);
     assert.doesNotMatch(await weather.locator('.perm-reason').innerText(), /structured content/i);
     await weather.locator('.perm-description > summary', { hasText: 'Tool description (from the server)' }).waitFor();
     await screenshot(chat.wb.page, 'mcp-panel-approval.png');

@@ -54,10 +54,12 @@ async function pick(pending: PendingPermissions, arg: unknown, only: (p: Pending
     void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no request is waiting for an answer.'));
     return undefined;
   }
-  if (list.length === 1) return { entry: list[0]!, by: 'palette' };
+  // The keybinding (Ctrl+Alt+Enter / Ctrl+Alt+Backspace, args "keyboard") answers from the panel: its card says so.
+  const by: AnsweredBy = arg === 'keyboard' ? 'panel' : 'palette';
+  if (list.length === 1) return { entry: list[0]!, by };
   const choice = await vscode.window.showQuickPick(
     list.map((p) => ({ label: p.request.need === 'command' ? vscode.l10n.t('Run a command') : p.request.need === 'edit' ? vscode.l10n.t('Edit a file') : p.request.need === 'fetch' ? vscode.l10n.t('Fetch a web page') : p.request.need === 'browser' ? vscode.l10n.t('Open a page in the browser') : p.request.toolName, description: p.request.subject, entry: p })),
     { title: vscode.l10n.t('Which request?') },
   );
-  return choice ? { entry: choice.entry, by: 'palette' } : undefined;
+  return choice ? { entry: choice.entry, by } : undefined;
 }

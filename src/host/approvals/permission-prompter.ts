@@ -8,6 +8,7 @@
 // the proposal and answer from the diff editor's title bar or the panel.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { policyReasonText } from '../panel/policy-text';
 import { TurnCancellation } from '../../runtime/cancellation';
 import { type PermissionDecision, type PermissionPrompter, type PermissionRequest } from '../../runtime/policy/permissions';
 import { alwaysAllowLabel, approvalLabels, approvalQuestion, subagentAsks, whyText } from '../../webview/approval-wording';
@@ -186,6 +187,9 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       }
       default:
         // Review first / Decide in panel / Escape: the request stays pending, answered from the diff editor or the panel.
+        // A closed modal leaves the keyboard on the webview's body: it goes back to the panel's input, where
+        // Ctrl+Alt+Enter / Ctrl+Alt+Backspace answer the card (issue 47 item 1).
+        if (style === 'modal' && this.deps.pending.get(entry.id)) void vscode.commands.executeCommand('turnstone.focus');
         return;
     }
     this.deps.pending.settle(entry.id, decision, 'dialog');
@@ -228,7 +232,7 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       // The exact rule, whole: a button cannot always hold it.
       lines.push('', vscode.l10n.t('"{0}" allows it and saves this rule to the workspace settings (turnstone.permissions.allow):', alwaysAllowLabel(req.suggestedRule, vscode.l10n.t)), req.suggestedRule);
     }
-    lines.push('', whyText(req.reason, vscode.l10n.t));
+    lines.push('', whyText(policyReasonText(req.reason, vscode.l10n.t), vscode.l10n.t));
     lines.push(
       '',
       req.preview

@@ -6,13 +6,14 @@ import { type Plan } from '../../runtime/plan';
 import { type ImageBlock, type Message, type ToolResultBlock, type Usage } from '../../runtime/types';
 import { splitAttachments } from '../../runtime/session/user-text';
 import { ABORTED_RESULT } from '../../runtime/session/history';
+import { policyReasonText } from './policy-text';
 import { approvalQuestion, subagentAsks, whyText } from '../../webview/approval-wording';
 import { type PermissionRequest } from '../../runtime/policy/permissions';
 import { SubagentCards } from './subagent-cards';
 import { describeToolUse } from '../../runtime/tool-summary';
 import { english, type Translate } from '../../webview/l10n-format';
 import { Attachment, SUBAGENT_STEPS_SHOWN, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type ToolView, type TranscriptItem } from '../../webview/protocol';
-import { diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
+import { browserPageUrl, diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
 import { type BackgroundEvent } from '../../tools/shell/background';
 import { BackgroundFeed } from './background-feed';
 import { describeFailure, loopCard, retryReason, spendCapCard } from './failure-text';
@@ -194,7 +195,7 @@ export class PanelBridge {
     const u = saved.usage;
     this.restore({
       items: [
-        ...itemsFromHistory(saved.messages, saved.checkpointAt, saved.subagents),
+        ...itemsFromHistory(saved.messages, saved.checkpointAt, saved.subagents, this.t),
         ...(saved.warnings.length > 0
           ? [{ kind: 'error' as const, id: 'load-warnings', message: t('Parts of this session file could not be read and were skipped:\n{0}', saved.warnings.slice(0, 5).join('\n')), errorKind: 'session_load', retryable: false }]
           : []),
@@ -275,7 +276,7 @@ export class PanelBridge {
         this.permissionSettled(event.toolUseId, { decision });
         if (event.decision === 'deny') {
           this.denied.add(event.toolUseId);
-          this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: event.reason.slice(0, 100_000) });
+          this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: policyReasonText(event.reason, this.t).slice(0, 100_000) });
         }
         break;
       }
@@ -421,7 +422,7 @@ export class PanelBridge {
         toolName: r.toolName,
         title,
         subject: mcp ? JSON.stringify(r.input, null, 2).slice(0, 100_000) : r.subject,
-        reason: whyText(r.reason, this.t).slice(0, 2000),
+        reason: whyText(policyReasonText(r.reason, this.t), this.t).slice(0, 2000),
         ...(mcp?.description ? { description: mcp.description.slice(0, 2000) } : {}),
         canOpenDiff: r.preview !== undefined,
         canAllowSession: edit,
@@ -449,9 +450,11 @@ export class PanelBridge {
     else if (base.kind === 'search' && !event.isError && event.counts?.matches !== undefined) view = { ...base, matches: event.counts.matches };
     else if (base.kind === 'mcp' && !event.isError) view = { ...base, output: clipOutput(event.content) };
     else if (base.kind === 'agent') view = this.subagents.finalView(event.id, use?.input ?? {}, event.content);
+    else if (base.kind === 'browser' && !event.isError) view = withPage(base, event.content);
     // A command's output is shown once: the streamed tail stays, the exit code comes structured (never parsed from
     // the text), and only what is not in the output (a timeout, what the sandbox blocked) joins it as an error line.
-    let error = event.isError ? event.content : undefined;
+    // The runtime's "aborted" marker (for the model) is the panel's "Interrupted" (issue 47 item 8).
+    let error = event.isError ? (event.aborted === true && event.content === ABORTED_RESULT ? this.t('Interrupted') : event.content) : undefined;
     if (base.kind === 'bash' && event.exit) {
       view = { ...base, exitCode: event.exit.code, ...(this.streamed.has(event.id) ? {} : { output: clipOutput(event.content) }) };
       error = event.exit.note;
@@ -494,7 +497,7 @@ function panelImages(images: readonly ImageBlock[]): ImageData[] {
 }
 
 /** Transcript items for a resumed session's history (tool cards rebuilt from tool uses and results). */
-export function itemsFromHistory(messages: readonly Message[], checkpointAt: ReadonlyMap<number, number> = new Map(), subagents: Readonly<Record<string, readonly Message[]>> = {}): TranscriptItem[] {
+export function itemsFromHistory(messages: readonly Message[], checkpointAt: ReadonlyMap<number, number> = new Map(), subagents: Readonly<Record<string, readonly Message[]>> = {}, t: Translate = english): TranscriptItem[] {
   const items: TranscriptItem[] = [];
   const tools = new Map<string, number>();
   let n = 0;
@@ -533,7 +536,7 @@ export function itemsFromHistory(messages: readonly Message[], checkpointAt: Rea
         const view = saved.kind === 'agent' ? { ...saved, ...subagentSteps(subagents[block.tool_use_id] ?? []) } : saved;
         const shown = (view.kind === 'bash' || view.kind === 'mcp') && status !== 'aborted';
         // As live: a command's exit note (a timeout, what the sandbox blocked) is its only error line.
-        const error = view.kind === 'bash' && block.exit ? block.exit.note : block.is_error && !shown ? block.content : undefined;
+        const error = view.kind === 'bash' && block.exit ? block.exit.note : block.is_error && !shown ? (status === 'aborted' && block.content === ABORTED_RESULT ? t('Interrupted') : block.content) : undefined;
         items[index!] = {
           ...item,
           status,
@@ -554,7 +557,14 @@ function savedFacts(view: ToolView, block: ToolResultBlock): ToolView {
   if (view.kind === 'read' && block.counts?.lines !== undefined) return { ...view, lines: block.counts.lines };
   if (view.kind === 'search' && block.counts?.matches !== undefined) return { ...view, matches: block.counts.matches };
   if (view.kind === 'agent') return { ...view, report: block.content.slice(0, 100_000) };
+  if (view.kind === 'browser') return withPage(view, block.content);
   return view;
+}
+
+/** A browser card with the page's URL after its action (the result's `URL:` line), when there is one. */
+function withPage(view: Extract<ToolView, { kind: 'browser' }>, result: string): ToolView {
+  const page = browserPageUrl(result);
+  return page ? { ...view, page } : view;
 }
 
 /** A resumed subagent block's steps: each tool use its saved transcript holds, with how it ended. */

@@ -109,7 +109,7 @@ export class StatusLine {
 }
 
 export class UsageFooter {
-  readonly root = el('footer', { class: 'usage', 'aria-label': t('Session usage') });
+  readonly root = el('footer', { class: 'usage', role: 'group', tabindex: '0', 'aria-label': t('Session usage') });
 
   update(usage: UsageInfo | undefined): void {
     if (!usage) {
@@ -118,32 +118,39 @@ export class UsageFooter {
     }
     const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     const hit = prompt > 0 ? Math.round((usage.cacheReadTokens / prompt) * 100) : 0;
-    this.root.title = t('Input {0} · cache read {1} · cache write {2} · output {3}', formatInt(usage.inputTokens), formatInt(usage.cacheReadTokens), formatInt(usage.cacheWriteTokens), formatInt(usage.outputTokens));
+    const inLabel = prompt === 1 ? t('1 token in') : t('{0} tokens in', formatInt(prompt));
+    const outLabel = usage.outputTokens === 1 ? t('1 token out') : t('{0} tokens out', formatInt(usage.outputTokens));
+    const cost = usage.costIncluded ? t('included') : usage.costUsd !== undefined ? `$${usage.costUsd < 1 ? usage.costUsd.toFixed(3) : usage.costUsd.toFixed(2)}` : undefined;
+    const context = contextIndicator(usage);
+    // Issue 47 item 7: one line of short figures; the details in the tooltip; one focusable element whose name says
+    // it all in words (the figures inside are hidden from screen readers, never read as "34k 341 cache 82%").
+    const details = [t('Input {0} · cache read {1} · cache write {2} · output {3}', formatInt(usage.inputTokens), formatInt(usage.cacheReadTokens), formatInt(usage.cacheWriteTokens), formatInt(usage.outputTokens))];
+    if (usage.costIncluded) details.push(t('Included in your editor subscription'));
+    if (context) details.push(context.title);
+    this.root.title = details.join('\n');
+    const spoken = [inLabel, outLabel, t('cache {0}%', hit), ...(cost ? [usage.costIncluded ? t('Included in your editor subscription') : t('cost {0}', cost)] : []), ...(context ? [context.getAttribute('aria-label') ?? ''] : [])];
+    this.root.setAttribute('aria-label', t('Session usage: {0}', spoken.join(', ')));
     this.root.replaceChildren(
-      el('span', { class: 'usage-in', 'aria-label': prompt === 1 ? t('1 token in') : t('{0} tokens in', prompt) }, icon('arrow-up'), formatTokens(prompt)),
-      el('span', { class: 'usage-out', 'aria-label': usage.outputTokens === 1 ? t('1 token out') : t('{0} tokens out', usage.outputTokens) }, icon('arrow-down'), formatTokens(usage.outputTokens)),
-      el('span', { class: 'usage-cache' }, t('cache {0}%', hit)),
-      usage.costIncluded
-        ? el('span', { class: 'usage-cost', title: t('Included in your editor subscription') }, t('included'))
-        : usage.costUsd !== undefined
-          ? el('span', { class: 'usage-cost' }, `$${usage.costUsd < 1 ? usage.costUsd.toFixed(3) : usage.costUsd.toFixed(2)}`)
-          : '',
-      contextIndicator(usage),
+      el('span', { class: 'usage-in', 'aria-hidden': 'true', 'aria-label': inLabel }, icon('arrow-up'), formatTokens(prompt)),
+      el('span', { class: 'usage-out', 'aria-hidden': 'true', 'aria-label': outLabel }, icon('arrow-down'), formatTokens(usage.outputTokens)),
+      el('span', { class: 'usage-cache', 'aria-hidden': 'true' }, t('cache {0}%', hit)),
+      cost ? el('span', { class: 'usage-cost', 'aria-hidden': 'true' }, cost) : '',
+      context ?? '',
     );
   }
 }
 
 /** How full the model's context window is: a percentage and a small bar, the token counts on hover. */
-function contextIndicator(usage: UsageInfo): HTMLElement | string {
+function contextIndicator(usage: UsageInfo): HTMLElement | undefined {
   const window = usage.contextWindow;
-  if (usage.contextTokens === undefined || !window) return '';
+  if (usage.contextTokens === undefined || !window) return undefined;
   const percent = Math.min(100, Math.round((usage.contextTokens / window) * 100));
   const fill = el('span', { class: 'context-fill' });
   fill.style.width = `${percent}%`;
   const level = percent >= 85 ? 'high' : percent >= 60 ? 'mid' : 'low';
   return el(
     'span',
-    { class: `usage-context context-${level}`, title: t('Context {0} of {1} tokens', formatInt(usage.contextTokens), formatInt(window)), 'aria-label': t('Context {0}% of the window used', percent) },
+    { class: `usage-context context-${level}`, 'aria-hidden': 'true', title: t('Context {0} of {1} tokens', formatInt(usage.contextTokens), formatInt(window)), 'aria-label': t('Context {0}% of the window used', percent) },
     el('span', { class: 'context-bar' }, fill),
     `${percent}%`,
   );

@@ -20,6 +20,10 @@ export class CodeBlock {
     const copy = el('button', { type: 'button', class: 'icon-button copy', title: t('Copy code'), 'aria-label': t('Copy code') }, icon('copy'));
     copy.addEventListener('click', () => copyText(code?.textContent ?? pre.textContent ?? '', copy));
     this.root.append(el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy), pre);
+    // Issue 47 item 9 (axe scrollable-region-focusable): a block that scrolls sideways is reachable by keyboard.
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'group');
+    pre.setAttribute('aria-label', t('Code block, {0}', lang || 'text'));
     this.setLines(countLines(code?.textContent ?? pre.textContent ?? ''));
   }
 

@@ -174,6 +174,9 @@ export class Composer {
   }
 
   private onKeyDown(e: KeyboardEvent): void {
+    // Ctrl+Alt+Enter / Ctrl+Alt+Backspace (Cmd on macOS) answer a waiting approval (main.ts, issue 47 item 1):
+    // here they neither send, queue nor delete.
+    if ((e.ctrlKey || e.metaKey) && e.altKey && (e.key === 'Enter' || e.key === 'Backspace')) return;
     if (!e.isComposing && (this.mentions.handleKey(e) || this.slash.handleKey(e))) {
       e.preventDefault();
       e.stopPropagation();

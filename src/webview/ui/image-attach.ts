@@ -71,7 +71,7 @@ export async function prepareImage(file: Blob, name: string): Promise<{ image: I
 }
 
 export class ImageAttach {
-  readonly root = el('div', { class: 'image-attachments', 'aria-label': t('Attached images') });
+  readonly root = el('div', { class: 'image-attachments', role: 'group', 'aria-label': t('Attached images') });
   private readonly list = el('div', { class: 'image-thumbs' });
   private readonly notice = el('div', { class: 'image-notice', role: 'alert' });
   private items: Pending[] = [];

@@ -218,6 +218,8 @@ export class ToolCardView implements ToolCard {
     const waiting = this.waiting && it.status === 'running';
     const status = waiting ? WAITING : ((it.status === 'done' && backgroundStatus(it.view)) || STATUS[it.status]);
     this.root.dataset.status = waiting ? 'waiting' : it.status;
+    // A browser card's screenshot is its point: shown larger than other tools' images (webview.css).
+    this.root.classList.toggle('browser-card', it.view.kind === 'browser');
     this.root.setAttribute('aria-label', accessibleName(it, waiting));
     this.header.replaceChildren(
       el('span', { class: 'tool-icon' }, icon(it.view.kind === 'mcp' ? 'plug' : (TOOL_ICONS[it.name] ?? 'tools'))),
@@ -256,14 +258,17 @@ export class ToolCardView implements ToolCard {
       case 'fetch':
         return [el('code', { class: 'url' }, view.url)];
       case 'browser':
-        return [el('span', { class: 'browser-action' }, view.action), view.url ? el('code', { class: 'url' }, view.url) : view.target ? el('code', {}, view.target) : ''];
+        return [el('span', { class: 'browser-action' }, view.action), view.url ? el('code', { class: 'url', title: view.url }, view.url) : view.target ? el('code', { title: view.target }, view.target) : ''];
       case 'memory':
         return [el('span', { class: 'memory' }, memoryTitle(view, this.item?.status === 'done'))];
       case 'agent':
         // Its task goes on a line of its own below: at the panel's usual width the title has room for a name only.
         return [el('span', { class: 'agent-name' }, view.agent)];
-      case 'other':
-        return [el('span', {}, view.summary)];
+      case 'other': {
+        // Issue 47 item 9: the tool in words ("Command output"), then its summary; never the tool's id alone.
+        const words = toolWords(this.item?.name ?? '');
+        return [el('span', { class: 'tool-label' }, words), view.summary ? el('span', { class: 'tool-summary', title: view.summary }, view.summary) : ''];
+      }
     }
   }
 
@@ -329,6 +334,11 @@ export class ToolCardView implements ToolCard {
       this.outputActions.hidden = it.status === 'denied' || (!tail && it.status === 'running');
       parts.push(this.outputActions);
       if (this.body.childNodes.length !== parts.length || parts.some((p, i) => this.body.childNodes[i] !== p)) this.body.replaceChildren(...parts);
+      return;
+    }
+    if (view.kind === 'browser' && view.page) {
+      // The page's URL after the action, whole (the title cuts a long one): where a click or a key led.
+      if (this.body.textContent !== view.page) this.body.replaceChildren(el('div', { class: 'browser-page' }, el('code', { class: 'url' }, view.page)));
       return;
     }
     if (this.body.childNodes.length) this.body.replaceChildren();
@@ -403,9 +413,11 @@ function accessibleName(it: Of<'tool'>, waiting: boolean): string {
     case 'agent':
       what = t('{0} subagent: {1}', v.agent, v.description);
       break;
-    case 'other':
-      what = `${it.name}`;
+    case 'other': {
+      const plan = it.name === 'todo_write' ? /^(\d+)\/(\d+)/.exec(v.summary) : null;
+      what = plan ? t('Plan, {0} of {1} done', Number(plan[1]), Number(plan[2])) : v.summary ? t('{0}: {1}', toolWords(it.name), v.summary) : toolWords(it.name);
       break;
+    }
   }
   if (waiting) return t('{0}: waiting for approval', what);
   if (it.status === 'running') return t('{0}: running', what);
@@ -446,6 +458,26 @@ function meta(view: ToolView): (Node | string)[] {
     case 'memory':
     case 'other':
       return [];
+  }
+}
+
+/** A tool without a card of its own, in words (issue 47 item 9): `bash_output` → "Command output". */
+function toolWords(name: string): string {
+  switch (name) {
+    case 'todo_write':
+      return t('Plan');
+    case 'bash_output':
+      return t('Command output');
+    case 'kill_shell':
+      return t('Stop a background command');
+    case 'lsp':
+      return t('Code navigation');
+    case 'skill':
+      return t('Skill');
+    default: {
+      const words = name.replace(/_/g, ' ').trim();
+      return words ? words[0]!.toUpperCase() + words.slice(1) : t('Tool');
+    }
   }
 }
 

@@ -80,9 +80,11 @@ function schedule(): void {
 
 function render(): void {
   frame = 0;
+  let userTouched = false;
   for (const id of dirty) {
     const item = model.get(id);
     if (item) transcript.view(id)?.update(item);
+    if (item?.kind === 'user') userTouched = true;
   }
   dirty.clear();
   if (chromeDirty) {
@@ -90,10 +92,56 @@ function render(): void {
     renderChrome();
   }
   transcript.afterRender();
+  // Only when a message was drawn again or messages came and went: a streaming frame costs nothing here.
+  if (userTouched || userMessages.length !== namedMessages) nameRestoreButtons();
+}
+
+const userMessages = document.getElementsByClassName('user');
+let namedMessages = -1;
+
+/** Issue 47 item 9: "Restore checkpoint before message 3", so the buttons are told apart by name. */
+function nameRestoreButtons(): void {
+  namedMessages = userMessages.length;
+  let n = 0;
+  for (const message of document.querySelectorAll('article.item.user')) {
+    n++;
+    const restore = message.querySelector('button.restore-checkpoint');
+    const name = t('Restore checkpoint before message {0}', n);
+    if (restore && restore.getAttribute('aria-label') !== name) restore.setAttribute('aria-label', name);
+  }
 }
 
 let lastTurn = model.snapshot.turn;
 const isTyping = (e: Element | null) => e instanceof HTMLTextAreaElement || e instanceof HTMLInputElement;
+
+// Issue 47 item 1: Escape on a waiting approval card (its buttons, its feedback box, its tool card) hands the
+// keyboard back to the composer. The request keeps waiting and the turn keeps running: the event stops here, so
+// neither the stop handler below nor the workbench's Escape keybinding (turnstone.stop) sees it.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.defaultPrevented || !(e.target instanceof Element)) return;
+  if (!e.target.closest('.item.permission:not(.settled), .item.tool[data-status="waiting"]')) return;
+  e.preventDefault();
+  e.stopPropagation();
+  composer.input.focus();
+});
+
+// Issue 47 item 1: Ctrl+Alt+Enter allows and Ctrl+Alt+Backspace denies the waiting request (Cmd on macOS), from
+// anywhere in the panel, the input included: chords that type nothing, so text typed while a card arrives never
+// answers it. The card with the keyboard in it, else the only one waiting; with several and none focused, the
+// first one's Allow gets the keyboard and nothing is answered. The event stops here: the workbench's keybindings
+// for the same keys (a proposal's diff editor) never see it twice.
+document.addEventListener('keydown', (e) => {
+  if (!(e.ctrlKey || e.metaKey) || !e.altKey || e.shiftKey || (e.key !== 'Enter' && e.key !== 'Backspace') || e.isComposing) return;
+  e.preventDefault();
+  e.stopPropagation();
+  const waiting = [...document.querySelectorAll<HTMLElement>('.item.permission:not(.settled)')];
+  const card = (e.target instanceof Element ? waiting.find((w) => w.contains(e.target as Element)) : undefined) ?? (waiting.length === 1 ? waiting[0] : undefined);
+  if (!card) {
+    waiting[0]?.querySelector<HTMLButtonElement>('button.perm-allow')?.focus();
+    return;
+  }
+  card.querySelector<HTMLButtonElement>(e.key === 'Enter' ? 'button.perm-allow' : 'button.perm-deny')?.click();
+});
 
 // Escape anywhere in the panel stops a running turn (the input handles its own, the
 // workbench's turnstone.stop keybinding covers a focused view without a focused element).

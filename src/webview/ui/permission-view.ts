@@ -56,8 +56,12 @@ export class PermissionView implements ItemView {
         e.preventDefault();
         this.decide('deny', this.feedback.value.trim());
       } else if (e.key === 'Escape') {
+        // The box closes; the keyboard stays on the card (a second Escape goes to the composer), never on the page.
+        e.preventDefault();
+        e.stopPropagation();
         this.feedbackOpen = false;
         if (this.item) this.update(this.item);
+        this.root.querySelector<HTMLButtonElement>('button.perm-feedback')?.focus();
       }
     });
   }
@@ -96,6 +100,9 @@ export class PermissionView implements ItemView {
       button(L.denyWithFeedback, () => this.openFeedback(), { secondary: true, cls: 'perm-feedback' }),
     ];
     for (const b of buttons) b.disabled = locked;
+    // The workbench's keybindings for the waiting request (package.json; issue 47 item 1).
+    buttons[0]!.setAttribute('aria-keyshortcuts', 'Control+Alt+Enter Meta+Alt+Enter');
+    buttons.at(-2)!.setAttribute('aria-keyshortcuts', 'Control+Alt+Backspace Meta+Alt+Backspace');
     // The proposal's diff tab closes once the request is settled: nothing left to open. It opens read-only.
     const diff = it.canOpenDiff ? button(t('Open diff'), () => this.post({ type: 'open_diff', requestId: it.id, ...(it.toolId ? { toolId: it.toolId } : {}) }), { icon: 'diff', secondary: true, cls: 'perm-diff' }) : '';
     const edit = it.canOpenDiff && !it.editing && !locked ? button(L.editProposal, () => this.post({ type: 'edit_proposal', requestId: it.id }), { icon: 'edit', secondary: true, cls: 'perm-edit', title: t('Make the proposal editable in the diff editor: what you change there is what gets written when you allow it') }) : '';

@@ -27,9 +27,11 @@ export class PlanView {
   private readonly current = el('span', { class: 'plan-current' });
   private readonly list = el('ol', { class: 'plan-list' });
   private shown: readonly PlanTodo[] = [];
+  private readonly summary: HTMLElement;
 
   constructor() {
     this.root.append(el('summary', {}, icon('chevron-right', 'plan-chevron'), icon('checklist'), el('span', { class: 'plan-title' }, t('Plan')), this.count, this.current), this.list);
+    this.summary = this.root.querySelector('summary')!;
     this.root.hidden = true;
   }
 
@@ -44,6 +46,9 @@ export class PlanView {
     this.count.textContent = `${completed}/${total}`;
     this.count.setAttribute('aria-label', t('{0} of {1} done', completed, total));
     this.current.textContent = active ? active.content : '';
+    // Issue 47 item 9: "Plan, 5 of 5 done" (and what is under way), never "Plan5/5".
+    const progress = t('Plan, {0} of {1} done', completed, total);
+    this.summary.setAttribute('aria-label', active ? t('{0}: {1}', progress, active.content) : progress);
     this.list.replaceChildren(
       ...plan.map((todo) =>
         el('li', { class: `plan-item plan-${todo.status.replace('_', '-')}` }, icon(STATUS_ICONS[todo.status]), el('span', { class: 'plan-text' }, todo.content), el('span', { class: 'sr-only' }, ` (${statusLabel(todo.status)})`)),

@@ -105,7 +105,7 @@ describe('panel bridge: tool and approval cards (issue 25)', () => {
     );
     const item = out.flatMap((e) => (e.type === 'item_add' && e.item.kind === 'permission' ? [e.item] : []))[0]!;
     assert.equal(item.title, 'Use the tool echo of the MCP server everything?');
-    assert.equal(item.reason, 'Why Turnstone asks: ask mode asks before every MCP tool call unless an allow rule covers it');
+    assert.equal(item.reason, 'Why Turnstone asks: Ask mode asks before every MCP tool call unless an allow rule covers it');
     assert.equal(item.description, 'Echoes back the input string');
     assert.equal(item.rule, 'mcp__everything__echo');
     assert.doesNotMatch(`${item.title} ${item.reason}`, /needs command permission|\bRun\b/);

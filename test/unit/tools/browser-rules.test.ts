@@ -74,11 +74,17 @@ describe('browser tool: rules, words and wiring', () => {
       { role: 'user', content: [{ type: 'text', text: 'look at it' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'b1', name: 'browser', input: { action: 'open', url: 'http://localhost:3000/' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b1', content: 'Title: App\nURL: http://localhost:3000/', images: [shot] }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'b2', name: 'browser', input: { action: 'click', selector: 'a.next' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b2', content: 'Title: Next\nURL: http://localhost:3000/next?page=2\nConsole errors since the last action (1):\n- [error] x', images: [shot] }] },
     ]);
-    const card = items.find((i) => i.kind === 'tool')!;
+    const [card, click] = items.filter((i) => i.kind === 'tool');
     assert.ok(TranscriptItem.safeParse(card).success);
-    assert.equal(card.kind === 'tool' && card.view.kind === 'browser' && card.view.url, 'http://localhost:3000/');
-    assert.equal(card.kind === 'tool' && card.images?.[0]?.data, shot.data);
+    assert.equal(card!.kind === 'tool' && card!.view.kind === 'browser' && card!.view.url, 'http://localhost:3000/');
+    assert.equal(card!.kind === 'tool' && card!.images?.[0]?.data, shot.data);
+    // Each card says where the page was after its action (the result's URL line), a later action's too.
+    assert.deepEqual(card!.kind === 'tool' && card!.view, { kind: 'browser', action: 'open', url: 'http://localhost:3000/', page: 'http://localhost:3000/' });
+    assert.deepEqual(click!.kind === 'tool' && click!.view, { kind: 'browser', action: 'click', target: 'a.next', page: 'http://localhost:3000/next?page=2' });
+    assert.ok(TranscriptItem.safeParse(click).success);
   });
 
   it('looks for Chromium, Chrome and Edge on the usual paths of each platform', () => {

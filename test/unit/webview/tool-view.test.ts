@@ -10,7 +10,10 @@ describe('tool views for the panel', function () {
       ['bash', { command: 'npm test', description: 'run tests' }, { kind: 'bash', command: 'npm test', description: 'run tests' }],
       ['glob_search', { pattern: '**/*.ts' }, { kind: 'search', mode: 'glob', pattern: '**/*.ts' }],
       ['grep_search', { pattern: 'TODO', path: 'src' }, { kind: 'search', mode: 'grep', pattern: 'TODO', path: 'src' }],
-      ['mystery', { a: 1 }, { kind: 'other', summary: '{"a":1}' }],
+      ['mystery', { a: 1 }, { kind: 'other', summary: '1' }],
+      // Issue 47 item 9: never raw JSON; the description when there is one.
+      ['bash_output', { id: 'bash_1' }, { kind: 'other', summary: 'bash_1' }],
+      ['mystery', { description: 'Tidy up', n: 2 }, { kind: 'other', summary: 'Tidy up' }],
       ['mcp__github__create_issue', { title: 'x' }, { kind: 'mcp', server: 'github', tool: 'create_issue', input: '{\n  "title": "x"\n}' }],
     ];
     for (const [name, input, expected] of cases) {
