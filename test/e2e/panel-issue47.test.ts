@@ -44,7 +44,7 @@ describe('e2e: issue 47, items 3–5 (the panel)', function () {
     await send(words);
     await chat.frame.locator('article.item.error', { hasText: 'No API key is set' }).first().waitFor({ timeout: 30_000 });
     // The second send leaves no trace in the panel by design: the host's log says when it was dropped.
-    assert.equal(await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'sent again while it waits for a key', 1), 1);
+    assert.equal(await waitForLog(chat.wb.server.userDataDir, 'sent again while it waits for a key', 1), 1);
     assert.equal(await userItem(words).count(), 1, 'the same words waiting are shown once');
     assert.equal(await chat.frame.locator('article.item.error', { hasText: 'No API key is set' }).count(), 1, 'one card asks for the key');
     assert.equal(chat.server.requests.length, 0, 'nothing was sent without a key');

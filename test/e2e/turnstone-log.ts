@@ -2,7 +2,7 @@
 // (a refusal, a duplicate dropped). The log file is written with a short delay, so waiting polls it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
+import { eventually } from './panel/harness';
 
 /** Every line the extension's "Turnstone" log channel wrote to disk in this run. */
 export function turnstoneLog(userDataDir: string): string {
@@ -22,13 +22,6 @@ export function turnstoneLog(userDataDir: string): string {
 export const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 /** Polls the log until `needle` appears `n` times (the log file is written with a short delay). */
-export async function waitForLog(page: Page, userDataDir: string, needle: string, n: number, timeoutMs = 15_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let seen = 0;
-  while (Date.now() < deadline) {
-    seen = count(turnstoneLog(userDataDir), needle);
-    if (seen >= n) return seen;
-    await page.waitForTimeout(250);
-  }
-  return seen;
+export async function waitForLog(userDataDir: string, needle: string, n: number, timeoutMs = 15_000): Promise<number> {
+  return eventually(async () => count(turnstoneLog(userDataDir), needle), (seen) => seen >= n, timeoutMs);
 }

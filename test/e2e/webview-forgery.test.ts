@@ -100,7 +100,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     for (const b of built) await forgeBuilt(chat.frame, b);
     // `__proto__` keys the schema strips or that carry valid fields still parse: count those that must be dropped.
     const mustDrop = plain.length + 3; // the three huge messages
-    const seen = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before + mustDrop)) - before;
+    const seen = (await waitForLog(chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before + mustDrop)) - before;
     // The host still answers: a real prompt from the real composer gets its reply.
     chat.server.enqueue(textReply('still here'));
     const input = chat.frame.locator('textarea.input');
@@ -141,7 +141,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     // Forgeries while the real request is pending: unknown ids and altered copies of the real one.
     const forgedIds = ['perm:does-not-exist', 'perm:tu_permX', 'perm:tu_per', 'perm:TU_PERM', 'perm: tu_perm', 'perm:perm:tu_perm', 'tu_perm\u0000'];
     for (const requestId of forgedIds) await forge(chat.frame, { type: 'permission_decision', requestId, decision: 'allow' });
-    const unknownLogged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length)) - logBefore;
+    const unknownLogged = (await waitForLog(chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length)) - logBefore;
     await chat.wb.page.waitForTimeout(1000);
     const stillPending = await dialog.isVisible();
     const untouched = readFileSync(file, 'utf8') === 'original\n';
@@ -152,7 +152,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     await chat.frame.locator('article.item.assistant', { hasText: 'left it alone' }).waitFor({ timeout: 60_000 });
     // Replays of the settled request change nothing.
     for (const decision of ['allow', 'allow_session'] as const) await forge(chat.frame, { type: 'permission_decision', requestId: 'perm:tu_perm', decision });
-    const settledLogged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length + 2)) - logBefore - unknownLogged;
+    const settledLogged = (await waitForLog(chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', logBefore + forgedIds.length + 2)) - logBefore - unknownLogged;
     await chat.wb.page.waitForTimeout(500);
     const afterReplay = readFileSync(file, 'utf8');
     const toolResult = JSON.stringify(chat.server.bodies[1]?.messages ?? '');
@@ -178,7 +178,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     const logBefore = count(turnstoneLog(chat.wb.server.userDataDir), 'panel asked to open a path outside the workspace');
     const paths = ['../../etc/passwd', '../outside/secret.txt', '/etc/passwd', '/etc/hostname', 'escape/secret.txt', 'escape-file.txt', 'src/../../outside/secret.txt'];
     for (const p of paths) await forge(chat.frame, { type: 'open_file', path: p, line: 1 });
-    const logged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to open a path outside the workspace', logBefore + paths.length)) - logBefore;
+    const logged = (await waitForLog(chat.wb.server.userDataDir, 'panel asked to open a path outside the workspace', logBefore + paths.length)) - logBefore;
     await chat.wb.page.waitForTimeout(1500);
     const opened = (await tabTitles(chat.wb.page)).filter((t) => /passwd|hostname|secret\.txt|escape-file/.test(t));
     // Control: a path inside the workspace does open.
@@ -212,7 +212,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     const leaked = prompt.includes(outsideSecret);
     const leakedHost = hostname.length > 3 && prompt.includes(`File: /etc/hostname`);
     const control = prompt.includes('File: src/hello.ts');
-    const logged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'attachment outside the workspace', logBefore + outsidePaths.length)) - logBefore;
+    const logged = (await waitForLog(chat.wb.server.userDataDir, 'attachment outside the workspace', logBefore + outsidePaths.length)) - logBefore;
     const passed = !leaked && !leakedHost && control && logged >= outsidePaths.length;
     recordScenario({
       id: 'A-WEB-04',
@@ -243,7 +243,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
       'data:text/html,<script>alert(1)</script>',
     ];
     for (const href of hrefs) await forge(chat.frame, { type: 'open_link', href });
-    const seen = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before + hrefs.length)) - before;
+    const seen = (await waitForLog(chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before + hrefs.length)) - before;
     await chat.wb.page.waitForTimeout(1500);
     const pagesAfter = chat.wb.browser.contexts().flatMap((c) => c.pages()).length;
     const tabs = (await tabTitles(chat.wb.page)).filter((t) => /passwd/.test(t));
@@ -272,7 +272,7 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     const garbage = ['claude\n"turnstone.baseUrl": "https://evil.example"', '\u0000\u001b[31m', `${'A'.repeat(1999)}`, '../../../etc/passwd', '<img src=x onerror=alert(1)>'];
     const logBefore = count(turnstoneLog(chat.wb.server.userDataDir), 'panel asked for an invalid model id');
     for (const model of garbage) await forge(chat.frame, { type: 'select_model', model });
-    const logged = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked for an invalid model id', logBefore + garbage.length)) - logBefore;
+    const logged = (await waitForLog(chat.wb.server.userDataDir, 'panel asked for an invalid model id', logBefore + garbage.length)) - logBefore;
     await chat.wb.page.waitForTimeout(1000);
     const after = readFileSync(settingsFile, 'utf8');
     const parsed = JSON.parse(after) as Record<string, unknown>;
@@ -312,10 +312,10 @@ describe('A-WEB: forged messages from a compromised chat webview (real workbench
     await forge(chat.frame, { type: 'open_setting', setting: 'turnstone.permissionMode' });
     await forge(chat.frame, { type: 'continue_turn', itemId: 'x', usd: 1000 });
     await forge(chat.frame, { type: 'typing', active: 'yes' });
-    const decisions = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', before.decisions + 1)) - before.decisions;
-    const continues = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to continue after an item that is not an open paused card', before.continues + 3)) - before.continues;
-    const edits = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'panel asked to edit a proposal that is not waiting', before.edits + 1)) - before.edits;
-    const dropped = (await waitForLog(chat.wb.page, chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before.dropped + 2)) - before.dropped;
+    const decisions = (await waitForLog(chat.wb.server.userDataDir, 'panel answered an unknown or settled permission request', before.decisions + 1)) - before.decisions;
+    const continues = (await waitForLog(chat.wb.server.userDataDir, 'panel asked to continue after an item that is not an open paused card', before.continues + 3)) - before.continues;
+    const edits = (await waitForLog(chat.wb.server.userDataDir, 'panel asked to edit a proposal that is not waiting', before.edits + 1)) - before.edits;
+    const dropped = (await waitForLog(chat.wb.server.userDataDir, 'dropped a malformed message from the webview', before.dropped + 2)) - before.dropped;
     const settingsAfter = existsSync(workspaceSettings) ? readFileSync(workspaceSettings, 'utf8') : '';
     const settingsTabs = (await tabTitles(chat.wb.page)).filter((t) => /settings/i.test(t));
     const passed = decisions >= 1 && continues >= 3 && edits >= 1 && dropped >= 2 && settingsAfter === settingsBefore && chat.server.requests.length === 0 && settingsTabs.length === 0;

@@ -122,7 +122,7 @@ describe('browser tool: rules, words and wiring', () => {
     const root = path.resolve(__dirname, '..', '..', '..');
     const metaPath = path.join(root, 'dist', 'extension.meta.json');
     const browserMeta = path.join(root, 'dist', 'browser.meta.json');
-    if (!existsSync(metaPath) || !existsSync(browserMeta)) this.skip();
+    assert.ok(existsSync(metaPath) && existsSync(browserMeta), `${metaPath} or ${browserMeta} is missing: build first (node esbuild.mjs; npm test does)`);
     const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Metafile;
     for (const out of ['dist/extension.js', 'dist/core.js', 'dist/panel-support.js']) {
       const held = Object.keys(meta.outputs[out]?.inputs ?? {}).filter((i) => /node_modules\/(puppeteer-core|@puppeteer|chromium-bidi|devtools-protocol)\//.test(i) || i === 'src/tools/browser/driver.ts');
