@@ -11,7 +11,7 @@ import { isAbortedError, TurnCancellation } from '../cancellation';
 import { errorMessage, MAX_ITERATIONS_MESSAGE, RuntimeError, type RuntimeErrorKind } from '../errors';
 import { EventEmitter, type CompactionEvent, type RuntimeEvent, type RuntimeEventListener, type TurnSummary } from '../events';
 import { abortedResult, TURN_ABORTED_NOTE, unansweredToolUses } from '../session/history';
-import { noHooks, type HookRunner } from '../policy/hooks';
+import { noHooks } from '../policy/hooks';
 import { PermissionPolicy, type PermissionMode, type PermissionPrompter } from '../policy/permissions';
 import { buildRequest } from './request';
 import { SessionAccount } from '../spend/session-account';
@@ -21,9 +21,9 @@ import { runSubagent, type SubagentParent } from './subagents';
 import { applyInterjections, stopHookSendsBack, submitInput, type TurnInputPorts } from './turn-input';
 import { type HistoryMark, Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
-import { DEFAULT_LOOP_GUARD_REPEATS, loopStopMessage } from './loop-guard';
-import { newTurn, recordFileChange, textOf, turnSummary, type TurnState } from './turn-state';
-import { ModelError, type Message, type ModelClient, type ToolExecutor, type Usage, type UserContentBlock } from '../types';
+import { loopStopMessage } from './loop-guard';
+import { type ActiveTurnContext, newTurn, recordFileChange, textOf, turnSummary, type TurnState } from './turn-state';
+import { ModelError, type Message, type Usage, type UserContentBlock } from '../types';
 import { EMPTY_PLAN, reducePlan, type Plan } from '../plan';
 import { type SavedCost } from '../spend/usage';
 
@@ -41,10 +41,8 @@ export class ConversationRuntime {
   private readonly account: SessionAccount;
   /** How full the window is, and compaction when it would overflow. */
   private readonly contextKeeper: ContextKeeper;
-  private hooks!: HookRunner;
-  private tools!: ToolExecutor;
-  private config!: ConversationConfig;
-  private notes: () => string[] = () => [];
+  /** The last turn's context (the constructor's before any turn): what the next turn runs with unless it brings its own. */
+  private lastContext: ActiveTurnContext;
   private readonly clock: Clock;
   private readonly steering: SteeringQueue;
   private active: TurnState | undefined;
@@ -53,10 +51,6 @@ export class ConversationRuntime {
   private turnCounter = 0;
   /** T9: tool use ids stay unique in the session, whatever the server sends. */
   private readonly toolUseIds: ToolUseIds;
-  /** Every request goes through here: the spend gate when a cap is set (issue 26), the provider as is otherwise. */
-  private model!: ModelClient;
-  /** The turn context's client before the spend gate: what a subagent's gate wraps. */
-  private provider!: ModelClient;
   /** A subagent's conversation: it shares its parent's policy and cannot start subagents of its own (depth 1). */
   private readonly isSubagent: boolean;
   /** The model's plan (todo_write): session state, saved as `plan_updated` records. */
@@ -79,7 +73,7 @@ export class ConversationRuntime {
     const { transcript, emitFn: emit } = this;
     this.contextKeeper = new ContextKeeper({ transcript, emit, log: ports.log, charge: (usage) => this.account.charge(usage), plan: () => this.currentPlan });
     this.account = new SessionAccount({ transcript, emit, context: this.contextKeeper, turnCostAtStart: () => this.active?.costAtStart }, config, resume.usage, resume.cost);
-    this.useContext({ model: ports.model, tools: ports.tools, ...(ports.hooks ? { hooks: ports.hooks } : {}), config });
+    this.lastContext = this.resolve({ model: ports.model, tools: ports.tools, ...(ports.hooks ? { hooks: ports.hooks } : {}), config });
     this.steering = new SteeringQueue((items) => this.emit({ type: 'queue_changed', items: [...items] }), resume.queued);
     if (resume.plan) this.currentPlan = reducePlan(EMPTY_PLAN, { type: 'restore', todos: resume.plan });
   }
@@ -130,18 +124,15 @@ export class ConversationRuntime {
 
   /**
    * Between turns only: every step of a turn sends a byte-identical system prefix (S7), and a model with a
-   * smaller window is compacted for before its first request (C1 runs before sampling).
+   * smaller window is compacted for before its first request (C1 runs before sampling). The policy, the
+   * account and the context keeper are the session's, set up here for the turn about to run.
    */
-  private useContext(context: TurnContext): void {
+  private resolve(context: TurnContext): ActiveTurnContext {
     const config = { ...context.config };
-    this.config = config;
-    this.tools = context.tools;
-    this.hooks = context.hooks ?? noHooks;
-    this.notes = context.notes ?? (() => []);
     this.policy.configure(config.permissionMode ?? 'ask', config.permissionRules, config.deniedTools);
-    this.provider = context.model;
-    this.model = this.account.configure(config, context.model);
-    this.contextKeeper.use(config, context.tools, this.model);
+    const model = this.account.configure(config, context.model);
+    this.contextKeeper.use(config, context.tools, model);
+    return { config, tools: context.tools, hooks: context.hooks ?? noHooks, notes: context.notes ?? (() => []), model, provider: context.model };
   }
 
   subscribe(listener: RuntimeEventListener): () => void {
@@ -179,8 +170,8 @@ export class ConversationRuntime {
 
   async runTurn(input: string, options: RunTurnOptions = {}): Promise<TurnSummary> {
     if (this.active) throw new RuntimeError('busy', 'a turn is already running: steer() or queue() instead');
-    if (options.context) this.useContext(options.context);
-    const turn = newTurn(`turn-${++this.turnCounter}-${this.clock.now()}`, this.account, options.signal, this.config.loopGuardRepeats ?? DEFAULT_LOOP_GUARD_REPEATS);
+    if (options.context) this.lastContext = this.resolve(options.context);
+    const turn = newTurn(`turn-${++this.turnCounter}-${this.clock.now()}`, this.lastContext, this.account, options.signal);
     this.active = turn;
     this.transcript.newTurn();
     const queued = this.steering.takeNext();
@@ -194,7 +185,7 @@ export class ConversationRuntime {
     this.transcript.event('turn_started', { turnId: turn.id });
     let summary: TurnSummary;
     try {
-      await submitInput(this.inputPorts, queued, input, options.images ?? [], turn.cancellation, this.transcript.messages.at(-1)?.role);
+      await submitInput(this.inputPorts(turn), queued, input, options.images ?? [], turn.cancellation, this.transcript.messages.at(-1)?.role);
       await this.loop(turn, options.prompter);
       summary = this.finish(turn, 'completed');
     } catch (error) {
@@ -226,9 +217,10 @@ export class ConversationRuntime {
 
   private async loop(turn: TurnState, prompter: PermissionPrompter | undefined): Promise<void> {
     const prompts = new PromptQueue();
+    const { config, tools, hooks } = turn.context;
     const dispatch: DispatchContext = {
-      tools: this.tools,
-      hooks: this.hooks,
+      tools,
+      hooks,
       policy: this.policy,
       prompter,
       prompts,
@@ -244,7 +236,7 @@ export class ConversationRuntime {
     for (;;) {
       turn.cancellation.throwIfCancelled();
       turn.iterations++;
-      if (turn.iterations > (this.config.maxIterations ?? 50)) throw new RuntimeError('max_iterations', MAX_ITERATIONS_MESSAGE);
+      if (turn.iterations > (config.maxIterations ?? 50)) throw new RuntimeError('max_iterations', MAX_ITERATIONS_MESSAGE);
       this.emit({ type: 'step_started', turnId: turn.id, step: turn.iterations });
 
       const step = await this.sampleStep(turn);
@@ -261,11 +253,11 @@ export class ConversationRuntime {
         // The reply is the reply: what was cut at the output limit and its continuation, together.
         turn.finalText = turn.replyPrefix + text;
         turn.replyPrefix = '';
-        if (await stopHookSendsBack(this.inputPorts, step.message, turn.cancellation, turn.stopBlocks, this.config.maxStopHookBlocks ?? 3)) {
+        if (await stopHookSendsBack(this.inputPorts(turn), step.message, turn.cancellation, turn.stopBlocks, config.maxStopHookBlocks ?? 3)) {
           turn.stopBlocks++;
           continue;
         }
-        if (this.steering.hasCurrent && (await applyInterjections(this.inputPorts, turn.cancellation))) continue;
+        if (this.steering.hasCurrent && (await applyInterjections(this.inputPorts(turn), turn.cancellation))) continue;
         // The last check, after the last await: input steered from here on starts the next turn (T7).
         turn.closing = true;
         return;
@@ -288,7 +280,7 @@ export class ConversationRuntime {
       // Before another request: the results are kept, so Continue (a new turn) picks up from here.
       const loop = turn.loopGuard.record(step.toolUses, results);
       if (loop) throw new RuntimeError('loop', loopStopMessage(loop), { loop });
-      if (this.steering.hasCurrent) await applyInterjections(this.inputPorts, turn.cancellation);
+      if (this.steering.hasCurrent) await applyInterjections(this.inputPorts(turn), turn.cancellation);
     }
   }
 
@@ -298,21 +290,21 @@ export class ConversationRuntime {
    * context overflow (shrinking what compaction cannot) or a credential refresh (T6).
    */
   private async sampleStep(turn: TurnState): Promise<StepResult> {
-    const { cancellation } = turn;
+    const { cancellation, context } = turn;
     let overflows = 0;
     let refreshedAuth = false;
     for (;;) {
       if (this.contextKeeper.probePending) await this.contextKeeper.healthProbe(cancellation);
-      if (this.tools.prepareStep) await cancellation.race(this.tools.prepareStep(cancellation.signal));
-      const notes = this.notes();
+      if (context.tools.prepareStep) await cancellation.race(context.tools.prepareStep(cancellation.signal));
+      const notes = context.notes();
       if (notes.length > 0) this.appendUser([{ type: 'text', text: notes.join('\n') }]);
       if (this.contextKeeper.full) turn.autoCompaction = (await this.contextKeeper.compact('auto', cancellation)) ?? turn.autoCompaction;
-      const request = buildRequest({ ...this.config, maxTokens: this.contextKeeper.limits.maxOutputTokens }, this.transcript.messages, this.tools.definitions());
+      const request = buildRequest({ ...context.config, maxTokens: this.contextKeeper.limits.maxOutputTokens }, this.transcript.messages, context.tools.definitions());
       const charsAtRequest = this.transcript.chars;
       const builder = new AssistantMessageBuilder(this.emitFn, this.nowFn, turn.iterations, this.toolUseIds);
       const sampling = cancellation.child();
       try {
-        const step = await consumeStep(this.model.stream(request, sampling.signal), builder, sampling);
+        const step = await consumeStep(context.model.stream(request, sampling.signal), builder, sampling);
         this.recordUsage(turn, step, charsAtRequest);
         this.emit({ type: 'step_finished', step: turn.iterations, stopReason: step.stopReason });
         return step;
@@ -352,10 +344,10 @@ export class ConversationRuntime {
   private subagentParent(turn: TurnState, prompter: PermissionPrompter | undefined, prompts: PromptQueue): SubagentParent {
     return {
       policy: this.policy,
-      hooks: this.hooks,
-      config: this.config,
+      hooks: turn.context.hooks,
+      config: turn.context.config,
       ports: this.ports,
-      provider: this.provider,
+      provider: turn.context.provider,
       gate: (client) => this.account.gate(client),
       charge: (usage, model) => this.account.chargeDelegated(usage, model),
       emit: this.emitFn,
@@ -379,8 +371,8 @@ export class ConversationRuntime {
   }
 
   /** What the turn's input and hooks (turn-input.ts) act on: this turn's hooks. */
-  private get inputPorts(): TurnInputPorts {
-    return { hooks: this.hooks, steering: this.steering, emit: this.emitFn, appendUser: (blocks) => this.appendUser(blocks) };
+  private inputPorts(turn: TurnState): TurnInputPorts {
+    return { hooks: turn.context.hooks, steering: this.steering, emit: this.emitFn, appendUser: (blocks) => this.appendUser(blocks) };
   }
 
   private recordUsage(turn: TurnState, step: StepResult, charsAtRequest: number): void {

@@ -5,12 +5,30 @@ import { type ContextInfo } from '../context/context-window';
 import { type CompactionEvent, type SubagentRun, type TurnSummary } from '../events';
 import { type Plan } from '../plan';
 import { type SessionAccount } from '../spend/session-account';
-import { LoopGuard } from './loop-guard';
+import { type ConversationConfig } from './conversation-types';
+import { DEFAULT_LOOP_GUARD_REPEATS, LoopGuard } from './loop-guard';
+import { type HookRunner } from '../policy/hooks';
 import { subtractUsage } from '../spend/usage';
-import { type AssistantMessage, type FileChange, type Usage } from '../types';
+import { type AssistantMessage, type FileChange, type ModelClient, type ToolExecutor, type Usage } from '../types';
+
+/**
+ * What a turn runs with, resolved once at its start: its configuration, tools, hooks, notes, and the model
+ * client twice — as the requests go (through the spend gate) and as the provider gave it (what a subagent's
+ * own gate wraps). A settings change made during the turn reaches the next one (S7: one system prefix a turn).
+ */
+export interface ActiveTurnContext {
+  config: ConversationConfig;
+  tools: ToolExecutor;
+  hooks: HookRunner;
+  notes: () => string[];
+  model: ModelClient;
+  provider: ModelClient;
+}
 
 export interface TurnState {
   id: string;
+  /** What this turn runs with (see ActiveTurnContext). */
+  context: ActiveTurnContext;
   iterations: number;
   assistantMessages: AssistantMessage[];
   toolResults: TurnSummary['toolResults'];
@@ -38,9 +56,10 @@ export interface TurnState {
   loopGuard: LoopGuard;
 }
 
-export function newTurn(id: string, account: SessionAccount, signal: AbortSignal | undefined, loopGuardRepeats: number): TurnState {
+export function newTurn(id: string, context: ActiveTurnContext, account: SessionAccount, signal: AbortSignal | undefined): TurnState {
   return {
     id,
+    context,
     iterations: 0,
     assistantMessages: [],
     toolResults: [],
@@ -56,7 +75,7 @@ export function newTurn(id: string, account: SessionAccount, signal: AbortSignal
     fileChanges: new Map(),
     cancellation: new TurnCancellation(signal),
     subagents: [],
-    loopGuard: new LoopGuard(loopGuardRepeats),
+    loopGuard: new LoopGuard(context.config.loopGuardRepeats ?? DEFAULT_LOOP_GUARD_REPEATS),
   };
 }
 
