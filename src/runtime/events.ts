@@ -6,20 +6,13 @@ import { type LoopStop, type RuntimeErrorKind } from './errors';
 import { type PermissionDecision, type PermissionRequest } from './policy/permissions';
 import { type QueuedInput } from './loop/steering';
 import { type Plan } from './plan';
-import { type AssistantMessage, type CommandExit, type ToolCounts, type FileChange, type ImageBlock, type StopReason, type SubagentReport, type Usage } from './types';
+import { type AssistantMessage, type CommandExit, type ToolCounts, type FileChange, type ImageBlock, type StopReason, type SubagentReport, type ToolResultFacts, type Usage } from './types';
 
-export interface ToolResultRecord {
+export interface ToolResultRecord extends ToolResultFacts {
   toolUseId: string;
   name: string;
   isError: boolean;
   content: string;
-  /** Images the tool returned beside its text. */
-  images?: ImageBlock[];
-  /** Interrupted before it finished (becomes ToolResultBlock.aborted). */
-  aborted?: true;
-  /** A command's exit and a read's or search's counts (saved with the result block, for a resumed card). */
-  exit?: CommandExit;
-  counts?: ToolCounts;
 }
 
 /** One subagent of a turn: the `agent` tool use that ran it, and its report. */

@@ -72,13 +72,13 @@ export interface ImageBlock {
   height: number;
 }
 
-export interface ToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content: string;
-  /** Images the tool returned (read_file on a PNG, an MCP screenshot): sent after `content`. */
+/**
+ * What travels beside a tool result's text, declared once: the tool's output, the loop's record, the result
+ * block saved in the session and the UI's event all carry these, and nothing reads them back out of the text.
+ */
+export interface ToolResultFacts {
+  /** Images the tool returned beside its text (read_file on a PNG, an MCP screenshot): sent after `content`. */
   images?: ImageBlock[];
-  is_error?: boolean;
   /**
    * The tool use was interrupted (its `content` is then "aborted"). Saved in the session file so a resumed
    * session's card says so without reading the text; never sent to a model: each provider builds its
@@ -87,8 +87,21 @@ export interface ToolResultBlock {
   aborted?: true;
   /** A command's exit, saved (like `aborted`) so a resumed card shows it without parsing the text; never sent. */
   exit?: CommandExit;
-  /** What a read or a search found, saved for the same reason; never sent. */
+  /** What a read or a search found (lines shown, matches), saved for the same reason; never sent. */
   counts?: ToolCounts;
+}
+
+/** The facts that are there (an empty list of images is none), for spreading into a result, a block or an event. */
+export function presentFacts(facts: ToolResultFacts): ToolResultFacts {
+  const { images, aborted, exit, counts } = facts;
+  return { ...(images && images.length > 0 ? { images } : {}), ...(aborted ? { aborted: true } : {}), ...(exit ? { exit } : {}), ...(counts ? { counts } : {}) };
+}
+
+export interface ToolResultBlock extends ToolResultFacts {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
 }
 
 export type AssistantContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
@@ -252,18 +265,13 @@ export interface CommandExit {
   note?: string;
 }
 
-export interface ToolOutput {
+/** A tool's own result: never `aborted` (the loop says that of a tool use it stopped). */
+export interface ToolOutput extends Omit<ToolResultFacts, 'aborted'> {
   content: string;
-  /** Images returned beside the text (becomes ToolResultBlock.images). */
-  images?: ImageBlock[];
   isError: boolean;
   fileChange?: FileChange;
-  /** bash: its exit code (and a note), beside the text the model reads. */
-  exit?: CommandExit;
   /** bash run_in_background: the id of the command it started (the panel's card follows it). */
   background?: { id: string };
-  /** What a read or a search found, beside its text: lines shown (read_file), matches (glob_search, grep_search). */
-  counts?: ToolCounts;
   /** todo_write: the checked new plan, which the session keeps (the loop applies it). */
   plan?: Plan;
 }

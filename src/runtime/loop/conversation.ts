@@ -23,7 +23,7 @@ import { type HistoryMark, Transcript } from '../session/transcript';
 import { ToolUseIds } from './tool-use-ids';
 import { loopStopMessage } from './loop-guard';
 import { type ActiveTurnContext, newTurn, recordFileChange, textOf, turnSummary, type TurnState } from './turn-state';
-import { ModelError, type Message, type Usage, type UserContentBlock } from '../types';
+import { ModelError, presentFacts, type Message, type Usage, type UserContentBlock } from '../types';
 import { EMPTY_PLAN, reducePlan, type Plan } from '../plan';
 import { type SavedCost } from '../spend/usage';
 
@@ -270,7 +270,7 @@ export class ConversationRuntime {
       const results = await dispatchToolUses(step.toolUses, dispatch);
       turn.toolResults.push(...results);
       const blocks: UserContentBlock[] = results.map((r): UserContentBlock =>
-        ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.images ? { images: r.images } : {}), ...(r.isError ? { is_error: true } : {}), ...(r.aborted ? { aborted: true } : {}), ...(r.exit ? { exit: r.exit } : {}), ...(r.counts ? { counts: r.counts } : {}) }),
+        ({ type: 'tool_result', tool_use_id: r.toolUseId, content: r.content, ...(r.isError ? { is_error: true } : {}), ...presentFacts(r) }),
       );
       // The results go into the history before anything else can wait (a steered text's hook): a Stop from
       // here on keeps them, and never leaves a tool use without its result.

@@ -13,7 +13,7 @@ import { isShellTool } from '../policy/permission-rules';
 import { NON_INTERACTIVE_DENIAL, type PermissionDecision, type PermissionPolicy, type PermissionPrompter, type PermissionRequest } from '../policy/permissions';
 import { loadShellParser } from '../policy/shell-parser';
 import { type Plan } from '../plan';
-import { ToolInputError, type CommandExit, type FileChange, type ImageBlock, type SubagentReport, type SubagentSpec, type ToolCounts, type ToolExecutor, type ToolUseAssessment } from '../types';
+import { presentFacts, ToolInputError, type FileChange, type SubagentReport, type SubagentSpec, type ToolExecutor, type ToolOutput, type ToolResultFacts, type ToolUseAssessment } from '../types';
 
 export interface DispatchContext {
   tools: ToolExecutor;
@@ -59,14 +59,14 @@ export async function dispatchToolUses(uses: readonly ParsedToolUse[], ctx: Disp
   return results;
 }
 
-/** What travels beside a result's text to the UI: never read back out of the text. */
-type ResultFacts = { fileChange?: FileChange | undefined; images?: ImageBlock[] | undefined; exit?: CommandExit | undefined; background?: { id: string } | undefined; counts?: ToolCounts | undefined; aborted?: boolean };
+/** The result's facts (ToolResultFacts), and what only the UI is told: the file it changed, the command it started. */
+type ResultFacts = ToolResultFacts & Pick<ToolOutput, 'fileChange' | 'background'>;
 
 function finish(ctx: DispatchContext, use: ParsedToolUse, content: string, isError: boolean, more: ResultFacts = {}): ToolResultRecord {
-  const { fileChange, images, exit, background, counts, aborted } = more;
-  const withImages = images && images.length > 0 ? { images } : {};
-  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...withImages, ...(exit ? { exit } : {}), ...(background ? { background } : {}), ...(counts ? { counts } : {}), ...(aborted ? { aborted: true } : {}) });
-  return { toolUseId: use.id, name: use.name, isError, content, ...withImages, ...(aborted ? { aborted: true } : {}), ...(exit ? { exit } : {}), ...(counts ? { counts } : {}) };
+  const { fileChange, background } = more;
+  const facts = presentFacts(more);
+  ctx.emit({ type: 'tool_finished', id: use.id, name: use.name, isError, content, ...(fileChange ? { fileChange } : {}), ...(background ? { background } : {}), ...facts });
+  return { toolUseId: use.id, name: use.name, isError, content, ...facts };
 }
 
 function deny(ctx: DispatchContext, use: ParsedToolUse, pre: HookResult, reason: string): ToolResultRecord {
@@ -206,23 +206,17 @@ export async function authorize(use: ParsedToolUse, ctx: DispatchContext, prompt
 export async function execute(use: ParsedToolUse, auth: Extract<Authorization, { kind: 'allow' }>, ctx: DispatchContext, cancel: TurnCancellation): Promise<ToolResultRecord> {
   const { name, id } = use;
   const { input, pre, userNote } = auth;
-  let content: string;
-  let isError: boolean;
-  let fileChange: FileChange | undefined;
-  let images: ImageBlock[] | undefined;
-  let exit: CommandExit | undefined;
-  let background: { id: string } | undefined;
-  let counts: ToolCounts | undefined;
-  let plan: Plan | undefined;
+  let output: ToolOutput;
   try {
     const onProgress = emitProgress.bind(undefined, ctx, id);
     const runSubagent = ctx.runSubagent && ((spec: SubagentSpec, signal: AbortSignal) => ctx.runSubagent!(id, spec, signal));
-    ({ content, isError, fileChange, images, exit, background, counts, plan } = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress, ...(runSubagent ? { runSubagent } : {}) })));
+    output = await cancel.race(ctx.tools.execute(name, input, { signal: cancel.signal, onProgress, ...(runSubagent ? { runSubagent } : {}) }));
   } catch (error) {
     if (isAbortedError(error) || cancel.cancelled) throw error;
-    content = error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`;
-    isError = true;
+    output = { content: error instanceof ToolInputError ? `invalid input for ${name}: ${error.message}` : `${name} failed: ${errorMessage(error)}`, isError: true };
   }
+  const { fileChange, plan } = output;
+  let { content, isError } = output;
   if (fileChange) ctx.onFileChange(fileChange);
   if (plan && !isError) ctx.onPlan?.(plan);
   if (userNote && !isError) content = `${content}\n\n${userNote}`;
@@ -238,5 +232,6 @@ export async function execute(use: ParsedToolUse, auth: Extract<Authorization, {
     post = { outcome: 'cancelled', messages: ['PostToolUse hook cancelled'] };
   }
   if (post.outcome !== 'ok') isError = true;
-  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, { fileChange, images, exit, background, counts });
+  // The tool's facts travel as it gave them (the plan stays with the session, applied above).
+  return finish(ctx, use, mergeHookFeedback(post.messages, content, isError), isError, output);
 }
