@@ -120,7 +120,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     sessions.onDidChange(showSession),
     pending.onDidAdd(() => sessions.refresh()),
     pending.onDidSettle(() => sessions.refresh()),
-    ...registerSessionsView(sessions, () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`)),
+    ...registerSessionsView(sessions, () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`), log),
     mcp,
     requested,
     pending.onDidAdd((p) => requested.fire(p.id)),

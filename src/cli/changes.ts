@@ -1,30 +1,19 @@
 // The json result's `changes` (contracts.md, fourth wave "Review"): each file the
 // turn's tools changed, with the lines added and removed, counted as the panel's
-// edit cards count them (the hunk lines of a unified diff; webview/tool-view.ts
-// diffStats, which the CLI may not import).
+// edit cards count them (runtime/line-counts.ts, which webview/tool-view.ts
+// diffStats uses too).
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import { structuredPatch } from 'diff';
+import { lineCounts } from '../runtime/line-counts';
 import { type FileChange } from '../runtime/types';
+
+export { lineCounts };
 
 export interface CliChange {
   /** Relative to the session's folder, with `/`; absolute for a file outside it. */
   path: string;
   added: number;
   removed: number;
-}
-
-/** Lines added and removed between two contents (null: the file did not exist). */
-export function lineCounts(before: string | null, after: string | null): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const hunk of structuredPatch('a', 'b', before ?? '', after ?? '', undefined, undefined, { context: 0 }).hunks) {
-    for (const line of hunk.lines) {
-      if (line.startsWith('+')) added++;
-      else if (line.startsWith('-')) removed++;
-    }
-  }
-  return { added, removed };
 }
 
 function real(p: string): string {

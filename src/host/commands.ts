@@ -19,6 +19,7 @@ import { addPluginMarketplace, managePlugins } from './context/plugins-command';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
 import { type OriginalContentProvider } from './approvals/proposal-documents';
+import { registerGuardedCommands } from './command-guard';
 
 export interface CommandDeps {
   context: vscode.ExtensionContext;
@@ -186,17 +187,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return undefined;
     },
   };
-  return Object.entries(commands).map(([id, run]) =>
-    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      try {
-        return await run(...args);
-      } catch (error) {
-        log.error(`${id} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t('Turnstone: {0}', error instanceof Error ? error.message : String(error)));
-        return undefined;
-      }
-    }),
-  );
+  return registerGuardedCommands(commands, log);
 }
 
 const RENAME: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('edit'), tooltip: vscode.l10n.t('Rename') };

@@ -1,6 +1,7 @@
 // Host-side helpers that turn a tool use into the card the panel shows, so the
 // host's event mapping stays a few lines per event. Pure: no vscode, no DOM.
-import { createTwoFilesPatch } from 'diff';
+import { formatPatch, structuredPatch } from 'diff';
+import { countHunkLines } from '../runtime/line-counts';
 import { type ToolView } from './protocol';
 
 /** Diffs above this size are summarised (counts only): the card must stay cheap to render. */
@@ -80,18 +81,10 @@ export function browserPageUrl(result: string): string | undefined {
  * Use with the runtime's FileChange: `{ kind: 'edit', path, ...diffStats(before, after) }`.
  */
 export function diffStats(before: string | null, after: string | null, path = 'file'): { added: number; removed: number; created?: boolean; diff?: string } {
-  const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, before ?? '', after ?? '', undefined, undefined, { context: 3 });
-  let added = 0;
-  let removed = 0;
-  const lines = patch.split('\n');
-  // The first lines are headers (Index/===/---/+++); count only hunk bodies.
-  let inHunk = false;
-  for (const line of lines) {
-    if (line.startsWith('@@')) inHunk = true;
-    else if (!inHunk) continue;
-    else if (line.startsWith('+')) added++;
-    else if (line.startsWith('-')) removed++;
-  }
+  const patch = structuredPatch(`a/${path}`, `b/${path}`, before ?? '', after ?? '', undefined, undefined, { context: 3 });
+  // Counted as the CLI's json `changes` counts (runtime/line-counts.ts): the hunks' lines, never the headers.
+  const { added, removed } = countHunkLines(patch);
+  const lines = formatPatch(patch).split('\n');
   const body = lines.slice(lines.findIndex((l) => l.startsWith('---'))).join('\n');
   return {
     added,

@@ -4,11 +4,13 @@
 //   <base>/plugins/registry.json                       what was added and installed
 //   <base>/plugins/marketplaces/<name>/                a git marketplace's clone (a folder one is read in place)
 //   <base>/plugins/installed/<marketplace>/<plugin>/   an installed plugin's copy
+//   <base>/plugins/staging/<id>-<random>/<plugin>/      its private copy while the install question is open
 //
 // A marketplace is a folder or git repository with `.claude-plugin/marketplace.json` listing plugins whose
 // `source` is a folder inside it (a git URL or GitHub `source` is not fetched: such entries are listed as
-// unavailable). Installing is two steps so the caller can ask first: planInstall() reads the plugin and names
-// what it will run (its hooks' and MCP servers' commands); install() copies it. A plugin's id is
+// unavailable). Installing is two steps so the caller can ask first: planInstall() copies the plugin into a
+// private staging folder and names, from that copy, what it will run (its hooks' and MCP servers' commands);
+// install() moves that very copy into place, discardInstall() deletes it. A plugin's id is
 // `<plugin>@<marketplace>`, the value `turnstone.plugins.enabled` holds. Git runs without any hooks, templates
 // or submodules of the repository.
 import { execFile } from 'node:child_process';
@@ -23,6 +25,8 @@ import { readPlugin, summarizePlugin, type LoadedPlugin, type PluginSummary } fr
 export const MARKETPLACE_FILE = '.claude-plugin/marketplace.json';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const GIT_TIMEOUT_MS = 120_000;
+/** How long a staged copy whose question was never answered is kept. */
+const STAGING_KEPT_MS = 24 * 60 * 60 * 1000;
 
 export class PluginStoreError extends Error {
   override readonly name = 'PluginStoreError';
@@ -70,6 +74,20 @@ export interface Marketplace {
   description: string;
   plugins: MarketplaceEntry[];
   problems: string[];
+}
+
+/** A plugin staged for installing (planInstall): read from its private copy, which install() moves into place. */
+export interface InstallPlan {
+  /** `<plugin>@<marketplace>`. */
+  id: string;
+  /** As read from the staged copy. */
+  plugin: LoadedPlugin;
+  /** What it brings and runs, named for the question; `runs` name the folder it is installed in. */
+  summary: PluginSummary;
+  /** The marketplace's folder it was copied from (for messages; never read again). */
+  sourceDir: string;
+  /** The private copy that is installed. */
+  stagedDir: string;
 }
 
 export const pluginId = (plugin: string, marketplace: string): string => `${plugin}@${marketplace}`;
@@ -249,35 +267,92 @@ export class PluginStore {
     return { record, marketplace: await readMarketplace(record.dir) };
   }
 
-  /** Reads a marketplace's plugin and says what it brings and runs: the question asked before install(). */
-  async planInstall(marketplaceName: string, pluginName: string): Promise<{ id: string; plugin: LoadedPlugin; summary: PluginSummary; sourceDir: string }> {
+  /**
+   * Stages a marketplace's plugin for the question asked before install(): copies its folder into a private
+   * staging folder under the data folder and reads what it brings and runs from that copy, so what install()
+   * puts in place is what was named, even if the marketplace's folder changes while the question is open.
+   * Each plan is ended by install() or discardInstall().
+   */
+  async planInstall(marketplaceName: string, pluginName: string): Promise<InstallPlan> {
     const { marketplace } = await this.marketplace(marketplaceName);
     const entry = marketplace.plugins.find((p) => p.name === pluginName);
     if (!entry) throw new PluginStoreError(`the marketplace '${marketplaceName}' lists no plugin '${pluginName}'`);
     if (!entry.dir) throw new PluginStoreError(`${pluginName} cannot be installed: ${entry.unavailable ?? 'it has no folder'}`);
-    const read = await readPlugin(entry.dir);
-    if (!read.plugin) throw new PluginStoreError(read.problems.join(' ') || `${pluginName} is not a plugin`);
-    if (read.plugin.name !== pluginName) throw new PluginStoreError(`the marketplace lists '${pluginName}' but its folder holds the plugin '${read.plugin.name}'`);
-    return { id: pluginId(pluginName, marketplaceName), plugin: read.plugin, summary: summarizePlugin(read.plugin), sourceDir: entry.dir };
+    const id = pluginId(pluginName, marketplaceName);
+    const staging = this.stagingDir;
+    await fs.mkdir(staging, { recursive: true });
+    await this.dropOldStaging();
+    // mkdtemp makes the folder readable and writable by the user alone.
+    const holder = await fs.mkdtemp(path.join(staging, `${pluginName}@${marketplaceName}-`));
+    const stagedDir = path.join(holder, pluginName);
+    try {
+      // Links are copied as links: one leading out of the plugin stays unread by the reader, as in the source.
+      await fs.cp(entry.dir, stagedDir, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
+      const read = await readPlugin(stagedDir);
+      if (!read.plugin) throw new PluginStoreError(read.problems.join(' ') || `${pluginName} is not a plugin`);
+      if (read.plugin.name !== pluginName) throw new PluginStoreError(`the marketplace lists '${pluginName}' but its folder holds the plugin '${read.plugin.name}'`);
+      // What it runs is named as it will be after the move: the plugin's folder in it is the installed copy's.
+      const dest = await this.installedDir(marketplaceName, pluginName);
+      const summary = summarizePlugin(read.plugin);
+      const runs = summary.runs.map((r) => r.split(read.plugin.realRoot).join(dest));
+      return { id, plugin: read.plugin, summary: { ...summary, runs }, sourceDir: entry.dir, stagedDir };
+    } catch (error) {
+      await fs.rm(holder, { recursive: true, force: true });
+      throw error;
+    }
   }
 
-  /** Copies the planned plugin under installed/ and records it (replacing an older copy). */
-  async install(plan: { id: string; plugin: LoadedPlugin; summary: PluginSummary; sourceDir: string }): Promise<InstalledRecord> {
+  /** Where a plugin's copy is installed, after links (its parent folder is made). */
+  private async installedDir(marketplace: string, name: string): Promise<string> {
+    const parent = path.join(this.dir, 'installed', marketplace);
+    await fs.mkdir(parent, { recursive: true });
+    return path.join(await fs.realpath(parent), name);
+  }
+
+  private get stagingDir(): string {
+    return path.join(this.dir, 'staging');
+  }
+
+  /** The staged copy of a plan, checked to be one of ours: undefined when it is gone (installed or discarded). */
+  private stagedHolder(plan: InstallPlan): string | undefined {
+    const holder = path.dirname(plan.stagedDir);
+    return path.dirname(holder) === this.stagingDir && path.basename(plan.stagedDir) === plan.id.split('@')[0] ? holder : undefined;
+  }
+
+  /** Staged copies a question never answered (the editor closed while it was open) are removed after a day. */
+  private async dropOldStaging(): Promise<void> {
+    const names = await fs.readdir(this.stagingDir).catch(() => [] as string[]);
+    for (const name of names) {
+      const abs = path.join(this.stagingDir, name);
+      const stat = await fs.lstat(abs).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > STAGING_KEPT_MS) await fs.rm(abs, { recursive: true, force: true });
+    }
+  }
+
+  /** The answer was No: the staged copy is deleted, nothing is installed. */
+  async discardInstall(plan: InstallPlan): Promise<void> {
+    const holder = this.stagedHolder(plan);
+    if (holder) await fs.rm(holder, { recursive: true, force: true });
+  }
+
+  /** Moves the planned plugin's staged copy under installed/ and records it (replacing an older copy). */
+  async install(plan: InstallPlan): Promise<InstalledRecord> {
     const [name, marketplace] = plan.id.split('@') as [string, string];
-    const dest = path.join(this.dir, 'installed', marketplace, name);
-    const staging = `${dest}.${process.pid}.tmp`;
-    await fs.rm(staging, { recursive: true, force: true });
-    await fs.mkdir(path.dirname(dest), { recursive: true });
-    // Links are copied as links: one leading out of the plugin stays unread by the reader, as in the source.
-    await fs.cp(plan.sourceDir, staging, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
-    await fs.rm(dest, { recursive: true, force: true });
-    await fs.rename(staging, dest);
-    // What runs is what was shown: read again from the copy, the record keeps the copy's own list.
-    const copy = await readPlugin(dest);
-    const record: InstalledRecord = { id: plan.id, name, marketplace, version: plan.plugin.version, dir: dest, runs: copy.plugin ? summarizePlugin(copy.plugin).runs : plan.summary.runs };
-    const reg = await this.registry();
-    await this.save({ ...reg, installed: [...reg.installed.filter((i) => i.id !== plan.id), record] });
-    return record;
+    const holder = this.stagedHolder(plan);
+    if (!holder || !(await fs.lstat(plan.stagedDir).catch(() => undefined))?.isDirectory()) throw new PluginStoreError(`${plan.id} is not staged for installing (plan it again)`);
+    try {
+      const dest = await this.installedDir(marketplace, name);
+      await fs.rm(dest, { recursive: true, force: true });
+      await fs.rename(plan.stagedDir, dest);
+      // What runs is what was named: the record keeps the moved copy's own list, read again from it.
+      const copy = await readPlugin(dest);
+      const record: InstalledRecord = { id: plan.id, name, marketplace, version: plan.plugin.version, dir: path.join(this.dir, 'installed', marketplace, name), runs: copy.plugin ? summarizePlugin(copy.plugin).runs : plan.summary.runs };
+      const reg = await this.registry();
+      await this.save({ ...reg, installed: [...reg.installed.filter((i) => i.id !== plan.id), record] });
+      return record;
+    } finally {
+      await fs.rm(holder, { recursive: true, force: true });
+    }
   }
 
   /** Removes an installed plugin: its copy and its record. */

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { type PermissionDecision } from '../../runtime/policy/permissions';
 import { type APPROVAL_COMMANDS, CONTEXT_EDITABLE_PROPOSALS, CONTEXT_PENDING_PROPOSALS, CONTEXT_PERMISSION_PENDING } from '../contract';
 import { type AnsweredBy, type PendingPermission, type PendingPermissions } from './pending-permissions';
+import { registerGuardedCommands } from '../command-guard';
 
 export function registerApprovalCommands(pending: PendingPermissions, log: vscode.LogOutputChannel, editProposal: (id: string) => Promise<boolean>): vscode.Disposable[] {
   const sync = () => {
@@ -36,7 +37,7 @@ export function registerApprovalCommands(pending: PendingPermissions, log: vscod
     pending.onDidAdd(sync),
     pending.onDidSettle(sync),
     pending.onDidStartEditing(sync),
-    ...Object.entries(commands).map(([id, run]) => vscode.commands.registerCommand(id, run)),
+    ...registerGuardedCommands(commands, log),
   ];
 }
 

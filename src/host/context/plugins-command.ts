@@ -1,9 +1,9 @@
 // `turnstone.plugins.add` (Add Plugin Marketplace…) and `turnstone.plugins.manage` (issue 46): a marketplace from
 // a folder or a git repository, and a quick pick of every marketplace's plugins to install, enable, disable or
 // remove, each row saying what the plugin brings. Installing asks first and names what the plugin will run (its
-// hooks' and MCP servers' commands). The store, reader and git are the core's (agent/plugins/), loaded when a
-// command runs. Scripts and tests may pass the choice as an argument (`{ folder }` / `{ git }`;
-// `{ action, id | marketplace + plugin, confirm: false }`).
+// hooks' and MCP servers' commands), read from a private staged copy, which is what gets installed. The store,
+// reader and git are the core's (agent/plugins/), loaded when a command runs. Scripts and tests may pass the
+// choice as an argument (`{ folder }` / `{ git }`; `{ action, id | marketplace + plugin, confirm: false }`).
 import * as vscode from 'vscode';
 import { type LoadedPlugin } from '../../agent/plugins/plugin-reader';
 import { type InstalledRecord, type MarketplaceEntry, type MarketplaceRecord } from '../../agent/plugins/plugin-store';
@@ -89,9 +89,16 @@ export interface ManagePluginsArgs {
 async function install(marketplace: string, plugin: string, confirm: boolean, log: vscode.LogOutputChannel): Promise<InstalledRecord | undefined> {
   const core = loadCore();
   const s = store();
+  // The plugin is copied into a private staging folder first and the question names what that copy runs;
+  // Yes moves the same copy into place, No (or a failure) deletes it.
   const plan = await s.planInstall(marketplace, plugin);
-  if (confirm && !(await confirmInstall(plan.plugin, plan.summary.runs, core.pluginBrings(plan.plugin)))) return undefined;
-  const record = await s.install(plan);
+  let record: InstalledRecord;
+  try {
+    if (confirm && !(await confirmInstall(plan.plugin, plan.summary.runs, core.pluginBrings(plan.plugin)))) return undefined;
+    record = await s.install(plan);
+  } finally {
+    await s.discardInstall(plan);
+  }
   await setEnabled(record.id, true);
   log.info(`plugins: installed ${record.id} in ${record.dir}; it runs: ${record.runs.length > 0 ? record.runs.join('; ') : 'nothing'}`);
   return record;

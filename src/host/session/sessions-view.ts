@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { type OpenSession, type SessionDeck, type SessionState } from './session-deck';
 import { removeSession } from './worktree-sessions';
+import { registerGuardedCommands } from '../command-guard';
 
 export const SESSIONS_VIEW = 'turnstone.sessions';
 
@@ -85,7 +86,7 @@ function keyOf(arg: unknown): string | undefined {
   return undefined;
 }
 
-export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenable<unknown>): vscode.Disposable[] {
+export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenable<unknown>, log: vscode.LogOutputChannel): vscode.Disposable[] {
   const tree = new SessionsTree(deck);
   const view = vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: tree });
   // No badge of its own: the chat view's already counts the requests waiting, and the container adds them up.
@@ -99,18 +100,24 @@ export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenab
       tree.refresh();
       showBadge();
     }),
-    vscode.commands.registerCommand('turnstone.sessions.show', async (arg: unknown) => {
-      const key = keyOf(arg);
-      if (key && deck.show(key)) await focusPanel();
-    }),
-    vscode.commands.registerCommand('turnstone.sessions.stop', (arg: unknown) => {
-      const key = keyOf(arg);
-      const session = key ? deck.entry(key) : undefined;
-      session?.controller.stop();
-    }),
-    vscode.commands.registerCommand('turnstone.sessions.remove', async (arg: unknown, options?: { confirm?: boolean; worktree?: 'keep' | 'remove' | 'force' }) => {
-      const key = keyOf(arg);
-      if (key) await removeSession(deck, key, options);
-    }),
+    // Guarded as the other commands: a failing worktree removal says so as a Turnstone error and is logged.
+    ...registerGuardedCommands(
+      {
+        'turnstone.sessions.show': async (arg: unknown) => {
+          const key = keyOf(arg);
+          if (key && deck.show(key)) await focusPanel();
+        },
+        'turnstone.sessions.stop': (arg: unknown) => {
+          const key = keyOf(arg);
+          const session = key ? deck.entry(key) : undefined;
+          session?.controller.stop();
+        },
+        'turnstone.sessions.remove': async (arg: unknown, options?: { confirm?: boolean; worktree?: 'keep' | 'remove' | 'force' }) => {
+          const key = keyOf(arg);
+          if (key) await removeSession(deck, key, options);
+        },
+      },
+      log,
+    ),
   ];
 }
