@@ -1,13 +1,15 @@
 // Issue 44, reviewing the agent's edits hunk by hunk, in the real extension host: with
 // turnstone.edits.review = afterTurn a turn writes its edits at once (Ask mode asks for none of them), the
 // Turnstone source control lists each changed file, Undo of one hunk leaves the other hunks and a line the
-// user typed meanwhile as they are (bytes checked), and Keep all empties the list.
+// user typed meanwhile as they are (bytes checked), and Keep all empties the list; UTF-16 and BOM files are
+// read in their own encoding and written back in it.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
 import { hunksOf, type Hunk, type LineChange } from '../../src/agent/review-hunks';
+import { encodeText } from '../../src/tools/files/text';
 import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { until } from '../support/process-tree';
 
@@ -39,7 +41,7 @@ describe('review hunk by hunk (issue 44)', function () {
     for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
   });
   after(async () => {
-    for (const key of ['baseUrl', 'permissionMode', 'edits.review']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['baseUrl', 'permissionMode', 'edits.review', 'diagnostics.afterEdit']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
     turnstone.setDialogsEnabled(true);
     await server.close();
   });
@@ -94,6 +96,46 @@ describe('review hunk by hunk (issue 44)', function () {
     await vscode.commands.executeCommand('turnstone.review.keepAll');
     assert.deepEqual(await turnstone.reviewFiles(), []);
     assert.equal(fs.readFileSync(files.c, 'utf8'), 'new file\n', 'Keep never changes a file');
+  });
+
+  it('issue 44 review: UTF-16 and UTF-8 BOM files are read in their encoding (an edit undone by the agent is not listed) and Undo writes the file back in its own encoding', async () => {
+    const files = { le: path.join(root(), 'review-utf16le.txt'), be: path.join(root(), 'review-utf16be.txt'), bom: path.join(root(), 'review-bom.txt') };
+    const text = 'alpha\nbeta\ngamma\n';
+    const original = { le: encodeText(text, 'utf16le'), be: encodeText(text, 'utf16be'), bom: encodeText(text, 'utf8bom') };
+    for (const k of ['le', 'be', 'bom'] as const) fs.writeFileSync(files[k], original[k]);
+    // The diagnostics wait opens an edited file's document; off, nothing opens them and the review reads the disk.
+    await config().update('diagnostics.afterEdit', false, vscode.ConfigurationTarget.Global);
+    server.enqueue(
+      toolUseReply([
+        { id: 'tu_le', name: 'edit_file', input: { path: 'review-utf16le.txt', old_string: 'beta', new_string: 'BETA' } },
+        // Changed and changed back: the file's text is its review point's again, which only a read in its own encoding sees.
+        { id: 'tu_be1', name: 'edit_file', input: { path: 'review-utf16be.txt', old_string: 'beta', new_string: 'BETA' } },
+        { id: 'tu_be2', name: 'edit_file', input: { path: 'review-utf16be.txt', old_string: 'BETA', new_string: 'beta' } },
+        { id: 'tu_bom1', name: 'edit_file', input: { path: 'review-bom.txt', old_string: 'gamma', new_string: 'GAMMA' } },
+        { id: 'tu_bom2', name: 'edit_file', input: { path: 'review-bom.txt', old_string: 'GAMMA', new_string: 'gamma' } },
+      ]),
+      textReply('Edited.'),
+    );
+    const summary = await turnstone.sendPrompt('edit the encoded files');
+    await config().update('diagnostics.afterEdit', undefined, vscode.ConfigurationTarget.Global);
+    assert.equal(summary.outcome, 'completed', summary.error?.message);
+    assert.deepEqual(summary.toolResults.map((r) => (r.isError ? r.content : 'ok')), ['ok', 'ok', 'ok', 'ok', 'ok']);
+    assert.deepEqual(Buffer.from(fs.readFileSync(files.be)), Buffer.from(original.be), 'changed back byte for byte');
+    const mine = async () => (await turnstone.reviewFiles()).filter((f) => Object.values(files).includes(f.path));
+    const listed = await until('the review to list the UTF-16LE file', async () => {
+      const found = await mine();
+      return found.some((f) => f.path === files.le) ? found : undefined;
+    });
+    assert.deepEqual(listed.map((f) => [path.basename(f.path), f.hunks, f.base]), [['review-utf16le.txt', 1, text]], 'the two files changed back are not listed');
+    const opened = vscode.workspace.textDocuments.filter((d) => Object.values(files).includes(d.uri.fsPath)).map((d) => d.uri.fsPath);
+    assert.deepEqual(opened, [], 'read from disk, not from an open document');
+
+    const current = new TextDecoder('utf-16le').decode(fs.readFileSync(files.le).subarray(2));
+    assert.equal(current, 'alpha\nBETA\ngamma\n');
+    await vscode.commands.executeCommand('turnstone.review.undo', vscode.Uri.file(files.le), hunksOf(text, current).map(lineChange), 0);
+    assert.deepEqual(Buffer.from(fs.readFileSync(files.le)), Buffer.from(original.le), 'UTF-16LE with its BOM, byte for byte');
+    assert.deepEqual(await mine(), []);
+    for (const f of Object.values(files)) fs.rmSync(f, { force: true });
   });
 
   it('issue 44 review: a comment on a changed line, Send to agent, becomes a prompt to the session that changed the file, with the lines and where they are', async () => {

@@ -5,7 +5,7 @@
 // base) forward; Undo writes the base's lines back into the file, leaving every other line as it is.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { hunkOfLineChange, hunksOf, isReviewableText, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
+import { changedFiles, coalescing, FileTextCache, type HunkCount, hunkOfLineChange, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
 import { type FileChange } from '../../runtime/types';
 import { ReviewComments, type SendComment } from './review-comments';
 
@@ -27,6 +27,18 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   private readonly scm: vscode.SourceControl;
   private readonly group: vscode.SourceControlResourceGroup;
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** Files read from disk, each read again only once its (mtime, size) changed or a write or save was seen. */
+  private readonly disk = new FileTextCache({
+    stat: async (file) => {
+      const stat = await vscode.workspace.fs.stat(vscode.Uri.file(file));
+      return { mtime: stat.mtime, size: stat.size };
+    },
+    read: async (file) => vscode.workspace.fs.readFile(vscode.Uri.file(file)),
+  });
+  /** Each file's last hunk count, kept while neither its base nor its text changed. */
+  private readonly counts = new Map<string, HunkCount>();
+  /** One refresh at a time, one more waiting at most: record() fires one per tool result without waiting. */
+  private readonly refreshing = coalescing();
 
   /** `send`: where a review comment's *Send to agent* goes (none: the files take no comments). */
   constructor(
@@ -44,6 +56,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       this.changed,
       vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this),
       vscode.workspace.onDidSaveTextDocument((doc) => {
+        this.disk.forget(doc.uri.fsPath);
         if (this.bases.has(doc.uri.fsPath)) void this.refresh();
       }),
       vscode.commands.registerCommand('turnstone.review.keep', (uri: vscode.Uri, changes: LineChange[], index: number) => this.keep(uri, changes, index)),
@@ -59,6 +72,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   /** A tool use changed a file: its first change since the review point sets that point. */
   record(change: FileChange): void {
     if (!this.bases.has(change.path)) this.bases.set(change.path, change.before);
+    this.disk.forget(change.path);
     void this.refresh();
   }
 
@@ -69,6 +83,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   reset(paths?: Iterable<string>): void {
     if (paths === undefined) this.bases.clear();
     else for (const p of paths) this.bases.delete(p);
+    this.disk.retain(this.bases);
     void this.refresh();
   }
 
@@ -76,16 +91,16 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     return this.bases.get(uri.query ? decodeURIComponent(uri.query) : uri.fsPath) ?? '';
   }
 
+  /** A file's review point (its kept content; null: it did not exist then), or undefined when it is not under review. */
+  reviewBase(file: string): string | null | undefined {
+    return this.bases.get(file);
+  }
+
   /** The files with changes left to review, and how many hunks each has. */
   async files(): Promise<ReviewedFile[]> {
-    const out: ReviewedFile[] = [];
-    for (const [file, base] of this.bases) {
-      const current = await readText(file);
-      if (current === base) continue;
-      const hunks = base !== null && current !== null && isReviewableText(base) && isReviewableText(current) ? hunksOf(base, current).length : 1;
-      out.push({ path: file, base, hunks });
-    }
-    return out;
+    this.disk.retain(this.bases);
+    const open = openDocuments();
+    return changedFiles(this.bases, (file) => readText(file, this.disk, open), this.counts);
   }
 
   private baseUri(file: string): vscode.Uri {
@@ -96,7 +111,17 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
    * Redraws the list and the gutter. It forgets nothing: a file is read while tools may still be writing it,
    * so only Keep and Undo (settle) drop a review point, once the file matches it.
    */
-  async refresh(): Promise<void> {
+  refresh(): Promise<void> {
+    return this.refreshing(async () => {
+      try {
+        await this.redraw();
+      } catch (error) {
+        this.log.warn(`could not list the changes to review: ${String(error)}`);
+      }
+    });
+  }
+
+  private async redraw(): Promise<void> {
     const files = await this.files();
     this.group.resourceStates = files.map((f) => {
       const uri = vscode.Uri.file(f.path);
@@ -131,7 +156,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   }
 
   private async keepFiles(files: string[]): Promise<void> {
-    for (const file of files) if (this.bases.has(file)) this.bases.set(file, await readText(file));
+    for (const file of files) if (this.bases.has(file)) this.bases.set(file, await readText(file, this.disk));
     await this.settle(files);
   }
 
@@ -158,7 +183,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
 
   /** After Keep or Undo: a file that now matches its review point has nothing left to review. */
   private async settle(files: string[]): Promise<void> {
-    for (const file of files) if (this.bases.has(file) && (await readText(file)) === this.bases.get(file)) this.bases.delete(file);
+    for (const file of files) if (this.bases.has(file) && (await readText(file, this.disk)) === this.bases.get(file)) this.bases.delete(file);
     await this.refresh();
   }
 
@@ -171,15 +196,22 @@ function pathsOf(states: vscode.SourceControlResourceState[]): string[] {
   return states.flat().flatMap((s) => (s?.resourceUri ? [s.resourceUri.fsPath] : []));
 }
 
-/** The file's text as the editor has it (an unsaved change counts), or null when it does not exist. */
-async function readText(file: string): Promise<string | null> {
-  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === file);
-  if (open) return open.getText();
-  try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(file)));
-  } catch {
-    return null;
-  }
+/**
+ * The file's text as the editor has it (an unsaved change counts), or null when it does not exist. An unopened
+ * file is decoded by its BOM, as the editor would open it (UTF-16 LE/BE, UTF-8 with or without BOM; the BOM is
+ * not part of the text), and read again only when it changed since `disk` last read it.
+ */
+async function readText(file: string, disk: FileTextCache, open = openDocuments()): Promise<string | null> {
+  const doc = open.get(file);
+  if (doc) return doc.getText();
+  return disk.read(file);
+}
+
+/** The editor's open files, by path. */
+function openDocuments(): Map<string, vscode.TextDocument> {
+  const out = new Map<string, vscode.TextDocument>();
+  for (const d of vscode.workspace.textDocuments) if (d.uri.scheme === 'file') out.set(d.uri.fsPath, d);
+  return out;
 }
 
 /** The document's whole text replaced and saved: one edit, so the user's Undo takes it back in one step. */
