@@ -3,6 +3,7 @@
 // and where they are to the session that changed the file. The thread stays, marked as sent, so the
 // user sees what was asked; the agent's answer comes in the panel like any turn.
 import * as vscode from 'vscode';
+import { registerGuardedCommands } from '../command-guard';
 
 export const REVIEW_COMMENTS_ID = 'turnstone';
 
@@ -43,7 +44,7 @@ export class ReviewComments implements vscode.Disposable {
     };
     this.subscriptions.push(
       this.controller,
-      vscode.commands.registerCommand('turnstone.review.sendToAgent', (reply: vscode.CommentReply) => this.sendReply(reply)),
+      ...registerGuardedCommands({ 'turnstone.review.sendToAgent': (reply: vscode.CommentReply) => this.sendReply(reply) }, log),
     );
   }
 

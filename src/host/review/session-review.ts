@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { changedFiles, coalescing, FileTextCache, type HunkCount, hunkOfLineChange, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
 import { type FileChange } from '../../runtime/types';
+import { registerGuardedCommands } from '../command-guard';
 import { ReviewComments, type SendComment } from './review-comments';
 
 export const REVIEW_SCHEME = 'turnstone-review';
@@ -59,12 +60,18 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
         this.disk.forget(doc.uri.fsPath);
         if (this.bases.has(doc.uri.fsPath)) void this.refresh();
       }),
-      vscode.commands.registerCommand('turnstone.review.keep', (uri: vscode.Uri, changes: LineChange[], index: number) => this.keep(uri, changes, index)),
-      vscode.commands.registerCommand('turnstone.review.undo', (uri: vscode.Uri, changes: LineChange[], index: number) => this.undo(uri, changes, index)),
-      vscode.commands.registerCommand('turnstone.review.keepFile', (...states: vscode.SourceControlResourceState[]) => this.keepFiles(pathsOf(states))),
-      vscode.commands.registerCommand('turnstone.review.undoFile', (...states: vscode.SourceControlResourceState[]) => this.undoFiles(pathsOf(states))),
-      vscode.commands.registerCommand('turnstone.review.keepAll', () => this.keepFiles([...this.bases.keys()])),
-      vscode.commands.registerCommand('turnstone.review.undoAll', () => this.undoFiles([...this.bases.keys()], true)),
+      // Guarded: a file that cannot be read or written says so as a Turnstone error, and is logged.
+      ...registerGuardedCommands(
+        {
+          'turnstone.review.keep': (uri: vscode.Uri, changes: LineChange[], index: number) => this.keep(uri, changes, index),
+          'turnstone.review.undo': (uri: vscode.Uri, changes: LineChange[], index: number) => this.undo(uri, changes, index),
+          'turnstone.review.keepFile': (...states: vscode.SourceControlResourceState[]) => this.keepFiles(pathsOf(states)),
+          'turnstone.review.undoFile': (...states: vscode.SourceControlResourceState[]) => this.undoFiles(pathsOf(states)),
+          'turnstone.review.keepAll': () => this.keepFiles([...this.bases.keys()]),
+          'turnstone.review.undoAll': () => this.undoFiles([...this.bases.keys()], true),
+        },
+        log,
+      ),
     );
     if (send) this.subscriptions.push(new ReviewComments((file) => this.bases.has(file), send, log));
   }
