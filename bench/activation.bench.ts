@@ -6,9 +6,13 @@
 // of activate(), and the memory added. Medians over fresh processes,
 // interleaved with the baseline: an extension of the same shape that does
 // nothing else (bench/activation/empty-extension.ts), built and loaded the same
-// way. `extension-host.bench.ts` measures the same in the real host.
+// way. `extension-host.bench.ts` measures the same in the real host. A third
+// side, the production bundle of the commit named in bench/activation/reference.txt
+// built in the same run, makes the growth row: activation may not grow by more
+// than 10 % over it (move the reference on purpose, with the reason, when a
+// feature pays for its start).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
@@ -19,6 +23,8 @@ const RUNS = 15;
 const WARMUP = 2;
 const TARGET_MS = 60;
 const TARGET_RSS_MB = 5;
+/** Most the activation's CPU time may grow over the reference build's. */
+const MAX_GROWTH = 1.1;
 
 /** What one fresh process reports (bench/activation/child.cjs). */
 interface Activation {
@@ -72,6 +78,25 @@ async function emptyExtension(dir: string, manifest: string): Promise<string> {
   return root;
 }
 
+/** The commit activation is held to (the first word of bench/activation/reference.txt) and why it is that one. */
+function referenceCommit(): { commit: string; note: string } {
+  const text = readFileSync(path.join(__dirname, 'activation', 'reference.txt'), 'utf8').trim();
+  const [commit = '', ...note] = text.split(/\s+/);
+  if (!/^[0-9a-f]{7,40}$/.test(commit)) throw new Error(`bench/activation/reference.txt must start with a commit id, not '${commit}'`);
+  return { commit, note: note.join(' ') };
+}
+
+/** The reference commit's production extension bundle, built from its own sources with today's node_modules. */
+function referenceExtension(dir: string, commit: string): string {
+  const root = path.join(dir, 'reference');
+  mkdirSync(root, { recursive: true });
+  const tar = spawnSync('sh', ['-c', `git -C "$1" archive "$2" | tar -x -C "$3"`, 'sh', ROOT, commit, root], { encoding: 'utf8' });
+  if (tar.status !== 0) throw new Error(`could not read the reference commit ${commit} (${tar.stderr.trim()}): fetch it, or name another in bench/activation/reference.txt`);
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  execFileSync(process.execPath, ['esbuild.mjs', '--production'], { cwd: root, stdio: 'pipe' });
+  return root;
+}
+
 function activateOnce(extensionRoot: string, dir: string): Activation {
   const workspace = path.join(dir, 'workspace');
   const storage = mkdtempSync(path.join(dir, 'storage-'));
@@ -90,14 +115,20 @@ export default async function (): Promise<BenchResult[]> {
     cpSync(path.join(ROOT, 'test', 'fixtures', 'workspace'), path.join(dir, 'workspace'), { recursive: true });
     const ours = unpackedVsix(dir);
     const empty = await emptyExtension(dir, path.join(ours, 'package.json'));
+    const reference = referenceCommit();
+    const referenceRoot = referenceExtension(dir, reference.commit);
     for (let i = 0; i < WARMUP; i++) {
       activateOnce(ours, dir);
       activateOnce(empty, dir);
+      activateOnce(referenceRoot, dir);
     }
-    const runs: { ours: Activation; empty: Activation }[] = [];
-    for (let i = 0; i < RUNS; i++) runs.push({ ours: activateOnce(ours, dir), empty: activateOnce(empty, dir) });
+    const runs: { ours: Activation; empty: Activation; reference: Activation }[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push({ ours: activateOnce(ours, dir), empty: activateOnce(empty, dir), reference: activateOnce(referenceRoot, dir) });
 
-    const of = (side: 'ours' | 'empty', f: (a: Activation) => number) => runs.map((r) => f(r[side]));
+    const of = (side: 'ours' | 'empty' | 'reference', f: (a: Activation) => number) => runs.map((r) => f(r[side]));
+    const cpu = (a: Activation) => a.loadCpuMs + a.activateCpuMs;
+    const oursCpu = median(of('ours', cpu));
+    const referenceCpu = median(of('reference', cpu));
     const total = (a: Activation) => a.loadMs + a.activateMs;
     const oursMs = of('ours', total);
     const emptyMs = of('empty', total);
@@ -132,6 +163,21 @@ export default async function (): Promise<BenchResult[]> {
           registrations: last.providers.join(' '),
           standInMisses: last.misses.join(' ') || 'none',
           processesStarted: last.processes.join(' ') || 'none',
+        },
+      },
+      {
+        name: 'activation growth over the reference build',
+        measured: `CPU time of bundle load + activate() against the production build of ${reference.commit} (bench/activation/reference.txt: ${reference.note || 'no reason given'}), built in this run from its own sources; medians of the same ${RUNS} interleaved processes`,
+        unit: 'ms',
+        ours: round(oursCpu),
+        baseline: round(referenceCpu),
+        ratio: round(oursCpu / referenceCpu),
+        target: `< ${MAX_GROWTH}× the reference`,
+        pass: oursCpu / referenceCpu < MAX_GROWTH,
+        extra: {
+          referenceWallMs: round(median(of('reference', total))),
+          referenceBundleKb: round(statSync(path.join(referenceRoot, 'dist', 'extension.js')).size / 1024),
+          bundleKb: round(bundleKb),
         },
       },
       {

@@ -89,6 +89,13 @@ class RelativePattern {
 }
 
 class ThemeIcon {
+  constructor(id, color) {
+    this.id = id;
+    this.color = color;
+  }
+}
+
+class ThemeColor {
   constructor(id) {
     this.id = id;
   }
@@ -212,6 +219,7 @@ function createVscode({ extensionRoot, workspaceFolder }) {
     Uri,
     RelativePattern,
     ThemeIcon,
+    ThemeColor,
     MarkdownString,
     FileSystemError,
     Range,
