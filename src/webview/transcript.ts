@@ -142,8 +142,9 @@ export class Transcript {
       case 'permission_settled': {
         const item = this.index.get(event.requestId);
         if (!item || item.kind !== 'permission') return [];
-        // The first answer wins; a later report of the same answer may only add where and why (by, feedback).
-        item.settled = item.settled ? { ...event.settlement, ...item.settled } : event.settlement;
+        // A request is answered once (the host's pending requests settle each one once): a second report changes nothing.
+        if (item.settled) return [];
+        item.settled = event.settlement;
         return [{ type: 'updated', item }];
       }
       case 'turn': {

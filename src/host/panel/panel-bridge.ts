@@ -12,7 +12,7 @@ import { type PermissionRequest } from '../../runtime/policy/permissions';
 import { SubagentCards } from './subagent-cards';
 import { describeToolUse } from '../../runtime/tool-summary';
 import { english, type Translate } from '../../webview/l10n-format';
-import { Attachment, SUBAGENT_STEPS_SHOWN, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionDecision as PanelDecision, type PermissionSettlement, type SessionInfo, type ToolView, type TranscriptItem } from '../../webview/protocol';
+import { Attachment, SUBAGENT_STEPS_SHOWN, type HostEvent, type ImageData, MAX_COMPOSER_IMAGES, type PanelSnapshot, type PermissionSettlement, type SessionInfo, type ToolView, type TranscriptItem } from '../../webview/protocol';
 import { browserPageUrl, diffStats, MAX_MCP_CHARS, toolViewFromInput } from '../../webview/tool-view';
 import { type BackgroundEvent } from '../../tools/shell/background';
 import { BackgroundFeed } from './background-feed';
@@ -272,8 +272,8 @@ export class PanelBridge {
         this.permissionRequested(event.request);
         break;
       case 'permission_decided': {
-        const decision: PanelDecision = event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow';
-        this.permissionSettled(event.toolUseId, { decision });
+        // The card's settlement has one author: the window's pending requests, which know who answered and how
+        // (window-listeners.ts). Here only the tool's own card learns it was denied.
         if (event.decision === 'deny') {
           this.denied.add(event.toolUseId);
           this.post({ type: 'tool_update', id: event.toolUseId, status: 'denied', error: policyReasonText(event.reason, this.t).slice(0, 100_000) });
@@ -435,7 +435,6 @@ export class PanelBridge {
   /** A subagent's own event: its card follows what it does; its approvals are asked like the parent's. */
   private subagentEvent(agentId: string, event: RuntimeEvent): void {
     if (event.type === 'permission_requested') this.permissionRequested(event.request, agentId);
-    else if (event.type === 'permission_decided') this.permissionSettled(event.toolUseId, { decision: event.decision === 'deny' ? 'deny' : event.scope === 'session' ? 'allow_session' : 'allow' });
     const update = this.subagents.event(agentId, event);
     if (update) this.post(update);
   }

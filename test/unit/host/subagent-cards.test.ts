@@ -83,7 +83,8 @@ describe('panel bridge: subagent blocks (issue 29)', () => {
     assert.equal(asked.length, 1);
     assert.equal(asked[0]!.toolId, 'A');
     assert.equal(asked[0]!.title, 'The general subagent (fix the typo) asks: Edit a.ts?');
-    assert.ok(out.some((e) => e.type === 'permission_settled' && e.settlement.decision === 'allow'));
+    // One author of a card's settlement: the window's pending requests (who answered, and how), never the bridge.
+    assert.ok(!out.some((e) => e.type === 'permission_settled'), 'the bridge posts no settlement of its own');
   });
   it('29.panel: a resumed session\'s subagent block lists what its subagent did, from the transcript nested in the session file, and its report', async () => {
     const model = routed({
