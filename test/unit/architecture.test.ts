@@ -256,6 +256,26 @@ describe('architecture: layers and import direction (issue 27)', function () {
     }
   });
 
+  // Inside a layer, where a floor order holds (issue 43): the loop is the runtime's top floor (the providers and the
+  // spend gate read a request's limits from request-limits.ts, not from the loop), and os/ is the tools' bottom one.
+  it('27.layers: inside the runtime no folder imports loop/ (its entry may, and its top files its types); tools/os/ imports no other tools folder', () => {
+    const folderOf = (file: string, layer: string) => (file.startsWith(`${layer}/`) ? file.slice(layer.length + 1).split('/').slice(0, -1)[0] : undefined);
+    const bad = edges.flatMap((e) => {
+      const into = folderOf(e.to, 'src/runtime');
+      const from = folderOf(e.from, 'src/runtime');
+      if (into === 'loop' && e.from.startsWith('src/runtime/') && from !== 'loop') {
+        if (from === undefined && (e.from === 'src/runtime/index.ts' || e.typeOnly)) return [];
+        return [`${e.from} -> ${e.to} (the loop is the runtime's top floor)`];
+      }
+      const toolsFrom = folderOf(e.from, 'src/tools');
+      const toolsInto = folderOf(e.to, 'src/tools');
+      if (toolsFrom === 'os' && e.to.startsWith('src/tools/') && toolsInto !== 'os') return [`${e.from} -> ${e.to} (os/ is the tools' bottom floor)`];
+      return [];
+    });
+    assert.ok(edges.some((e) => e.from === 'src/runtime/loop/conversation.ts' && folderOf(e.to, 'src/runtime') === 'spend'), 'the loop imports the spend gate (the graph reads sub-folders)');
+    if (bad.length > 0) assert.fail(`imports across a layer's floors:\n  ${bad.join('\n  ')}`);
+  });
+
   it('27.layers: vscode only in the host, its entry point and the panel provider; runtime, tools, agent and cli never', () => {
     const bad = edges.filter((e) => e.to === 'vscode' && !MAY_IMPORT_VSCODE.includes(partOf(e.from)!)).map((e) => `${e.from} -> vscode`);
     if (bad.length > 0) assert.fail(`vscode imported outside the host:\n  ${bad.join('\n  ')}`);

@@ -1,10 +1,10 @@
 // Our request → Messages API params, including the S7 prompt-cache breakpoints.
 // Type-only SDK imports: this module must not load the SDK (index.ts loads it lazily).
 import type { ContentBlockParam, ImageBlockParam, MessageCreateParamsBase, MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
-import { maxTokensOf, thinkingBudgetOf } from '../loop/request';
+import { maxTokensOf, thinkingBudgetOf } from '../request-limits';
 import { type ContentBlock, type ImageBlock, type Message, type ModelRequest } from '../types';
 
-export { MIN_THINKING_BUDGET } from '../loop/request';
+export { MIN_THINKING_BUDGET } from '../request-limits';
 
 export type AnthropicParams = Omit<MessageCreateParamsBase, 'stream'>;
 type Params = AnthropicParams;

@@ -10,7 +10,7 @@ import type {
   ResponseReasoningItem,
   FunctionTool,
 } from 'openai/resources/responses/responses';
-import { maxTokensOf, thinkingBudgetOf } from '../loop/request';
+import { maxTokensOf, thinkingBudgetOf } from '../request-limits';
 import { type ImageBlock, type Message, type ModelRequest, type ThinkingBlock } from '../types';
 
 export type ResponsesParams = Omit<ResponseCreateParamsBase, 'stream'>;

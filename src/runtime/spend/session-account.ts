@@ -4,7 +4,7 @@ import { budgetExceeded, hasCap, unpricedCapRefusal, worstCaseUsd, type SpendCap
 import { estimateTextTokens, requestChars, type ContextMeter } from '../context/context-window';
 import { RuntimeError } from '../errors';
 import { type RuntimeEvent } from '../events';
-import { maxTokensOf } from '../loop/request';
+import { maxTokensOf } from '../request-limits';
 import { type CostRecord, type Transcript } from '../session/transcript';
 import { spendGated, type ReleaseSpend } from './spend-gate';
 import { type ModelClient, type ModelRequest, type Usage } from '../types';
