@@ -20,6 +20,7 @@ import { type SessionReview } from './host/review/session-review';
 import { loadCore } from './host/session/load-core';
 import { SessionDeck } from './host/session/session-deck';
 import { registerSessionsView } from './host/session/sessions-view';
+import { registerWorktreeApply } from './host/review/worktree-apply';
 import { addAllowRule, notificationsSetting, readSettings } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
 import { TerminalRecorder } from './host/terminal/terminal-context';
@@ -121,6 +122,8 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     pending.onDidAdd(() => sessions.refresh()),
     pending.onDidSettle(() => sessions.refresh()),
     ...registerSessionsView(sessions, () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`), log),
+    // Issue 44: a worktree session's kept changes into the user's working tree, or its branch merged.
+    ...registerWorktreeApply(sessions, () => review, log),
     mcp,
     requested,
     pending.onDidAdd((p) => requested.fire(p.id)),

@@ -79,20 +79,24 @@ export interface CreatedWorktree {
 }
 
 /** What `<worktree>.turnstone.json`, beside the worktree's folder, records: removal compares the branch with its base. */
-interface WorktreeRecord {
+export interface WorktreeRecord {
   branch: string;
   repo: string;
   base: { ref: string | null; commit: string };
   created: string;
 }
 
-interface GitResult {
+/** One git run: its exit code and output. */
+export interface GitResult {
   code: number;
   stdout: string;
   stderr: string;
 }
 
-type Git = (cwd: string, args: string[]) => Promise<GitResult>;
+/** Runs git in `cwd` as this module does (see the header). */
+export type Git = (cwd: string, args: string[]) => Promise<GitResult>;
+/** The same, with stdout as raw bytes (a file's content). */
+export type GitBytes = (cwd: string, args: string[]) => Promise<{ code: number; stdout: Buffer; stderr: string }>;
 
 /** The environment without variables that would point git at another repository, work tree or program. */
 function gitEnv(): NodeJS.ProcessEnv {
@@ -102,41 +106,63 @@ function gitEnv(): NodeJS.ProcessEnv {
 }
 
 /** Commands that read or write file content, and so could run a filter driver: those are emptied by name first. */
-const CONTENT_COMMANDS = new Set(['worktree', 'status']);
+const CONTENT_COMMANDS = new Set(['worktree', 'status', 'diff', 'cat-file', 'add', 'commit', 'merge']);
 
-function gitIn(gitPath: string): Git {
-  const raw = (cwd: string, args: string[]): Promise<GitResult> =>
-    new Promise((resolve) => {
-      execFile(
-        gitPath,
-        ['-C', cwd, '--no-optional-locks', '-c', 'core.quotepath=off', ...NO_REPOSITORY_PROGRAMS, ...args],
-        { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: gitEnv(), timeout: 600_000 },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 1) : 0;
-          resolve({ code, stdout, stderr: stderr || (error && !stderr ? error.message : '') });
-        },
-      );
-    });
+function rawGit(gitPath: string, cwd: string, args: string[], bytes: boolean): Promise<{ code: number; stdout: string | Buffer; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      gitPath,
+      ['-C', cwd, '--no-optional-locks', '-c', 'core.quotepath=off', ...NO_REPOSITORY_PROGRAMS, ...args],
+      { encoding: bytes ? 'buffer' : 'utf8', maxBuffer: 64 * 1024 * 1024, env: gitEnv(), timeout: 600_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 1) : 0;
+        const err = String(stderr);
+        resolve({ code, stdout, stderr: err || (error && !err ? error.message : '') });
+      },
+    );
+  });
+}
+
+/** The git command of `args`, after any `-c name=value` pairs. */
+function commandOf(args: string[]): string {
+  let i = 0;
+  while (args[i] === '-c') i += 2;
+  return args[i] ?? '';
+}
+
+async function filtered(gitPath: string, cwd: string, args: string[]): Promise<string[]> {
+  if (!CONTENT_COMMANDS.has(commandOf(args))) return args;
+  const drivers = await rawGit(gitPath, cwd, [...FILTER_DRIVERS_QUERY], false);
+  return [...filterOverrides(drivers.code === 0 ? String(drivers.stdout) : ''), ...args];
+}
+
+export function gitIn(gitPath: string): Git {
   return async (cwd, args) => {
-    if (!CONTENT_COMMANDS.has(args[0] ?? '')) return raw(cwd, args);
-    const drivers = await raw(cwd, [...FILTER_DRIVERS_QUERY]);
-    return raw(cwd, [...filterOverrides(drivers.code === 0 ? drivers.stdout : ''), ...args]);
+    const r = await rawGit(gitPath, cwd, await filtered(gitPath, cwd, args), false);
+    return { ...r, stdout: String(r.stdout) };
   };
 }
 
-function findGit(excludeRoot: string, gitPath: string | undefined): string {
+export function gitBytesIn(gitPath: string): GitBytes {
+  return async (cwd, args) => {
+    const r = await rawGit(gitPath, cwd, await filtered(gitPath, cwd, args), true);
+    return { ...r, stdout: Buffer.isBuffer(r.stdout) ? r.stdout : Buffer.from(r.stdout) };
+  };
+}
+
+export function findGit(excludeRoot: string, gitPath: string | undefined): string {
   const found = gitPath ?? findProgram(process.platform === 'win32' ? 'git.exe' : 'git', { excludeRoots: [excludeRoot] });
   if (!found) throw new WorktreeError('git was not found on PATH (a worktree needs git)');
   return found;
 }
 
 /** git's own one-line reason, without `fatal: ` / `error: `. */
-function gitReason(r: GitResult): string {
+export function gitReason(r: Pick<GitResult, 'code' | 'stderr'>): string {
   const line = r.stderr.split('\n').find((l) => l.trim() !== '') ?? `git exited with ${r.code}`;
   return line.replace(/^(fatal|error): /, '').trim();
 }
 
-function real(p: string): string {
+export function real(p: string): string {
   try {
     return realpathSync(p);
   } catch {
@@ -162,7 +188,7 @@ function realOfNearest(p: string): string {
   return path.join(real(dir), ...rest);
 }
 
-const recordFile = (worktree: string) => `${worktree}.turnstone.json`;
+export const recordFile = (worktree: string) => `${worktree}.turnstone.json`;
 
 /** Counts the entries of `git status --porcelain -z` (a rename's second path is not an entry of its own). */
 function statusEntries(z: string): number {

@@ -32,7 +32,9 @@ export const APPROVAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyReque
 export const REVIEW_COMMANDS = ['turnstone.review.keep', 'turnstone.review.undo', 'turnstone.review.keepFile', 'turnstone.review.undoFile', 'turnstone.review.keepAll', 'turnstone.review.undoAll', 'turnstone.review.sendToAgent'] as const;
 /** Issue 43, the Sessions view's row actions: Show, Stop, Remove (a row's key or item as argument); never in the palette. */
 export const SESSION_COMMANDS = ['turnstone.sessions.show', 'turnstone.sessions.stop', 'turnstone.sessions.remove'] as const;
-export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS, ...SESSION_COMMANDS] as const;
+/** Issue 44, a worktree session's work brought home: Apply (the source control's title, a worktree row) and Merge Branch; in the palette too (they ask which session). */
+export const WORKTREE_REVIEW_COMMANDS = ['turnstone.review.applyWorktree', 'turnstone.review.mergeWorktree'] as const;
+export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS, ...SESSION_COMMANDS, ...WORKTREE_REVIEW_COMMANDS] as const;
 export type InternalCommandId = (typeof INTERNAL_COMMANDS)[number];
 
 /** Context keys the host sets for `when` clauses. */

@@ -32,3 +32,4 @@ export { loadPlugins, mergeHooks, pluginBrings, pluginParts, readPlugin, summari
 export { pluginServerLayer } from '../../agent/plugins/plugin-mcp';
 export { PluginStore, PluginStoreError } from '../../agent/plugins/plugin-store';
 export { createWorktree, removeWorktree, worktreeNameProblem, WorktreeError } from '../../agent/worktrees';
+export { mergeWorktreeBranch, planWorktreeApply, writeWorktreePlan, WorktreeApplyError } from '../../agent/worktree-apply';

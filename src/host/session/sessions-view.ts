@@ -72,8 +72,8 @@ class SessionsTree implements vscode.TreeDataProvider<OpenSession> {
     item.iconPath = ICONS[row.state];
     item.tooltip = `${row.label}\n${row.description}${session.controller.sessionFile ? `\n${session.controller.sessionFile}` : ''}`;
     item.accessibilityInformation = { label: `${row.label}, ${row.description}${shown ? `, ${vscode.l10n.t('shown')}` : ''}` };
-    // Menus key off it: Stop only while a turn runs.
-    item.contextValue = row.state === 'running' || row.state === 'waiting' ? 'session.running' : 'session.idle';
+    // Menus key off it: Stop only while a turn runs; Apply and Merge Branch on a worktree's row (`.worktree`).
+    item.contextValue = `${row.state === 'running' || row.state === 'waiting' ? 'session.running' : 'session.idle'}${session.worktree ? '.worktree' : ''}`;
     item.command = { command: 'turnstone.sessions.show', title: vscode.l10n.t('Show'), arguments: [session.key] };
     return item;
   }
