@@ -30,8 +30,8 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
     // The worktree is outside the workspace folder: edits there would ask in the other modes.
     await config().update('permissionMode', 'bypassPermissions', vscode.ConfigurationTarget.Global);
     await config().update('edits.review', 'afterTurn', vscode.ConfigurationTarget.Global);
-    // Not opened for their problems: an open document of a file outside the workspace is not reloaded when a tool writes it.
-    await config().update('diagnostics.afterEdit', false, vscode.ConfigurationTarget.Global);
+    // diagnostics.afterEdit stays on (the default): it opens each edited file, and an open document of a file outside
+    // the workspace is not reloaded when a tool writes it; the review reads such a file from the disk.
     turnstone.setDialogsEnabled(false);
     await vscode.commands.executeCommand('turnstone.newSession');
     for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });

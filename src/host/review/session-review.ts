@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { changedFiles, coalescing, FileTextCache, type HunkCount, hunkOfLineChange, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
 import { type FileChange } from '../../runtime/types';
+import { decodeText, encodeText } from '../../tools/files/text';
 import { registerGuardedCommands } from '../command-guard';
 import { ReviewComments, type SendComment } from './review-comments';
 
@@ -148,7 +149,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     const base = this.bases.get(uri.fsPath);
     const change = changes?.[index];
     if (base === undefined || !change) return;
-    const current = (await vscode.workspace.openTextDocument(uri)).getText();
+    const current = await readText(uri.fsPath, this.disk);
+    if (current === null) return;
     this.bases.set(uri.fsPath, keepHunk(base ?? '', current, hunkOfLineChange(change)));
     await this.settle([uri.fsPath]);
   }
@@ -157,8 +159,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     const base = this.bases.get(uri.fsPath);
     const change = changes?.[index];
     if (base === undefined || !change) return;
-    const doc = await vscode.workspace.openTextDocument(uri);
-    await replaceText(doc, undoHunk(base ?? '', doc.getText(), hunkOfLineChange(change)));
+    const hunk = hunkOfLineChange(change);
+    await this.rewrite(uri.fsPath, (current) => undoHunk(base ?? '', current, hunk));
     await this.settle([uri.fsPath]);
   }
 
@@ -180,12 +182,33 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       const base = this.bases.get(file)!;
       try {
         if (base === null) await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: false });
-        else await replaceText(await vscode.workspace.openTextDocument(vscode.Uri.file(file)), base);
+        else await this.rewrite(file, () => base);
       } catch (error) {
         this.log.warn(`could not undo the changes to ${file}: ${String(error)}`);
       }
     }
     await this.settle(targets);
+  }
+
+  /**
+   * Writes what `change` makes of the file's text. Through its document when that holds the file's text (unsaved
+   * edits included): one edit the user's Undo takes back. A document left behind by a write it never saw (a
+   * worktree's file outside the workspace is not watched) would write stale lines back: the disk is changed
+   * instead, in the file's own encoding.
+   */
+  private async rewrite(file: string, change: (current: string) => string): Promise<void> {
+    const uri = vscode.Uri.file(file);
+    const open = openDocuments().get(file);
+    const disk = await this.disk.read(file);
+    if (!open || open.isDirty || open.getText() === disk) {
+      const doc = open ?? (await vscode.workspace.openTextDocument(uri));
+      await replaceText(doc, change(doc.getText()));
+      return;
+    }
+    if (disk === null) return;
+    const bytes = await vscode.workspace.fs.readFile(uri);
+    await vscode.workspace.fs.writeFile(uri, encodeText(change(disk), decodeText(bytes).encoding));
+    this.disk.forget(file);
   }
 
   /** After Keep or Undo: a file that now matches its review point has nothing left to review. */
@@ -204,13 +227,14 @@ function pathsOf(states: vscode.SourceControlResourceState[]): string[] {
 }
 
 /**
- * The file's text as the editor has it (an unsaved change counts), or null when it does not exist. An unopened
- * file is decoded by its BOM, as the editor would open it (UTF-16 LE/BE, UTF-8 with or without BOM; the BOM is
- * not part of the text), and read again only when it changed since `disk` last read it.
+ * The file's text: an open document's with unsaved changes, the disk's otherwise (a saved document may not have
+ * seen a tool's write yet: a worktree's file outside the workspace is not watched), or null when it does not
+ * exist. The disk is decoded by its BOM, as the editor would open the file (UTF-16 LE/BE, UTF-8 with or without
+ * BOM; the BOM is not part of the text), and read again only when it changed since `disk` last read it.
  */
 async function readText(file: string, disk: FileTextCache, open = openDocuments()): Promise<string | null> {
   const doc = open.get(file);
-  if (doc) return doc.getText();
+  if (doc?.isDirty) return doc.getText();
   return disk.read(file);
 }
 
