@@ -43,6 +43,8 @@ export const CONTEXT_PERMISSION_PENDING = 'turnstone.permissionPending';
 export const CONTEXT_PENDING_PROPOSALS = 'turnstone.pendingProposals';
 /** Those of them the user chose to edit (`resource not in turnstone.editableProposals` shows Edit Proposal). */
 export const CONTEXT_EDITABLE_PROPOSALS = 'turnstone.editableProposals';
+/** True while an open session runs in a worktree (the Turnstone source control's Apply). */
+export const CONTEXT_WORKTREE_SESSIONS = 'turnstone.worktreeSessions';
 
 export const SETTINGS = [
   'provider',

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApplyReport, ConflictReason, FilePlan, MergeResult, WorktreePlan } from '../../agent/worktree-apply';
 import { registerGuardedCommands } from '../command-guard';
+import { CONTEXT_WORKTREE_SESSIONS } from '../contract';
 import { type SessionReview } from './session-review';
 import { loadCore } from '../session/load-core';
 import { type OpenSession, type SessionDeck } from '../session/session-deck';
@@ -208,7 +209,15 @@ export function registerWorktreeApply(deck: SessionDeck, review: () => SessionRe
     return result;
   };
 
+  // The source control's Apply shows only while a session runs in a worktree (elsewhere it would have nothing to bring).
+  let hadWorktree: boolean | undefined;
+  const syncContext = () => {
+    const has = deck.sessions.some((s) => s.worktree !== undefined);
+    if (has !== hadWorktree) void vscode.commands.executeCommand('setContext', CONTEXT_WORKTREE_SESSIONS, (hadWorktree = has));
+  };
+  syncContext();
   return [
+    deck.onDidChange(syncContext),
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, { provideTextDocumentContent: (uri) => texts.get(uri.query) ?? '' }),
     ...registerGuardedCommands({ [APPLY_WORKTREE_COMMAND]: apply, [MERGE_WORKTREE_COMMAND]: merge }, log),
   ];
