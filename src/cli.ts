@@ -235,14 +235,19 @@ async function run(config: CliConfig, env: NodeJS.ProcessEnv): Promise<number> {
   let worktree: CreatedWorktree | undefined;
   if (config.worktree) {
     try {
-      worktree = await createWorktree({ cwd: config.cwd, name: config.worktree.name, dir: s.worktreesDir });
+      worktree = await createWorktree({ cwd: config.cwd, name: config.worktree.name, dir: s.worktreesDir, carryUncommitted: config.worktree.carry });
     } catch (error) {
       if (!(error instanceof WorktreeError)) throw error;
       sink.stderr(`turnstone: --worktree: ${error.message}\n`);
       return 2;
     }
     config = { ...config, cwd: worktree.cwd };
-    const carried = worktree.uncommitted > 0 ? `; ${worktree.uncommitted} uncommitted change${worktree.uncommitted === 1 ? ' was' : 's were'} not carried over` : '';
+    const carried =
+      worktree.carried > 0
+        ? `; ${worktree.carried} uncommitted change${worktree.carried === 1 ? ' was' : 's were'} carried over`
+        : worktree.uncommitted > 0
+          ? `; ${worktree.uncommitted} uncommitted change${worktree.uncommitted === 1 ? ' was' : 's were'} not carried over (--carry-changes brings them)`
+          : '';
     if (config.outputFormat === 'text') sink.stderr(`turnstone: worktree ${worktree.path} (branch ${worktree.branch}, from ${worktree.base.ref?.replace(/^refs\/heads\//, '') ?? worktree.base.commit.slice(0, 7)})${carried}\n`);
     else if (carried) sink.stderr(`turnstone: worktree ${worktree.path}${carried}\n`);
   }

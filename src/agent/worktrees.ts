@@ -11,7 +11,7 @@
 // repository's configuration names), and no GIT_DIR-like variables from the environment.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FILTER_DRIVERS_QUERY, filterOverrides, GIT_ENV_REMOVED, NO_REPOSITORY_PROGRAMS } from '../runtime/policy/safe-git';
@@ -76,6 +76,8 @@ export interface CreatedWorktree {
   base: { ref: string | null; commit: string };
   /** Uncommitted changes (tracked and untracked files) in the work tree it was made from, which the worktree does not have. */
   uncommitted: number;
+  /** Those brought into the worktree instead (`carryUncommitted`), unstaged. */
+  carried: number;
 }
 
 /** What `<worktree>.turnstone.json`, beside the worktree's folder, records: removal compares the branch with its base. */
@@ -106,7 +108,7 @@ function gitEnv(): NodeJS.ProcessEnv {
 }
 
 /** Commands that read or write file content, and so could run a filter driver: those are emptied by name first. */
-const CONTENT_COMMANDS = new Set(['worktree', 'status', 'diff', 'cat-file', 'add', 'commit', 'merge']);
+const CONTENT_COMMANDS = new Set(['worktree', 'status', 'diff', 'cat-file', 'add', 'commit', 'merge', 'stash']);
 
 function rawGit(gitPath: string, cwd: string, args: string[], bytes: boolean): Promise<{ code: number; stdout: string | Buffer; stderr: string }> {
   return new Promise((resolve) => {
@@ -211,6 +213,44 @@ export interface CreateWorktreeOptions {
   env?: NodeJS.ProcessEnv;
   /** The git program (default: found on PATH, outside the repository). */
   gitPath?: string;
+  /**
+   * Bring the work tree's uncommitted changes along: tracked files' changes, staged or not (as one `git stash
+   * create`, applied in the worktree, which leaves the work tree, its index and its stash list as they are), and
+   * the untracked files git does not ignore (copied; links as links).
+   */
+  carryUncommitted?: boolean;
+}
+
+/** How many changes `git status` lists in a work tree (tracked and untracked, not ignored); 0 when it cannot tell. */
+export async function uncommittedChanges(cwd: string, gitPath?: string): Promise<number> {
+  const dir = real(cwd);
+  const status = await gitIn(findGit(dir, gitPath))(dir, ['status', '--porcelain=v1', '-z']);
+  return status.code === 0 ? statusEntries(status.stdout) : 0;
+}
+
+/** Carries the work tree's uncommitted changes into the new worktree (see carryUncommitted); how many there were. */
+async function carryChanges(git: Git, repo: string, wt: string): Promise<number> {
+  const status = await git(repo, ['status', '--porcelain=v1', '-z']);
+  const count = status.code === 0 ? statusEntries(status.stdout) : 0;
+  if (count === 0) return 0;
+  const stash = await git(repo, ['stash', 'create']);
+  if (stash.code !== 0) throw new WorktreeError(`could not read the uncommitted changes: ${gitReason(stash)}`);
+  const commit = stash.stdout.trim();
+  if (commit) {
+    const apply = await git(wt, ['stash', 'apply', '--quiet', commit]);
+    if (apply.code !== 0) throw new WorktreeError(`could not bring the uncommitted changes into the worktree: ${gitReason(apply)}`);
+  }
+  const others = await git(repo, ['ls-files', '--others', '--exclude-standard', '-z']);
+  if (others.code !== 0) throw new WorktreeError(`could not list the untracked files: ${gitReason(others)}`);
+  for (const rel of others.stdout.split('\0').filter((p) => p !== '')) {
+    const from = path.join(repo, rel);
+    const to = path.join(wt, rel);
+    const stat = lstatSync(from, { throwIfNoEntry: false });
+    if (!inside(to, wt) || !stat || !(stat.isFile() || stat.isSymbolicLink())) continue;
+    mkdirSync(path.dirname(to), { recursive: true });
+    cpSync(from, to, { verbatimSymlinks: true, preserveTimestamps: true });
+  }
+  return count;
 }
 
 /**
@@ -290,11 +330,28 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Cr
   } catch {
     // Removal then compares with the other branches instead of the base.
   }
+  let carried = 0;
+  if (options.carryUncommitted) {
+    try {
+      carried = await carryChanges(git, repo, wt);
+    } catch (error) {
+      // Half-carried work is worse than none: the worktree and its branch go again, and the user is told why.
+      await git(repo, ['worktree', 'remove', '--force', wt]);
+      await git(repo, ['branch', '-D', branch]);
+      try {
+        unlinkSync(recordFile(wt));
+      } catch {
+        // never written
+      }
+      throw error instanceof WorktreeError ? error : new WorktreeError(String(error));
+    }
+  }
   const status = await git(repo, ['status', '--porcelain=v1', '-z']);
   const sub = path.relative(repo, cwd);
   const mapped = path.join(wt, sub);
   const cwdThere = sub && statSync(mapped, { throwIfNoEntry: false })?.isDirectory() ? mapped : wt;
-  return { path: wt, branch, name, cwd: cwdThere, repo, base: { ref: baseRef, commit }, uncommitted: status.code === 0 ? statusEntries(status.stdout) : 0 };
+  const uncommitted = status.code === 0 ? statusEntries(status.stdout) : 0;
+  return { path: wt, branch, name, cwd: cwdThere, repo, base: { ref: baseRef, commit }, uncommitted: carried > 0 ? 0 : uncommitted, carried };
 }
 
 export type RemoveWorktreeResult = { removed: true; branch: string } | { removed: false; reason: string };

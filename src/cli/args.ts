@@ -38,7 +38,7 @@ export interface CliConfig {
   /** `--image` files, resolved against the directory the CLI was started in; read and checked by the CLI before the turn. */
   images: string[];
   /** `--worktree [name]`: run in a new git worktree on branch `turnstone/<name>` (name undefined: a generated one). */
-  worktree: { name: string | undefined } | undefined;
+  worktree: { name: string | undefined; carry: boolean } | undefined;
   /** `--plugin-dir` folders (Claude Code's plugin layout), resolved against the directory the CLI was started in. */
   pluginDirs: string[];
 }
@@ -84,7 +84,11 @@ Options:
   --worktree [name]             run in a new git worktree of --cwd's repository, made from its HEAD on
                                 a new branch turnstone/<name> (name default: the date and a random
                                 suffix), in a folder outside it (turnstone.worktrees.dir, default the
-                                user's data folder); uncommitted changes are not carried over
+                                user's data folder); uncommitted changes stay behind unless
+                                --carry-changes
+  --carry-changes               with --worktree: bring the uncommitted changes (staged or not) and
+                                untracked files git does not ignore into the worktree, unstaged;
+                                your working tree, index and stashes stay as they are
   --plugin-dir <dir>            load a plugin (a folder with .claude-plugin/plugin.json) for this run:
                                 its commands (/<plugin>:<command>), agents, skills, hooks and MCP
                                 servers join the workspace's; repeatable
@@ -156,6 +160,7 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
         settings: { type: 'string' },
         image: { type: 'string', multiple: true },
         worktree: { type: 'string' },
+        'carry-changes': { type: 'boolean' },
         'plugin-dir': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -208,8 +213,8 @@ export function parseCliArgs(argv: string[], cwd = process.cwd()): ParsedArgs {
     const name = v.worktree.trim();
     const problem = name ? worktreeNameProblem(name) : undefined;
     if (problem) throw new UsageError(`bad --worktree: ${problem}`);
-    worktree = { name: name || undefined };
-  }
+    worktree = { name: name || undefined, carry: v['carry-changes'] === true };
+  } else if (v['carry-changes']) throw new UsageError('--carry-changes goes with --worktree: it brings your uncommitted changes into the new worktree');
   const dir = path.resolve(cwd, v.cwd ?? '.');
   let isDir = false;
   try {

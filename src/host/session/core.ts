@@ -31,5 +31,5 @@ export { SessionReview } from '../review/session-review';
 export { loadPlugins, mergeHooks, pluginBrings, pluginParts, readPlugin, summarizePlugin } from '../../agent/plugins/plugin-reader';
 export { pluginServerLayer } from '../../agent/plugins/plugin-mcp';
 export { PluginStore, PluginStoreError } from '../../agent/plugins/plugin-store';
-export { createWorktree, removeWorktree, worktreeNameProblem, WorktreeError } from '../../agent/worktrees';
+export { createWorktree, removeWorktree, uncommittedChanges, worktreeNameProblem, WorktreeError } from '../../agent/worktrees';
 export { mergeWorktreeBranch, planWorktreeApply, writeWorktreePlan, WorktreeApplyError } from '../../agent/worktree-apply';

@@ -14,8 +14,12 @@ export interface WorktreeSessionStarted {
   branch: string;
 }
 
-/** `arg`: a name (scripts and tests); without one the user is asked (empty: a generated name). */
+/**
+ * `arg`: a name, or `{ name, carry }` (scripts and tests); without one the user is asked for the name (empty: a
+ * generated one) and, when the working tree has uncommitted changes, whether they come along.
+ */
 export async function newSessionInWorktree(deck: SessionDeck, arg: unknown, log: vscode.LogOutputChannel): Promise<WorktreeSessionStarted | undefined> {
+  const scripted = typeof arg === 'object' && arg !== null ? (arg as { name?: unknown; carry?: unknown }) : undefined;
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!folder || folder.scheme !== 'file') {
     void vscode.window.showErrorMessage(vscode.l10n.t('Turnstone: a session in a worktree needs a workspace folder on this machine that is in a git repository.'));
@@ -25,22 +29,40 @@ export async function newSessionInWorktree(deck: SessionDeck, arg: unknown, log:
   const name =
     typeof arg === 'string'
       ? arg
-      : await vscode.window.showInputBox({
-          title: vscode.l10n.t('New Session in Worktree'),
-          prompt: vscode.l10n.t('A name for the worktree and its branch turnstone/<name>; leave empty for a generated one.'),
-          placeHolder: 'fix-login',
-          validateInput: (value) => (value.trim() ? core.worktreeNameProblem(value.trim()) : undefined),
-        });
+      : typeof scripted?.name === 'string'
+        ? scripted.name
+        : await vscode.window.showInputBox({
+            title: vscode.l10n.t('New Session in Worktree'),
+            prompt: vscode.l10n.t('A name for the worktree and its branch turnstone/<name>; leave empty for a generated one.'),
+            placeHolder: 'fix-login',
+            validateInput: (value) => (value.trim() ? core.worktreeNameProblem(value.trim()) : undefined),
+          });
   if (name === undefined) return undefined;
+  let carry = scripted?.carry === true;
+  if (arg === undefined) {
+    const pending = await core.uncommittedChanges(folder.fsPath).catch(() => 0);
+    if (pending > 0) {
+      const bring = vscode.l10n.t('Bring Them Along');
+      const fromHead = vscode.l10n.t('Start from HEAD');
+      const answer = await vscode.window.showInformationMessage(
+        vscode.l10n.t('Your working tree has {0} uncommitted change(s). Bring them into the new worktree?', pending),
+        { modal: true, detail: vscode.l10n.t('They are copied, unstaged; your working tree, index and stashes stay as they are.') },
+        bring,
+        fromHead,
+      );
+      if (answer === undefined) return undefined;
+      carry = answer === bring;
+    }
+  }
   let created;
   try {
-    created = await core.createWorktree({ cwd: folder.fsPath, ...(name.trim() ? { name: name.trim() } : {}), dir: readSettings().worktreesDir });
+    created = await core.createWorktree({ cwd: folder.fsPath, ...(name.trim() ? { name: name.trim() } : {}), dir: readSettings().worktreesDir, carryUncommitted: carry });
   } catch (error) {
     if (!(error instanceof core.WorktreeError)) throw error;
     void vscode.window.showErrorMessage(vscode.l10n.t('Turnstone: no worktree was made: {0}', error.message));
     return undefined;
   }
-  log.info(`worktree ${created.path} on ${created.branch} from ${created.base.ref ?? created.base.commit}`);
+  log.info(`worktree ${created.path} on ${created.branch} from ${created.base.ref ?? created.base.commit}${created.carried ? `, with ${created.carried} uncommitted change(s)` : ''}`);
   if (created.uncommitted > 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: the worktree starts from HEAD; {0} uncommitted change(s) of your working tree are not in it.', created.uncommitted));
   }

@@ -131,6 +131,25 @@ describe('CLI --worktree and json changes (issues 43, 44)', function () {
     assert.deepEqual(result.changes, [{ path: 'b.txt', added: 2, removed: 0 }]);
   });
 
+  it('issue 43 worktree: --carry-changes brings the uncommitted edit and an untracked file into the worktree (the turn reads them there); the main tree keeps its own', async () => {
+    const repo = makeRepo(tmp);
+    writeFileSync(path.join(repo, 'greet.txt'), 'uncommitted\n');
+    writeFileSync(path.join(repo, 'draft.md'), 'my notes\n');
+    server.enqueue(toolUseReply([{ id: 'tu_r', name: 'read_file', input: { path: 'draft.md' } }]), textReply('Read it.'));
+    const run = await runCli(['-p', 'read my draft', '--cwd', repo, '--worktree', 'carry', '--carry-changes', '--output-format', 'json'], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(readFileSync(path.join(result.worktree.path, 'greet.txt'), 'utf8'), 'uncommitted\n');
+    assert.equal(readFileSync(path.join(result.worktree.path, 'draft.md'), 'utf8'), 'my notes\n');
+    assert.match(run.stderr, /2 uncommitted changes were carried over/);
+    const toolResult = JSON.stringify(server.bodies.at(-1)?.messages ?? '');
+    assert.match(toolResult, /my notes/, 'the turn read the carried file in the worktree');
+    assert.equal(git(repo, 'status', '--porcelain'), ' M greet.txt\n?? draft.md\n', 'the main working tree keeps its changes');
+    const plain = await runCli(['-p', 'hi', '--cwd', repo, '--carry-changes'], { env });
+    assert.equal(plain.code, 2);
+    assert.match(plain.stderr, /--carry-changes goes with --worktree/);
+  });
+
   it('issue 43 worktree: not a git repository → one line, exit 2, nothing created, no request', async () => {
     const plain = path.join(tmp, 'plain');
     mkdirSync(plain);
