@@ -412,6 +412,8 @@ export const HostEvent = z.discriminatedUnion('type', [
     files: z.array(z.object({ label: Short, chars: Count, included: Count })).max(100),
     notes: z.array(Short).max(20),
     restricted: z.boolean(),
+    /** Path-scoped rules (`applyTo`, Cursor's globs) the model has in this session, and the file each came with. */
+    applied: z.array(z.object({ label: Short, path: Short.optional() })).max(100).optional(),
   }),
   /** Slash commands the composer offers (built-in and the workspace's own). */
   z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfo).max(500) }),

@@ -48,6 +48,7 @@ export class InstructionsState {
       files: found.files.map((f) => ({ label: f.label, chars: f.chars, included: f.included })),
       notes: found.notes.slice(0, 20),
       restricted: !vscode.workspace.isTrusted,
+      applied: (this.pathScoped?.applied ?? []).slice(0, 100),
     });
   }
 
@@ -68,7 +69,11 @@ export class InstructionsState {
       return undefined;
     });
     const root = workspaceRoot();
-    this.pathScoped ??= new (loadCore().PathScopedInstructions)();
+    if (!this.pathScoped) {
+      this.pathScoped = new (loadCore().PathScopedInstructions)();
+      // A rule sent with a tool's result (or dropped by a compaction) shows in the chip as it happens.
+      this.pathScoped.onDidChangeApplied = () => this.postChip();
+    }
     if (root) this.pathScoped.update(found?.pathScoped, root.fsPath);
     return loadCore().buildSystemPrompt({
       workspaceRoot: workspaceRoot()?.fsPath ?? '(no folder open)',

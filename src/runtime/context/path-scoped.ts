@@ -47,6 +47,15 @@ export class PathScopedInstructions {
   private root: string | undefined;
   /** label + text of each rule sent: an edited rule is sent again. */
   private readonly sent = new Set<string>();
+  /** Each rule the model has now, with the path it came with (none when found in a resumed history): what the chip lists. */
+  private readonly appliedTo = new Map<string, { label: string; path?: string }>();
+  /** Told when the rules the model has change (one was sent, or the history was re-read). */
+  onDidChangeApplied: (() => void) | undefined;
+
+  /** The path-scoped rules the model has in this session, and for which file each came (issue 46: the chip lists them). */
+  get applied(): readonly { label: string; path?: string }[] {
+    return [...this.appliedTo.values()];
+  }
 
   update(rules: readonly PathScopedRule[] | undefined, workspaceRoot: string): void {
     this.root = workspaceRoot;
@@ -64,8 +73,10 @@ export class PathScopedInstructions {
       const key = `${rule.label}\0${rule.text}`;
       if (this.sent.has(key) || !matches(rel)) continue;
       this.sent.add(key);
+      this.appliedTo.set(key, { label: rule.label, path: rel });
       due.push(rule);
     }
+    if (due.length > 0) this.onDidChangeApplied?.();
     return due;
   }
 
@@ -81,8 +92,12 @@ export class PathScopedInstructions {
 
   /** Sent = the rules whose block is in the history's tool results (the turn's start; its own sends add to it). */
   sync(history: readonly Message[]): this {
+    const before = this.appliedKeys();
     this.sent.clear();
-    if (this.rules.length === 0) return this;
+    if (this.rules.length === 0) {
+      this.settleApplied(before);
+      return this;
+    }
     const results: string[] = [];
     for (const m of history) {
       if (m.role !== 'user') continue;
@@ -92,12 +107,26 @@ export class PathScopedInstructions {
       const head = `from ${JSON.stringify(rule.label)}>\n`;
       if (results.some((r) => r.includes(head) && r.includes(rule.text))) this.sent.add(`${rule.label}\0${rule.text}`);
     }
+    this.settleApplied(before);
     return this;
   }
 
   /** Everything counts as not sent again (a new session). */
   forget(): void {
+    const before = this.appliedKeys();
     this.sent.clear();
+    this.settleApplied(before);
+  }
+
+  private appliedKeys(): string {
+    return [...this.appliedTo.keys()].join('\n');
+  }
+
+  /** The applied list follows `sent` (a path is kept where known), and a change is told. */
+  private settleApplied(before: string): void {
+    for (const key of [...this.appliedTo.keys()]) if (!this.sent.has(key)) this.appliedTo.delete(key);
+    for (const key of this.sent) if (!this.appliedTo.has(key)) this.appliedTo.set(key, { label: key.slice(0, key.indexOf('\0')) });
+    if (this.appliedKeys() !== before) this.onDidChangeApplied?.();
   }
 }
 

@@ -14,6 +14,8 @@ export class InstructionsChip {
   private readonly toggle: HTMLButtonElement;
   private readonly list = el('div', { class: 'instructions-list', role: 'menu', 'aria-label': t('Instruction files in use'), hidden: '' });
   private files: InstructionsEvent['files'] = [];
+  /** Rules were applied: the list (which names them) opens instead of the one file. */
+  private listAlways = false;
 
   constructor(private readonly post: Post) {
     this.toggle = button(t('Instructions'), () => this.onToggle(), { icon: 'book', secondary: true, cls: 'instructions' });
@@ -29,17 +31,24 @@ export class InstructionsChip {
 
   update(event: InstructionsEvent): void {
     this.files = event.files;
-    this.root.hidden = event.files.length === 0;
+    const applied = event.applied ?? [];
+    this.root.hidden = event.files.length === 0 && applied.length === 0;
     const label = this.toggle.querySelector('.label');
     const n = event.files.length;
-    if (label) label.textContent = n === 1 ? event.files[0]!.label : t('{0} instruction files', n);
+    // With rules applied, the list opens (it says which), even when one file alone would open directly.
+    this.listAlways = applied.length > 0;
+    const filesPart = n === 1 ? event.files[0]!.label : t('{0} instruction files', n);
+    const rulesPart = applied.length === 1 ? t('1 rule applied') : t('{0} rules applied', applied.length);
+    if (label) label.textContent = n === 0 ? rulesPart : applied.length === 0 ? filesPart : t('{0}, {1}', filesPart, rulesPart);
+    const appliedText = (a: (typeof applied)[number]) => (a.path ? t('{0} (for {1})', a.label, a.path) : a.label);
     const lines = [
-      t('Project instructions in the system prompt: {0}', event.files.map((f) => f.label).join(', ')),
+      ...(n > 0 ? [t('Project instructions in the system prompt: {0}', event.files.map((f) => f.label).join(', '))] : []),
+      ...(applied.length > 0 ? [t('Rules applied to files read or edited: {0}', applied.map(appliedText).join(', '))] : []),
       ...(event.restricted ? [t('Restricted Mode: these files are read, and only plan mode (read-only) runs until you trust this folder.')] : []),
       ...event.notes,
     ];
     this.toggle.title = lines.join('\n');
-    const files = event.files.map((f) => f.label).join(', ');
+    const files = [...event.files.map((f) => f.label), ...applied.map(appliedText)].join(', ');
     this.toggle.setAttribute('aria-label', event.restricted ? t('Instructions: {0} (Restricted Mode, plan mode only)', files) : t('Instructions: {0}', files));
     this.toggle.classList.toggle('restricted', event.restricted);
     this.toggle.classList.toggle('cut', event.notes.length > 0);
@@ -50,12 +59,13 @@ export class InstructionsChip {
         item.setAttribute('role', 'menuitem');
         return item;
       }),
+      ...applied.map((a) => el('div', { class: 'instructions-note instructions-applied', role: 'note' }, icon('filter'), ` ${appliedText(a)}`)),
       ...event.notes.map((n) => el('div', { class: 'instructions-note' }, icon('warning'), ` ${n}`)),
     );
   }
 
   private onToggle(): void {
-    if (this.files.length === 1) {
+    if (this.files.length === 1 && !this.listAlways) {
       this.open(this.files[0]!.label);
       return;
     }

@@ -95,6 +95,46 @@ describe('chat panel: the small items of issue 25 (item 10) at 300 px', function
     });
   }
 
+  it('issue 46: the instructions chip lists the path-scoped rules that applied, with the file each came with; its list opens by keyboard', async () => {
+    const page = await openPanel(rig.browser, rig.harness, { width: 300, height: 600 });
+    await hostSend(
+      page,
+      { type: 'session', session: { id: 's', title: 'Rules', model: 'claude-sonnet-5-5' } },
+      {
+        type: 'instructions',
+        files: [{ label: 'AGENTS.md', chars: 40, included: 40 }],
+        notes: [],
+        restricted: false,
+        applied: [
+          { label: '.github/instructions/sh.instructions.md', path: 'scripts/deploy-all-the-things.sh' },
+          { label: '.cursor/rules/py.mdc' },
+        ],
+      },
+    );
+    await settle(page);
+    const chip = page.locator('.instructions-chip button.instructions');
+    assert.equal(await chip.locator('.label').textContent(), 'AGENTS.md, 2 rules applied');
+    assert.match((await chip.getAttribute('aria-label')) ?? '', /AGENTS\.md, \.github\/instructions\/sh\.instructions\.md \(for scripts\/deploy-all-the-things\.sh\), \.cursor\/rules\/py\.mdc/);
+    await chip.focus();
+    await page.keyboard.press('Enter');
+    const applied = page.locator('.instructions-list .instructions-applied');
+    await applied.first().waitFor({ state: 'visible' });
+    assert.deepEqual(await applied.allTextContents(), [' .github/instructions/sh.instructions.md (for scripts/deploy-all-the-things.sh)', ' .cursor/rules/py.mdc'].map((t) => t.trim()).map((t) => ` ${t}`));
+    const inside = await page.evaluate(() => {
+      const list = document.querySelector('.instructions-list')!.getBoundingClientRect();
+      return [...document.querySelectorAll('.instructions-applied')].every((e) => e.getBoundingClientRect().right <= Math.max(list.right, document.documentElement.clientWidth) + 1);
+    });
+    assert.ok(inside, 'the applied rules stay inside the list at 300 px');
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 300, 'no horizontal scroll');
+    await page.screenshot({ path: join(OUT, 'instructions-chip-applied-300.png') });
+    // Only rules, no instruction file: the chip still shows, and says how many applied.
+    await hostSend(page, { type: 'instructions', files: [], notes: [], restricted: false, applied: [{ label: '.cursor/rules/py.mdc', path: 'run.py' }] });
+    await settle(page);
+    assert.equal(await page.locator('.instructions-chip').isHidden(), false);
+    assert.equal(await chip.locator('.label').textContent(), '1 rule applied');
+    await page.close();
+  });
+
   it('25.10: a sent message shows one icon per kind of chip (file, folder, selection, problems, terminal, git, image file)', async () => {
     const page = await openPanel(rig.browser, rig.harness, { width: 300, height: 600 });
     await hostSend(page, CHIPS);

@@ -195,6 +195,37 @@ describe('runtime: more instruction formats (issue 46)', () => {
     assert.equal(resumed.sync(messages).forPath('scripts/x.sh').length, 1);
   });
 
+  it('issue 46 formats: what applied (the chip lists it): each rule the model has and the file it came with, told as it changes', async () => {
+    put('.github/instructions/sh.instructions.md', '---\napplyTo: scripts/*.sh\n---\nSH-RULE.');
+    put('.cursor/rules/py.mdc', '---\nglobs: "*.py"\n---\nPY-RULE.');
+    const found = await load();
+    const scoped = new PathScopedInstructions();
+    let told = 0;
+    scoped.onDidChangeApplied = () => told++;
+    scoped.update(found.pathScoped, ws);
+    assert.deepEqual(scoped.applied, []);
+    scoped.forPath('scripts/a.sh');
+    assert.deepEqual(scoped.applied, [{ label: '.github/instructions/sh.instructions.md', path: 'scripts/a.sh' }]);
+    assert.equal(told, 1);
+    scoped.forPath('scripts/b.sh');
+    assert.equal(told, 1, 'a rule already sent is not news');
+    scoped.forPath('run.py');
+    assert.deepEqual(scoped.applied.map((a) => a.path), ['scripts/a.sh', 'run.py']);
+    assert.equal(told, 2);
+    // A history that still holds the sh rule keeps it (with its path); the py rule it lost leaves the list.
+    const history: Message[] = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: `ok\n\n<instructions for path "scripts/a.sh" from ".github/instructions/sh.instructions.md">\nx\nSH-RULE.\n</instructions>` }] }];
+    scoped.sync(history);
+    assert.deepEqual(scoped.applied, [{ label: '.github/instructions/sh.instructions.md', path: 'scripts/a.sh' }]);
+    assert.equal(told, 3);
+    scoped.forget();
+    assert.deepEqual(scoped.applied, []);
+    assert.equal(told, 4);
+    // A resumed session's runtime finds the rule in the history: listed without a path.
+    const resumed = new PathScopedInstructions();
+    resumed.update(found.pathScoped, ws);
+    assert.deepEqual(resumed.sync(history).applied, [{ label: '.github/instructions/sh.instructions.md' }]);
+  });
+
   it('issue 46 formats: globs and applyTo values are read as Cursor and Copilot write them', () => {
     assert.deepEqual(splitGlobs('src/**/*.{ts,tsx}, *.md'), ['src/**/*.{ts,tsx}', '*.md']);
     assert.deepEqual(splitGlobs(['./a/*.ts', '"b/**"']), ['a/*.ts', 'b/**']);
