@@ -70,6 +70,9 @@ export async function prepareImage(file: Blob, name: string): Promise<{ image: I
   }
 }
 
+/** A draft's images while its session is not shown (session-drafts.ts). */
+export type HeldImages = readonly Pending[];
+
 export class ImageAttach {
   readonly root = el('div', { class: 'image-attachments', role: 'group', 'aria-label': t('Attached images') });
   private readonly list = el('div', { class: 'image-thumbs' });
@@ -128,6 +131,22 @@ export class ImageAttach {
     const out = this.items.map((p) => p.image);
     this.clear();
     return out;
+  }
+
+  /** Issue 47 item 9: the images leave with their session's draft (kept, not revoked) when the panel shows another session. */
+  hold(): HeldImages {
+    const held = this.items;
+    this.items = [];
+    this.notice.hidden = true;
+    this.render();
+    return held;
+  }
+
+  /** The images of the session shown now (none: an empty composer); any others here are let go. */
+  put(held: HeldImages | undefined): void {
+    this.clear();
+    this.items = held ? [...held] : [];
+    this.render();
   }
 
   clear(): void {

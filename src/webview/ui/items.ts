@@ -220,6 +220,7 @@ export class ToolCardView implements ToolCard {
     this.root.dataset.status = waiting ? 'waiting' : it.status;
     // A browser card's screenshot is its point: shown larger than other tools' images (webview.css).
     this.root.classList.toggle('browser-card', it.view.kind === 'browser');
+    this.root.classList.toggle('agent-card', it.view.kind === 'agent');
     this.root.setAttribute('aria-label', accessibleName(it, waiting));
     this.header.replaceChildren(
       el('span', { class: 'tool-icon' }, icon(it.view.kind === 'mcp' ? 'plug' : (TOOL_ICONS[it.name] ?? 'tools'))),
@@ -256,14 +257,16 @@ export class ToolCardView implements ToolCard {
       case 'mcp':
         return [el('span', { class: 'mcp-server' }, view.server), el('span', { class: 'mcp-sep', 'aria-hidden': 'true' }, '›'), el('code', { class: 'mcp-tool' }, view.tool)];
       case 'fetch':
-        return [el('code', { class: 'url' }, view.url)];
+        // Issue 47 item 9: a long URL ends in an ellipsis inside the card; the whole of it is in the tooltip (and the card's name).
+        return [el('code', { class: 'url', title: view.url }, view.url)];
       case 'browser':
         return [el('span', { class: 'browser-action' }, view.action), view.url ? el('code', { class: 'url', title: view.url }, view.url) : view.target ? el('code', { title: view.target }, view.target) : ''];
       case 'memory':
         return [el('span', { class: 'memory' }, memoryTitle(view, this.item?.status === 'done'))];
       case 'agent':
         // Its task goes on a line of its own below: at the panel's usual width the title has room for a name only.
-        return [el('span', { class: 'agent-name' }, view.agent)];
+        // Issue 47 item 9: the name whole ("explore", never "explo"): the counts beside it go under it when both do not fit.
+        return [el('span', { class: 'agent-name', title: view.agent }, view.agent)];
       case 'other': {
         // Issue 47 item 9: the tool in words ("Command output"), then its summary; never the tool's id alone.
         const words = toolWords(this.item?.name ?? '');
@@ -355,10 +358,11 @@ export class ToolCardView implements ToolCard {
     if (this.agentKey === key) return;
     this.agentKey = key;
     const open = this.agentDetails?.open || (this.waiting && status === 'running');
-    const list = el('ol', { class: 'agent-steps' }, ...steps.map((s) => el('li', { class: `agent-step status-${s.status}` }, icon(STATUS[s.status].icon), ' ', s.summary)));
+    // A step cut with an ellipsis (a long URL) keeps its whole text in the tooltip.
+    const list = el('ol', { class: 'agent-steps' }, ...steps.map((s) => el('li', { class: `agent-step status-${s.status}`, title: s.summary }, icon(STATUS[s.status].icon), ' ', s.summary)));
     const report = view.report ? el('div', { class: 'agent-report' }, el('div', { class: 'agent-report-label' }, t('Report')), el('div', { class: 'agent-report-text', tabindex: '0' }, view.report)) : '';
     const summaryLine = latest && status === 'running' ? t('Latest: {0}', latest.summary) : steps.length === 0 && status === 'running' ? t('Starting…') : t('Details');
-    this.agentDetails = el('details', { class: 'agent-details' }, el('summary', {}, summaryLine), steps.length ? list : '', report);
+    this.agentDetails = el('details', { class: 'agent-details' }, el('summary', { title: summaryLine }, summaryLine), steps.length ? list : '', report);
     this.agentDetails.open = open;
     this.body.replaceChildren(el('div', { class: 'agent-description' }, view.description), this.agentDetails);
   }

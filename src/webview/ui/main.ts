@@ -12,7 +12,9 @@ import { EDIT_MESSAGE_EVENT, type EditRequest } from './items';
 import { plainText, warmUp } from './markdown';
 import { StateSaver, loadState, post } from './state';
 import { TranscriptView } from './transcript-view';
-import { planProgress, PlanView } from './plan-view';
+import { finishedPlanOutlived, planProgress, PlanView } from './plan-view';
+import { type HeldImages } from './image-attach';
+import { SessionDrafts } from './session-drafts';
 import { t } from './l10n';
 
 // Events here come straight from JSON and zod, so the model may keep them without copying.
@@ -25,7 +27,7 @@ const status = new StatusLine();
 const footer = new UsageFooter();
 const plan = new PlanView();
 const announcer = new Announcer();
-const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.draft.text, attachments: composer.draft.attachments }));
+const saver = new StateSaver(() => ({ snapshot: model.snapshot, draft: composer.draft.text, attachments: composer.draft.attachments, drafts: drafts.saved() }));
 // What the user sends or stops always brings the view back to the newest item.
 const composer = new Composer((message) => {
   if (message.type === 'send' || message.type === 'steer' || message.type === 'queue' || message.type === 'stop') transcript.scrollToBottom();
@@ -33,6 +35,23 @@ const composer = new Composer((message) => {
   if (message.type === 'stop') composer.input.focus();
   post(message);
 }, () => saver.schedule());
+
+// Issue 47 item 9: each session's draft stays with it (a fork's words never go to the session resumed after it).
+const saved = loadState();
+const drafts = new SessionDrafts<HeldImages>(saved?.drafts);
+
+/** A `restore` shows another session: the composer's draft goes with the session it was typed for (issue 47 item 9). */
+function sessionShown(to: string | undefined): void {
+  const from = model.snapshot.session?.id;
+  if (!SessionDrafts.changes(from, to)) return;
+  // Another session's plan is a plan of its own, shown as new (open, or folded if outlived), whatever was done to this one.
+  plan.forget();
+  const { text, attachments } = composer.draft;
+  const next = drafts.switch(from, to, { text, attachments, images: composer.images.hold() });
+  if (!next) return;
+  composer.setDraft(next.text, next.attachments);
+  composer.images.put(next.images);
+}
 
 composer.prompts = () => model.items.flatMap((i) => (i.kind === 'user' ? [i.slashCommand ?? i.text] : []));
 // Issue 47 item 5: Edit on a message that was not sent puts its words (and chips) back in the composer.
@@ -190,7 +209,7 @@ function renderChrome(): void {
   modelButton.update(s.session);
   transcript.setModel(s.session?.model);
   notices.update(s.notices);
-  plan.update(s.plan);
+  plan.update(s.plan, finishedPlanOutlived(s.items, s.plan));
   // The running bar says what the model is doing now: the plan's active item, while a turn runs.
   status.update(model.reconnecting, s.turn === 'running' ? planProgress(s.plan ?? []).active?.activeForm : undefined);
   footer.update(s.usage);
@@ -220,6 +239,8 @@ function onChange(change: Change): void {
       transcript.add(change.item);
       // A permission request waits for the user: it must never sit below the fold.
       if (change.item.kind === 'permission' || change.item.kind === 'user') transcript.scrollToBottom();
+      // A message that starts the next turn folds a finished plan (issue 47 item 9).
+      if (change.item.kind === 'user' && model.snapshot.plan?.length) chromeDirty = true;
       noteStreaming(change.item.id, change.item);
       announceNew(change.item);
       break;
@@ -264,6 +285,7 @@ function apply(events: HostEvent[]): void {
     else if (event.type === 'attachment_measured') composer.setMeasured(event.kind, event.path, event.tokens, event.note);
     else if (event.type === 'compose') composer.compose(event.text, event.attachments, event.focus ?? true);
     else if (event.type === 'instructions') instructions.update(event);
+    else if (event.type === 'restore') sessionShown(event.snapshot.session?.id);
     for (const change of model.apply(event)) onChange(change);
   }
   schedule();
@@ -317,7 +339,6 @@ window.addEventListener('message', (event: MessageEvent) => {
 window.addEventListener('error', (e) => post({ type: 'log', level: 'error', message: `webview error: ${String(e.message).slice(0, 2000)}` }));
 
 // Show what we had before the page was hidden at once; the host's `restore` follows.
-const saved = loadState();
 if (saved) {
   apply([{ type: 'restore', snapshot: saved.snapshot }]);
   composer.setDraft(saved.draft, saved.attachments);

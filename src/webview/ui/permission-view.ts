@@ -86,7 +86,7 @@ export class PermissionView implements ItemView {
       this.root.replaceChildren(
         el('div', { class: 'perm-state', role: 'status' }, icon(settled.decision === 'deny' ? 'circle-slash' : 'check'), el('span', { class: 'perm-state-text', title: text }, text)),
       );
-      if (!this.card) this.root.prepend(el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title), el('code', { class: 'perm-subject-line' }, firstLine(it.subject))));
+      if (!this.card) this.root.prepend(el('div', { class: 'perm-title' }, icon('shield'), el('span', {}, it.title), el('code', { class: 'perm-subject-line', title: firstLine(it.subject) }, firstLine(it.subject))));
       return;
     }
     const locked = !!settled || this.pendingDecision !== undefined;

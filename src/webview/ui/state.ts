@@ -3,6 +3,7 @@
 // snapshot of the newest items plus the unsent draft, via getState/setState.
 import * as z from 'zod';
 import { Attachment, PanelSnapshot, type TranscriptItem, type WebviewToHostInput } from '../protocol';
+import { MAX_KEPT_DRAFTS } from './session-drafts';
 
 export interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -26,6 +27,8 @@ const Saved = z.object({
   snapshot: PanelSnapshot,
   draft: z.string().max(1_000_000),
   attachments: z.array(Attachment).max(100),
+  /** Issue 47 item 9: the drafts of the sessions not shown, each kept with its session (session-drafts.ts). */
+  drafts: z.array(z.object({ session: z.string().max(200), draft: z.string().max(1_000_000), attachments: z.array(Attachment).max(100) })).max(MAX_KEPT_DRAFTS).optional(),
 });
 export type Saved = z.infer<typeof Saved>;
 
@@ -74,12 +77,13 @@ export class StateSaver {
   saveNow(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    const { snapshot, draft, attachments } = this.collect();
+    const { snapshot, draft, attachments, drafts } = this.collect();
     const saved: Saved = {
       v: 1,
       snapshot: { ...snapshot, items: snapshot.items.slice(-KEEP_ITEMS).map(compactItem) },
       draft,
       attachments,
+      ...(drafts?.length ? { drafts } : {}),
     };
     vscode.setState(saved);
   }

@@ -203,22 +203,24 @@ describe('runtime: more instruction formats (issue 46)', () => {
     let told = 0;
     scoped.onDidChangeApplied = () => told++;
     scoped.update(found.pathScoped, ws);
-    assert.deepEqual(scoped.applied, []);
+    // Read through a function: an assertion on the getter would narrow its type for the lines after it.
+    const applied = () => scoped.applied;
+    assert.deepEqual(applied(), []);
     scoped.forPath('scripts/a.sh');
-    assert.deepEqual(scoped.applied, [{ label: '.github/instructions/sh.instructions.md', path: 'scripts/a.sh' }]);
+    assert.deepEqual(applied(), [{ label: '.github/instructions/sh.instructions.md', path: 'scripts/a.sh' }]);
     assert.equal(told, 1);
     scoped.forPath('scripts/b.sh');
     assert.equal(told, 1, 'a rule already sent is not news');
     scoped.forPath('run.py');
-    assert.deepEqual(scoped.applied.map((a) => a.path), ['scripts/a.sh', 'run.py']);
+    assert.deepEqual(applied().map((a) => a.path), ['scripts/a.sh', 'run.py']);
     assert.equal(told, 2);
     // A history that still holds the sh rule keeps it (with its path); the py rule it lost leaves the list.
     const history: Message[] = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: `ok\n\n<instructions for path "scripts/a.sh" from ".github/instructions/sh.instructions.md">\nx\nSH-RULE.\n</instructions>` }] }];
     scoped.sync(history);
-    assert.deepEqual(scoped.applied, [{ label: '.github/instructions/sh.instructions.md', path: 'scripts/a.sh' }]);
+    assert.deepEqual(applied(), [{ label: '.github/instructions/sh.instructions.md', path: 'scripts/a.sh' }]);
     assert.equal(told, 3);
     scoped.forget();
-    assert.deepEqual(scoped.applied, []);
+    assert.deepEqual(applied(), []);
     assert.equal(told, 4);
     // A resumed session's runtime finds the rule in the history: listed without a path.
     const resumed = new PathScopedInstructions();
