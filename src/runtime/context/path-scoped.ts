@@ -125,7 +125,7 @@ export class PathScopedInstructions {
   /** The applied list follows `sent` (a path is kept where known), and a change is told. */
   private settleApplied(before: string): void {
     for (const key of [...this.appliedTo.keys()]) if (!this.sent.has(key)) this.appliedTo.delete(key);
-    for (const key of this.sent) if (!this.appliedTo.has(key)) this.appliedTo.set(key, { label: key.slice(0, key.indexOf('\0')) });
+    for (const key of this.sent) if (!this.appliedTo.has(key)) this.appliedTo.set(key, { label: key.split('\0')[0]! });
     if (this.appliedKeys() !== before) this.onDidChangeApplied?.();
   }
 }
