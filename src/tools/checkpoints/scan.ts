@@ -10,6 +10,7 @@
 // file a command changed there is detected but reported as not restorable.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, type Stats } from 'node:fs';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { FILTER_DRIVERS_QUERY, filterOverrides, GIT_ENV_REMOVED, NO_REPOSITORY_PROGRAMS } from '../../runtime/policy/safe-git';
@@ -30,6 +31,8 @@ export interface ScanOptions {
 export interface ObjectSink {
   /** Stores content under its git blob id (no-op when already stored). */
   put(id: string, bytes: Uint8Array): Promise<void>;
+  /** The same, written before it returns (for small files, see captureFileNow). */
+  putNow?(id: string, bytes: Uint8Array): void;
   /**
    * Blob ids of files already read, by absolute path and size:mtime, so a file that stays modified across
    * many turns is read and hashed once, not at every scan.
@@ -146,16 +149,55 @@ export async function captureFile(absolute: string, sink: ObjectSink, maxFileByt
 
 const statSig = (s: { size: number; mtimeMs: number }) => `${s.size}:${Math.floor(s.mtimeMs)}`;
 
+/** Files up to this size are read and copied by captureFileNow; larger ones through the thread pool (captureFile). */
+const READ_NOW_BYTES = 256 * 1024;
+
+/**
+ * captureFile without a round trip through the thread pool per call: one lstat, and for a file not read before
+ * (by size:mtime:inode) that is small, one read and one write. Each is a few microseconds on a local disk, while
+ * each await of the asynchronous version waits for the event loop and a pool thread, which on a busy machine
+ * costs milliseconds. Undefined for a file to read through captureFile (large, or a sink that writes only later).
+ */
+export function captureFileNow(absolute: string, sink: ObjectSink, maxFileBytes: number): FileState | undefined {
+  let s: Stats | undefined;
+  try {
+    s = lstatSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  if (!s || s.isDirectory()) return { kind: 'absent' };
+  if (s.isSymbolicLink()) return { kind: 'unrestorable', why: 'a symbolic link', sig: statSig(s) };
+  if (s.size > maxFileBytes) return { kind: 'unrestorable', why: 'too large', sig: statSig(s) };
+  const sig = statSig(s);
+  const seenKey = `${s.size}:${s.mtimeMs}:${s.ino}`;
+  const seen = sink.seen?.get(absolute);
+  if (seen?.sig === seenKey) return { kind: 'blob', id: seen.id, sig };
+  // Only a regular file is read here: a read of a FIFO or a device could wait for ever, and must not hold the event loop.
+  if (!s.isFile() || s.size > READ_NOW_BYTES || !sink.putNow) return undefined;
+  try {
+    const bytes = readFileSync(absolute);
+    const id = blobId(bytes);
+    sink.putNow(id, bytes);
+    sink.seen?.set(absolute, { sig: seenKey, id });
+    return { kind: 'blob', id, sig };
+  } catch {
+    return { kind: 'unrestorable', why: 'unreadable' };
+  }
+}
+
 /** In git mode content is compared by blob id alone: the size:mtime of a copy would only make the manifest larger. */
 const withoutSig = (state: FileState): FileState => (state.kind === 'blob' ? { kind: 'blob', id: state.id } : state);
 
 /** Files read and copied at once by a scan (bounded: a turn that touched thousands must not open them all together). */
 const CAPTURE_BATCH = 16;
+/** The longest a scan holds the event loop between two yields while it looks at changed files. */
+const SLICE_MS = 8;
 
 export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, options: ScanOptions): Promise<Scan> {
   // One process: the HEAD commit, then every path whose index or work-tree state differs from it, with the
   // index's blob id. Only work-tree changes and untracked files are read and copied.
-  const out = (await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'])).toString('utf8');
+  // --no-ahead-behind: the branch line's counts against the upstream (a walk of the history) are not used.
+  const out = (await git(['status', '--porcelain=v2', '-z', '--branch', '--no-ahead-behind', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'])).toString('utf8');
   let head = '';
   const overlay: Record<string, FileState> = {};
   const toCapture: string[] = [];
@@ -177,11 +219,25 @@ export async function scanGit(git: GitRunner, root: string, sink: ObjectSink, op
       toCapture.push(rec.startsWith('? ') ? rec.slice(2) : rec.split(' ').slice(10).join(' '));
     }
   }
-  // Changed files are read and copied side by side: each is a few file-system calls, and a take should
-  // cost little more than the `git status` above.
-  for (let i = 0; i < toCapture.length; i += CAPTURE_BATCH) {
+  // A take should cost little more than the `git status` above. Most changed files were read at an earlier scan
+  // and are unchanged since (a file stays modified across many turns), and the others are mostly small: both are
+  // looked at here directly (captureFileNow), in slices that hand the event loop back every SLICE_MS. Large
+  // files are read and copied side by side afterwards.
+  const later: string[] = [];
+  let slice = performance.now();
+  for (const rel of toCapture) {
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      options.signal?.throwIfAborted();
+      slice = performance.now();
+    }
+    const state = captureFileNow(path.join(root, rel), sink, options.maxFileBytes);
+    if (state) overlay[rel] = withoutSig(state);
+    else later.push(rel);
+  }
+  for (let i = 0; i < later.length; i += CAPTURE_BATCH) {
     options.signal?.throwIfAborted();
-    const batch = toCapture.slice(i, i + CAPTURE_BATCH);
+    const batch = later.slice(i, i + CAPTURE_BATCH);
     const states = await Promise.all(batch.map((rel) => captureFile(path.join(root, rel), sink, options.maxFileBytes)));
     batch.forEach((rel, k) => (overlay[rel] = withoutSig(states[k]!)));
   }

@@ -5,6 +5,7 @@
 // differs, atomically per file and byte for byte (so encodings and line endings
 // come back as they were). Hand edits made between the agent's turns are
 // conflicts the caller resolves; nothing of the user's is overwritten silently.
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { copyFile, link, lstat, mkdir, open, readdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type Workspace } from '../ports';
@@ -99,6 +100,18 @@ async function writeAtomically(file: string, bytes: Uint8Array | string): Promis
     await rename(tmp, file);
   } catch (error) {
     await rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** writeAtomically, done before it returns (its own temp name: an asynchronous write of the same file may be under way). */
+function writeAtomicallyNow(file: string, bytes: Uint8Array): void {
+  const tmp = `${file}.${process.pid}.now.tmp`;
+  try {
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
     throw error;
   }
 }
@@ -387,6 +400,25 @@ export class CheckpointStore implements ObjectSink {
       this.writing.set(id, writing);
     }
     await writing;
+  }
+
+  /** put, written before it returns: for the small files a scan copies (see captureFileNow). */
+  putNow(id: string, bytes: Uint8Array): void {
+    if (this.stored.has(id)) return;
+    const file = this.objectPath(id);
+    // As in writeObject: an object already there is kept only when whole. One being written by put() at this
+    // moment is written whole by both (each through its own temp file and rename), so either is the object.
+    let own: Uint8Array | undefined;
+    try {
+      own = readFileSync(file);
+    } catch {
+      own = undefined;
+    }
+    if (!own || !intact(id, own)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeAtomicallyNow(file, bytes);
+    }
+    this.stored.add(id);
   }
 
   private async writeObject(id: string, bytes: Uint8Array): Promise<void> {

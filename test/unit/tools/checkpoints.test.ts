@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterCheckpoint, openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/tools/checkpoints';
 import { type ToolExecutor } from '../../../src/runtime/types';
+import { blobId, captureFileNow } from '../../../src/tools/checkpoints/scan';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 
 const sh = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'pipe' });
@@ -215,6 +216,54 @@ describe('checkpoints (files)', () => {
     const bytes = (d: string): number => readdirSync(d, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? bytes(path.join(d, e.name)) : statSync(path.join(d, e.name)).size), 0);
     const tree = Object.values(files).reduce((s, f) => s + f.length, 0);
     assert.ok(bytes(path.join(dir, 'objects')) < tree / 4, `objects ${bytes(path.join(dir, 'objects'))} B vs tree ${tree} B`);
+  });
+
+  it('every state a changed file had at a turn start comes back byte for byte, small files read at once and large ones through the thread pool', async () => {
+    // A take reads a small changed file there and then, and one it read before (same size, mtime and inode) not
+    // again; a file over 256 kB goes through the asynchronous path. Each turn below changes both kinds, and
+    // some files keep their size from turn to turn, so only the mtime tells the content changed.
+    const big = (n: number) => Buffer.alloc(300 * 1024, n);
+    const root = gitRepo({ 'a.txt': 'a0\n', 'b.txt': 'b0\n', 'big.bin': big(0) });
+    writeFileSync(path.join(root, 'untracked.txt'), 'u0\n');
+    const { store, ws, dir } = await open(root);
+    const starts: string[] = [];
+    const expected: Array<Record<string, Buffer>> = [];
+    const files = ['a.txt', 'b.txt', 'big.bin', 'untracked.txt'];
+    for (let n = 1; n <= 4; n++) {
+      expected.push(Object.fromEntries(files.map((f) => [f, readFileSync(path.join(root, f))])));
+      starts.push((await turn(store, n)).id);
+      writeFileSync(path.join(root, 'a.txt'), `a${n}\n`);
+      if (n % 2 === 0) writeFileSync(path.join(root, 'b.txt'), `b${n}\n`);
+      writeFileSync(path.join(root, 'big.bin'), big(n));
+      writeFileSync(path.join(root, 'untracked.txt'), `u${n}\n`);
+      await turn(store, n, 'turn-end');
+    }
+    for (let n = 4; n >= 1; n--) {
+      const result = await store.apply(await store.plan(starts[n - 1]!), ws, new Set(files));
+      assert.deepEqual(result.failed, []);
+      for (const f of files) assert.deepEqual(readFileSync(path.join(root, f)), expected[n - 1]![f], `${f} at the start of turn ${n}`);
+    }
+    const objects = readdirSync(path.join(dir, 'objects'), { recursive: true }) as string[];
+    assert.deepEqual(objects.filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
+  });
+
+  it('a take reads at once only regular files it has not read before; a FIFO is left to the thread pool', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'ts-ckpt-now-'));
+    cleanup.push(root);
+    const written: string[] = [];
+    const sink = { put: async () => undefined, putNow: (id: string) => void written.push(id), seen: new Map<string, { sig: string; id: string }>() };
+    writeFileSync(path.join(root, 'a.txt'), 'alpha\n');
+    const first = captureFileNow(path.join(root, 'a.txt'), sink, 1024);
+    assert.equal(first?.kind === 'blob' && first.id, blobId(Buffer.from('alpha\n')));
+    assert.equal(written.length, 1);
+    assert.deepEqual(captureFileNow(path.join(root, 'a.txt'), sink, 1024), first, 'unchanged since: not read again');
+    assert.equal(written.length, 1);
+    assert.deepEqual(captureFileNow(path.join(root, 'gone.txt'), sink, 1024), { kind: 'absent' });
+    writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(2048));
+    assert.equal(captureFileNow(path.join(root, 'big.bin'), sink, 1024)?.kind, 'unrestorable');
+    sh(root, 'mkfifo pipe');
+    assert.equal(captureFileNow(path.join(root, 'pipe'), sink, 1024), undefined, 'never read on the event loop');
+    assert.equal(captureFileNow(path.join(root, 'a.txt'), { put: sink.put }, 1024), undefined, 'a sink that writes only later gets the asynchronous path');
   });
 
   it('a tool runs only once the turn\'s checkpoint, taken while the first request streams, is written', async () => {
