@@ -10,7 +10,8 @@ import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
 import { hunksOf, type Hunk, type LineChange } from '../../src/agent/review-hunks';
 import { encodeText } from '../../src/tools/files/text';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { type MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { useMockApi } from './mock-api';
 import { until } from '../support/process-tree';
 
 const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
@@ -29,22 +30,9 @@ describe('review hunk by hunk (issue 44)', function () {
   let server: MockAnthropicServer;
   let turnstone: TurnstoneApi;
 
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
-    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
-    await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
-    await config().update('edits.review', 'afterTurn', vscode.ConfigurationTarget.Global);
-    turnstone.setDialogsEnabled(false);
-    // The review lists every open session's changes (issue 43): other files' sessions are closed first.
-    await vscode.commands.executeCommand('turnstone.newSession');
-    for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
-  });
-  after(async () => {
-    for (const key of ['baseUrl', 'permissionMode', 'edits.review', 'diagnostics.afterEdit']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
-    turnstone.setDialogsEnabled(true);
-    await server.close();
-  });
+  // The review lists every open session's changes (issue 43): the rig closes other files' sessions first.
+  const rig = useMockApi({ permissionMode: 'ask', 'edits.review': 'afterTurn' }, ['diagnostics.afterEdit']);
+  before(() => ({ server, turnstone } = rig));
 
   it('issue 44 review: an afterTurn turn edits three files without asking; Undo of one hunk keeps the others and the user\'s line; Keep all empties the list', async () => {
     const files = { a: path.join(root(), 'review-a.txt'), b: path.join(root(), 'review-b.txt'), c: path.join(root(), 'review-c.txt') };

@@ -10,7 +10,8 @@ import { execFileSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { type MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { closeOtherSessions, useMockApi } from './mock-api';
 import { until } from '../support/process-tree';
 
 const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
@@ -32,21 +33,12 @@ describe('43.sessions: several sessions at once in one window', function () {
   let server: MockAnthropicServer;
   let turnstone: TurnstoneApi;
 
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
-    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
-    await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
-    turnstone.setDialogsEnabled(false);
-    // Other files' sessions are closed: this test counts the window's sessions.
-    await vscode.commands.executeCommand('turnstone.newSession');
-    for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
-  });
+  // Other files' sessions are closed: this test counts the window's sessions.
+  const rig = useMockApi({ permissionMode: 'ask' });
+  before(() => ({ server, turnstone } = rig));
   after(async () => {
     server.beforeReply = undefined;
-    for (const key of ['baseUrl', 'permissionMode']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
-    turnstone.setDialogsEnabled(true);
-    for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
+    await closeOtherSessions(turnstone);
     await vscode.commands.executeCommand('turnstone.newSession');
     await server.close();
   });

@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TurnstoneApi } from '../../src/extension';
-import { MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { type MockAnthropicServer, textReply, toolUseReply } from '../fixtures/mock-anthropic';
+import { useMockApi } from './mock-api';
 import { until } from '../support/process-tree';
 
 const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
@@ -23,24 +24,11 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
   let server: MockAnthropicServer;
   let turnstone: TurnstoneApi;
 
-  before(async () => {
-    server = await MockAnthropicServer.start();
-    turnstone = await vscode.extensions.getExtension<TurnstoneApi>('turnstone.turnstone')!.activate();
-    await config().update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
-    // The worktree is outside the workspace folder: edits there would ask in the other modes.
-    await config().update('permissionMode', 'bypassPermissions', vscode.ConfigurationTarget.Global);
-    await config().update('edits.review', 'afterTurn', vscode.ConfigurationTarget.Global);
-    // diagnostics.afterEdit stays on (the default): it opens each edited file, and an open document of a file outside
-    // the workspace is not reloaded when a tool writes it; the review reads such a file from the disk.
-    turnstone.setDialogsEnabled(false);
-    await vscode.commands.executeCommand('turnstone.newSession');
-    for (const s of turnstone.sessions()) if (!s.shown) await vscode.commands.executeCommand('turnstone.sessions.remove', s.key, { confirm: false });
-  });
-  after(async () => {
-    for (const key of ['baseUrl', 'permissionMode', 'edits.review', 'diagnostics.afterEdit', 'worktrees.dir']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
-    turnstone.setDialogsEnabled(true);
-    await server.close();
-  });
+  // The worktree is outside the workspace folder: edits there would ask in the other modes. diagnostics.afterEdit
+  // stays on (the default): it opens each edited file, and an open document of a file outside the workspace is not
+  // reloaded when a tool writes it; the review reads such a file from the disk.
+  const rig = useMockApi({ permissionMode: 'bypassPermissions', 'edits.review': 'afterTurn' }, ['worktrees.dir']);
+  before(() => ({ server, turnstone } = rig));
 
   it('issue 44 worktree: Apply brings the kept hunks home, lists the one the user changed meanwhile, touches nothing else; Merge Branch only when all is reviewed and the tree is clean', async () => {
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd: root(), stdio: 'pipe' }).toString();
