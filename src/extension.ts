@@ -73,12 +73,23 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   });
   const showSession = () => statusBar.showSession(sessions.shown);
   // A review comment's *Send to agent*: to the session that changed the file, shown in the panel; queued if it is busy.
+  // The thread gets the answer too when the comment started the turn.
   const sendReviewComment = async (file: string, prompt: string) => {
     const session = sessions.sessions.find((s) => s.changed.has(file)) ?? sessions.shownSession;
     sessions.show(session.key);
     await vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`);
-    if (session.controller.isRunning) session.controller.queue(prompt);
-    else void session.controller.send(prompt).catch((e: unknown) => log.error(`a review comment's turn failed: ${String(e)}`));
+    if (session.controller.isRunning) {
+      session.controller.queue(prompt);
+      return { reply: Promise.resolve(undefined) };
+    }
+    const reply = session.controller.send(prompt).then(
+      (summary) => (summary?.outcome === 'completed' ? summary.finalText : undefined),
+      (e: unknown) => {
+        log.error(`a review comment's turn failed: ${String(e)}`);
+        return undefined;
+      },
+    );
+    return { reply };
   };
   const mentions = { index: new LazyWorkspaceIndex(log), terminals: new TerminalRecorder(), log };
   const panel = new ChatPanelProvider(

@@ -148,6 +148,13 @@ describe('review hunk by hunk (issue 44)', function () {
       assert.equal(thread.comments.length, 1, 'the comment stays in its thread');
       assert.equal(thread.label, 'Sent to the agent');
       await until('the turn to end', () => (turnstone.sessions().find((s) => s.shown)?.state === 'done' ? true : undefined));
+      // The answer joins the thread, as plain (untrusted) Markdown under Turnstone's name.
+      await until('the answer in the thread', () => (thread.comments.length === 2 ? true : undefined));
+      const answer = thread.comments[1]!;
+      assert.equal(answer.author.name, 'Turnstone');
+      assert.ok(answer.body instanceof vscode.MarkdownString);
+      assert.equal(answer.body.value, 'Lowered it again.');
+      assert.equal(answer.body.isTrusted, false);
     } finally {
       other.dispose();
       fs.rmSync(file, { force: true });

@@ -1,14 +1,30 @@
 // Comments on the agent's changes (issue 44): in a file the review lists, the user comments on a line
 // or a selection as on a pull request, and *Send to agent* hands the comment, the lines it is about
 // and where they are to the session that changed the file. The thread stays, marked as sent, so the
-// user sees what was asked; the agent's answer comes in the panel like any turn.
+// user sees what was asked; the agent's answer comes in the panel like any turn, and in the thread too
+// when the comment started that turn (one queued behind a running turn is answered in the panel).
 import * as vscode from 'vscode';
 import { registerGuardedCommands } from '../command-guard';
 
 export const REVIEW_COMMENTS_ID = 'turnstone';
 
-/** Where a comment goes: the session that changed `file` (shown in the panel first), or the one shown. */
-export type SendComment = (file: string, prompt: string) => Promise<void>;
+/**
+ * Where a comment goes: the session that changed `file` (shown in the panel first), or the one shown. Resolves
+ * once it is sent, with the agent's final answer to come (undefined: queued, or the turn did not complete).
+ */
+export type SendComment = (file: string, prompt: string) => Promise<{ reply: Promise<string | undefined> }>;
+
+/** The agent's answer in the thread: its text as Markdown, never trusted (no commands, no HTML). */
+class AgentReply implements vscode.Comment {
+  readonly mode = vscode.CommentMode.Preview;
+  readonly author = { name: 'Turnstone' };
+  readonly body: vscode.MarkdownString;
+  constructor(text: string) {
+    this.body = new vscode.MarkdownString(text);
+    this.body.isTrusted = false;
+    this.body.supportHtml = false;
+  }
+}
 
 class SentComment implements vscode.Comment {
   readonly mode = vscode.CommentMode.Preview;
@@ -57,8 +73,9 @@ export class ReviewComments implements vscode.Disposable {
     const lines = document.getText(new vscode.Range(range.start.line, 0, range.end.line, document.lineAt(Math.min(range.end.line, document.lineCount - 1)).text.length));
     const prompt = commentPrompt(vscode.workspace.asRelativePath(thread.uri), { start: range.start.line, end: range.end.line }, lines, words);
     let sent = true;
+    let answer: Promise<string | undefined> = Promise.resolve(undefined);
     try {
-      await this.send(thread.uri.fsPath, prompt);
+      answer = (await this.send(thread.uri.fsPath, prompt)).reply;
     } catch (error) {
       sent = false;
       this.log.warn(`a review comment could not be sent: ${String(error)}`);
@@ -68,6 +85,13 @@ export class ReviewComments implements vscode.Disposable {
     thread.label = sent ? vscode.l10n.t('Sent to the agent') : undefined;
     thread.canReply = !sent;
     thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
+    // Not awaited: the command ends once the comment is sent; the answer joins the thread when the turn ends.
+    void answer.then(
+      (text) => {
+        if (text?.trim()) thread.comments = [...thread.comments, new AgentReply(text.trim())];
+      },
+      (error: unknown) => this.log.warn(`a review comment's answer could not be shown: ${String(error)}`),
+    );
   }
 
   dispose(): void {
