@@ -8,8 +8,9 @@
 // never touches git's index. *Merge branch* is the other way home, only when asked: the worktree's
 // uncommitted work committed on its branch, then `git merge --no-ff` into a clean working tree.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { privateSubdir } from '../tools/os/private-dir';
 import { type Hunk, hunksOf, keepHunk, splitLines } from './review-hunks';
 import { findGit, type Git, type GitBytes, gitBytesIn, gitIn, gitReason, real, recordFile, type WorktreeRecord } from './worktrees';
 
@@ -29,10 +30,10 @@ export class WorktreeApplyError extends Error {
 
 /**
  * What the review kept of a worktree file: its text (the review's base, so only kept hunks travel), null
- * (the file's creation is not kept, or its deletion is), or undefined (the file is not under review:
- * all of its changes travel, its current content in the worktree).
+ * (the file's creation is not kept, or its deletion is), undefined (reviewed and settled: all of its changes
+ * travel, its current content in the worktree), or false (never reviewed, e.g. a command changed it: it stays).
  */
-export type KeptContent = (file: { path: string; worktreeFile: string }) => string | null | undefined | Promise<string | null | undefined>;
+export type KeptContent = (file: { path: string; worktreeFile: string }) => string | null | undefined | false | Promise<string | null | undefined | false>;
 
 export interface WorktreeApplyOptions {
   /** The top of the user's work tree (the repository the worktree was made from). */
@@ -151,7 +152,8 @@ interface Changed {
 
 /** The worktree's changes against `base`: tracked (committed and not), and untracked files git does not ignore. */
 async function changedFiles(git: Git, worktree: string, base: string): Promise<Changed[]> {
-  const diff = await git(worktree, ['diff', '--raw', '-z', '--no-renames', '--no-textconv', '--no-ext-diff', '--ignore-submodules=none', base, '--']);
+  // Submodules are never looked into: a git inside one reads that repository's own configuration (its filters).
+  const diff = await git(worktree, ['diff', '--raw', '-z', '--no-renames', '--no-textconv', '--no-ext-diff', '--ignore-submodules=all', base, '--']);
   if (diff.code !== 0) throw new WorktreeApplyError('git', `cannot list the worktree's changes: ${gitReason(diff)}`);
   const out: Changed[] = [];
   const parts = diff.stdout.split('\0');
@@ -178,12 +180,30 @@ function readBytes(file: string): Buffer | null {
   }
 }
 
-function isSymlink(file: string): boolean {
-  try {
-    return lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
+/**
+ * Whether `file` is reached from `root` through real folders only: every part of its path below `root` that
+ * exists is a folder (the file itself a regular file) and none is a symbolic link, so a read or a write of it
+ * cannot land outside `root` (a folder the agent replaced with a link, or a link the user's tree has).
+ */
+function reachableWithin(root: string, file: string): boolean {
+  const rel = path.relative(root, file);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return false;
+  const parts = rel.split(path.sep);
+  let at = root;
+  for (let i = 0; i < parts.length; i++) {
+    at = path.join(at, parts[i]!);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return true;
+      return false;
+    }
+    if (st.isSymbolicLink()) return false;
+    if (i < parts.length - 1 ? !st.isDirectory() : !st.isFile()) return false;
   }
+  return true;
 }
 
 /** Text the hunk model can split: no NUL in the first 8 KiB and valid UTF-8 (decoding and encoding gives the same bytes). */
@@ -218,7 +238,7 @@ async function planFile(bytes: GitBytes, repo: string, worktree: string, base: s
   const plan: FilePlan = { path: change.path, userFile, worktreeFile, binary: false, base: null, kept: null, user: null, result: null, applied: [], conflicts: [] };
   const skip = (reason: SkipReason) => ({ ...plan, skipped: reason });
   if ([change.baseMode, change.newMode].some((m) => m === '160000')) return skip('submodule');
-  if ([change.baseMode, change.newMode].some((m) => m === '120000') || isSymlink(userFile) || isSymlink(worktreeFile)) return skip('symlink');
+  if ([change.baseMode, change.newMode].some((m) => m === '120000') || !reachableWithin(repo, userFile) || !reachableWithin(worktree, worktreeFile)) return skip('symlink');
   if (change.baseMode !== '000000') {
     const show = await bytes(worktree, ['cat-file', '--filters', `${base}:${change.path}`]);
     if (show.code !== 0) throw new WorktreeApplyError('git', `cannot read ${change.path} at ${base.slice(0, 7)}: ${gitReason(show)}`);
@@ -237,6 +257,8 @@ async function planFile(bytes: GitBytes, repo: string, worktree: string, base: s
   const binary = baseText === false || currentText === false || userText === false;
   plan.binary = binary;
   const review = await kept?.({ path: change.path, worktreeFile });
+  // Never reviewed: it stays, unless the user's tree has it already (changes carried into the worktree).
+  if (review === false) return skip(same(plan.user, current) ? 'already-there' : 'not-reviewed');
   if (review === undefined) plan.kept = current;
   else if (binary) {
     // The review never splits a binary file: kept whole (it matches the worktree's), not at all (the base's), or not yet reviewed.
@@ -313,7 +335,8 @@ export function writeWorktreePlan(plan: WorktreePlan): ApplyReport {
   // Checked for every file before any is written.
   for (const f of plan.files) {
     if (f.applied.length === 0 || f.skipped) continue;
-    if (!same(readBytes(f.userFile), f.user)) moved.add(f.path);
+    // A folder on the way replaced with a link since the plan read it is a change of the tree too.
+    if (!reachableWithin(plan.repo, f.userFile) || !same(readBytes(f.userFile), f.user)) moved.add(f.path);
   }
   for (const f of plan.files) {
     if (f.applied.length === 0 || f.skipped || moved.has(f.path)) continue;
@@ -386,12 +409,12 @@ export async function mergeWorktreeBranch(options: MergeWorktreeOptions): Promis
   const userBranch = await git(repo, ['symbolic-ref', '-q', '--short', 'HEAD']);
   if (userBranch.code !== 0) return { merged: false, reason: 'your working tree is not on a branch (detached HEAD): check out the branch to merge into first' };
   if (userBranch.stdout.trim() === branch) return { merged: false, reason: `your working tree is on ${branch} itself` };
-  const status = await git(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no']);
+  const status = await git(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=all']);
   if (status.code !== 0) return { merged: false, reason: `cannot read your working tree's status: ${gitReason(status)}` };
   if (status.stdout.replace(/\0/g, '').trim() !== '') return { merged: false, reason: 'your working tree has uncommitted changes: commit or stash them first (or use Apply, which needs no clean tree)' };
   const drivers = await git(repo, ['config', '-z', '--get-regexp', '^merge\\..*\\.driver$']);
   if (drivers.code === 0 && drivers.stdout.trim()) return { merged: false, reason: 'the repository configures a merge driver program, which Turnstone does not run: merge the branch yourself' };
-  const wtStatus = await git(worktree, ['status', '--porcelain=v1', '-z']);
+  const wtStatus = await git(worktree, ['status', '--porcelain=v1', '-z', '--ignore-submodules=all', '--untracked-files=all', '--no-renames']);
   if (wtStatus.code !== 0) return { merged: false, reason: `cannot read the worktree's status: ${gitReason(wtStatus)}` };
   const dirty = wtStatus.stdout.replace(/\0/g, '').trim() !== '';
   if (!dirty) {
@@ -401,7 +424,17 @@ export async function mergeWorktreeBranch(options: MergeWorktreeOptions): Promis
   }
   let committed = false;
   if (dirty) {
-    const add = await git(worktree, ['add', '-A']);
+    // The paths status listed, named one by one: a plain `add -A` looks into each submodule (running that
+    // repository's own filters), and an embedded repository the agent made (`?? dir/`) is not its work to commit.
+    const paths = wtStatus.stdout
+      .split('\0')
+      .filter((e) => e.length > 3)
+      .map((e) => e.slice(3))
+      .filter((p) => !p.endsWith('/'));
+    const list = await privateSubdir('turnstone-merge-');
+    const pathspec = path.join(list, 'paths');
+    writeFileSync(pathspec, paths.map((p) => `${p}\0`).join(''), { mode: 0o600 });
+    const add = await git(worktree, ['add', '-A', `--pathspec-from-file=${pathspec}`, '--pathspec-file-nul']).finally(() => rmSync(list, { recursive: true, force: true }));
     if (add.code !== 0) return { merged: false, reason: `cannot stage the worktree's changes: ${gitReason(add)}` };
     const commit = await git(worktree, [...NO_SIGNING, 'commit', '--no-verify', '-q', '-m', options.message]);
     if (commit.code !== 0) {
@@ -410,7 +443,7 @@ export async function mergeWorktreeBranch(options: MergeWorktreeOptions): Promis
     }
     committed = true;
   }
-  const merge = await git(repo, [...NO_SIGNING, 'merge', '--no-ff', '--no-edit', '--no-verify', '-m', `Merge branch '${branch}'`, `refs/heads/${branch}`]);
+  const merge = await git(repo, [...NO_SIGNING, 'merge', '--no-ff', '--no-edit', '--no-verify', '--no-verify-signatures', '-m', `Merge branch '${branch}'`, `refs/heads/${branch}`]);
   if (merge.code !== 0) {
     await git(repo, ['merge', '--abort']);
     const reason = /conflict/i.test(merge.stdout + merge.stderr) ? `${branch} conflicts with your branch (the merge was undone${committed ? '; the worktree’s work stays committed on its branch' : ''})` : `git could not merge ${branch}: ${gitReason(merge)}`;

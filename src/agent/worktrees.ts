@@ -108,13 +108,18 @@ function gitEnv(): NodeJS.ProcessEnv {
 }
 
 /** Commands that read or write file content, and so could run a filter driver: those are emptied by name first. */
-const CONTENT_COMMANDS = new Set(['worktree', 'status', 'diff', 'cat-file', 'add', 'commit', 'merge', 'stash']);
+const CONTENT_COMMANDS = new Set(['worktree', 'status', 'diff', 'cat-file', 'add', 'commit', 'merge', 'merge-tree', 'stash', 'reset', 'checkout', 'apply']);
+/**
+ * Never into a submodule: a git run inside one reads that repository's own configuration, whose filter drivers
+ * the overrides above do not name (status, diff and commit would otherwise look into a changed submodule).
+ */
+const NO_SUBMODULES = ['-c', 'diff.ignoreSubmodules=all', '-c', 'submodule.recurse=false'];
 
 function rawGit(gitPath: string, cwd: string, args: string[], bytes: boolean): Promise<{ code: number; stdout: string | Buffer; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       gitPath,
-      ['-C', cwd, '--no-optional-locks', '-c', 'core.quotepath=off', ...NO_REPOSITORY_PROGRAMS, ...args],
+      ['-C', cwd, '--no-optional-locks', '-c', 'core.quotepath=off', ...NO_REPOSITORY_PROGRAMS, ...NO_SUBMODULES, ...args],
       { encoding: bytes ? 'buffer' : 'utf8', maxBuffer: 64 * 1024 * 1024, env: gitEnv(), timeout: 600_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 1) : 0;
@@ -224,13 +229,13 @@ export interface CreateWorktreeOptions {
 /** How many changes `git status` lists in a work tree (tracked and untracked, not ignored); 0 when it cannot tell. */
 export async function uncommittedChanges(cwd: string, gitPath?: string): Promise<number> {
   const dir = real(cwd);
-  const status = await gitIn(findGit(dir, gitPath))(dir, ['status', '--porcelain=v1', '-z']);
+  const status = await gitIn(findGit(dir, gitPath))(dir, ['status', '--porcelain=v1', '-z', '--ignore-submodules=all']);
   return status.code === 0 ? statusEntries(status.stdout) : 0;
 }
 
 /** Carries the work tree's uncommitted changes into the new worktree (see carryUncommitted); how many there were. */
 async function carryChanges(git: Git, repo: string, wt: string): Promise<number> {
-  const status = await git(repo, ['status', '--porcelain=v1', '-z']);
+  const status = await git(repo, ['status', '--porcelain=v1', '-z', '--ignore-submodules=all']);
   const count = status.code === 0 ? statusEntries(status.stdout) : 0;
   if (count === 0) return 0;
   const stash = await git(repo, ['stash', 'create']);
@@ -346,7 +351,7 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Cr
       throw error instanceof WorktreeError ? error : new WorktreeError(String(error));
     }
   }
-  const status = await git(repo, ['status', '--porcelain=v1', '-z']);
+  const status = await git(repo, ['status', '--porcelain=v1', '-z', '--ignore-submodules=all']);
   const sub = path.relative(repo, cwd);
   const mapped = path.join(wt, sub);
   const cwdThere = sub && statSync(mapped, { throwIfNoEntry: false })?.isDirectory() ? mapped : wt;
@@ -395,7 +400,7 @@ export async function removeWorktree(worktreePath: string, options: RemoveWorktr
     record = undefined;
   }
   if (!options.force) {
-    const status = await git(wt, ['status', '--porcelain=v1', '-z']);
+    const status = await git(wt, ['status', '--porcelain=v1', '-z', '--ignore-submodules=all']);
     if (status.code !== 0) return { removed: false, reason: `cannot read the worktree's status: ${gitReason(status)}` };
     const changed = statusEntries(status.stdout);
     if (changed > 0) return { removed: false, reason: `the worktree has ${changed} uncommitted change${changed === 1 ? '' : 's'} (commit or discard them, or force the removal)` };

@@ -73,8 +73,6 @@ const decode = (b: Buffer | null) => (b === null ? '' : new TextDecoder().decode
 export function registerWorktreeApply(deck: SessionDeck, review: () => SessionReview | undefined, log: vscode.LogOutputChannel): vscode.Disposable[] {
   /** The three-way views' read-only texts, by URI query. */
   const texts = new Map<string, string>();
-  /** Each session's last plan, for its conflicts list. */
-  const plans = new Map<string, WorktreePlan>();
   let views = 0;
 
   /** The session's files with changes left to review (its hunks not kept or undone yet). */
@@ -140,7 +138,13 @@ export function registerWorktreeApply(deck: SessionDeck, review: () => SessionRe
     const wt = session.worktree;
     let plan: WorktreePlan;
     try {
-      plan = await core.planWorktreeApply({ repo: wt.repo, worktree: wt.path, branch: wt.branch, kept: ({ worktreeFile }) => review()?.reviewBase(worktreeFile) });
+      // Only what went through the review travels: a file the session's tools changed and the user settled
+      // (undefined: all of it), or its kept hunks; one changed otherwise (a command, a session before a reload) stays.
+      const kept = ({ worktreeFile }: { worktreeFile: string }) => {
+        const base = review()?.reviewBase(worktreeFile);
+        return base !== undefined ? base : session.changed.has(worktreeFile) ? undefined : false;
+      };
+      plan = await core.planWorktreeApply({ repo: wt.repo, worktree: wt.path, branch: wt.branch, kept });
     } catch (error) {
       if (!(error instanceof core.WorktreeApplyError)) throw error;
       void vscode.window.showErrorMessage(vscode.l10n.t('Turnstone: nothing was applied: {0}', error.message));
@@ -153,13 +157,14 @@ export function registerWorktreeApply(deck: SessionDeck, review: () => SessionRe
       return undefined;
     }
     const report = core.writeWorktreePlan(plan);
-    plans.set(session.key, plan);
     log.info(`applied ${wt.branch} into ${wt.repo}: ${report.applied.length} file(s), ${report.conflicts.length} with conflicts, ${report.skipped.length} skipped`);
     const changes = report.applied.reduce((n, a) => n + a.hunks, 0);
     const conflicts = report.conflicts.reduce((n, c) => n + Math.max(1, c.hunks.length), 0);
     const parts: string[] = [];
     if (changes > 0 || conflicts === 0) parts.push(changes === 0 ? vscode.l10n.t('Nothing to apply: your working tree already has every change kept in {0}.', wt.branch) : vscode.l10n.t('Applied {0} changes to {1} files.', changes, report.applied.length));
     if (conflicts > 0) parts.push(vscode.l10n.t('{0} changes did not apply: your working tree changed there meanwhile.', conflicts));
+    const unreviewed = report.skipped.filter((s) => s.reason === 'not-reviewed').length;
+    if (unreviewed > 0) parts.push(vscode.l10n.t('{0} files changed in the worktree without the review (by a command, or before a reload) stay there: look at them in the worktree.', unreviewed));
     else if (changes > 0) parts.push(vscode.l10n.t('The worktree can now be removed (Sessions view: Remove Session).'));
     const showList = vscode.l10n.t('Show Conflicts');
     const merge = vscode.l10n.t('Merge Branch');

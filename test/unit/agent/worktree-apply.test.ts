@@ -5,7 +5,7 @@
 // temporary folder.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { applyWorktree, mergeWorktreeBranch, planWorktreeApply } from '../../../src/agent/worktree-apply';
@@ -149,6 +149,19 @@ describe('worktree apply and merge (issue 44)', function () {
     assert.deepEqual(read(repo, 'c.txt'), Buffer.from(lines(10, 'c')));
   });
 
+  it('leaves a file the review never saw (false: changed by a command) in the worktree, unless the user’s tree has it already', async () => {
+    write(wt.path, 'b.txt', changeLine(lines(10, 'b'), 4, 'b FOUR (a command wrote it)'));
+    write(wt.path, 'c.txt', changeLine(lines(10, 'c'), 4, 'c FOUR (carried, yours too)'));
+    write(repo, 'c.txt', changeLine(lines(10, 'c'), 4, 'c FOUR (carried, yours too)'));
+    const report = await applyWorktree({ repo, worktree: wt.path, branch: wt.branch, kept: () => false });
+    assert.deepEqual(report.applied, []);
+    assert.deepEqual(report.skipped, [
+      { path: 'b.txt', reason: 'not-reviewed' },
+      { path: 'c.txt', reason: 'already-there' },
+    ]);
+    assert.deepEqual(read(repo, 'b.txt'), Buffer.from(lines(10, 'b')), 'byte-identical');
+  });
+
   it('merges the branch only into a clean working tree, committing the worktree’s work first', async () => {
     write(wt.path, 'b.txt', changeLine(lines(10, 'b'), 5, 'b FIVE (agent)'));
     write(wt.path, 'added.txt', 'new\n');
@@ -189,6 +202,49 @@ describe('worktree apply and merge (issue 44)', function () {
     git(repo, '-c', 'core.hooksPath=/dev/null', '-c', 'filter.evil.clean=cat', '-c', 'filter.evil.smudge=cat', 'checkout', '--', 'b.txt');
     const merged = await mergeWorktreeBranch({ repo, worktree: wt.path, branch: wt.branch, message: 'work' });
     assert.ok(merged.merged, !merged.merged ? merged.reason : '');
+    assert.ok(!existsSync(marker), existsSync(marker) ? readFileSync(marker, 'utf8') : '');
+  });
+
+  it('writes nothing through a link: a folder of the user’s tree that is a link, replaced by a real one in the worktree, stays as it was', async () => {
+    const outside = path.join(tmp, 'outside');
+    mkdirSync(outside);
+    symlinkSync('../outside', path.join(repo, 'lib'));
+    git(repo, 'add', 'lib');
+    git(repo, 'commit', '-q', '-m', 'lib is a link');
+    const linked = await createWorktree({ cwd: repo, name: 'linked', dir: path.join(tmp, 'worktrees') });
+    // The agent, in its worktree: the link becomes a folder with a file (git lists lib/x as new).
+    rmSync(path.join(linked.path, 'lib'));
+    write(linked.path, 'lib/x', 'planted\n');
+    // And a link of its own, to a folder outside the worktree, with a file git lists through it.
+    write(linked.path, 'b.txt', changeLine(lines(10, 'b'), 5, 'b FIVE (agent)'));
+    const report = await applyWorktree({ repo, worktree: linked.path, branch: linked.branch });
+    assert.deepEqual(readdirSync(outside), [], 'nothing written outside the repository');
+    assert.ok(report.skipped.some((f) => f.path === 'lib/x' && f.reason === 'symlink'), JSON.stringify(report.skipped));
+    assert.deepEqual(report.applied, [{ path: 'b.txt', hunks: 1 }], 'the rest is applied');
+  });
+
+  it('never looks into a submodule: a filter in an embedded repository’s own configuration does not run, applying or merging', async () => {
+    const marker = path.join(tmp, 'program-ran');
+    const sub = path.join(wt.path, 'sub');
+    mkdirSync(sub);
+    git(sub, 'init', '-q', '-b', 'main');
+    git(sub, 'config', 'filter.evil.clean', `echo clean >> '${marker}'; cat`);
+    write(sub, '.gitattributes', '*.txt filter=evil\n');
+    write(sub, 'inner.txt', 'one\n');
+    git(sub, 'add', '-A');
+    git(sub, '-c', 'filter.evil.clean=cat', 'commit', '-q', '-m', 'inner');
+    git(wt.path, 'add', 'sub');
+    git(wt.path, 'commit', '-q', '-m', 'a submodule');
+    // A changed file inside it, newer than its index: a git that looked in would run the clean filter.
+    write(sub, 'inner.txt', 'two\n');
+    write(wt.path, 'b.txt', changeLine(lines(10, 'b'), 5, 'b FIVE (agent)'));
+    // The set-up's own git (plain, as a user's) may have run it already: only what Turnstone does from here counts.
+    rmSync(marker, { force: true });
+    const report = await applyWorktree({ repo, worktree: wt.path, branch: wt.branch });
+    assert.ok(report.applied.some((a) => a.path === 'b.txt'));
+    assert.ok(!existsSync(marker), `applying: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
+    git(repo, 'checkout', '--', 'b.txt');
+    await mergeWorktreeBranch({ repo, worktree: wt.path, branch: wt.branch, message: 'work' });
     assert.ok(!existsSync(marker), existsSync(marker) ? readFileSync(marker, 'utf8') : '');
   });
 });
