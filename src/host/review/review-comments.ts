@@ -14,13 +14,17 @@ export const REVIEW_COMMENTS_ID = 'turnstone';
  */
 export type SendComment = (file: string, prompt: string) => Promise<{ reply: Promise<string | undefined> }>;
 
-/** The agent's answer in the thread: its text as Markdown, never trusted (no commands, no HTML). */
+/**
+ * The agent's answer in the thread: its text as Markdown, never trusted (no commands, no HTML), and with no
+ * image (the thread, unlike the panel, has no content policy: an image URL in an injected answer would be
+ * fetched as it renders, carrying whatever the URL holds). `![alt](url)` shows as its text.
+ */
 class AgentReply implements vscode.Comment {
   readonly mode = vscode.CommentMode.Preview;
   readonly author = { name: 'Turnstone' };
   readonly body: vscode.MarkdownString;
   constructor(text: string) {
-    this.body = new vscode.MarkdownString(text);
+    this.body = new vscode.MarkdownString(withoutImages(text));
     this.body.isTrusted = false;
     this.body.supportHtml = false;
   }
@@ -36,6 +40,11 @@ class SentComment implements vscode.Comment {
   ) {
     this.label = sent ? vscode.l10n.t('sent to the agent') : vscode.l10n.t('not sent');
   }
+}
+
+/** Markdown with every image turned into text: `![` is escaped, and an `<img` tag is shown as text too. */
+export function withoutImages(markdown: string): string {
+  return markdown.replace(/!\[/g, '!\\[').replace(/<(img|picture|source|image)\b/gi, '&lt;$1');
 }
 
 /** The prompt a comment becomes: the file, the lines (as they are now) and the user's words. */
