@@ -5,7 +5,7 @@
 // base) forward; Undo writes the base's lines back into the file, leaving every other line as it is.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { changedFiles, coalescing, FileTextCache, type HunkCount, hunkOfLineChange, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
+import { changedFiles, coalescing, FileTextCache, type Hunk, type HunkCount, hunkOfLineChange, hunksOf, keepHunk, type LineChange, undoHunk } from '../../agent/review-hunks';
 import { type FileChange } from '../../runtime/types';
 import { decodeText, encodeText } from '../../tools/files/text';
 import { registerGuardedCommands } from '../command-guard';
@@ -150,8 +150,9 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     const change = changes?.[index];
     if (base === undefined || !change) return;
     const current = await readText(uri.fsPath, this.disk);
-    if (current === null) return;
-    this.bases.set(uri.fsPath, keepHunk(base ?? '', current, hunkOfLineChange(change)));
+    const hunk = await this.hunkNow(uri.fsPath, base, hunkOfLineChange(change));
+    if (current === null || !hunk) return;
+    this.bases.set(uri.fsPath, keepHunk(base ?? '', current, hunk));
     await this.settle([uri.fsPath]);
   }
 
@@ -159,7 +160,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     const base = this.bases.get(uri.fsPath);
     const change = changes?.[index];
     if (base === undefined || !change) return;
-    const hunk = hunkOfLineChange(change);
+    const hunk = await this.hunkNow(uri.fsPath, base, hunkOfLineChange(change));
+    if (!hunk) return;
     await this.rewrite(uri.fsPath, (current) => undoHunk(base ?? '', current, hunk));
     await this.settle([uri.fsPath]);
   }
@@ -206,9 +208,30 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       return;
     }
     if (disk === null) return;
-    const bytes = await vscode.workspace.fs.readFile(uri);
-    await vscode.workspace.fs.writeFile(uri, encodeText(change(disk), decodeText(bytes).encoding));
+    const decoded = decodeText(await vscode.workspace.fs.readFile(uri));
+    // Bytes that are not valid in their encoding would not survive a decode and an encode: left as they are.
+    if (decoded.lossy) throw new Error(vscode.l10n.t('{0} is not valid text in its encoding: undo it from a checkpoint instead', path.basename(file)));
+    await vscode.workspace.fs.writeFile(uri, encodeText(change(decoded.text), decoded.encoding));
     this.disk.forget(file);
+  }
+
+  /**
+   * The hunk the peek named, as the file has it now. The peek numbers lines of the open document; one that never
+   * saw a tool's later write (a worktree's file outside the workspace is not watched) numbers them wrongly for the
+   * file, so the hunk is found again on the disk by its place in the base, which both agree on. Undefined (and
+   * the list redrawn) when the file no longer has it.
+   */
+  private async hunkNow(file: string, base: string | null, hunk: Hunk): Promise<Hunk | undefined> {
+    const open = openDocuments().get(file);
+    if (!open || open.isDirty) return hunk;
+    const disk = await this.disk.read(file);
+    if (disk === null || open.getText() === disk) return hunk;
+    const found = hunksOf(base ?? '', disk).find((h) => h.baseStart === hunk.baseStart && h.baseCount === hunk.baseCount);
+    if (!found) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: that change is no longer in {0} as shown; the list is up to date now.', path.basename(file)));
+      await this.refresh();
+    }
+    return found;
   }
 
   /** After Keep or Undo: a file that now matches its review point has nothing left to review. */

@@ -10,7 +10,7 @@
 // file a command changed there is detected but reported as not restorable.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { FILTER_DRIVERS_QUERY, filterOverrides, GIT_ENV_REMOVED, NO_REPOSITORY_PROGRAMS } from '../../runtime/policy/safe-git';
@@ -175,7 +175,17 @@ export function captureFileNow(absolute: string, sink: ObjectSink, maxFileBytes:
   // Only a regular file is read here: a read of a FIFO or a device could wait for ever, and must not hold the event loop.
   if (!s.isFile() || s.size > READ_NOW_BYTES || !sink.putNow) return undefined;
   try {
-    const bytes = readFileSync(absolute);
+    // Opened without following a link and without waiting: a file swapped for a FIFO since the lstat above is
+    // read as nothing rather than holding the event loop, and is checked to be the regular file it was.
+    const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    let bytes: Buffer;
+    try {
+      const opened = fstatSync(fd);
+      if (!opened.isFile() || opened.ino !== s.ino) return undefined;
+      bytes = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     const id = blobId(bytes);
     sink.putNow(id, bytes);
     sink.seen?.set(absolute, { sig: seenKey, id });
