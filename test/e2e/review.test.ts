@@ -85,14 +85,21 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
    */
   async function choosePeekAction(name: 'Undo' | 'Keep'): Promise<void> {
     const focused = () => page().evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+    // The actions first: Tab pressed before they can take the keyboard would land elsewhere.
+    await peekAction('Undo').waitFor({ state: 'visible', timeout: 30_000 });
+    await peekAction('Keep').waitFor({ state: 'visible', timeout: 30_000 });
     await page().keyboard.press('Control+M');
-    await page().keyboard.press('Tab');
-    assert.equal(await eventually(focused, (l) => l === 'Undo', 10_000), 'Undo', 'Tab reaches the peek\'s first action');
-    if (name === 'Keep') {
-      await page().keyboard.press('ArrowRight');
-      assert.equal(await eventually(focused, (l) => l === 'Keep', 10_000), 'Keep');
+    try {
+      await page().keyboard.press('Tab');
+      assert.equal(await eventually(focused, (l) => l === 'Undo', 10_000), 'Undo', 'Tab reaches the peek\'s first action');
+      if (name === 'Keep') {
+        await page().keyboard.press('ArrowRight');
+        assert.equal(await eventually(focused, (l) => l === 'Keep', 10_000), 'Keep');
+      }
+    } finally {
+      // Tab goes back to the editor whatever happened, so a failure here does not change the next test's keys.
+      await page().keyboard.press('Control+M');
     }
-    await page().keyboard.press('Control+M');
     await page().keyboard.press('Enter');
   }
 
@@ -182,6 +189,8 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     const widget = page().locator('.review-widget').last();
     const input = widget.locator('.comment-form .monaco-editor textarea, .comment-form textarea').first();
     await input.waitFor({ state: 'visible', timeout: 30_000 });
+    // The box takes the keyboard a moment after it shows: typed before that, the words would go into the file.
+    assert.ok(await eventually(() => page().evaluate(() => Boolean(document.activeElement?.closest('.comment-form'))), (inForm) => inForm, 30_000), 'the comment box has the keyboard');
     await page().keyboard.type('Return it as a constant instead.');
     await widget.locator('.monaco-button', { hasText: 'Send to Agent' }).waitFor({ state: 'visible', timeout: 30_000 });
     await shot('review-comment-dark.png');
