@@ -127,15 +127,10 @@ export function parsePlainListing(bytes: Uint8Array): Map<string, string> {
 /** Reads one workspace file into a FileState, copying its content into the sink. */
 export async function captureFile(absolute: string, sink: ObjectSink, maxFileBytes: number): Promise<FileState> {
   const s = await lstat(absolute).catch(() => undefined);
-  if (!s) return { kind: 'absent' };
-  if (s.isDirectory()) return { kind: 'absent' };
-  // A link is restored by nobody: writing its target's bytes would replace the link with a copy.
-  if (s.isSymbolicLink()) return { kind: 'unrestorable', why: 'a symbolic link', sig: statSig(s) };
-  if (s.size > maxFileBytes) return { kind: 'unrestorable', why: 'too large', sig: statSig(s) };
+  const known = judgeStat(absolute, s, sink, maxFileBytes);
+  if (known || !s) return known ?? { kind: 'absent' };
   const sig = statSig(s);
   const seenKey = `${s.size}:${s.mtimeMs}:${s.ino}`;
-  const seen = sink.seen?.get(absolute);
-  if (seen?.sig === seenKey) return { kind: 'blob', id: seen.id, sig };
   try {
     const bytes = await readFile(absolute);
     const id = blobId(bytes);
@@ -148,6 +143,20 @@ export async function captureFile(absolute: string, sink: ObjectSink, maxFileByt
 }
 
 const statSig = (s: { size: number; mtimeMs: number }) => `${s.size}:${Math.floor(s.mtimeMs)}`;
+
+/**
+ * What a file's lstat alone decides, for captureFile and captureFileNow alike: absent (none, or a folder), not
+ * restorable (a link: writing its target's bytes would replace the link with a copy; or too large), or the copy
+ * already stored when its size, mtime and inode are those last read. Undefined: the file must be read.
+ */
+function judgeStat(absolute: string, s: Stats | undefined, sink: ObjectSink, maxFileBytes: number): FileState | undefined {
+  if (!s || s.isDirectory()) return { kind: 'absent' };
+  if (s.isSymbolicLink()) return { kind: 'unrestorable', why: 'a symbolic link', sig: statSig(s) };
+  if (s.size > maxFileBytes) return { kind: 'unrestorable', why: 'too large', sig: statSig(s) };
+  const seen = sink.seen?.get(absolute);
+  if (seen?.sig === `${s.size}:${s.mtimeMs}:${s.ino}`) return { kind: 'blob', id: seen.id, sig: statSig(s) };
+  return undefined;
+}
 
 /** Files up to this size are read and copied by captureFileNow; larger ones through the thread pool (captureFile). */
 const READ_NOW_BYTES = 256 * 1024;
@@ -165,13 +174,10 @@ export function captureFileNow(absolute: string, sink: ObjectSink, maxFileBytes:
   } catch {
     return undefined;
   }
-  if (!s || s.isDirectory()) return { kind: 'absent' };
-  if (s.isSymbolicLink()) return { kind: 'unrestorable', why: 'a symbolic link', sig: statSig(s) };
-  if (s.size > maxFileBytes) return { kind: 'unrestorable', why: 'too large', sig: statSig(s) };
+  const known = judgeStat(absolute, s, sink, maxFileBytes);
+  if (known || !s) return known ?? { kind: 'absent' };
   const sig = statSig(s);
   const seenKey = `${s.size}:${s.mtimeMs}:${s.ino}`;
-  const seen = sink.seen?.get(absolute);
-  if (seen?.sig === seenKey) return { kind: 'blob', id: seen.id, sig };
   // Only a regular file is read here: a read of a FIFO or a device could wait for ever, and must not hold the event loop.
   if (!s.isFile() || s.size > READ_NOW_BYTES || !sink.putNow) return undefined;
   try {
