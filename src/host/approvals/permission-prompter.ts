@@ -104,10 +104,12 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
       throw error;
     } finally {
       cancellation.dispose();
-      // Closed once it is open: a Stop while it opened would otherwise leave it behind.
+      // Closed once it is open (a Stop while it opened would otherwise leave it behind), beside the turn rather than
+      // in its way: the answer is final, and a workbench slow to save or close a tab must not hold the next step.
       if (proposedUri && originalUri) {
-        await diffShown;
-        await this.closeDiff(originalUri, proposedUri);
+        this.deps.proposals.settle(proposedUri);
+        const [original, proposed] = [originalUri, proposedUri];
+        void diffShown.then(() => this.closeDiff(original, proposed)).catch((e: unknown) => this.deps.log.warn(`could not close the proposal for ${id}: ${String(e)}`));
       }
     }
   }

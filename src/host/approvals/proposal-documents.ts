@@ -51,7 +51,11 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
    */
   settle(uri: vscode.Uri): void {
     const f = this.files.get(uri.toString());
-    if (f) f.settled = true;
+    if (!f || f.settled) return;
+    f.settled = true;
+    // Its read-only state goes too (the change makes VS Code read the stat again), so that saving the document
+    // before its tab closes succeeds instead of failing and turning the close into a "Save changes?" prompt.
+    if (!f.editable) this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
   isEditable(uri: vscode.Uri): boolean {
     return this.files.get(uri.toString())?.editable ?? false;
@@ -78,7 +82,7 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   }
   stat(uri: vscode.Uri): vscode.FileStat {
     const f = this.files.get(uri.toString());
-    if (f) return { type: vscode.FileType.File, ctime: f.ctime, mtime: f.mtime, size: f.data.byteLength, ...(f.editable ? {} : { permissions: vscode.FilePermission.Readonly }) };
+    if (f) return { type: vscode.FileType.File, ctime: f.ctime, mtime: f.mtime, size: f.data.byteLength, ...(f.editable || f.settled ? {} : { permissions: vscode.FilePermission.Readonly }) };
     if (uri.path === '/' || !uri.path.slice(1).includes('.')) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     throw vscode.FileSystemError.FileNotFound(uri);
   }
