@@ -34,6 +34,7 @@ describe('e2e: plugins from a marketplace in the real workbench (issue 46)', fun
 
   const quickInput = () => chat.wb.page.locator('.quick-input-widget input');
   const dialog = () => chat.wb.page.locator('.monaco-dialog-box');
+  const pickTitled = (title: string) => chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: title });
   const installed = () => path.join(chat.wb.server.userDataDir, 'User', 'globalStorage', 'turnstone.turnstone', 'plugins', 'installed', 'turnstone-fixtures', 'toolkit');
   // Read while the workbench may be writing it: a half-written file reads as nothing yet (the waits try again).
   const userSettings = (): Record<string, unknown> => {
@@ -54,7 +55,7 @@ describe('e2e: plugins from a marketplace in the real workbench (issue 46)', fun
 
   it('adds the marketplace from a git repository, installs the plugin after naming what it runs, and its command, hook, MCP server, skill and agent each work', async () => {
     const page = chat.wb.page;
-    await runCommand(page, 'Turnstone: Add Plugin Marketplace');
+    await runCommand(page, 'Turnstone: Add Plugin Marketplace', 60_000, pickTitled('Add Plugin Marketplace'));
     await pick('A git repository');
     await quickInput().waitFor({ state: 'visible' });
     await quickInput().fill(repo);
@@ -111,7 +112,7 @@ describe('e2e: plugins from a marketplace in the real workbench (issue 46)', fun
 
   it('removing it from Manage Plugins deletes its copy and turns it off: the next turn has none of it', async () => {
     const page = chat.wb.page;
-    await runCommand(page, 'Turnstone: Manage Plugins');
+    await runCommand(page, 'Turnstone: Manage Plugins', 60_000, pickTitled('Turnstone Plugins'));
     await pick('toolkit');
     await pick('Remove');
     await waitFor(() => !existsSync(installed()), 'the installed copy removed', 30_000);

@@ -140,7 +140,11 @@ export async function openPalette(page: Page, filter: string, timeoutMs = 60_000
   }
 }
 
-export async function runCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
+/**
+ * `shows`: what the command brings up (its quick pick's title, say). Until it shows, the command is chosen again: an
+ * Enter a busy workbench dropped, or a palette that closed under it, ran nothing.
+ */
+export async function runCommand(page: Page, title: string, timeoutMs = 60_000, shows?: Locator): Promise<void> {
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -149,6 +153,8 @@ export async function runCommand(page: Page, title: string, timeoutMs = 60_000):
       const input = await openPalette(page, `>${title}`, left());
       await row.waitFor({ state: 'visible', timeout: left() });
       await input.press('Enter', { timeout: left() });
+      // A command may read before it shows (the plugin rows): longer than a keypress.
+      await shows?.waitFor({ state: 'visible', timeout: Math.max(1_000, Math.min(30_000, deadline - Date.now())) });
       return;
     } catch (error) {
       if (Date.now() >= deadline) throw error;
@@ -166,11 +172,14 @@ export async function openFile(page: Page, name: string, timeoutMs = 60_000): Pr
   const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: name }).first();
   const tab = page.locator('.tabs-container .tab.active', { hasText: name });
   const deadline = Date.now() + timeoutMs;
+  let attempt = 0;
   for (;;) {
     try {
       const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
       const input = await openPalette(page, name, left());
-      await row.waitFor({ state: 'visible', timeout: left() });
+      // Quick Open lists from its file cache: a file written a moment ago is missing until a later search, so a
+      // list without it is asked again soon rather than waited on (it never fills in by itself).
+      await row.waitFor({ state: 'visible', timeout: Math.min(left(), 4_000 * ++attempt) });
       await input.press('Enter', { timeout: left() });
       await tab.waitFor({ state: 'visible', timeout: left() });
       return;

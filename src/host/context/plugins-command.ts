@@ -38,7 +38,9 @@ export async function addPluginMarketplace(arg: unknown, log: vscode.LogOutputCh
   else {
     const folderItem = { label: vscode.l10n.t('$(folder) A folder'), detail: vscode.l10n.t('A folder with .claude-plugin/marketplace.json, read where it is'), source: 'folder' as const };
     const gitItem = { label: vscode.l10n.t('$(repo) A git repository'), detail: vscode.l10n.t('A URL or a local repository path, cloned into Turnstone\'s storage (no hooks of it run)'), source: 'git' as const };
-    const picked = await vscode.window.showQuickPick([folderItem, gitItem], { title: vscode.l10n.t('Add Plugin Marketplace') });
+    // Each pick of these flows stays open when focus moves (a panel finishing loading, a toast): only Escape or a
+    // choice ends a step the user started on purpose.
+    const picked = await vscode.window.showQuickPick([folderItem, gitItem], { title: vscode.l10n.t('Add Plugin Marketplace'), ignoreFocusOut: true });
     if (!picked) return undefined;
     if (picked.source === 'folder') {
       const uri = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: vscode.l10n.t('Add Marketplace') });
@@ -200,7 +202,7 @@ async function pluginActions(record: InstalledRecord, on: boolean, log: vscode.L
   const toggle = { label: on ? vscode.l10n.t('$(circle-slash) Disable') : vscode.l10n.t('$(check) Enable'), act: 'toggle' as const };
   const removeItem = { label: vscode.l10n.t('$(trash) Remove'), detail: vscode.l10n.t('Deletes its copy: its commands, agents, skills, hooks and MCP servers are gone'), act: 'remove' as const };
   const runsItem = { label: vscode.l10n.t('$(terminal) What it runs'), detail: record.runs.length > 0 ? record.runs.join(' · ') : vscode.l10n.t('nothing (no hooks, no MCP servers)'), act: 'runs' as const };
-  const picked = await vscode.window.showQuickPick([toggle, removeItem, runsItem], { title: record.id });
+  const picked = await vscode.window.showQuickPick([toggle, removeItem, runsItem], { title: record.id, ignoreFocusOut: true });
   if (!picked) return;
   if (picked.act === 'toggle') await setEnabled(record.id, !on);
   else if (picked.act === 'remove') await remove(record.id, log);
@@ -215,6 +217,7 @@ export async function managePlugins(arg: unknown, log: vscode.LogOutputChannel):
     title: vscode.l10n.t('Turnstone Plugins'),
     placeHolder: vscode.workspace.isTrusted ? vscode.l10n.t('Install, enable, disable or remove a plugin') : vscode.l10n.t('This workspace is not trusted: no plugin runs here'),
     matchOnDetail: true,
+    ignoreFocusOut: true,
   });
   await picked?.run?.();
   return undefined;
