@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -135,13 +136,9 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const config = path.join(dir, 'config.yaml');
   writeFileSync(config, 'auth: none\n');
   const vsix = options.vsix ?? FORCED_VSIX;
-  if (vsix) {
-    const args = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix];
-    execFileSync(NODE, [ENTRY, ...args], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
-  }
-  for (const extra of options.extraVsix ?? []) {
-    execFileSync(NODE, [ENTRY, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', extra], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
-  }
+  if (options.vsix) installVsix(options.vsix, userDataDir, extensionsDir, dir);
+  else if (FORCED_VSIX) copyInstalled(forcedVsixInstall(), extensionsDir);
+  for (const extra of options.extraVsix ?? []) installVsix(extra, userDataDir, extensionsDir, dir);
 
   const port = options.port ?? (await freePort());
   let output = '';
@@ -210,6 +207,38 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
       if (!options.dataDir && !process.env.TURNSTONE_KEEP_RUNS) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function installVsix(vsix: string, userDataDir: string, extensionsDir: string, cwd: string): void {
+  execFileSync(NODE, [ENTRY, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix], { cwd, stdio: 'pipe', timeout: 120_000 });
+}
+
+let forcedInstall: string | undefined;
+/**
+ * The forced VSIX installed once per test process, by code-server's own CLI (what `--install-extension` does for
+ * a user); each workbench gets a copy of that extensions folder instead of installing again (seconds each under load).
+ * `test/e2e/vsix.test.ts` names its VSIX and so still installs it itself.
+ */
+function forcedVsixInstall(): string {
+  if (forcedInstall && existsSync(forcedInstall)) return forcedInstall;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'turnstone-vsix-install-'));
+  process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+  const extensions = path.join(root, 'extensions');
+  installVsix(FORCED_VSIX!, path.join(root, 'user-data'), extensions, root);
+  forcedInstall = extensions;
+  return extensions;
+}
+
+/** A copy of an installed extensions folder; its index names each extension by absolute path, re-pointed here. */
+function copyInstalled(from: string, to: string): void {
+  cpSync(from, to, { recursive: true });
+  const index = path.join(to, 'extensions.json');
+  const entries = JSON.parse(readFileSync(index, 'utf8')) as { relativeLocation: string; location: Record<string, unknown> }[];
+  for (const entry of entries) {
+    const at = path.join(to, entry.relativeLocation);
+    entry.location = { $mid: 1, fsPath: at, external: pathToFileURL(at).href, path: at, scheme: 'file' };
+  }
+  writeFileSync(index, JSON.stringify(entries));
 }
 
 /** What VS Code's language-pack cache (user-data/languagepacks.json) holds for an installed pack; the core file has no translations. */
