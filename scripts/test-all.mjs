@@ -44,6 +44,7 @@ const allParts = [
   { name: 'unit', cmd: ['npx', 'mocha', '--config', '.mocharc.json'], needs: ['build'] },
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'], gate: true },
   { name: 'lint', cmd: ['npx', 'eslint', '--max-warnings', '0', '.'], gate: true },
+  // Two workers as well: its files mostly wait on CLIs they start and kill (the crash file alone is half the part).
   { name: 'reliability', cmd: ['npx', 'mocha', '--config', '.mocharc.reliability.json'], needs: ['build'] },
   { name: 'integration', cmd: ['npx', 'tsx', 'test/run-integration.ts'], needs: ['build', 'prepare VS Code'], alone: true },
   // The suites the next part runs on today's VS Code (approvals, MCP) run there only: on both builds they cost
