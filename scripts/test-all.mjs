@@ -40,12 +40,13 @@ const allParts = [
   // development build after it is what the other parts load.
   { name: 'package', cmd: ['npm', 'run', '--silent', 'package'], gate: true },
   { name: 'build', cmd: ['node', 'esbuild.mjs'], gate: true, needs: ['package'] },
+  // Two workers, as unit: its files mostly wait on the CLIs they start and kill (the crash file alone is half the
+  // part). Before unit, so that waiting overlaps the preparation of VS Code rather than the parts that need it.
+  { name: 'reliability', cmd: ['npx', 'mocha', '--config', '.mocharc.reliability.json'], needs: ['build'] },
   // Two workers (.mocharc.json): the unit files are independent, and many wait on a child process.
   { name: 'unit', cmd: ['npx', 'mocha', '--config', '.mocharc.json'], needs: ['build'] },
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'], gate: true },
   { name: 'lint', cmd: ['npx', 'eslint', '--max-warnings', '0', '.'], gate: true },
-  // Two workers as well: its files mostly wait on CLIs they start and kill (the crash file alone is half the part).
-  { name: 'reliability', cmd: ['npx', 'mocha', '--config', '.mocharc.reliability.json'], needs: ['build'] },
   { name: 'integration', cmd: ['npx', 'tsx', 'test/run-integration.ts'], needs: ['build', 'prepare VS Code'], alone: true },
   // The suites the next part runs on today's VS Code (approvals, MCP) run there only: on both builds they cost
   // two minutes of a twenty-minute budget for what differs least between them. The VSIX's own check stays on

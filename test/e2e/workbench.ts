@@ -17,24 +17,30 @@ export interface Workbench {
 
 const openPages = new Set<Page>();
 
-// A failed e2e test leaves what the user would have seen: a screenshot of every
-// open workbench and the chat panel's text, under test-results/failures/ (CI keeps them).
-afterEach(async function () {
-  const test = this.currentTest;
-  if (test?.state !== 'failed' || openPages.size === 0) return;
-  const dir = path.join(RESULTS_DIR, 'failures');
-  mkdirSync(dir, { recursive: true });
-  const slug = test.fullTitle().replace(/[^\w-]+/g, '-').slice(0, 120);
-  let i = 0;
-  for (const page of openPages) {
-    const name = `${slug}${i++ ? `-${i}` : ''}`;
-    await page.screenshot({ path: path.join(dir, `${name}.png`) }).catch(() => undefined);
-    const chat = await chatFrame(page, 2_000).catch(() => undefined);
-    const text = chat ? await chat.locator('main#app').evaluate((el) => el.textContent ?? '').catch(() => '') : '(no chat panel)';
-    writeFileSync(path.join(dir, `${name}.txt`), text);
-    console.log(`    failure evidence: test-results/failures/${name}.png, .txt`);
-  }
-});
+/**
+ * A failed e2e test leaves what the user would have seen: a screenshot of every open workbench and the chat
+ * panel's text, under test-results/failures/ (CI keeps them). A root hook (the configs `require` this file): the
+ * e2e parts run their files on two workers, and a hook registered at a module's load would reach only the first
+ * file a worker runs.
+ */
+export const mochaHooks = {
+  async afterEach(this: Mocha.Context): Promise<void> {
+    const test = this.currentTest;
+    if (test?.state !== 'failed' || openPages.size === 0) return;
+    const dir = path.join(RESULTS_DIR, 'failures');
+    mkdirSync(dir, { recursive: true });
+    const slug = test.fullTitle().replace(/[^\w-]+/g, '-').slice(0, 120);
+    let i = 0;
+    for (const page of openPages) {
+      const name = `${slug}${i++ ? `-${i}` : ''}`;
+      await page.screenshot({ path: path.join(dir, `${name}.png`) }).catch(() => undefined);
+      const chat = await chatFrame(page, 2_000).catch(() => undefined);
+      const text = chat ? await chat.locator('main#app').evaluate((el) => el.textContent ?? '').catch(() => '') : '(no chat panel)';
+      writeFileSync(path.join(dir, `${name}.txt`), text);
+      console.log(`    failure evidence: test-results/failures/${name}.png, .txt`);
+    }
+  },
+};
 
 export async function openWorkbench(options: CodeServerOptions = {}): Promise<Workbench> {
   const server = await startCodeServer({ workspaceTemplate: path.join(REPO_ROOT, 'test', 'fixtures', 'workspace'), ...options });
