@@ -151,7 +151,11 @@ export function registerWorktreeApply(deck: SessionDeck, review: () => SessionRe
       return undefined;
     }
     // Apply writes on disk: a file with unsaved edits in the editor would then differ from it.
-    const unsaved = plan.files.filter((f) => f.applied.length > 0 && vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.scheme === 'file' && d.uri.fsPath === f.userFile));
+    // Compared as URIs: Uri.file spells a Windows drive letter one way, where fsPath keeps what it was given.
+    const unsaved = plan.files.filter((f) => {
+      const target = vscode.Uri.file(f.userFile).toString();
+      return f.applied.length > 0 && vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.toString() === target);
+    });
     if (unsaved.length > 0) {
       void vscode.window.showWarningMessage(vscode.l10n.t('Turnstone: save or revert {0} first: Apply writes the kept changes into the files on disk.', unsaved.map((f) => f.path).join(', ')));
       return undefined;
@@ -223,7 +227,11 @@ export function registerWorktreeApply(deck: SessionDeck, review: () => SessionRe
   syncContext();
   return [
     deck.onDidChange(syncContext),
-    vscode.workspace.registerTextDocumentContentProvider(SCHEME, { provideTextDocumentContent: (uri) => texts.get(uri.query) ?? '' }),
+    // A closed view's text is not asked for again (each view gets new URIs), so it is let go.
+    vscode.workspace.onDidCloseTextDocument((doc) => {
+      if (doc.uri.scheme === SCHEME) texts.delete(doc.uri.query);
+    }),
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, { provideTextDocumentContent: (uri) => texts.get(uri.query) ?? vscode.l10n.t('This comparison was closed. Run "Apply Kept Changes to Your Working Tree" again to compare the files.') }),
     ...registerGuardedCommands({ [APPLY_WORKTREE_COMMAND]: apply, [MERGE_WORKTREE_COMMAND]: merge }, log),
   ];
 }
