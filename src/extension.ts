@@ -19,7 +19,8 @@ import { ApiKeys } from './host/secrets';
 import { type SessionReview } from './host/review/session-review';
 import { loadCore } from './host/session/load-core';
 import { SessionDeck } from './host/session/session-deck';
-import { registerSessionsView } from './host/session/sessions-view';
+import { type ReviewCounts, registerSessionsView } from './host/session/sessions-view';
+import { registerReviewShow } from './host/review/review-show';
 import { registerWorktreeApply } from './host/review/worktree-apply';
 import { addAllowRule, notificationsSetting, readSettings } from './host/settings';
 import { TurnstoneStatusBar } from './host/status-bar';
@@ -52,8 +53,15 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   const prompter = new NativePermissionPrompter({ pending, originals, proposals, addAllowRule: (rule) => ownSettingsChange(() => addAllowRule(rule)), log, dialogs: () => dialogs, typing, describeTool: (name) => mcp.describe(name) });
   // The Turnstone source control appears with the first file the agent changes, not in every window.
   let review: SessionReview | undefined;
+  // The Sessions view counts each session's changes to review; the review exists from the first change on.
+  const reviewRedrawn = new vscode.EventEmitter<void>();
+  const reviewCounts: ReviewCounts = { hunksIn: (session) => review?.hunksIn(session.changed) ?? 0, onDidChange: reviewRedrawn.event };
+  context.subscriptions.push(reviewRedrawn);
   const reviewing = () => {
-    if (!review) context.subscriptions.push((review = new (loadCore().SessionReview)(log, sendReviewComment)));
+    if (!review) {
+      review = new (loadCore().SessionReview)(log, sendReviewComment);
+      context.subscriptions.push(review, review.onDidRedraw(() => reviewRedrawn.fire()));
+    }
     return review;
   };
   // The window's sessions (issue 43): several run at once, the panel shows one; each posts into its own mirror.
@@ -132,9 +140,10 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     sessions.onDidChange(showSession),
     pending.onDidAdd(() => sessions.refresh()),
     pending.onDidSettle(() => sessions.refresh()),
-    ...registerSessionsView(sessions, () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`), log),
+    ...registerSessionsView(sessions, reviewCounts, () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`), log),
     // Issue 44: a worktree session's kept changes into the user's working tree, or its branch merged.
     ...registerWorktreeApply(sessions, () => review, log),
+    ...registerReviewShow(() => review, log),
     mcp,
     requested,
     pending.onDidAdd((p) => requested.fire(p.id)),
@@ -165,7 +174,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   const setDialogsEnabled = (enabled: boolean) => {
     dialogs = enabled;
   };
-  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, sessions, pending, mcp, requested: requested.event, setDialogsEnabled, reviewFiles: async () => (review ? review.files() : []) }, activateMs);
+  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, sessions, pending, mcp, requested: requested.event, setDialogsEnabled, reviewFiles: async () => (review ? review.files() : []), reviewCounts }, activateMs);
 }
 
 export function deactivate(): void {}

@@ -30,11 +30,13 @@ export type CommandId = (typeof COMMANDS)[number];
 export const APPROVAL_COMMANDS = ['turnstone.allowRequest', 'turnstone.denyRequest', 'turnstone.editProposal'] as const;
 /** Issue 44, review: Keep / Undo per hunk (the gutter's peek), per file and for the session's group; never in the palette. */
 export const REVIEW_COMMANDS = ['turnstone.review.keep', 'turnstone.review.undo', 'turnstone.review.keepFile', 'turnstone.review.undoFile', 'turnstone.review.keepAll', 'turnstone.review.undoAll', 'turnstone.review.sendToAgent'] as const;
-/** Issue 43, the Sessions view's row actions: Show, Stop, Remove (a row's key or item as argument); never in the palette. */
-export const SESSION_COMMANDS = ['turnstone.sessions.show', 'turnstone.sessions.stop', 'turnstone.sessions.remove'] as const;
+/** Issue 43, the Sessions view's row actions: Show, Stop, Remove, Review Changes (a row's key or item as argument); never in the palette. */
+export const SESSION_COMMANDS = ['turnstone.sessions.show', 'turnstone.sessions.stop', 'turnstone.sessions.remove', 'turnstone.sessions.review'] as const;
 /** Issue 44, a worktree session's work brought home: Apply (the source control's title, a worktree row) and Merge Branch; in the palette too (they ask which session). */
 export const WORKTREE_REVIEW_COMMANDS = ['turnstone.review.applyWorktree', 'turnstone.review.mergeWorktree'] as const;
-export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS, ...SESSION_COMMANDS, ...WORKTREE_REVIEW_COMMANDS] as const;
+/** Issue 44, "Review Changes": the Source Control view and the first diff left to review; in the palette, on a session's row (through turnstone.sessions.review) and on the panel's edit cards. */
+export const REVIEW_SHOW_COMMANDS = ['turnstone.review.show'] as const;
+export const INTERNAL_COMMANDS = [...APPROVAL_COMMANDS, ...REVIEW_COMMANDS, ...SESSION_COMMANDS, ...WORKTREE_REVIEW_COMMANDS, ...REVIEW_SHOW_COMMANDS] as const;
 export type InternalCommandId = (typeof INTERNAL_COMMANDS)[number];
 
 /** Context keys the host sets for `when` clauses. */

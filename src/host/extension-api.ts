@@ -6,7 +6,7 @@ import { type PanelSnapshot } from '../webview/protocol';
 import { type HostMcp } from './mcp';
 import { type PendingPermissions } from './approvals/pending-permissions';
 import { type SessionDeck, type SessionState } from './session/session-deck';
-import { sessionRow } from './session/sessions-view';
+import { type ReviewCounts, sessionRow } from './session/sessions-view';
 
 export interface TurnstoneApi {
   readonly chatViewId: string;
@@ -25,7 +25,7 @@ export interface TurnstoneApi {
    * The window's open sessions (issue 43), as the Sessions view lists them, each with the key its row's
    * commands take (turnstone.sessions.show/stop/remove), and which session each waiting request belongs to.
    */
-  sessions(): { key: string; title: string; state: SessionState; shown: boolean; description: string; filesChanged: number; costUsd?: number; sessionFile?: string; waiting: string[] }[];
+  sessions(): { key: string; title: string; state: SessionState; shown: boolean; description: string; filesChanged: number; toReview: number; costUsd?: number; sessionFile?: string; waiting: string[] }[];
   /** What session `key`'s panel holds, shown or not. */
   sessionSnapshot(key: string): PanelSnapshot | undefined;
   /** The MCP servers and their state (empty before the first turn). */
@@ -45,6 +45,7 @@ export interface ApiParts {
   requested: vscode.Event<string>;
   setDialogsEnabled(enabled: boolean): void;
   reviewFiles(): Promise<{ path: string; base: string | null; hunks: number }[]>;
+  reviewCounts: ReviewCounts;
 }
 
 export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
@@ -67,7 +68,8 @@ export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
     sessionFile: () => sessions.shown.sessionFile,
     sessions: () =>
       sessions.sessions.map((s) => {
-        const row = sessionRow(sessions, s);
+        const toReview = parts.reviewCounts.hunksIn(s);
+        const row = sessionRow(sessions, s, toReview);
         const cost = s.controller.usage?.costUsd;
         const file = s.controller.sessionFile;
         return {
@@ -77,6 +79,7 @@ export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
           shown: sessions.isShown(s.key),
           description: row.description,
           filesChanged: s.changed.size,
+          toReview,
           ...(cost !== undefined ? { costUsd: cost } : {}),
           ...(file ? { sessionFile: file } : {}),
           waiting: pending.list().filter((p) => p.session === s.key).map((p) => p.id),

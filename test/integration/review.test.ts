@@ -62,6 +62,17 @@ describe('review hunk by hunk (issue 44)', function () {
       [['review-a.txt', 2, false], ['review-b.txt', 1, false], ['review-c.txt', 1, true]],
     );
 
+    // The session's row counts its changes to review; Review Changes opens the diff of the one named.
+    const shownRow = () => turnstone.sessions().find((row) => row.shown)!;
+    await until('the row to count four changes to review', () => shownRow().toReview === 4);
+    assert.match(shownRow().description, /4 changes to review/);
+    await vscode.commands.executeCommand('turnstone.review.show', files.b);
+    const diffOfB = () => vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    await until('the diff of review-b.txt to be the active tab', () => {
+      const input = diffOfB();
+      return input instanceof vscode.TabInputTextDiff && input.modified.fsPath === files.b;
+    });
+
     // The user types a line into a.txt meanwhile (saved), then undoes the agent's first hunk there.
     const docA = await vscode.workspace.openTextDocument(files.a);
     const typed = new vscode.WorkspaceEdit();
@@ -83,6 +94,8 @@ describe('review hunk by hunk (issue 44)', function () {
     assert.deepEqual((await turnstone.reviewFiles()).map((f) => path.basename(f.path)).sort(), ['review-a.txt', 'review-c.txt']);
     await vscode.commands.executeCommand('turnstone.review.keepAll');
     assert.deepEqual(await turnstone.reviewFiles(), []);
+    await until('the row to have nothing left to review', () => shownRow().toReview === 0);
+    assert.doesNotMatch(shownRow().description, /to review/);
     assert.equal(fs.readFileSync(files.c, 'utf8'), 'new file\n', 'Keep never changes a file');
   });
 

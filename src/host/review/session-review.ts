@@ -41,6 +41,11 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   private readonly counts = new Map<string, HunkCount>();
   /** One refresh at a time, one more waiting at most: record() fires one per tool result without waiting. */
   private readonly refreshing = coalescing();
+  /** The list as last drawn: what the Sessions view counts per session without reading a file. */
+  private drawn: ReviewedFile[] = [];
+  private readonly redrawn = new vscode.EventEmitter<void>();
+  /** The list of changes to review was drawn again (a tool's write, Keep, Undo, a save). */
+  readonly onDidRedraw = this.redrawn.event;
 
   /** `send`: where a review comment's *Send to agent* goes (none: the files take no comments). */
   constructor(
@@ -56,6 +61,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       this.scm,
       this.group,
       this.changed,
+      this.redrawn,
       vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this),
       vscode.workspace.onDidSaveTextDocument((doc) => {
         this.disk.forget(doc.uri.fsPath);
@@ -111,6 +117,19 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     return changedFiles(this.bases, (file) => readText(file, this.disk, open), this.counts);
   }
 
+  /** How many hunks are left to review in these files (a session's), as last drawn. */
+  hunksIn(files: ReadonlySet<string>): number {
+    return this.drawn.reduce((n, f) => (files.has(f.path) ? n + f.hunks : n), 0);
+  }
+
+  /** "Review Changes": the Source Control view, and the diff of the first file left to review (among `files`). */
+  async showChanges(files?: ReadonlySet<string>): Promise<void> {
+    const first = (await this.files()).find((f) => !files || files.has(f.path));
+    await vscode.commands.executeCommand('workbench.view.scm');
+    if (first) await vscode.commands.executeCommand('vscode.diff', this.baseUri(first.path), vscode.Uri.file(first.path), diffTitle(first), { preview: false });
+    else void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no change is left to review there.'));
+  }
+
   private baseUri(file: string): vscode.Uri {
     return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: vscode.Uri.file(file).path, query: encodeURIComponent(file) });
   }
@@ -133,8 +152,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     const files = await this.files();
     this.group.resourceStates = files.map((f) => {
       const uri = vscode.Uri.file(f.path);
-      const name = path.basename(f.path);
-      const title = f.base === null ? vscode.l10n.t('{0} (created by the agent)', name) : vscode.l10n.t('{0} (changes by the agent)', name);
+      const title = diffTitle(f);
       return {
         resourceUri: uri,
         decorations: { tooltip: f.hunks === 1 ? vscode.l10n.t('1 change to review') : vscode.l10n.t('{0} changes to review', f.hunks), ...(f.base === null ? { faded: false } : {}) },
@@ -142,6 +160,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       };
     });
     this.scm.count = files.reduce((n, f) => n + f.hunks, 0);
+    this.drawn = files;
+    this.redrawn.fire();
     for (const file of this.bases.keys()) this.changed.fire(this.baseUri(file));
   }
 
@@ -243,6 +263,11 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
   }
+}
+
+function diffTitle(f: ReviewedFile): string {
+  const name = path.basename(f.path);
+  return f.base === null ? vscode.l10n.t('{0} (created by the agent)', name) : vscode.l10n.t('{0} (changes by the agent)', name);
 }
 
 function pathsOf(states: vscode.SourceControlResourceState[]): string[] {

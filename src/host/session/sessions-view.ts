@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { type OpenSession, type SessionDeck, type SessionState } from './session-deck';
 import { removeSession } from './worktree-sessions';
 import { registerGuardedCommands } from '../command-guard';
+import { REVIEW_SHOW_COMMAND } from '../review/review-show';
 
 export const SESSIONS_VIEW = 'turnstone.sessions';
 
@@ -34,8 +35,14 @@ function stateLabel(state: SessionState): string {
   }
 }
 
-/** What a row says, also for tests and screen readers: title, state, files changed, cost. */
-export function sessionRow(deck: SessionDeck, session: OpenSession): { label: string; description: string; state: SessionState } {
+/** The changes left to review (issue 44), per session; drawn again when `onDidChange` fires. */
+export interface ReviewCounts {
+  hunksIn(session: OpenSession): number;
+  readonly onDidChange: vscode.Event<void>;
+}
+
+/** What a row says, also for tests and screen readers: title, state, files changed, changes to review, cost. */
+export function sessionRow(deck: SessionDeck, session: OpenSession, toReview = 0): { label: string; description: string; state: SessionState } {
   const state = deck.stateOf(session);
   const c = session.controller;
   const files = session.changed.size;
@@ -44,6 +51,7 @@ export function sessionRow(deck: SessionDeck, session: OpenSession): { label: st
     stateLabel(state),
     ...(session.worktree ? [session.worktree.branch] : []),
     ...(files > 0 ? [files === 1 ? vscode.l10n.t('1 file changed') : vscode.l10n.t('{0} files changed', files)] : []),
+    ...(toReview > 0 ? [toReview === 1 ? vscode.l10n.t('1 change to review') : vscode.l10n.t('{0} changes to review', toReview)] : []),
     ...(cost !== undefined && cost > 0 ? [`$${cost.toFixed(cost < 1 ? 3 : 2)}`] : []),
   ];
   return { label: c.title || vscode.l10n.t('New session'), description: parts.join(' · '), state };
@@ -53,7 +61,10 @@ class SessionsTree implements vscode.TreeDataProvider<OpenSession> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly deck: SessionDeck) {}
+  constructor(
+    private readonly deck: SessionDeck,
+    private readonly review: ReviewCounts,
+  ) {}
 
   refresh(): void {
     this.changed.fire();
@@ -64,7 +75,8 @@ class SessionsTree implements vscode.TreeDataProvider<OpenSession> {
   }
 
   getTreeItem(session: OpenSession): vscode.TreeItem {
-    const row = sessionRow(this.deck, session);
+    const toReview = this.review.hunksIn(session);
+    const row = sessionRow(this.deck, session, toReview);
     const shown = this.deck.isShown(session.key);
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
     item.id = session.key;
@@ -72,8 +84,9 @@ class SessionsTree implements vscode.TreeDataProvider<OpenSession> {
     item.iconPath = ICONS[row.state];
     item.tooltip = `${row.label}\n${row.description}${session.controller.sessionFile ? `\n${session.controller.sessionFile}` : ''}`;
     item.accessibilityInformation = { label: `${row.label}, ${row.description}${shown ? `, ${vscode.l10n.t('shown')}` : ''}` };
-    // Menus key off it: Stop only while a turn runs; Apply and Merge Branch on a worktree's row (`.worktree`).
-    item.contextValue = `${row.state === 'running' || row.state === 'waiting' ? 'session.running' : 'session.idle'}${session.worktree ? '.worktree' : ''}`;
+    // Menus key off it: Stop only while a turn runs; Review Changes while some are left (`.review`); Apply and
+    // Merge Branch on a worktree's row (`.worktree`, last).
+    item.contextValue = `${row.state === 'running' || row.state === 'waiting' ? 'session.running' : 'session.idle'}${toReview > 0 ? '.review' : ''}${session.worktree ? '.worktree' : ''}`;
     item.command = { command: 'turnstone.sessions.show', title: vscode.l10n.t('Show'), arguments: [session.key] };
     return item;
   }
@@ -86,8 +99,8 @@ function keyOf(arg: unknown): string | undefined {
   return undefined;
 }
 
-export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenable<unknown>, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const tree = new SessionsTree(deck);
+export function registerSessionsView(deck: SessionDeck, review: ReviewCounts, focusPanel: () => Thenable<unknown>, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const tree = new SessionsTree(deck, review);
   const view = vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: tree });
   // No badge of its own: the chat view's already counts the requests waiting, and the container adds them up.
   const showBadge = () => {
@@ -100,6 +113,7 @@ export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenab
       tree.refresh();
       showBadge();
     }),
+    review.onDidChange(() => tree.refresh()),
     // Guarded as the other commands: a failing worktree removal says so as a Turnstone error and is logged.
     ...registerGuardedCommands(
       {
@@ -111,6 +125,12 @@ export function registerSessionsView(deck: SessionDeck, focusPanel: () => Thenab
           const key = keyOf(arg);
           const session = key ? deck.entry(key) : undefined;
           session?.controller.stop();
+        },
+        // The row's "Review Changes": the first of its files left to review.
+        'turnstone.sessions.review': (arg: unknown) => {
+          const key = keyOf(arg);
+          const session = key ? deck.entry(key) : undefined;
+          return session ? vscode.commands.executeCommand(REVIEW_SHOW_COMMAND, [...session.changed]) : undefined;
         },
         'turnstone.sessions.remove': async (arg: unknown, options?: { confirm?: boolean; worktree?: 'keep' | 'remove' | 'force' }) => {
           const key = keyOf(arg);
