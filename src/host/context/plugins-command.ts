@@ -6,7 +6,7 @@
 // choice as an argument (`{ folder }` / `{ git }`; `{ action, id | marketplace + plugin, confirm: false }`).
 import * as vscode from 'vscode';
 import { type LoadedPlugin } from '../../agent/plugins/plugin-reader';
-import { type InstalledRecord, type MarketplaceEntry, type MarketplaceRecord } from '../../agent/plugins/plugin-store';
+import { type InstalledRecord, type Marketplace, type MarketplaceEntry, type MarketplaceRecord } from '../../agent/plugins/plugin-store';
 import { loadCore } from '../session/load-core';
 import { enabledPluginIds, pluginBase, pluginsChanged } from './plugins';
 
@@ -79,7 +79,7 @@ async function confirmInstall(plugin: LoadedPlugin, runs: readonly string[], bri
 }
 
 export interface ManagePluginsArgs {
-  action: 'install' | 'enable' | 'disable' | 'remove' | 'removeMarketplace';
+  action: 'install' | 'update' | 'enable' | 'disable' | 'remove' | 'removeMarketplace' | 'updateMarketplace';
   /** `<plugin>@<marketplace>`. */
   id?: string;
   marketplace?: string;
@@ -88,7 +88,8 @@ export interface ManagePluginsArgs {
   confirm?: boolean;
 }
 
-async function install(marketplace: string, plugin: string, confirm: boolean, log: vscode.LogOutputChannel): Promise<InstalledRecord | undefined> {
+/** `enable`: on after installing (an update keeps the plugin as it was: pass its state). */
+async function install(marketplace: string, plugin: string, confirm: boolean, log: vscode.LogOutputChannel, enable = true): Promise<InstalledRecord | undefined> {
   const core = loadCore();
   const s = store();
   // The plugin is copied into a private staging folder first and the question names what that copy runs;
@@ -101,7 +102,7 @@ async function install(marketplace: string, plugin: string, confirm: boolean, lo
   } finally {
     await s.discardInstall(plan);
   }
-  await setEnabled(record.id, true);
+  await setEnabled(record.id, enable);
   log.info(`plugins: installed ${record.id} in ${record.dir}; it runs: ${record.runs.length > 0 ? record.runs.join('; ') : 'nothing'}`);
   return record;
 }
@@ -111,6 +112,14 @@ async function remove(id: string, log: vscode.LogOutputChannel): Promise<boolean
   await setEnabled(id, false);
   if (removed) log.info(`plugins: removed ${id}`);
   return removed;
+}
+
+/** A git marketplace cloned afresh (a folder one is read where it is): what it lists now. Installed copies stay as they are. */
+async function updateMarketplace(name: string, log: vscode.LogOutputChannel): Promise<Marketplace> {
+  const updated = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Turnstone: updating the plugin marketplace "{0}"…', name) }, () => store().refreshMarketplace(name));
+  log.info(`plugins: marketplace ${name} updated: ${updated.plugins.map((p) => `${p.name} ${p.version}`.trim()).join(', ')}`);
+  for (const problem of updated.problems) log.warn(`plugins: ${name}: ${problem}`);
+  return updated;
 }
 
 async function removeMarketplace(name: string, log: vscode.LogOutputChannel): Promise<string[]> {
@@ -126,11 +135,16 @@ async function removeMarketplace(name: string, log: vscode.LogOutputChannel): Pr
 async function runAction(args: ManagePluginsArgs, log: vscode.LogOutputChannel): Promise<unknown> {
   const id = args.id ?? (args.plugin && args.marketplace ? `${args.plugin}@${args.marketplace}` : undefined);
   switch (args.action) {
-    case 'install': {
+    // Update is an install over the older copy: the question names what the marketplace's copy runs now.
+    case 'install':
+    case 'update': {
       const [plugin, marketplace] = (id ?? '').split('@');
-      if (!plugin || !marketplace) throw new Error('install needs `id` (<plugin>@<marketplace>)');
-      return install(marketplace, plugin, args.confirm !== false, log);
+      if (!plugin || !marketplace) throw new Error(`${args.action} needs \`id\` (<plugin>@<marketplace>)`);
+      return install(marketplace, plugin, args.confirm !== false, log, args.action === 'install' || enabledPluginIds().includes(`${plugin}@${marketplace}`));
     }
+    case 'updateMarketplace':
+      if (!args.marketplace) throw new Error('updateMarketplace needs `marketplace`');
+      return (await updateMarketplace(args.marketplace, log)).plugins.map((p) => ({ name: p.name, version: p.version }));
     case 'enable':
     case 'disable':
       if (!id) throw new Error(`${args.action} needs \`id\``);
@@ -169,9 +183,10 @@ async function rows(log: vscode.LogOutputChannel): Promise<Row[]> {
     items.push({ label: m.name, kind: vscode.QuickPickItemKind.Separator });
     for (const record of installed.filter((i) => i.marketplace === m.name)) {
       const on = enabled.includes(record.id);
+      const newer = listed.find((e) => e.name === record.name && !e.unavailable && e.version !== '' && e.version !== record.version);
       items.push({
         label: `${on ? '$(check)' : '$(circle-slash)'} ${record.name}`,
-        description: [record.version, on ? vscode.l10n.t('enabled') : vscode.l10n.t('disabled')].filter(Boolean).join(' · '),
+        description: [record.version, on ? vscode.l10n.t('enabled') : vscode.l10n.t('disabled'), newer ? vscode.l10n.t('{0} in the marketplace', newer.version) : ''].filter(Boolean).join(' · '),
         detail: await describe(record.dir),
         run: () => pluginActions(record, on, log),
       });
@@ -182,6 +197,18 @@ async function rows(log: vscode.LogOutputChannel): Promise<Row[]> {
         description: entry.unavailable ? vscode.l10n.t('cannot be installed') : vscode.l10n.t('not installed'),
         detail: entry.unavailable ?? [entry.description, entry.dir ? await describe(entry.dir) : ''].filter(Boolean).join(' — '),
         ...(entry.unavailable ? {} : { run: async () => void (await install(m.name, entry.name, true, log)) }),
+      });
+    }
+    if (m.kind === 'git') {
+      items.push({
+        label: vscode.l10n.t('$(sync) Update the marketplace "{0}"', m.name),
+        description: marketplaceSource(m),
+        run: async () => {
+          const updated = await updateMarketplace(m.name, log);
+          const manage = vscode.l10n.t('Manage Plugins');
+          const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: marketplace "{0}" updated ({1} plugins). Installed plugins stay as they are until you update them.', m.name, updated.plugins.length), manage);
+          if (choice === manage) await managePlugins(undefined, log);
+        },
       });
     }
     items.push({ label: vscode.l10n.t('$(trash) Remove the marketplace "{0}"', m.name), description: problem ?? marketplaceSource(m), run: () => confirmRemoveMarketplace(m, log) });
@@ -202,9 +229,11 @@ async function pluginActions(record: InstalledRecord, on: boolean, log: vscode.L
   const toggle = { label: on ? vscode.l10n.t('$(circle-slash) Disable') : vscode.l10n.t('$(check) Enable'), act: 'toggle' as const };
   const removeItem = { label: vscode.l10n.t('$(trash) Remove'), detail: vscode.l10n.t('Deletes its copy: its commands, agents, skills, hooks and MCP servers are gone'), act: 'remove' as const };
   const runsItem = { label: vscode.l10n.t('$(terminal) What it runs'), detail: record.runs.length > 0 ? record.runs.join(' · ') : vscode.l10n.t('nothing (no hooks, no MCP servers)'), act: 'runs' as const };
-  const picked = await vscode.window.showQuickPick([toggle, removeItem, runsItem], { title: record.id, ignoreFocusOut: true });
+  const updateItem = { label: vscode.l10n.t('$(sync) Update from the marketplace'), detail: vscode.l10n.t('Installs the marketplace’s copy over this one, after naming what it runs'), act: 'update' as const };
+  const picked = await vscode.window.showQuickPick([toggle, updateItem, removeItem, runsItem], { title: record.id, ignoreFocusOut: true });
   if (!picked) return;
   if (picked.act === 'toggle') await setEnabled(record.id, !on);
+  else if (picked.act === 'update') await install(record.marketplace, record.name, true, log, on);
   else if (picked.act === 'remove') await remove(record.id, log);
   else log.show(true);
 }

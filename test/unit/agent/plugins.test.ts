@@ -241,6 +241,37 @@ describe('46 plugins: reader and store', function () {
     assert.deepEqual(readdirSync(path.join(tmp, 'data', 'plugins', 'marketplaces')), []);
   });
 
+  it('updating a git marketplace clones it afresh: a new version is listed, the installed copy stays until it is installed again, which replaces it', async () => {
+    const repo = path.join(tmp, 'repo-update');
+    cpSync(MARKETPLACE, repo, { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'marketplace');
+    const store = new PluginStore(path.join(tmp, 'data'));
+    await store.addMarketplace({ kind: 'git', url: repo });
+    const first = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
+    assert.equal(first.version, '1.2.0');
+
+    const listing = path.join(repo, '.claude-plugin', 'marketplace.json');
+    writeFileSync(listing, readFileSync(listing, 'utf8').replace('"version": "1.2.0"', '"version": "1.3.0"'));
+    const manifest = path.join(repo, 'plugins', 'toolkit', '.claude-plugin', 'plugin.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"version": "1.2.0"', '"version": "1.3.0"'));
+    const review = path.join(repo, 'plugins', 'toolkit', 'commands', 'review.md');
+    writeFileSync(review, `${readFileSync(review, 'utf8')}\nUPDATED-IN-1.3.0\n`);
+    git('commit', '-qam', 'toolkit 1.3.0');
+
+    const updated = await store.refreshMarketplace('turnstone-fixtures');
+    assert.equal(updated.plugins.find((p) => p.name === 'toolkit')?.version, '1.3.0');
+    assert.equal((await store.installed())[0]?.version, '1.2.0', 'the installed copy stays until it is installed again');
+    assert.doesNotMatch(readFileSync(path.join(first.dir, 'commands', 'review.md'), 'utf8'), /UPDATED-IN-1\.3\.0/);
+
+    const second = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
+    assert.equal(second.version, '1.3.0');
+    assert.deepEqual((await store.installed()).map((r) => [r.id, r.version]), [['toolkit@turnstone-fixtures', '1.3.0']]);
+    assert.match(readFileSync(path.join(second.dir, 'commands', 'review.md'), 'utf8'), /UPDATED-IN-1\.3\.0/);
+  });
+
   it('an untrusted workspace starts none of its MCP servers (origin plugin is skipped as the workspace\'s own are)', async () => {
     const plugin = (await readPlugin(TOOLKIT)).plugin!;
     const layer = pluginServerLayer({ plugins: [plugin], problems: [] }, { workspaceFolder: tmp, env: { TURNSTONE_TEST_EVERYTHING_BIN: '/nonexistent.js' } });
