@@ -3,7 +3,6 @@
 // to drive it. Facts behind these choices: shared/notes/vscode-offline-testing.md.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -85,18 +84,6 @@ export interface CodeServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
   assertPrepared();
   // Outside the repo so the workbench does not find our git repository in a parent folder.
@@ -140,7 +127,9 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   else if (FORCED_VSIX) copyInstalled(forcedVsixInstall(), extensionsDir);
   for (const extra of options.extraVsix ?? []) installVsix(extra, userDataDir, extensionsDir, dir);
 
-  const port = options.port ?? (await freePort());
+  // Port 0 unless one is given: code-server binds a free one and says which. A port picked here and bound there
+  // later could be taken meanwhile by the other e2e worker's server, whose /healthz would then answer for ours.
+  const bindPort = options.port ?? 0;
   let output = '';
   const child: ChildProcess = spawn(
     NODE,
@@ -148,7 +137,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
       ENTRY,
       '--config', config,
       '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--bind-addr', `127.0.0.1:${bindPort}`,
       '--user-data-dir', userDataDir,
       '--extensions-dir', extensionsDir,
       '--disable-telemetry',
@@ -169,6 +158,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await listeningPort(child, () => output, 30_000);
   await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000, () => output);
 
   return {
@@ -247,6 +237,18 @@ function registerEmptyLanguagePack(userDataDir: string, locale: string): void {
   writeFileSync(core, JSON.stringify({ version: '1.0.0', contents: {} }));
   const pack = { hash: `empty-${locale}`, extensions: [{ extensionIdentifier: { id: 'turnstone-tests.empty-language-pack' }, version: '0.0.0' }], translations: { vscode: core }, label: locale };
   writeFileSync(path.join(userDataDir, 'languagepacks.json'), JSON.stringify({ [locale]: pack }));
+}
+
+/** The port code-server says it listens on ("HTTP server listening on http://127.0.0.1:PORT/"); an exit first fails. */
+async function listeningPort(child: ChildProcess, logs: () => string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const said = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(logs());
+    if (said) return Number(said[1]);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`code-server exited before it listened:\n${logs()}`);
+    if (Date.now() > deadline) throw new Error(`code-server did not say where it listens:\n${logs()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function waitForHttp(url: string, timeoutMs: number, logs: () => string): Promise<void> {
