@@ -269,11 +269,15 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
 
   private async closeDiff(original: vscode.Uri, proposed: vscode.Uri): Promise<void> {
     this.deps.proposals.settle(proposed);
-    await this.closeProposalTabs(proposed);
-    this.deps.originals.delete(original);
-    // The proposal's file outlives the request while VS Code holds its document, so a late save of it finds it.
-    if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === proposed.toString())) this.settledProposals.add(proposed.toString());
-    else this.deps.proposals.remove(proposed);
+    try {
+      await this.closeProposalTabs(proposed);
+    } finally {
+      // Let go of whatever the close did: a failing one must not keep the texts for ever.
+      this.deps.originals.delete(original);
+      // The proposal's file outlives the request while VS Code holds its document, so a late save of it finds it.
+      if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === proposed.toString())) this.settledProposals.add(proposed.toString());
+      else this.deps.proposals.remove(proposed);
+    }
   }
 
   private async closeProposalTabs(proposed: vscode.Uri): Promise<void> {

@@ -94,21 +94,24 @@ export function registerWorktreeApply(deck: SessionDeck, review: () => SessionRe
       await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(file.worktreeFile), vscode.Uri.file(file.userFile), vscode.l10n.t('{0}: the worktree’s ↔ yours', name));
       return;
     }
-    const kept = textUri(file, 'kept', decode(file.kept));
     const textual = file.base !== null && file.kept !== null && file.user !== null && file.result !== null;
     if (textual && (await vscode.commands.getCommands(false)).includes('_open.mergeEditor')) {
+      const inputs = [textUri(file, 'base', decode(file.base)), textUri(file, 'yours', decode(file.result)), textUri(file, 'kept', decode(file.kept))] as const;
       try {
         await vscode.commands.executeCommand('_open.mergeEditor', {
-          base: textUri(file, 'base', decode(file.base)),
-          input1: { uri: textUri(file, 'yours', decode(file.result)), title: vscode.l10n.t('Your working tree') },
-          input2: { uri: kept, title: vscode.l10n.t('Kept in the worktree'), description: plan.branch },
+          base: inputs[0],
+          input1: { uri: inputs[1], title: vscode.l10n.t('Your working tree') },
+          input2: { uri: inputs[2], title: vscode.l10n.t('Kept in the worktree'), description: plan.branch },
           output: vscode.Uri.file(file.userFile),
         });
         return;
       } catch (error) {
+        // The failed view's texts are let go; the diff below has its own (one the failed view opened could close under it).
+        for (const uri of inputs) texts.delete(uri.query);
         log.warn(`the merge editor did not open for ${file.userFile}: ${String(error)}; showing a diff`);
       }
     }
+    const kept = textUri(file, 'kept', decode(file.kept));
     const yours = file.user === null ? textUri(file, 'yours', '') : vscode.Uri.file(file.userFile);
     await vscode.commands.executeCommand('vscode.diff', kept, yours, vscode.l10n.t('{0}: kept in the worktree ↔ yours', name));
   };
