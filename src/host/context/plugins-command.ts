@@ -64,8 +64,8 @@ export async function addPluginMarketplace(arg: unknown, log: vscode.LogOutputCh
 }
 
 /** The question before installing: what the plugin brings and, by name, every command it will run. */
-async function confirmInstall(plugin: LoadedPlugin, runs: readonly string[], brings: string): Promise<boolean> {
-  const install = vscode.l10n.t('Install and Enable');
+async function confirmInstall(plugin: LoadedPlugin, runs: readonly string[], brings: string, enable: boolean): Promise<boolean> {
+  const install = enable ? vscode.l10n.t('Install and Enable') : vscode.l10n.t('Install (Stays Disabled)');
   const detail = [
     vscode.l10n.t('It brings: {0}.', brings),
     runs.length > 0 ? vscode.l10n.t('A plugin is code. It will run these commands on your computer:') : vscode.l10n.t('It runs no command of its own (no hooks, no MCP servers).'),
@@ -97,7 +97,7 @@ async function install(marketplace: string, plugin: string, confirm: boolean, lo
   const plan = await s.planInstall(marketplace, plugin);
   let record: InstalledRecord;
   try {
-    if (confirm && !(await confirmInstall(plan.plugin, plan.summary.runs, core.pluginBrings(plan.plugin)))) return undefined;
+    if (confirm && !(await confirmInstall(plan.plugin, plan.summary.runs, core.pluginBrings(plan.plugin), enable))) return undefined;
     record = await s.install(plan);
   } finally {
     await s.discardInstall(plan);
