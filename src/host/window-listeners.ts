@@ -29,7 +29,8 @@ export interface WindowParts {
 }
 
 export function postPermissionMode(post: (event: HostEvent) => void): void {
-  post({ type: 'permission_mode', info: { mode: readSettings().permissionMode, restricted: !vscode.workspace.isTrusted } });
+  const settings = readSettings();
+  post({ type: 'permission_mode', info: { mode: settings.permissionMode, restricted: !vscode.workspace.isTrusted, ...(settings.editsReview === 'afterTurn' ? { reviewAfterTurn: true } : {}) } });
 }
 
 export function watchWindow(parts: WindowParts): vscode.Disposable[] {
@@ -62,7 +63,7 @@ export function watchWindow(parts: WindowParts): vscode.Disposable[] {
         sessions.shown.postSessionInfo();
         statusBar.showSession(sessions.shown);
       }
-      if (e.affectsConfiguration('turnstone.permissionMode')) postPermissionMode(post);
+      if (e.affectsConfiguration('turnstone.permissionMode') || e.affectsConfiguration('turnstone.edits.review')) postPermissionMode(post);
       void notices.refresh();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

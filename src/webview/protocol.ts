@@ -341,7 +341,8 @@ export type TurnState = z.infer<typeof TurnState>;
 
 export const PermissionModeName = z.enum(['plan', 'ask', 'acceptEdits', 'bypassPermissions']);
 /** The composer's mode switch: the setting, and whether Restricted Mode limits it to plan. */
-export const PermissionModeInfo = z.object({ mode: PermissionModeName, restricted: z.boolean() });
+/** `reviewAfterTurn`: edits are written at once and reviewed afterwards (turnstone.edits.review): edit cards link to the review. */
+export const PermissionModeInfo = z.object({ mode: PermissionModeName, restricted: z.boolean(), reviewAfterTurn: z.boolean().optional() });
 export type PermissionModeInfo = z.infer<typeof PermissionModeInfo>;
 
 /** Everything the panel shows, for `restore` (reload, re-show after hiding, resume). */
@@ -480,6 +481,8 @@ export const WebviewToHost = z.discriminatedUnion('type', [
   ),
   /** A link the user clicked; never navigated inside the webview. */
   z.object({ type: z.literal('open_link'), href: z.string().max(8_000).refine(isSafeLinkHref, 'only http(s) and mailto links') }),
+  /** An edit card's "Review": the host shows what is left to review of the file that tool use changed (issue 44). */
+  z.object({ type: z.literal('review_changes'), toolId: Id }),
   /** A path in a tool card; the host must check it is inside the workspace. */
   z.object({ type: z.literal('open_file'), path: Short, line: Count.optional() }),
   /** A bash card's "Show full output": the host opens the whole result of that tool use in an editor. */

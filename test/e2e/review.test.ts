@@ -120,6 +120,14 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     await turn('make the greeting friendlier and say when done', 'Changed the greeting and added a last line.');
     assert.equal(readFileSync(file(DEMO), 'utf8'), EDITED, 'both edits written without asking');
 
+    // The edit's card in the panel links to the review: the diff of what is left to review in its file.
+    const frame = await chat.liveFrame();
+    const link = frame.locator('article.item.tool[data-id="tu_e1"] button.review-link');
+    await link.waitFor({ state: 'visible', timeout: 30_000 });
+    await screenshot(page(), 'review-card-link-dark.png');
+    await link.click();
+    await page().locator('.tabs-container .tab.active', { hasText: `${DEMO} (changes by the agent)` }).waitFor({ state: 'visible', timeout: 30_000 });
+
     await openFile(page(), DEMO);
     // The quick diff's marks in the editor's line decorations: line 2 modified, line 12 added.
     const marks = editor().locator('.margin-view-overlays .dirty-diff-modified, .margin-view-overlays .dirty-diff-added');

@@ -172,6 +172,12 @@ export async function handlePanelMessage(m: WebviewToHost, deps: PanelMessageDep
       }
       return;
     }
+    case 'review_changes': {
+      // Only an edit this session recorded: the webview names a tool use, never a path.
+      const change = controller.editOf(m.toolId);
+      if (change) await vscode.commands.executeCommand('turnstone.review.show', change.path);
+      return;
+    }
     case 'open_link':
       await vscode.env.openExternal(vscode.Uri.parse(m.href, true));
       return;

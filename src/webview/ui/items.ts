@@ -248,7 +248,9 @@ export class ToolCardView implements ToolCard {
       }
       case 'edit': {
         const diff = button(view.path, () => this.post({ type: 'open_diff', toolId: id }), { cls: 'link path', title: t('Open diff of {0}', view.path) });
-        return [diff];
+        // Issue 44: shown (webview.css) only when edits are reviewed after the turn and this one is written.
+        const review = this.item?.status === 'done' ? button(t('Review'), () => this.post({ type: 'review_changes', toolId: id }), { cls: 'link review-link', icon: 'diff-multiple', title: t('Review what is left of the changes to {0}', view.path) }) : '';
+        return [diff, review];
       }
       case 'bash':
         return [el('code', { class: 'command' }, firstLine(view.command))];

@@ -214,6 +214,7 @@ function renderChrome(): void {
   status.update(model.reconnecting, s.turn === 'running' ? planProgress(s.plan ?? []).active?.activeForm : undefined);
   footer.update(s.usage);
   modeSwitch.update(s.permission);
+  document.body.classList.toggle('review-after-turn', s.permission?.reviewAfterTurn === true);
   // A turn that ends while the user is in the panel hands the keyboard back to the input.
   if (lastTurn === 'running' && s.turn === 'idle' && document.hasFocus() && !isTyping(document.activeElement)) composer.input.focus();
   lastTurn = s.turn;
