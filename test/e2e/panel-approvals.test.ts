@@ -90,17 +90,26 @@ describe('e2e: turnstone.approvalDialog = panel, the default (issue 19, finding 
   before(() => runCommand(chat.wb.page, 'Turnstone: Focus Chat'));
 
   it('no dialog opens; the command palette offers Allow only while a request waits, and it answers', async () => {
-    // All Turnstone commands listed: "Allow…" would sort first among them.
+    // The chat rendered first: a webview that finishes loading takes the keyboard, which closes an open palette.
+    const frame = await chatFrame(chat.wb.page);
+    // All Turnstone commands listed: "Allow…" would sort first among them. A palette that closed under the check
+    // (focus moved) is opened again, as a user would.
+    const rows = chat.wb.page.locator('.quick-input-widget .monaco-list-row');
     const paletteHas = async (title: string) => {
-      await openPalette(chat.wb.page, '>Turnstone: ');
-      await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Focus Chat' }).or(chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turnstone: Compact' })).first().waitFor({ state: 'visible' });
-      const found = (await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).count()) > 0;
-      await chat.wb.page.keyboard.press('Escape');
-      return found;
+      for (const deadline = Date.now() + 60_000; ; ) {
+        await openPalette(chat.wb.page, '>Turnstone: ');
+        try {
+          await rows.filter({ hasText: 'Turnstone: Focus Chat' }).or(rows.filter({ hasText: 'Turnstone: Compact' })).first().waitFor({ state: 'visible', timeout: 10_000 });
+          const found = (await rows.filter({ hasText: title }).count()) > 0;
+          await chat.wb.page.keyboard.press('Escape');
+          return found;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+        }
+      }
     };
     assert.equal(await paletteHas('Turnstone: Allow Pending Request'), false, 'hidden while nothing waits');
 
-    const frame = await chatFrame(chat.wb.page);
     chat.server.enqueue(toolUseReply([{ id: 'tu_ls', name: 'bash', input: { command: 'echo approved-from-palette' } }]), textReply('Ran it.'));
     const input = frame.locator('textarea.input');
     await input.fill('say something');
