@@ -59,7 +59,12 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   context.subscriptions.push(reviewRedrawn);
   const reviewing = () => {
     if (!review) {
-      review = new (loadCore().SessionReview)(log, sendReviewComment);
+      // Each session's files in a group of its own, named after it (the first open session that changed the file).
+      const owner = (file: string) => {
+        const session = sessions.sessions.find((s) => s.changed.has(file));
+        return session ? { key: session.key, title: session.controller.title || vscode.l10n.t('New session') } : undefined;
+      };
+      review = new (loadCore().SessionReview)(log, sendReviewComment, owner);
       context.subscriptions.push(review, review.onDidRedraw(() => reviewRedrawn.fire()));
     }
     return review;
@@ -80,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     review: { record: (change) => reviewing().record(change), reset: (paths) => review?.reset(paths) },
   });
   const showSession = () => statusBar.showSession(sessions.shown);
+  let reviewTitles = '';
   // A review comment's *Send to agent*: to the session that changed the file, shown in the panel; queued if it is busy.
   // The thread gets the answer too when the comment started the turn.
   const sendReviewComment = async (file: string, prompt: string) => {
@@ -138,6 +144,13 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
     mentions.terminals,
     sessions,
     sessions.onDidChange(showSession),
+    // The review's groups are named after their sessions: drawn again when a session is named or renamed.
+    sessions.onDidChange(() => {
+      const titles = sessions.sessions.map((s) => `${s.key}\t${s.controller.title}`).join('\n');
+      if (titles === reviewTitles) return;
+      reviewTitles = titles;
+      void review?.refresh();
+    }),
     pending.onDidAdd(() => sessions.refresh()),
     pending.onDidSettle(() => sessions.refresh()),
     ...registerSessionsView(sessions, reviewCounts, () => vscode.commands.executeCommand(`${ChatPanelProvider.viewType}.focus`), log),
@@ -174,7 +187,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   const setDialogsEnabled = (enabled: boolean) => {
     dialogs = enabled;
   };
-  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, sessions, pending, mcp, requested: requested.event, setDialogsEnabled, reviewFiles: async () => (review ? review.files() : []), reviewCounts }, activateMs);
+  return createApi({ chatViewId: ChatPanelProvider.viewType, panel, sessions, pending, mcp, requested: requested.event, setDialogsEnabled, reviewFiles: async () => (review ? review.files() : []), reviewGroups: () => review?.groupsDrawn() ?? [], reviewCounts }, activateMs);
 }
 
 export function deactivate(): void {}

@@ -32,6 +32,8 @@ export interface TurnstoneApi {
   mcpServers(): { name: string; status: string; tools: string[]; lastError: string | undefined }[];
   /** The files the review lists (issue 44): each with its review point and the count of hunks left. */
   reviewFiles(): Promise<{ path: string; base: string | null; hunks: number }[]>;
+  /** The review's groups in the Source Control view, one per session with changes left: label and files. */
+  reviewGroups(): { label: string; files: string[] }[];
   /** Time spent in our activate(), for the activation benchmark. */
   readonly activateMs: number;
 }
@@ -45,6 +47,7 @@ export interface ApiParts {
   requested: vscode.Event<string>;
   setDialogsEnabled(enabled: boolean): void;
   reviewFiles(): Promise<{ path: string; base: string | null; hunks: number }[]>;
+  reviewGroups(): { label: string; files: string[] }[];
   reviewCounts: ReviewCounts;
 }
 
@@ -88,6 +91,7 @@ export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
     sessionSnapshot: (key) => sessions.entry(key)?.mirror.snapshot,
     mcpServers: () => mcp.servers().map((s) => ({ name: s.name, status: s.status, tools: s.tools.map((t) => t.name), lastError: s.lastError })),
     reviewFiles: () => parts.reviewFiles(),
+    reviewGroups: () => parts.reviewGroups(),
     activateMs,
   };
 }

@@ -99,6 +99,32 @@ describe('review hunk by hunk (issue 44)', function () {
     assert.equal(fs.readFileSync(files.c, 'utf8'), 'new file\n', 'Keep never changes a file');
   });
 
+  it('issue 44 review: each session\'s changes are a group of their own, named after it; a group\'s Keep all keeps only its files', async () => {
+    const mine = path.join(root(), 'review-group-a.txt');
+    const theirs = path.join(root(), 'review-group-b.txt');
+    fs.writeFileSync(mine, 'a\n');
+    fs.writeFileSync(theirs, 'b\n');
+    server.enqueue(toolUseReply([{ id: 'tu_ga', name: 'edit_file', input: { path: 'review-group-a.txt', old_string: 'a', new_string: 'A' } }]), textReply('A done.'));
+    assert.equal((await turnstone.sendPrompt('shout a')).outcome, 'completed');
+    await vscode.commands.executeCommand('turnstone.newSession');
+    server.enqueue(toolUseReply([{ id: 'tu_gb', name: 'edit_file', input: { path: 'review-group-b.txt', old_string: 'b', new_string: 'B' } }]), textReply('B done.'));
+    assert.equal((await turnstone.sendPrompt('shout b')).outcome, 'completed');
+    const groups = await until('two groups, one per session', () => {
+      const now = turnstone.reviewGroups();
+      return now.length === 2 && now.every((g) => g.files.length === 1) ? now : undefined;
+    });
+    assert.deepEqual(groups.map((g) => g.files[0]).sort(), [mine, theirs].sort());
+    for (const g of groups) assert.match(g.label, / · changed by the agent$/);
+    // The group's inline Keep all hands over the group: only its session's file is kept.
+    const groupOfMine = groups.find((g) => g.files[0] === mine)!;
+    await vscode.commands.executeCommand('turnstone.review.keepAll', { label: groupOfMine.label, resourceStates: [{ resourceUri: vscode.Uri.file(mine) }] });
+    assert.deepEqual((await turnstone.reviewFiles()).map((f) => f.path), [theirs]);
+    await until('one group left', () => (turnstone.reviewGroups().length === 1 ? true : undefined));
+    await vscode.commands.executeCommand('turnstone.review.keepAll');
+    fs.rmSync(mine, { force: true });
+    fs.rmSync(theirs, { force: true });
+  });
+
   it('issue 44 review: UTF-16 and UTF-8 BOM files are read in their encoding (an edit undone by the agent is not listed) and Undo writes the file back in its own encoding', async () => {
     const files = { le: path.join(root(), 'review-utf16le.txt'), be: path.join(root(), 'review-utf16be.txt'), bom: path.join(root(), 'review-bom.txt') };
     const text = 'alpha\nbeta\ngamma\n';

@@ -13,6 +13,12 @@ import { ReviewComments, type SendComment } from './review-comments';
 
 export const REVIEW_SCHEME = 'turnstone-review';
 
+/** The open session a changed file belongs to: its group in the Source Control view is named after it. */
+export interface ReviewOwner {
+  key: string;
+  title: string;
+}
+
 /** One changed file as the review shows it. */
 export interface ReviewedFile {
   path: string;
@@ -27,7 +33,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly scm: vscode.SourceControl;
-  private readonly group: vscode.SourceControlResourceGroup;
+  /** One group per session that changed files (key '': files no open session claims), made as they are needed. */
+  private readonly groups = new Map<string, vscode.SourceControlResourceGroup>();
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Files read from disk, each read again only once its (mtime, size) changed or a write or save was seen. */
   private readonly disk = new FileTextCache({
@@ -47,19 +54,21 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   /** The list of changes to review was drawn again (a tool's write, Keep, Undo, a save). */
   readonly onDidRedraw = this.redrawn.event;
 
-  /** `send`: where a review comment's *Send to agent* goes (none: the files take no comments). */
+  /**
+   * `send`: where a review comment's *Send to agent* goes (none: the files take no comments). `owner`: the open
+   * session that changed a file, whose group lists it (none: one group for every file).
+   */
   constructor(
     private readonly log: vscode.LogOutputChannel,
     send?: SendComment,
+    private readonly owner: (file: string) => ReviewOwner | undefined = () => undefined,
   ) {
     this.scm = vscode.scm.createSourceControl('turnstone', 'Turnstone', vscode.workspace.workspaceFolders?.[0]?.uri);
     this.scm.quickDiffProvider = { provideOriginalResource: (uri) => (this.bases.has(uri.fsPath) ? this.baseUri(uri.fsPath) : undefined) };
     this.scm.inputBox.visible = false;
-    this.group = this.scm.createResourceGroup('session', vscode.l10n.t('Changed by the agent'));
-    this.group.hideWhenEmpty = true;
     this.subscriptions.push(
       this.scm,
-      this.group,
+      { dispose: () => this.groups.forEach((g) => g.dispose()) },
       this.changed,
       this.redrawn,
       vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this),
@@ -74,8 +83,9 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
           'turnstone.review.undo': (uri: vscode.Uri, changes: LineChange[], index: number) => this.undo(uri, changes, index),
           'turnstone.review.keepFile': (...states: vscode.SourceControlResourceState[]) => this.keepFiles(pathsOf(states)),
           'turnstone.review.undoFile': (...states: vscode.SourceControlResourceState[]) => this.undoFiles(pathsOf(states)),
-          'turnstone.review.keepAll': () => this.keepFiles([...this.bases.keys()]),
-          'turnstone.review.undoAll': () => this.undoFiles([...this.bases.keys()], true),
+          // From a group's inline action: that session's files; from elsewhere (a script), every file.
+          'turnstone.review.keepAll': (group?: vscode.SourceControlResourceGroup) => this.keepFiles(this.filesOf(group)),
+          'turnstone.review.undoAll': (group?: vscode.SourceControlResourceGroup) => this.undoFiles(this.filesOf(group), true),
         },
         log,
       ),
@@ -117,6 +127,11 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     return changedFiles(this.bases, (file) => readText(file, this.disk, open), this.counts);
   }
 
+  /** The Source Control view's groups as last drawn: each one's label and files (tests, the API). */
+  groupsDrawn(): { label: string; files: string[] }[] {
+    return [...this.groups.values()].filter((g) => g.resourceStates.length > 0).map((g) => ({ label: g.label, files: pathsOf(g.resourceStates) }));
+  }
+
   /** How many hunks are left to review in these files (a session's), as last drawn. */
   hunksIn(files: ReadonlySet<string>): number {
     return this.drawn.reduce((n, f) => (files.has(f.path) ? n + f.hunks : n), 0);
@@ -148,17 +163,41 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     });
   }
 
+  private filesOf(group: vscode.SourceControlResourceGroup | undefined): string[] {
+    const listed = group?.resourceStates;
+    return Array.isArray(listed) ? pathsOf(listed) : [...this.bases.keys()];
+  }
+
   private async redraw(): Promise<void> {
     const files = await this.files();
-    this.group.resourceStates = files.map((f) => {
+    const bySession = new Map<string, { owner: ReviewOwner | undefined; states: vscode.SourceControlResourceState[] }>();
+    for (const f of files) {
+      const owner = this.owner(f.path);
+      const key = owner?.key ?? '';
+      const entry = bySession.get(key) ?? { owner, states: [] };
+      bySession.set(key, entry);
       const uri = vscode.Uri.file(f.path);
-      const title = diffTitle(f);
-      return {
+      entry.states.push({
         resourceUri: uri,
         decorations: { tooltip: f.hunks === 1 ? vscode.l10n.t('1 change to review') : vscode.l10n.t('{0} changes to review', f.hunks), ...(f.base === null ? { faded: false } : {}) },
-        command: { title: vscode.l10n.t('Open changes'), command: 'vscode.diff', arguments: [this.baseUri(f.path), uri, title] },
-      };
-    });
+        command: { title: vscode.l10n.t('Open changes'), command: 'vscode.diff', arguments: [this.baseUri(f.path), uri, diffTitle(f)] },
+      });
+    }
+    // A session with nothing left to review has its group emptied (hidden), not disposed: the editor's quick diff
+    // reads the originals again when a group's resources change, and a disposed group tells it nothing.
+    for (const [key, group] of this.groups) if (!bySession.has(key)) group.resourceStates = [];
+    for (const [key, { owner, states }] of bySession) {
+      // The session's name first: the Source Control view is narrow, and it is what tells two groups apart.
+      const label = owner ? vscode.l10n.t('{0} · changed by the agent', owner.title) : vscode.l10n.t('Changed by the agent');
+      let group = this.groups.get(key);
+      if (!group) {
+        group = this.scm.createResourceGroup(key === '' ? 'session' : `session:${key}`, label);
+        group.hideWhenEmpty = true;
+        this.groups.set(key, group);
+      }
+      if (group.label !== label) group.label = label;
+      group.resourceStates = states;
+    }
     this.scm.count = files.reduce((n, f) => n + f.hunks, 0);
     this.drawn = files;
     this.redrawn.fire();
