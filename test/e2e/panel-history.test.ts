@@ -29,7 +29,7 @@ async function waitAtEnd(frame: Frame): Promise<void> {
   await frame.waitForFunction(() => {
     const root = document.querySelector<HTMLElement>('section.transcript');
     return !!root && root.scrollHeight > root.clientHeight + 50 && root.scrollHeight - root.scrollTop - root.clientHeight < 2;
-  }, undefined, { timeout: 15_000, polling: 100 });
+  }, undefined, { timeout: 30_000, polling: 100 });
 }
 
 /** The view title bar's history action (the panel has no second copy of it). */
