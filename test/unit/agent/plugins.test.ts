@@ -23,6 +23,16 @@ const put = (file: string, text: string) => {
   writeFileSync(file, text);
 };
 
+/** The fixture marketplace copied to `repo` as a git repository with one commit; returns git in it. */
+function marketplaceRepo(repo: string): (...args: string[]) => Buffer {
+  cpSync(MARKETPLACE, repo, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'marketplace');
+  return git;
+}
+
 describe('46 plugins: reader and store', function () {
   this.timeout(30_000);
   let tmp: string;
@@ -201,11 +211,7 @@ describe('46 plugins: reader and store', function () {
 
   it('from a local git repository: cloned under the data folder without running its hooks; removing it removes the clone and its plugins', async () => {
     const repo = path.join(tmp, 'repo');
-    cpSync(MARKETPLACE, repo, { recursive: true });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
-    git('init', '-q');
-    git('add', '.');
-    git('commit', '-qm', 'marketplace');
+    marketplaceRepo(repo);
     // git runs post-checkout after a clone from wherever core.hooksPath points: a user config that points it at
     // a folder of hooks (or a template that copies some) must not make adding a marketplace run anything.
     const marker = path.join(tmp, 'hook-ran');
@@ -243,11 +249,7 @@ describe('46 plugins: reader and store', function () {
 
   it('updating a git marketplace clones it afresh: a new version is listed, the installed copy stays until it is installed again, which replaces it', async () => {
     const repo = path.join(tmp, 'repo-update');
-    cpSync(MARKETPLACE, repo, { recursive: true });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
-    git('init', '-q');
-    git('add', '.');
-    git('commit', '-qm', 'marketplace');
+    const git = marketplaceRepo(repo);
     const store = new PluginStore(path.join(tmp, 'data'));
     await store.addMarketplace({ kind: 'git', url: repo });
     const first = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
