@@ -267,8 +267,8 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
     };
   }
 
+  /** After the request settled (its proposal already `settle`d, by the caller). */
   private async closeDiff(original: vscode.Uri, proposed: vscode.Uri): Promise<void> {
-    this.deps.proposals.settle(proposed);
     try {
       await this.closeProposalTabs(proposed);
     } finally {
