@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { diffArrays } from 'diff';
 import { hunkOfLineChange, hunksOf, isReviewableText, keepHunk, splitLines, undoHunk } from '../../../src/agent/review-hunks';
 
 describe('review hunks (issue 44)', () => {
@@ -53,5 +54,33 @@ describe('review hunks (issue 44)', () => {
   it('issue 44 hunks: binary content is not split', () => {
     assert.equal(isReviewableText('plain\n'), true);
     assert.equal(isReviewableText('PNG\0\0data'), false);
+  });
+  it('issue 44 hunks: a file rewritten whole is one hunk', () => {
+    const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `line ${i} ${tag}\n`).join('');
+    const base = lines(2000, 'old');
+    const rewritten = lines(2000, 'new');
+    assert.deepEqual(hunksOf(base, rewritten), [{ baseStart: 0, baseCount: 2000, currentStart: 0, currentCount: 2000 }]);
+    // Kept lines around the rewrite stay outside it.
+    assert.deepEqual(hunksOf(`head\n${base}tail\n`, `head\n${rewritten}tail\n`), [{ baseStart: 1, baseCount: 2000, currentStart: 1, currentCount: 2000 }]);
+  });
+
+  it('issue 44 hunks: past the Myers limit, lines found once on each side anchor the same hunks, and undoing them all gives the base back', () => {
+    let seed = 11;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const base = Array.from({ length: 3000 }, (_, i) => `const v${i} = ${i};\n`);
+    const current = [...base];
+    // 300 scattered one-line changes: an edit distance of about 600, past the limit.
+    for (let k = 0; k < 300; k++) current[Math.floor(rand() * current.length)] = `changed ${k}\n`;
+    current.splice(1500, 0, 'inserted\n', 'inserted too\n');
+    const hunks = hunksOf(base.join(''), current.join(''));
+    const myers = diffArrays(base, current);
+    let expected = 0;
+    myers.forEach((part, i) => {
+      if ((part.added || part.removed) && !(i > 0 && (myers[i - 1]!.added || myers[i - 1]!.removed))) expected++;
+    });
+    assert.equal(hunks.length, expected, 'as many hunks as the full Myers diff finds');
+    let undone = current.join('');
+    for (const h of [...hunks].reverse()) undone = undoHunk(base.join(''), undone, h);
+    assert.equal(undone, base.join(''));
   });
 });
