@@ -45,6 +45,12 @@ export const CONTEXT_PERMISSION_PENDING = 'turnstone.permissionPending';
 export const CONTEXT_PENDING_PROPOSALS = 'turnstone.pendingProposals';
 /** Those of them the user chose to edit (`resource not in turnstone.editableProposals` shows Edit Proposal). */
 export const CONTEXT_EDITABLE_PROPOSALS = 'turnstone.editableProposals';
+/**
+ * The names of the files with changes left to review (`resourceFilename in turnstone.reviewFiles`: Keep / Undo from
+ * the keyboard). Names, not URIs: in a remote window the workbench's `resource` is a vscode-remote URI the extension
+ * host never sees; the command itself finds the file and the hunk at the cursor.
+ */
+export const CONTEXT_REVIEW_FILES = 'turnstone.reviewFiles';
 /** True while an open session runs in a worktree (the Turnstone source control's Apply). */
 export const CONTEXT_WORKTREE_SESSIONS = 'turnstone.worktreeSessions';
 

@@ -88,6 +88,17 @@ describe('review hunk by hunk (issue 44)', function () {
     assert.equal(fs.readFileSync(files.b, 'utf8'), 'one\r\nTWO\r\n', 'the other files untouched');
     assert.equal((await turnstone.reviewFiles()).find((f) => f.path === files.a)?.hunks, 2);
 
+    // From the keyboard (Ctrl+Alt+Backspace / Enter: no arguments), the hunk at the cursor: off any hunk, nothing
+    // happens; on EPSILON, that hunk alone goes back.
+    const editorA = await vscode.window.showTextDocument(docA);
+    editorA.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand('turnstone.review.undo');
+    assert.equal(fs.readFileSync(files.a, 'utf8'), 'alpha\nbeta\ngamma\nmine\ndelta\nEPSILON\n', 'off a hunk: untouched');
+    editorA.selection = new vscode.Selection(5, 3, 5, 3);
+    await vscode.commands.executeCommand('turnstone.review.undo');
+    assert.equal(fs.readFileSync(files.a, 'utf8'), 'alpha\nbeta\ngamma\nmine\ndelta\nepsilon\n', 'the hunk at the cursor undone, the user\'s line kept');
+    assert.equal((await turnstone.reviewFiles()).find((f) => f.path === files.a)?.hunks, 1);
+
     // Keep one hunk of b: it leaves the list (its review point moved); Keep all empties what is left.
     const bNow = fs.readFileSync(files.b, 'utf8');
     await vscode.commands.executeCommand('turnstone.review.keep', vscode.Uri.file(files.b), hunksOf('one\r\ntwo\r\n', bNow).map(lineChange), 0);

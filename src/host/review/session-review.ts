@@ -9,6 +9,7 @@ import { changedFiles, coalescing, FileTextCache, type Hunk, type HunkCount, hun
 import { type FileChange } from '../../runtime/types';
 import { decodeText, encodeText } from '../../tools/files/text';
 import { registerGuardedCommands } from '../command-guard';
+import { CONTEXT_REVIEW_FILES } from '../contract';
 import { ReviewComments, type SendComment } from './review-comments';
 
 export const REVIEW_SCHEME = 'turnstone-review';
@@ -48,6 +49,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   private readonly counts = new Map<string, HunkCount>();
   /** One refresh at a time, one more waiting at most: record() fires one per tool result without waiting. */
   private readonly refreshing = coalescing();
+  /** The file names the keyboard's Keep / Undo context key last listed (joined), so it is set only when it changes. */
+  private keyedFiles = '';
   /** The list as last drawn: what the Sessions view counts per session without reading a file. */
   private drawn: ReviewedFile[] = [];
   private readonly redrawn = new vscode.EventEmitter<void>();
@@ -79,8 +82,9 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       // Guarded: a file that cannot be read or written says so as a Turnstone error, and is logged.
       ...registerGuardedCommands(
         {
-          'turnstone.review.keep': (uri: vscode.Uri, changes: LineChange[], index: number) => this.keep(uri, changes, index),
-          'turnstone.review.undo': (uri: vscode.Uri, changes: LineChange[], index: number) => this.undo(uri, changes, index),
+          // From the peek's title bar: the hunk it shows; from the keyboard (no arguments): the one at the cursor.
+          'turnstone.review.keep': (uri?: vscode.Uri, changes?: LineChange[], index?: number) => this.onHunk(uri, changes, index, (file, hunk) => this.keep(file, hunk)),
+          'turnstone.review.undo': (uri?: vscode.Uri, changes?: LineChange[], index?: number) => this.onHunk(uri, changes, index, (file, hunk) => this.undo(file, hunk)),
           'turnstone.review.keepFile': (...states: vscode.SourceControlResourceState[]) => this.keepFiles(pathsOf(states)),
           'turnstone.review.undoFile': (...states: vscode.SourceControlResourceState[]) => this.undoFiles(pathsOf(states)),
           // From a group's inline action: that session's files; from elsewhere (a script), every file.
@@ -199,30 +203,48 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
       group.resourceStates = states;
     }
     this.scm.count = files.reduce((n, f) => n + f.hunks, 0);
+    const keyed = [...new Set(files.map((f) => path.basename(f.path)))];
+    if (keyed.join('\n') !== this.keyedFiles) {
+      this.keyedFiles = keyed.join('\n');
+      void vscode.commands.executeCommand('setContext', CONTEXT_REVIEW_FILES, keyed);
+    }
     this.drawn = files;
     this.redrawn.fire();
     for (const file of this.bases.keys()) this.changed.fire(this.baseUri(file));
   }
 
-  private async keep(uri: vscode.Uri, changes: LineChange[], index: number): Promise<void> {
-    const base = this.bases.get(uri.fsPath);
-    const change = changes?.[index];
-    if (base === undefined || !change) return;
-    const current = await readText(uri.fsPath, this.disk);
-    const hunk = await this.hunkNow(uri.fsPath, base, hunkOfLineChange(change));
-    if (current === null || !hunk) return;
-    this.bases.set(uri.fsPath, keepHunk(base ?? '', current, hunk));
-    await this.settle([uri.fsPath]);
+  /** The hunk a Keep or Undo is for: the peek's (its changes and index), else the one at the active editor's cursor. */
+  private async onHunk(uri: vscode.Uri | undefined, changes: LineChange[] | undefined, index: number | undefined, act: (file: string, hunk: Hunk) => Promise<void>): Promise<void> {
+    const change = uri && index !== undefined ? changes?.[index] : undefined;
+    if (uri && change) return act(uri.fsPath, hunkOfLineChange(change));
+    const editor = vscode.window.activeTextEditor;
+    const file = editor?.document.uri.scheme === 'file' ? editor.document.uri.fsPath : undefined;
+    const base = file === undefined ? undefined : this.bases.get(file);
+    const hunk = editor && base !== undefined ? hunkAtLine(hunksOf(base ?? '', editor.document.getText()), editor.selection.active.line) : undefined;
+    if (!file || !hunk) {
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('Turnstone: the cursor is not on a change left to review (Go to Next Change: Alt+F5).'), 5000);
+      return;
+    }
+    return act(file, hunk);
   }
 
-  private async undo(uri: vscode.Uri, changes: LineChange[], index: number): Promise<void> {
-    const base = this.bases.get(uri.fsPath);
-    const change = changes?.[index];
-    if (base === undefined || !change) return;
-    const hunk = await this.hunkNow(uri.fsPath, base, hunkOfLineChange(change));
+  private async keep(file: string, shown: Hunk): Promise<void> {
+    const base = this.bases.get(file);
+    if (base === undefined) return;
+    const current = await readText(file, this.disk);
+    const hunk = await this.hunkNow(file, base, shown);
+    if (current === null || !hunk) return;
+    this.bases.set(file, keepHunk(base ?? '', current, hunk));
+    await this.settle([file]);
+  }
+
+  private async undo(file: string, shown: Hunk): Promise<void> {
+    const base = this.bases.get(file);
+    if (base === undefined) return;
+    const hunk = await this.hunkNow(file, base, shown);
     if (!hunk) return;
-    await this.rewrite(uri.fsPath, (current) => undoHunk(base ?? '', current, hunk));
-    await this.settle([uri.fsPath]);
+    await this.rewrite(file, (current) => undoHunk(base ?? '', current, hunk));
+    await this.settle([file]);
   }
 
   private async keepFiles(files: string[]): Promise<void> {
@@ -302,6 +324,17 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
   }
+}
+
+/**
+ * The hunk on this (0-based) line of the current text. A hunk that only removed lines has none of its own: it is
+ * on the line before the gap (where Go to Next Change puts the cursor) or the one after it.
+ */
+function hunkAtLine(hunks: Hunk[], line: number): Hunk | undefined {
+  return (
+    hunks.find((h) => h.currentCount > 0 && line >= h.currentStart && line < h.currentStart + h.currentCount) ??
+    hunks.find((h) => h.currentCount === 0 && (line === h.currentStart - 1 || line === h.currentStart))
+  );
 }
 
 function diffTitle(f: ReviewedFile): string {
