@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { decodeText, encodeText, type TextEncodingName } from '../tools/files/text';
 import { privateSubdir } from '../tools/os/private-dir';
 import { type Hunk, hunksOf, keepHunk, splitLines } from './review-hunks';
 import { findGit, type Git, type GitBytes, gitBytesIn, gitIn, gitReason, real, recordFile, type WorktreeRecord } from './worktrees';
@@ -206,15 +207,29 @@ function reachableWithin(root: string, file: string): boolean {
   return true;
 }
 
-/** Text the hunk model can split: no NUL in the first 8 KiB and valid UTF-8 (decoding and encoding gives the same bytes). */
-function asText(b: Buffer | null): string | null | false {
-  if (b === null) return null;
-  if (b.subarray(0, 8192).includes(0)) return false;
-  const text = b.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(b) ? text : false;
+/** A file's text as the review reads it (no byte-order mark), and the encoding that gives its bytes back. */
+interface FileText {
+  text: string;
+  encoding: TextEncodingName;
 }
 
-const BOM = '\ufeff';
+/**
+ * Text the hunk model can split, decoded by its byte-order mark as the editor and the review decode it (so a
+ * UTF-16 file merges hunk by hunk, not whole): valid in its encoding, encoding it back gives the same bytes
+ * (so untouched lines are written byte for byte), and no NUL in the first 8 KiB (in UTF-16 a NUL byte is
+ * ordinary, a NUL character is not).
+ */
+function asText(b: Buffer | null): FileText | null | false {
+  if (b === null) return null;
+  const decoded = decodeText(b);
+  if (decoded.lossy) return false;
+  const utf16 = decoded.encoding === 'utf16le' || decoded.encoding === 'utf16be';
+  if (utf16 ? decoded.text.slice(0, 8192).includes('\0') : b.subarray(0, 8192).includes(0)) return false;
+  if (!Buffer.from(encodeText(decoded.text, decoded.encoding)).equals(b)) return false;
+  return { text: decoded.text, encoding: decoded.encoding };
+}
+
+const encoded = (text: string, encoding: TextEncodingName) => Buffer.from(encodeText(text, encoding));
 
 const same = (a: Buffer | null, b: Buffer | null) => (a === null || b === null ? a === b : a.equals(b));
 
@@ -267,9 +282,11 @@ async function planFile(bytes: GitBytes, repo: string, worktree: string, base: s
     else if (review === decoded(plan.base)) plan.kept = plan.base;
     else return skip('not-reviewed');
   } else {
-    // The review reads text without a byte-order mark: the base's mark stays.
-    const withBom = review !== null && typeof baseText === 'string' && baseText.startsWith(BOM) && !review.startsWith(BOM) ? BOM + review : review;
-    plan.kept = withBom === null ? null : Buffer.from(withBom, 'utf8');
+    // The review reads text without a byte-order mark: it is written in the worktree file's encoding (the
+    // base's when the agent deleted it), mark included, so kept text equal to the worktree's is its very bytes.
+    // The base's own text is the base's bytes: an encoding the agent changed, which the review never shows, is not kept.
+    const encoding = (currentText || baseText || undefined)?.encoding ?? 'utf8';
+    plan.kept = review === null ? null : baseText && review === baseText.text ? plan.base : encoded(review, encoding);
   }
   if (same(plan.kept, plan.base)) return skip('nothing-kept');
   if (same(plan.user, plan.kept)) return skip('already-there');
@@ -281,11 +298,13 @@ async function planFile(bytes: GitBytes, repo: string, worktree: string, base: s
   if (plan.base === null) return conflict('created-both');
   if (plan.kept === null) return conflict('changed-deleted');
   if (plan.user === null) return conflict('deleted-by-user');
-  return mergeText(plan, baseText as string, plan.kept.toString('utf8'), userText as string);
+  // Text on every side here: the kept text is the review's, or (settled) all of the worktree's.
+  return mergeText(plan, (baseText as FileText).text, typeof review === 'string' ? review : (currentText as FileText).text, userText as FileText);
 }
 
-/** The three-way merge of one text file, hunk by hunk (see the header). */
-function mergeText(plan: FilePlan, base: string, kept: string, user: string): FilePlan {
+/** The three-way merge of one text file, hunk by hunk (see the header), written in the user's file's encoding. */
+function mergeText(plan: FilePlan, base: string, kept: string, userText: FileText): FilePlan {
+  const user = userText.text;
   const keptHunks = hunksOf(base, kept);
   const userHunks = hunksOf(base, user);
   const applied: ApplyHunk[] = [];
@@ -310,7 +329,7 @@ function mergeText(plan: FilePlan, base: string, kept: string, user: string): Fi
   for (const a of [...applied].reverse()) {
     text = keepHunk(text, kept, { baseStart: a.userStart, baseCount: a.baseCount, currentStart: a.keptStart, currentCount: a.keptCount });
   }
-  const result = applied.length > 0 ? Buffer.from(text, 'utf8') : plan.user;
+  const result = applied.length > 0 ? encoded(text, userText.encoding) : plan.user;
   return { ...plan, applied, conflicts, ...(conflicts.length > 0 ? { conflictReason: 'changed-meanwhile' as const } : {}), result };
 }
 

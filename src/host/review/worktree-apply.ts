@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApplyReport, ConflictReason, FilePlan, MergeResult, WorktreePlan } from '../../agent/worktree-apply';
+import { decodeText } from '../../tools/files/text';
 import { registerGuardedCommands } from '../command-guard';
 import { CONTEXT_WORKTREE_SESSIONS } from '../contract';
 import { type SessionReview } from './session-review';
@@ -68,7 +69,8 @@ function reasonText(reason: ConflictReason): string {
   }
 }
 
-const decode = (b: Buffer | null) => (b === null ? '' : new TextDecoder().decode(b));
+// By byte-order mark, as Apply merged them: a UTF-16 file's three versions read as text, not as NULs.
+const decode = (b: Buffer | null) => (b === null ? '' : decodeText(b).text);
 
 export function registerWorktreeApply(deck: SessionDeck, review: () => SessionReview | undefined, log: vscode.LogOutputChannel): vscode.Disposable[] {
   /** The three-way views' read-only texts, by URI query. */

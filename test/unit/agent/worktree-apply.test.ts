@@ -223,6 +223,68 @@ describe('worktree apply and merge (issue 44)', function () {
     assert.deepEqual(report.applied, [{ path: 'b.txt', hunks: 1 }], 'the rest is applied');
   });
 
+  it('issue 44 worktree: merges a UTF-16 file hunk by hunk in its own encoding, byte for byte, the conflicting hunk listed', async () => {
+    const le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const be = (text: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]);
+    // Not only ASCII: a character outside the BMP is a surrogate pair in UTF-16.
+    const base = lines(30, 'ü 😀');
+    write(repo, 'u16.txt', le(base));
+    write(repo, 'u16be.txt', be(lines(10, 'ß')));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'utf-16 files');
+    const u16 = await createWorktree({ cwd: repo, name: 'utf16', dir: path.join(tmp, 'worktrees') });
+    // The agent changed three regions of u16.txt; the review kept two (lines 3 and 25), line 15 is still under review.
+    const kept = changeLine(changeLine(base, 3, 'ü THREE (agent)'), 25, 'ü TWENTY-FIVE (agent)');
+    write(u16.path, 'u16.txt', le(changeLine(kept, 15, 'ü FIFTEEN (agent, not reviewed)')));
+    write(u16.path, 'u16be.txt', be(changeLine(lines(10, 'ß'), 2, 'ß TWO (agent)')));
+    // Meanwhile the user added a line at the top and changed line 25, where the agent's second kept hunk is; and line 9 of u16be.txt.
+    const userText = `user top\n${changeLine(base, 25, 'ü 25 (user)')}`;
+    write(repo, 'u16.txt', le(userText));
+    write(repo, 'u16be.txt', be(changeLine(lines(10, 'ß'), 9, 'ß NINE (user)')));
+    // The review's text has no byte-order mark (reviewText); u16be.txt was settled whole.
+    const review = ({ worktreeFile }: { worktreeFile: string }) => (worktreeFile === path.join(u16.path, 'u16.txt') ? kept : undefined);
+
+    const plan = await planWorktreeApply({ repo, worktree: u16.path, branch: u16.branch, kept: review });
+    const planned = plan.files.find((f) => f.path === 'u16.txt')!;
+    assert.equal(planned.binary, false);
+    assert.deepEqual(planned.kept, le(kept), 'the kept text in the worktree file’s encoding, its mark included');
+    const report = await applyWorktree({ repo, worktree: u16.path, branch: u16.branch, kept: review });
+    assert.deepEqual(report.applied.map((a) => `${a.path}:${a.hunks}`), ['u16.txt:1', 'u16be.txt:1']);
+    assert.deepEqual(report.conflicts.map((c) => `${c.path}:${c.reason}:${c.hunks.map((h) => h.baseStart).join()}`), ['u16.txt:changed-meanwhile:24']);
+    assert.deepEqual(read(repo, 'u16.txt'), le(`user top\n${changeLine(changeLine(base, 3, 'ü THREE (agent)'), 25, 'ü 25 (user)')}`));
+    assert.deepEqual(read(repo, 'u16be.txt'), be(changeLine(changeLine(lines(10, 'ß'), 2, 'ß TWO (agent)'), 9, 'ß NINE (user)')));
+    // Applying again: the applied hunks are there, the conflicting one is still listed.
+    const again = await applyWorktree({ repo, worktree: u16.path, branch: u16.branch, kept: review });
+    assert.deepEqual(again.applied, []);
+    assert.deepEqual(again.conflicts.map((c) => `${c.path}:${c.reason}`), ['u16.txt:changed-meanwhile']);
+    assert.deepEqual(again.skipped, [{ path: 'u16be.txt', reason: 'already-there' }]);
+  });
+
+  it('issue 44 worktree: a file that is not text in its encoding stays binary (NUL in UTF-8, a UTF-16 mark on bytes that are not UTF-16)', async () => {
+    const nul = (first: string, last: string) => Buffer.from(`${first}\nline 2 \0\nline 3\nline 4\nline 5\n${last}\n`);
+    // An odd length: FF FE and then no UTF-16 at all.
+    const fake = (tail: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`x${tail}`)]);
+    write(repo, 'nul.dat', nul('line 1', 'line 6'));
+    write(repo, 'fake.dat', fake('base\n'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'binary files');
+    const bin = await createWorktree({ cwd: repo, name: 'bin', dir: path.join(tmp, 'worktrees') });
+    // Changes far apart, which as text would merge.
+    write(bin.path, 'nul.dat', nul('line 1 (agent)', 'line 6'));
+    write(bin.path, 'fake.dat', fake('agent\n'));
+    const userNul = nul('line 1', 'line 6 (user)');
+    const userFake = fake('user\n');
+    write(repo, 'nul.dat', userNul);
+    write(repo, 'fake.dat', userFake);
+    const plan = await planWorktreeApply({ repo, worktree: bin.path, branch: bin.branch });
+    assert.deepEqual(plan.files.map((f) => `${f.path}:${f.binary}`), ['fake.dat:true', 'nul.dat:true']);
+    const report = await applyWorktree({ repo, worktree: bin.path, branch: bin.branch });
+    assert.deepEqual(report.applied, []);
+    assert.deepEqual(report.conflicts.map((c) => `${c.path}:${c.reason}`), ['fake.dat:binary-changed', 'nul.dat:binary-changed']);
+    assert.deepEqual(read(repo, 'nul.dat'), userNul);
+    assert.deepEqual(read(repo, 'fake.dat'), userFake);
+  });
+
   it('never looks into a submodule: a filter in an embedded repository’s own configuration does not run, applying or merging', async () => {
     const marker = path.join(tmp, 'program-ran');
     const sub = path.join(wt.path, 'sub');
