@@ -3,6 +3,8 @@
 // one of its hunks is. Apply brings the kept, non-conflicting hunks into the working tree, lists the
 // conflicting one, and leaves the unreviewed file and every other byte as they were. Merge Branch is refused
 // while a file has changes left to review and while the working tree has uncommitted changes, then merges (--no-ff).
+// Show Conflicts, answered as the user would (the notification's button, then the quick pick), opens VS Code's
+// merge editor on the user's file.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -18,6 +20,37 @@ const root = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 const config = () => vscode.workspace.getConfiguration('turnstone');
 const lines = (tag: string) => Array.from({ length: 10 }, (_, i) => `${tag} ${i + 1}\n`).join('');
 const replaceLine = (text: string, at: number, by: string) => text.replace(new RegExp(`^.* ${at}\\n`, 'm'), `${by}\n`);
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd: root(), stdio: 'pipe' }).toString();
+const startWorktreeSession = async () =>
+  (await vscode.commands.executeCommand('turnstone.newSessionInWorktree', `apply-${Math.random().toString(36).slice(2, 8)}`)) as { key: string; path: string; branch: string };
+/**
+ * A merge editor's tab input. The extension host puts the class on the `vscode` namespace; its type is in a proposed
+ * API (tabInputTextMerge), not in @types/vscode.
+ */
+interface TabInputTextMerge {
+  readonly base: vscode.Uri;
+  readonly input1: vscode.Uri;
+  readonly input2: vscode.Uri;
+  readonly result: vscode.Uri;
+}
+const TabInputTextMerge = (vscode as unknown as { TabInputTextMerge: abstract new (...args: never[]) => TabInputTextMerge }).TabInputTextMerge;
+type ApplyResult = {
+  applied: { path: string; hunks: number }[];
+  conflicts: { path: string; reason: string; hunks: { baseStart: number }[] }[];
+  skipped: { path: string; reason: string }[];
+};
+
+/** What a test's worktree session leaves: the session and its worktree, the setting, the repository, the files, the folder. */
+async function cleanUp(key: string | undefined, dir: string, files: string[]): Promise<void> {
+  if (key) await vscode.commands.executeCommand('turnstone.sessions.remove', key, { confirm: false, worktree: 'force' });
+  await config().update('worktrees.dir', undefined, vscode.ConfigurationTarget.Global);
+  for (const line of git('worktree', 'list', '--porcelain').split('\n')) {
+    if (line.startsWith('worktree ') && line.slice(9) !== fs.realpathSync(root())) git('worktree', 'remove', '--force', line.slice(9));
+  }
+  fs.rmSync(path.join(root(), '.git'), { recursive: true, force: true });
+  for (const f of files) fs.rmSync(f, { force: true });
+  fs.rmSync(dir, { recursive: true, force: true });
+}
 
 describe('issue 44: a worktree session’s kept changes applied to the working tree', function () {
   this.timeout(90_000);
@@ -31,7 +64,6 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
   before(() => ({ server, turnstone } = rig));
 
   it('issue 44 worktree: Apply brings the kept hunks home, lists the one the user changed meanwhile, touches nothing else; Merge Branch only when all is reviewed and the tree is clean', async () => {
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd: root(), stdio: 'pipe' }).toString();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-wta-'));
     const home = { a: path.join(root(), 'apply-a.txt'), b: path.join(root(), 'apply-b.txt'), c: path.join(root(), 'apply-c.txt') };
     fs.writeFileSync(home.a, lines('a'));
@@ -43,7 +75,7 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
     await config().update('worktrees.dir', dir, vscode.ConfigurationTarget.Global);
     let key: string | undefined;
     try {
-      const started = (await vscode.commands.executeCommand('turnstone.newSessionInWorktree', `apply-${Math.random().toString(36).slice(2, 8)}`)) as { key: string; path: string; branch: string };
+      const started = await startWorktreeSession();
       key = started.key;
       server.enqueue(
         toolUseReply([
@@ -70,11 +102,7 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
       // Meanwhile the user changed line 8 of a in the working tree (the agent's second hunk there).
       const userA = replaceLine(lines('a'), 8, 'a 8 (mine)');
       fs.writeFileSync(home.a, userA);
-      const report = (await vscode.commands.executeCommand('turnstone.review.applyWorktree', started.key)) as {
-        applied: { path: string; hunks: number }[];
-        conflicts: { path: string; reason: string; hunks: { baseStart: number }[] }[];
-        skipped: { path: string; reason: string }[];
-      };
+      const report = (await vscode.commands.executeCommand('turnstone.review.applyWorktree', started.key)) as ApplyResult;
       assert.deepEqual(report.applied, [
         { path: 'apply-a.txt', hunks: 1 },
         { path: 'apply-b.txt', hunks: 1 },
@@ -107,14 +135,71 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
       assert.equal(git('rev-list', '--parents', '-n', '1', 'HEAD').trim().split(' ').length, 3, 'a merge commit');
       assert.deepEqual(fs.readFileSync(home.c), Buffer.from(replaceLine(lines('c'), 3, 'c THREE')));
     } finally {
-      if (key) await vscode.commands.executeCommand('turnstone.sessions.remove', key, { confirm: false, worktree: 'force' });
-      await config().update('worktrees.dir', undefined, vscode.ConfigurationTarget.Global);
-      for (const line of git('worktree', 'list', '--porcelain').split('\n')) {
-        if (line.startsWith('worktree ') && line.slice(9) !== fs.realpathSync(root())) git('worktree', 'remove', '--force', line.slice(9));
-      }
-      fs.rmSync(path.join(root(), '.git'), { recursive: true, force: true });
-      for (const f of Object.values(home)) fs.rmSync(f, { force: true });
-      fs.rmSync(dir, { recursive: true, force: true });
+      await cleanUp(key, dir, Object.values(home));
+    }
+  });
+
+  it('issue 44 worktree: Show Conflicts, then the conflict picked, opens the merge editor on your file with the base, your file after Apply and the kept version', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-wta-'));
+    const home = path.join(root(), 'merge-a.txt');
+    fs.writeFileSync(home, lines('a'));
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'fixture');
+    await config().update('worktrees.dir', dir, vscode.ConfigurationTarget.Global);
+    const mergeTabs = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter((t): t is vscode.Tab & { input: TabInputTextMerge } => t.input instanceof TabInputTextMerge && t.input.result.fsPath === home);
+    let key: string | undefined;
+    try {
+      const started = await startWorktreeSession();
+      key = started.key;
+      server.enqueue(
+        toolUseReply([
+          { id: 'tu_m1', name: 'edit_file', input: { path: 'merge-a.txt', old_string: 'a 2\n', new_string: 'a TWO\n' } },
+          { id: 'tu_m2', name: 'edit_file', input: { path: 'merge-a.txt', old_string: 'a 8\n', new_string: 'a EIGHT\n' } },
+        ]),
+        textReply('Edited it.'),
+      );
+      const summary = await turnstone.sendPrompt('edit it in the worktree');
+      assert.equal(summary.outcome, 'completed', summary.error?.message);
+      const [listed] = await until('the review to list the worktree file', async () => {
+        const found = await turnstone.reviewFiles();
+        return found.length === 1 ? found : undefined;
+      });
+      await vscode.commands.executeCommand('turnstone.review.keepFile', { resourceUri: vscode.Uri.file(listed!.path) });
+      await until('the file to leave the review', async () => ((await turnstone.reviewFiles()).length === 0 ? true : undefined));
+      const userA = replaceLine(lines('a'), 8, 'a 8 (mine)');
+      fs.writeFileSync(home, userA);
+
+      // The toasts other tests left are let go: the newest notification is Apply's.
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const report = (await vscode.commands.executeCommand('turnstone.review.applyWorktree', started.key)) as ApplyResult;
+      assert.deepEqual(report.applied, [{ path: 'merge-a.txt', hunks: 1 }]);
+      assert.deepEqual(
+        report.conflicts.map((c) => `${c.path} ${c.reason}`),
+        ['merge-a.txt changed-meanwhile'],
+      );
+      // The user presses Show Conflicts (the message's first button), then takes the only conflict listed. The
+      // quick pick comes once the button's answer has reached the extension; accepting before then does nothing.
+      await vscode.commands.executeCommand('notification.acceptPrimaryAction');
+      const [tab] = await until('the merge editor on your file', async () => {
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        const tabs = mergeTabs();
+        return tabs.length > 0 ? tabs : undefined;
+      });
+      const text = async (uri: vscode.Uri) => (await vscode.workspace.openTextDocument(uri)).getText();
+      assert.equal(await text(tab!.input.base), lines('a'), 'the base: the commit the worktree started from');
+      assert.equal(await text(tab!.input.input1), replaceLine(userA, 2, 'a TWO'), 'input 1: your file after Apply');
+      assert.equal(await text(tab!.input.input2), replaceLine(replaceLine(lines('a'), 2, 'a TWO'), 8, 'a EIGHT'), 'input 2: kept in the worktree');
+      assert.deepEqual(fs.readFileSync(home), Buffer.from(replaceLine(userA, 2, 'a TWO')), 'opening the view changes no file');
+    } finally {
+      for (const t of mergeTabs()) await vscode.window.tabGroups.close(t);
+      await until('the merge editor to close', () => mergeTabs().length === 0);
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await cleanUp(key, dir, [home]);
     }
   });
 });
