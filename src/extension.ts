@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): TurnstoneApi {
   context.subscriptions.push(reviewRedrawn);
   const reviewing = () => {
     if (!review) {
-      // Each session's files in a group of its own, named after it (the first open session that changed the file).
+      // Each session's files in a group of its own, named after it (the session that changed the file last).
       const owner = (file: string) => {
         const session = sessions.sessions.find((s) => s.changed.has(file));
         return session ? { key: session.key, title: session.controller.title || vscode.l10n.t('New session') } : undefined;

@@ -110,7 +110,7 @@ describe('review hunk by hunk (issue 44)', function () {
     assert.equal(fs.readFileSync(files.c, 'utf8'), 'new file\n', 'Keep never changes a file');
   });
 
-  it('issue 44 review: each session\'s changes are a group of their own, named after it; a group\'s Keep all keeps only its files', async () => {
+  it('issue 44 review: each session\'s changes are a group of their own, named after it; a group\'s Keep all keeps only its files; a file another session changed later is that session\'s alone', async () => {
     const mine = path.join(root(), 'review-group-a.txt');
     const theirs = path.join(root(), 'review-group-b.txt');
     fs.writeFileSync(mine, 'a\n');
@@ -131,6 +131,19 @@ describe('review hunk by hunk (issue 44)', function () {
     await vscode.commands.executeCommand('turnstone.review.keepAll', { label: groupOfMine.label, resourceStates: [{ resourceUri: vscode.Uri.file(mine) }] });
     assert.deepEqual((await turnstone.reviewFiles()).map((f) => f.path), [theirs]);
     await until('one group left', () => (turnstone.reviewGroups().length === 1 ? true : undefined));
+
+    // The second session now changes the first one's file: the file is the second's (its group, its row's count), once.
+    server.enqueue(toolUseReply([{ id: 'tu_gc', name: 'edit_file', input: { path: 'review-group-a.txt', old_string: 'A', new_string: 'AA' } }]), textReply('AA done.'));
+    assert.equal((await turnstone.sendPrompt('shout a again')).outcome, 'completed');
+    const [group] = await until('both files in the second session\'s group', () => {
+      const now = turnstone.reviewGroups();
+      return now.length === 1 && now[0]!.files.length === 2 ? now : undefined;
+    });
+    assert.deepEqual(group!.files.sort(), [mine, theirs].sort());
+    await until('the second session\'s row to count both changes, the first\'s none', () => {
+      const rows = turnstone.sessions();
+      return rows.find((r) => r.shown)?.toReview === 2 && rows.filter((r) => !r.shown).every((r) => r.toReview === 0) ? true : undefined;
+    });
     await vscode.commands.executeCommand('turnstone.review.keepAll');
     fs.rmSync(mine, { force: true });
     fs.rmSync(theirs, { force: true });

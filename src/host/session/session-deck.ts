@@ -20,7 +20,10 @@ export interface OpenSession {
   readonly key: string;
   readonly controller: SessionController;
   readonly mirror: Transcript;
-  /** Files this session changed, by absolute path (the view's count; the rule on files another running session changed). */
+  /**
+   * Files this session changed last (another session's later change takes the file), by absolute path: the view's
+   * count, the review's group, the rule on files another running session changed.
+   */
   readonly changed: Set<string>;
   /** The git worktree it runs in (issue 43), if it was started in one. */
   readonly worktree?: SessionWorktree;
@@ -209,7 +212,11 @@ export class SessionDeck implements vscode.Disposable {
         // A session the user removed ends its turn as it goes: that is no news to tell them.
         if (this.open.includes(session)) this.deps.onTurnEnded?.(summary, session);
       },
-      onFileChange: (change: FileChange) => changed.add(change.path),
+      // The last session to change a file has it: its group in the review, its row's count, its comments.
+      onFileChange: (change: FileChange) => {
+        for (const other of this.open) if (other.changed !== changed) other.changed.delete(change.path);
+        changed.add(change.path);
+      },
       // This session's files leave the window's review when it closes or starts afresh; the others' stay.
       ...(this.deps.review
         ? {
