@@ -18,9 +18,9 @@ export function registerReviewShow(review: () => SessionReview | undefined, log:
   return registerGuardedCommands(
     {
       [REVIEW_SHOW_COMMAND]: async (arg: unknown) => {
-        const current = review();
-        if (current) await current.showChanges(filesOf(arg));
-        else void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no change is left to review there.'));
+        // No review yet (nothing changed since the window opened) or nothing left in it: the same answer.
+        const shown = (await review()?.showChanges(filesOf(arg))) ?? false;
+        if (!shown) void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no change is left to review there.'));
       },
     },
     log,

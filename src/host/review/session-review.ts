@@ -141,12 +141,12 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     return this.drawn.reduce((n, f) => (files.has(f.path) ? n + f.hunks : n), 0);
   }
 
-  /** "Review Changes": the Source Control view, and the diff of the first file left to review (among `files`). */
-  async showChanges(files?: ReadonlySet<string>): Promise<void> {
+  /** "Review Changes": the Source Control view, and the diff of the first file left to review (among `files`); false when none is left. */
+  async showChanges(files?: ReadonlySet<string>): Promise<boolean> {
     const first = (await this.files()).find((f) => !files || files.has(f.path));
     await vscode.commands.executeCommand('workbench.view.scm');
     if (first) await vscode.commands.executeCommand('vscode.diff', this.baseUri(first.path), vscode.Uri.file(first.path), diffTitle(first), { preview: false });
-    else void vscode.window.showInformationMessage(vscode.l10n.t('Turnstone: no change is left to review there.'));
+    return first !== undefined;
   }
 
   private baseUri(file: string): vscode.Uri {
