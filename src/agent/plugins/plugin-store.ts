@@ -5,10 +5,13 @@
 //   <base>/plugins/marketplaces/<name>/                a git marketplace's clone (a folder one is read in place)
 //   <base>/plugins/installed/<marketplace>/<plugin>/   an installed plugin's copy
 //   <base>/plugins/staging/<id>-<random>/<plugin>/      its private copy while the install question is open
+//   <base>/plugins/cache/<id>-<random>/                 a plugin's own repository, cloned for planInstall() only
 //
 // A marketplace is a folder or git repository with `.claude-plugin/marketplace.json` listing plugins whose
-// `source` is a folder inside it (a git URL or GitHub `source` is not fetched: such entries are listed as
-// unavailable). Installing is two steps so the caller can ask first: planInstall() copies the plugin into a
+// `source` is a folder inside it, or a repository of their own (`{"source": "github", "repo": "owner/name"}`,
+// `{"source": "url", "url": "…"}`, with an optional `ref`, `sha` and `path`). Listing never fetches anything:
+// such a repository is cloned (shallow) when the plugin is installed or updated, copied like a folder source
+// and the clone deleted. Installing is two steps so the caller can ask first: planInstall() copies the plugin into a
 // private staging folder and names, from that copy, what it will run (its hooks' and MCP servers' commands);
 // install() moves that very copy into place, discardInstall() deletes it. A plugin's id is
 // `<plugin>@<marketplace>`, the value `turnstone.plugins.enabled` holds. Git runs without any hooks, templates
@@ -65,8 +68,24 @@ export interface MarketplaceEntry {
   version: string;
   /** The plugin's folder inside the marketplace; undefined when its source is not a folder there. */
   dir: string | undefined;
+  /** A plugin kept in a repository of its own, cloned when it is installed (never when it is listed). */
+  remote?: RemoteSource;
+  /** Where a plugin of a repository of its own comes from, to show (`from github.com/owner/name`). */
+  from?: string;
   /** Why it cannot be installed. */
   unavailable?: string;
+}
+
+/** A plugin entry's repository of its own, as checked when the marketplace is read. */
+export interface RemoteSource {
+  /** The clone URL without a user name or token (the one cloned, if it has them, is kept out of this object). */
+  url: string;
+  /** A branch or tag; the default branch when undefined. */
+  ref?: string;
+  /** A commit the clone is then moved to. */
+  sha?: string;
+  /** The plugin's folder inside the repository, relative (`''`: its top). */
+  path: string;
 }
 
 export interface Marketplace {
@@ -84,13 +103,73 @@ export interface InstallPlan {
   plugin: LoadedPlugin;
   /** What it brings and runs, named for the question; `runs` name the folder it is installed in. */
   summary: PluginSummary;
-  /** The marketplace's folder it was copied from (for messages; never read again). */
+  /** The marketplace's folder it was copied from, or `from <repository>` for one cloned (for messages; never read again). */
   sourceDir: string;
   /** The private copy that is installed. */
   stagedDir: string;
 }
 
 export const pluginId = (plugin: string, marketplace: string): string => `${plugin}@${marketplace}`;
+
+const GITHUB_REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const GIT_REF = /^[A-Za-z0-9_][A-Za-z0-9_./+-]{0,199}$/;
+const GIT_SHA = /^[0-9a-f]{40}$/;
+/**
+ * The URL a remote source is cloned from when it carries credentials: kept beside the entry rather than in it,
+ * so a listing that is logged or serialized never holds the token.
+ */
+const cloneUrls = new WeakMap<RemoteSource, string>();
+
+/**
+ * Whether git may clone `url` for a plugin: https, ssh (`ssh://` or `git@host:path`) or file. Plain http and
+ * git:// are refused as they fetch code to run without checking who served it; `file:` is accepted as a local
+ * repository is for a marketplace (addMarketplace), which also lets the tests install without a network.
+ */
+function cloneableUrl(url: string): string | undefined {
+  if (/^git@[A-Za-z0-9][A-Za-z0-9.-]*:[^\s-][^\s]*$/.test(url)) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `its source URL '${withoutCredentials(url)}' is not a URL`;
+  }
+  if (parsed.protocol === 'https:' || parsed.protocol === 'ssh:') return parsed.hostname === '' || parsed.hostname.startsWith('-') ? `its source URL '${withoutCredentials(url)}' names no usable host` : undefined;
+  if (parsed.protocol === 'file:') return undefined;
+  return `its source URL '${withoutCredentials(url)}' is ${parsed.protocol.replace(/:$/, '')}:, and Turnstone clones plugins only over https, ssh or from a local file: repository`;
+}
+
+/** A plugin entry's `source` object (Claude Code's `github` and `url` kinds): the repository to clone, or why it cannot be. */
+function remoteSource(source: object): { remote: RemoteSource; from: string } | { unavailable: string } {
+  const s = source as { source?: unknown; repo?: unknown; url?: unknown; ref?: unknown; sha?: unknown; path?: unknown };
+  let url: string;
+  let shown: string;
+  if (s.source === 'github') {
+    const repo = typeof s.repo === 'string' ? s.repo.trim() : '';
+    if (!GITHUB_REPO.test(repo) || repo.split('/').some((part) => part === '.' || part === '..' || part.includes('..'))) return { unavailable: `its GitHub source "repo" must be owner/name (letters, digits, '.', '_' and '-'), not '${cutHead(repo, 100)}'` };
+    url = `https://github.com/${repo}${repo.endsWith('.git') ? '' : '.git'}`;
+    shown = `github.com/${repo.replace(/\.git$/, '')}`;
+  } else if (s.source === 'url') {
+    url = typeof s.url === 'string' ? s.url.trim() : '';
+    if (url === '') return { unavailable: 'its URL source has no "url"' };
+    const refused = cloneableUrl(url);
+    if (refused) return { unavailable: refused };
+    shown = withoutCredentials(url);
+  } else {
+    const kind = typeof s.source === 'string' ? `'${cutHead(s.source, 40)}'` : 'without a "source" kind';
+    return { unavailable: `its source is of the kind ${kind}; Turnstone installs plugins from a folder of the marketplace, a "github" or a "url" git repository` };
+  }
+  const ref = typeof s.ref === 'string' && s.ref.trim() !== '' ? s.ref.trim() : undefined;
+  if (ref !== undefined && (!GIT_REF.test(ref) || ref.includes('..'))) return { unavailable: `its source "ref" '${cutHead(ref, 100)}' is not a branch or tag name` };
+  const sha = typeof s.sha === 'string' && s.sha.trim() !== '' ? s.sha.trim().toLowerCase() : undefined;
+  if (sha !== undefined && !GIT_SHA.test(sha)) return { unavailable: `its source "sha" must be a full commit id of 40 hexadecimal digits` };
+  const sub = typeof s.path === 'string' ? s.path.trim().replace(/\\/g, '/') : '';
+  const parts = sub.split('/').filter((part) => part !== '' && part !== '.');
+  if (path.posix.isAbsolute(sub) || /^[A-Za-z]:/.test(sub) || parts.includes('..')) return { unavailable: `its source "path" '${cutHead(sub, 100)}' must be a folder inside the repository` };
+  const remote: RemoteSource = { url: withoutCredentials(url), path: parts.join('/'), ...(ref !== undefined ? { ref } : {}), ...(sha !== undefined ? { sha } : {}) };
+  if (remote.url !== url) cloneUrls.set(remote, url);
+  const at = [ref, sha?.slice(0, 12)].filter(Boolean).join(' ');
+  return { remote, from: `from ${shown}${remote.path ? `/${remote.path}` : ''}${at ? ` at ${at}` : ''}` };
+}
 
 const isWithin = (root: string, p: string): boolean => {
   const rel = path.relative(root, p);
@@ -136,8 +215,15 @@ export async function readMarketplace(dir: string): Promise<Marketplace> {
       if (!real) entry.unavailable = `its folder ${p.source} is not in the marketplace`;
       else if (!isWithin(realDir, real)) entry.unavailable = `its folder ${p.source} is outside the marketplace`;
       else entry.dir = real;
+    } else if (typeof p.source === 'object' && p.source !== null && !Array.isArray(p.source)) {
+      // Only checked here: the repository is cloned when the plugin is installed, so listing needs no network.
+      const remote = remoteSource(p.source);
+      if ('remote' in remote) Object.assign(entry, remote);
+      else entry.unavailable = remote.unavailable;
     } else {
-      entry.unavailable = 'its source is a git repository or URL; Turnstone installs plugins from folders of the marketplace only (add that repository as a marketplace of its own)';
+      entry.unavailable = typeof p.source === 'string'
+        ? 'its source is a URL written as a string; Turnstone installs plugins from a folder of the marketplace or a "github" or "url" source object'
+        : 'it has no "source" (a folder of the marketplace, or a "github" or "url" source object)';
     }
     plugins.push(entry);
   }
@@ -158,12 +244,26 @@ export function withoutCredentials(location: string): string {
   }
 }
 
-function runGit(args: string[], cwd: string): Promise<void> {
+/** `text` with the credentials of `url` (a user name, a token) taken out, for an error that may quote it. */
+function redacted(text: string, url: string): string {
+  const bare = withoutCredentials(url);
+  if (bare === url) return text;
+  let out = text.split(url).join(bare);
+  try {
+    const { username, password } = new URL(url);
+    for (const secret of [password, username, decodeURIComponent(password), decodeURIComponent(username)]) if (secret.length >= 4) out = out.split(secret).join('***');
+  } catch {
+    // Not a URL: nothing more to find.
+  }
+  return out;
+}
+
+function runGit(args: string[], cwd: string, url?: string): Promise<void> {
   return new Promise((resolve, reject) => {
     // git by its absolute path found on PATH, as Turnstone's other git runs (worktrees.ts), without GIT_DIR-like variables.
     const git = findProgram(process.platform === 'win32' ? 'git.exe' : 'git');
     if (!git) {
-      reject(new PluginStoreError('git was not found on PATH (a git marketplace needs it)'));
+      reject(new PluginStoreError('git was not found on PATH (a git marketplace or a plugin in a repository of its own needs it)'));
       return;
     }
     const env: NodeJS.ProcessEnv = { ...childEnv(process.env, []), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
@@ -171,10 +271,24 @@ function runGit(args: string[], cwd: string): Promise<void> {
     // No hooks (core.hooksPath to nothing, no template to copy them from), no submodules, no prompts for a password.
     const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', ...args];
     execFile(git, safe, { cwd, timeout: GIT_TIMEOUT_MS, env, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, stderr) => {
-      if (error) reject(new PluginStoreError(`git ${args[0]} failed: ${cutHead(String(stderr || error.message).trim(), 400)}`));
+      // git may quote the URL it was given: a token in it stays out of the message (which is logged and shown).
+      if (error) reject(new PluginStoreError(`git ${args[0]} failed: ${cutHead(redacted(String(stderr || error.message).trim(), url ?? ''), 400)}`));
       else resolve();
     });
   });
+}
+
+/**
+ * A shallow clone of `url` into `dest` (which must not exist), without the repository's hooks, template or
+ * submodules: a marketplace's, or a plugin's repository of its own. `ref` a branch or tag (else the default
+ * branch); `sha` a commit then fetched and checked out.
+ */
+async function shallowClone(url: string, dest: string, cwd: string, at: { ref?: string | undefined; sha?: string | undefined } = {}): Promise<void> {
+  await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', ...(at.ref !== undefined ? [`--branch=${at.ref}`] : []), '--', url, dest], cwd, url);
+  if (at.sha !== undefined) {
+    await runGit(['fetch', '--depth', '1', '--no-recurse-submodules', 'origin', at.sha], dest, url);
+    await runGit(['checkout', '-q', '--detach', at.sha], dest, url);
+  }
 }
 
 /** The registry of one data folder: marketplaces added, plugins installed. */
@@ -233,7 +347,7 @@ export class PluginStore {
     const staging = path.join(this.dir, 'marketplaces', `.clone-${process.pid}-${Date.now()}`);
     await fs.mkdir(path.dirname(staging), { recursive: true });
     try {
-      await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', '--', url, staging], this.dir);
+      await shallowClone(url, staging, this.dir);
       const marketplace = await readMarketplace(staging);
       const dir = path.join(this.dir, 'marketplaces', marketplace.name);
       // Saved and shown without credentials: a token in the URL stays out of registry.json, the log and the picker.
@@ -271,23 +385,63 @@ export class PluginStore {
    * Stages a marketplace's plugin for the question asked before install(): copies its folder into a private
    * staging folder under the data folder and reads what it brings and runs from that copy, so what install()
    * puts in place is what was named, even if the marketplace's folder changes while the question is open.
+   * A plugin in a repository of its own is cloned first (each time: installing again is how it is updated) into
+   * a private folder under cache/, copied from there as a folder source is, and the clone deleted.
    * Each plan is ended by install() or discardInstall().
    */
   async planInstall(marketplaceName: string, pluginName: string): Promise<InstallPlan> {
     const { marketplace } = await this.marketplace(marketplaceName);
     const entry = marketplace.plugins.find((p) => p.name === pluginName);
     if (!entry) throw new PluginStoreError(`the marketplace '${marketplaceName}' lists no plugin '${pluginName}'`);
-    if (!entry.dir) throw new PluginStoreError(`${pluginName} cannot be installed: ${entry.unavailable ?? 'it has no folder'}`);
+    if (!entry.dir && !entry.remote) throw new PluginStoreError(`${pluginName} cannot be installed: ${entry.unavailable ?? 'it has no folder'}`);
     const id = pluginId(pluginName, marketplaceName);
+    const clone = entry.remote ? await this.cloneRemote(id, entry.remote) : undefined;
+    try {
+      const sourceDir = entry.dir ?? (await this.pluginInClone(clone!, entry.remote!, pluginName, entry.from ?? ''));
+      return await this.stage(id, pluginName, marketplaceName, sourceDir, entry.dir ?? entry.from ?? '');
+    } finally {
+      if (clone) await fs.rm(clone, { recursive: true, force: true });
+    }
+  }
+
+  /** A plugin's repository of its own cloned into a new private folder under cache/; returns that folder. */
+  private async cloneRemote(id: string, remote: RemoteSource): Promise<string> {
+    await fs.mkdir(this.cacheDir, { recursive: true });
+    await this.dropOld(this.cacheDir);
+    // mkdtemp: the user's alone, and a fresh name, so two installs at once never share a clone.
+    const holder = await fs.mkdtemp(path.join(this.cacheDir, `${id}-`));
+    try {
+      await shallowClone(cloneUrls.get(remote) ?? remote.url, path.join(holder, 'repo'), this.dir, remote);
+      return holder;
+    } catch (error) {
+      await fs.rm(holder, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** The plugin's folder in a clone made by cloneRemote(): its `path`, checked to stay inside and to be a plugin. */
+  private async pluginInClone(holder: string, remote: RemoteSource, pluginName: string, from: string): Promise<string> {
+    const repo = await fs.realpath(path.join(holder, 'repo'));
+    const real = await fs.realpath(path.join(repo, ...remote.path.split('/').filter(Boolean))).catch(() => undefined);
+    if (!real) throw new PluginStoreError(`${pluginName} cannot be installed: its repository (${from.replace(/^from /, '')}) has no folder ${remote.path}`);
+    if (!isWithin(repo, real)) throw new PluginStoreError(`${pluginName} cannot be installed: its folder ${remote.path} leads outside its repository`);
+    const read = await readPlugin(real);
+    // Named by where it comes from, not the clone's folder, which is deleted before the message is shown.
+    if (!read.plugin) throw new PluginStoreError(`${pluginName} cannot be installed (cloned ${from}): ${read.problems.map((p) => p.split(real).join(remote.path ? `its folder ${remote.path}` : 'its repository')).join(' ')}`);
+    return real;
+  }
+
+  /** Copies `sourceDir` into a new private staging folder and reads what it brings and runs from that copy. */
+  private async stage(id: string, pluginName: string, marketplaceName: string, sourceDir: string, shownSource: string): Promise<InstallPlan> {
     const staging = this.stagingDir;
     await fs.mkdir(staging, { recursive: true });
-    await this.dropOldStaging();
+    await this.dropOld(staging);
     // mkdtemp makes the folder readable and writable by the user alone.
     const holder = await fs.mkdtemp(path.join(staging, `${pluginName}@${marketplaceName}-`));
     const stagedDir = path.join(holder, pluginName);
     try {
       // Links are copied as links: one leading out of the plugin stays unread by the reader, as in the source.
-      await fs.cp(entry.dir, stagedDir, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
+      await fs.cp(sourceDir, stagedDir, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
       const read = await readPlugin(stagedDir);
       if (!read.plugin) throw new PluginStoreError(read.problems.join(' ') || `${pluginName} is not a plugin`);
       if (read.plugin.name !== pluginName) throw new PluginStoreError(`the marketplace lists '${pluginName}' but its folder holds the plugin '${read.plugin.name}'`);
@@ -295,7 +449,7 @@ export class PluginStore {
       const dest = await this.installedDir(marketplaceName, pluginName);
       const summary = summarizePlugin(read.plugin);
       const runs = summary.runs.map((r) => r.split(read.plugin.realRoot).join(dest));
-      return { id, plugin: read.plugin, summary: { ...summary, runs }, sourceDir: entry.dir, stagedDir };
+      return { id, plugin: read.plugin, summary: { ...summary, runs }, sourceDir: shownSource, stagedDir };
     } catch (error) {
       await fs.rm(holder, { recursive: true, force: true });
       throw error;
@@ -313,17 +467,24 @@ export class PluginStore {
     return path.join(this.dir, 'staging');
   }
 
+  private get cacheDir(): string {
+    return path.join(this.dir, 'cache');
+  }
+
   /** The staged copy of a plan, checked to be one of ours: undefined when it is gone (installed or discarded). */
   private stagedHolder(plan: InstallPlan): string | undefined {
     const holder = path.dirname(plan.stagedDir);
     return path.dirname(holder) === this.stagingDir && path.basename(plan.stagedDir) === plan.id.split('@')[0] ? holder : undefined;
   }
 
-  /** Staged copies a question never answered (the editor closed while it was open) are removed after a day. */
-  private async dropOldStaging(): Promise<void> {
-    const names = await fs.readdir(this.stagingDir).catch(() => [] as string[]);
+  /**
+   * Staged copies a question never answered (the editor closed while it was open), and clones an interrupted
+   * install left, are removed after a day.
+   */
+  private async dropOld(dir: string): Promise<void> {
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
-      const abs = path.join(this.stagingDir, name);
+      const abs = path.join(dir, name);
       const stat = await fs.lstat(abs).catch(() => undefined);
       if (stat && Date.now() - stat.mtimeMs > STAGING_KEPT_MS) await fs.rm(abs, { recursive: true, force: true });
     }

@@ -195,7 +195,7 @@ async function rows(log: vscode.LogOutputChannel): Promise<Row[]> {
       items.push({
         label: `$(cloud-download) ${entry.name}`,
         description: entry.unavailable ? vscode.l10n.t('cannot be installed') : vscode.l10n.t('not installed'),
-        detail: entry.unavailable ?? [entry.description, entry.dir ? await describe(entry.dir) : ''].filter(Boolean).join(' — '),
+        detail: entry.unavailable ?? [entry.description, entry.dir ? await describe(entry.dir) : (entry.from ?? '')].filter(Boolean).join(' — '),
         ...(entry.unavailable ? {} : { run: async () => void (await install(m.name, entry.name, true, log)) }),
       });
     }

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadPlugins, pluginBrings, pluginParts, readPlugin, summarizePlugin } from '../../../src/agent/plugins/plugin-reader';
 import { pluginServerLayer } from '../../../src/agent/plugins/plugin-mcp';
 import { PluginStore, PluginStoreError, readMarketplace } from '../../../src/agent/plugins/plugin-store';
@@ -31,6 +32,24 @@ function marketplaceRepo(repo: string): (...args: string[]) => Buffer {
   git('add', '.');
   git('commit', '-qm', 'marketplace');
   return git;
+}
+
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
+
+/** The fixture plugin copied to `repo` as a git repository of its own with one commit; returns git in it. */
+function pluginRepo(repo: string): (...args: string[]) => Buffer {
+  cpSync(TOOLKIT, repo, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: GIT_ENV });
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'plugin');
+  return git;
+}
+
+/** A folder marketplace named turnstone-remote listing `plugins` as given (their sources are not checked here). */
+function remoteMarketplace(dir: string, plugins: object[]): string {
+  put(path.join(dir, '.claude-plugin', 'marketplace.json'), JSON.stringify({ name: 'turnstone-remote', plugins }));
+  return dir;
 }
 
 describe('46 plugins: reader and store', function () {
@@ -129,11 +148,11 @@ describe('46 plugins: reader and store', function () {
     assert.match(set.problems.join('\n'), /copy is not used: a plugin named 'toolkit' was loaded from/);
   });
 
-  it('a marketplace lists its folder plugins; a git source is listed as unavailable, not fetched', async () => {
+  it('a marketplace lists its folder plugins, and a GitHub source as installable from its repository without fetching it', async () => {
     const m = await readMarketplace(MARKETPLACE);
     assert.equal(m.name, 'turnstone-fixtures');
-    assert.deepEqual(m.plugins.map((p) => [p.name, p.dir !== undefined]), [['toolkit', true], ['remote-one', false]]);
-    assert.match(m.plugins[1]!.unavailable!, /git repository or URL/);
+    assert.deepEqual(m.plugins.map((p) => [p.name, p.dir !== undefined, p.unavailable]), [['toolkit', true, undefined], ['remote-one', false, undefined]]);
+    assert.deepEqual([m.plugins[1]!.from, m.plugins[1]!.remote], ['from github.com/example/remote-one', { url: 'https://github.com/example/remote-one.git', path: '' }]);
     await assert.rejects(readMarketplace(tmp), (e: unknown) => e instanceof PluginStoreError && /is not a plugin marketplace: it has no \.claude-plugin\/marketplace\.json/.test(e.message));
   });
 
@@ -144,7 +163,6 @@ describe('46 plugins: reader and store', function () {
     const plan = await store.planInstall('turnstone-fixtures', 'toolkit');
     assert.equal(plan.id, 'toolkit@turnstone-fixtures');
     assert.equal(plan.summary.runs.length, 2);
-    await assert.rejects(store.planInstall('turnstone-fixtures', 'remote-one'), /cannot be installed: its source is a git repository/);
     const record = await store.install(plan);
     assert.equal(record.dir, path.join(tmp, 'data', 'plugins', 'installed', 'turnstone-fixtures', 'toolkit'));
     // The copy is what runs: its hook names the copy's folder, not the marketplace's.
@@ -272,6 +290,124 @@ describe('46 plugins: reader and store', function () {
     assert.equal(second.version, '1.3.0');
     assert.deepEqual((await store.installed()).map((r) => [r.id, r.version]), [['toolkit@turnstone-fixtures', '1.3.0']]);
     assert.match(readFileSync(path.join(second.dir, 'commands', 'review.md'), 'utf8'), /UPDATED-IN-1\.3\.0/);
+  });
+
+  it('issue 46 plugins: a "url" source of a local git repository is listed without cloning, cloned at install into a private folder that is then deleted, and installed as a folder source is', async () => {
+    const repo = path.join(tmp, 'plugin-repo');
+    pluginRepo(repo);
+    const market = remoteMarketplace(path.join(tmp, 'market'), [{ name: 'toolkit', description: 'from its own repository', version: '1.2.0', source: { source: 'url', url: pathToFileURL(repo).href } }]);
+    const store = new PluginStore(path.join(tmp, 'data'));
+    const cache = path.join(tmp, 'data', 'plugins', 'cache');
+    const { marketplace } = await store.addMarketplace({ kind: 'folder', path: market });
+    const entry = marketplace.plugins[0]!;
+    assert.deepEqual([entry.name, entry.dir, entry.unavailable, entry.from], ['toolkit', undefined, undefined, `from ${pathToFileURL(repo).href}`]);
+    assert.equal(existsSync(cache), false, 'listing clones nothing');
+    await store.marketplace('turnstone-remote');
+    assert.equal(existsSync(cache), false, 'reading the marketplace again clones nothing');
+
+    const plan = await store.planInstall('turnstone-remote', 'toolkit');
+    assert.equal(plan.sourceDir, entry.from);
+    const dest = path.join(tmp, 'data', 'plugins', 'installed', 'turnstone-remote', 'toolkit');
+    // The same question as for a folder source: what it runs, named in the folder it is installed in.
+    assert.deepEqual(plan.summary.runs, [`hook PreToolUse (read_file): sh "${dest}/hooks/mark.sh"`, 'MCP server toolkit-everything: node ${TURNSTONE_TEST_EVERYTHING_BIN} stdio']);
+    assert.deepEqual(readdirSync(cache), [], 'the clone is deleted once the plugin is staged');
+    const record = await store.install(plan);
+    assert.equal(record.dir, dest);
+    assert.equal(readFileSync(path.join(dest, 'commands', 'review.md'), 'utf8'), readFileSync(path.join(TOOLKIT, 'commands', 'review.md'), 'utf8'));
+    assert.equal(existsSync(path.join(dest, '.git')), false);
+    const loaded = await loadPlugins(await store.enabledDirs(['toolkit@turnstone-remote']));
+    assert.deepEqual(loaded.plugins.map((p) => p.commands.map((c) => c.name)), [['toolkit:review']]);
+
+    // Updating is installing again: the repository is cloned afresh.
+    const review = path.join(repo, 'commands', 'review.md');
+    writeFileSync(review, `${readFileSync(review, 'utf8')}\nUPDATED-IN-THE-REPO\n`);
+    execFileSync('git', ['commit', '-qam', 'update'], { cwd: repo, env: GIT_ENV });
+    await store.install(await store.planInstall('turnstone-remote', 'toolkit'));
+    assert.match(readFileSync(path.join(dest, 'commands', 'review.md'), 'utf8'), /UPDATED-IN-THE-REPO/);
+    assert.deepEqual(readdirSync(cache), []);
+  });
+
+  it('issue 46 plugins: a "ref" naming a tag installs that tag\'s content, a "sha" that commit\'s, a "path" the folder inside the repository', async () => {
+    const repo = path.join(tmp, 'plugin-repo');
+    const git = pluginRepo(repo);
+    git('tag', 'v1');
+    const first = git('rev-parse', 'HEAD').toString().trim();
+    const review = path.join(repo, 'commands', 'review.md');
+    writeFileSync(review, 'NEWER-THAN-V1 $ARGUMENTS\n');
+    git('commit', '-qam', 'after v1');
+    // A second copy of the plugin, under a folder, for "path".
+    cpSync(TOOLKIT, path.join(repo, 'nested', 'toolkit'), { recursive: true });
+    git('add', '.');
+    git('commit', '-qm', 'nested copy');
+    const url = pathToFileURL(repo).href;
+    const market = remoteMarketplace(path.join(tmp, 'market'), [
+      { name: 'toolkit', source: { source: 'url', url, ref: 'v1' } },
+    ]);
+    const store = new PluginStore(path.join(tmp, 'data'));
+    const { marketplace } = await store.addMarketplace({ kind: 'folder', path: market });
+    assert.equal(marketplace.plugins[0]!.from, `from ${url} at v1`);
+    const dest = path.join(tmp, 'data', 'plugins', 'installed', 'turnstone-remote', 'toolkit');
+    await store.install(await store.planInstall('turnstone-remote', 'toolkit'));
+    assert.equal(readFileSync(path.join(dest, 'commands', 'review.md'), 'utf8'), readFileSync(path.join(TOOLKIT, 'commands', 'review.md'), 'utf8'));
+    assert.equal(existsSync(path.join(dest, 'nested')), false);
+
+    remoteMarketplace(market, [{ name: 'toolkit', source: { source: 'url', url, sha: first } }]);
+    await store.install(await store.planInstall('turnstone-remote', 'toolkit'));
+    assert.doesNotMatch(readFileSync(path.join(dest, 'commands', 'review.md'), 'utf8'), /NEWER-THAN-V1/);
+
+    remoteMarketplace(market, [{ name: 'toolkit', source: { source: 'url', url, path: 'nested/toolkit' } }]);
+    await store.install(await store.planInstall('turnstone-remote', 'toolkit'));
+    assert.equal(existsSync(path.join(dest, 'nested')), false, 'only the folder named by "path" is installed');
+    assert.ok(existsSync(path.join(dest, 'commands', 'review.md')));
+
+    // Errors come at install time, as the store's own, and leave no clone behind.
+    remoteMarketplace(market, [
+      { name: 'toolkit', source: { source: 'url', url, ref: 'no-such-tag' } },
+      { name: 'gone', source: { source: 'url', url: pathToFileURL(path.join(tmp, 'no-such-repo')).href } },
+      { name: 'nested', source: { source: 'url', url, path: 'nested' } },
+    ]);
+    await assert.rejects(store.planInstall('turnstone-remote', 'toolkit'), (e: unknown) => e instanceof PluginStoreError && /git clone failed/.test(e.message));
+    await assert.rejects(store.planInstall('turnstone-remote', 'gone'), (e: unknown) => e instanceof PluginStoreError && /git clone failed/.test(e.message));
+    await assert.rejects(store.planInstall('turnstone-remote', 'nested'), (e: unknown) => e instanceof PluginStoreError && /nested cannot be installed \(cloned from .*\): its folder nested is not a plugin: it has no \.claude-plugin\/plugin\.json/.test(e.message));
+    assert.deepEqual(readdirSync(path.join(tmp, 'data', 'plugins', 'cache')), []);
+    assert.deepEqual(readdirSync(path.join(tmp, 'data', 'plugins', 'staging')), []);
+  });
+
+  it('issue 46 plugins: a "github" source with an unusable repo, and a URL that is not https, ssh or file, are unavailable with the reason; a token in a URL is never listed', async () => {
+    const market = remoteMarketplace(path.join(tmp, 'market'), [
+      { name: 'good', source: { source: 'github', repo: 'owner/name', ref: 'v2' } },
+      { name: 'no-slash', source: { source: 'github', repo: 'owner' } },
+      { name: 'up', source: { source: 'github', repo: 'owner/..' } },
+      { name: 'deep', source: { source: 'github', repo: '../../etc/passwd' } },
+      { name: 'option', source: { source: 'github', repo: 'owner/name', ref: '--upload-pack=touch /tmp/x' } },
+      { name: 'plain-http', source: { source: 'url', url: 'http://example.invalid/p.git' } },
+      { name: 'ftp', source: { source: 'url', url: 'ftp://example.invalid/p.git' } },
+      { name: 'ext', source: { source: 'url', url: 'ext::sh -c touch% /tmp/x' } },
+      { name: 'ssh', source: { source: 'url', url: 'git@example.invalid:owner/p.git' } },
+      { name: 'outside', source: { source: 'url', url: 'https://example.invalid/p.git', path: '../x' } },
+      { name: 'npm', source: { source: 'npm', package: 'p' } },
+      { name: 'token', source: { source: 'url', url: 'https://user:SECRET-TOKEN@example.invalid/p.git' } },
+    ]);
+    const m = await readMarketplace(market);
+    const by = (name: string) => m.plugins.find((p) => p.name === name)!;
+    assert.deepEqual([by('good').unavailable, by('good').from, by('good').remote?.url], [undefined, 'from github.com/owner/name at v2', 'https://github.com/owner/name.git']);
+    for (const name of ['no-slash', 'up', 'deep']) assert.match(by(name).unavailable ?? '', /its GitHub source "repo" must be owner\/name/, name);
+    assert.match(by('option').unavailable ?? '', /"ref" .* is not a branch or tag name/);
+    assert.match(by('plain-http').unavailable ?? '', /is http:, and Turnstone clones plugins only over https, ssh or from a local file: repository/);
+    assert.match(by('ftp').unavailable ?? '', /is ftp:, and Turnstone clones plugins only over https/);
+    assert.match(by('ext').unavailable ?? '', /is ext:/);
+    assert.deepEqual([by('ssh').unavailable, by('ssh').from], [undefined, 'from git@example.invalid:owner/p.git']);
+    assert.match(by('outside').unavailable ?? '', /"path" '\.\.\/x' must be a folder inside the repository/);
+    assert.match(by('npm').unavailable ?? '', /of the kind 'npm'/);
+    assert.deepEqual([by('token').unavailable, by('token').from], [undefined, 'from https://example.invalid/p.git']);
+    assert.ok(!JSON.stringify(m).includes('SECRET-TOKEN'), 'the listing holds no token');
+
+    const store = new PluginStore(path.join(tmp, 'data'));
+    await store.addMarketplace({ kind: 'folder', path: market });
+    await assert.rejects(store.planInstall('turnstone-remote', 'up'), (e: unknown) => e instanceof PluginStoreError && /up cannot be installed: its GitHub source "repo" must be owner\/name/.test(e.message));
+    await assert.rejects(store.planInstall('turnstone-remote', 'ftp'), (e: unknown) => e instanceof PluginStoreError && /cannot be installed: .* is ftp:/.test(e.message));
+    assert.equal(existsSync(path.join(tmp, 'data', 'plugins', 'cache')), false, 'nothing was cloned');
+    assert.ok(!readFileSync(path.join(tmp, 'data', 'plugins', 'registry.json'), 'utf8').includes('SECRET-TOKEN'));
   });
 
   it('an untrusted workspace starts none of its MCP servers (origin plugin is skipped as the workspace\'s own are)', async () => {
