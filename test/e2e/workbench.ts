@@ -42,6 +42,17 @@ export const mochaHooks = {
   },
 };
 
+/**
+ * Turnstone's entry: in the activity bar (1.100), or in the secondary side bar's title (builds that take views
+ * there). With VS Code's own Chat enabled beside it, that title shows Chat and puts Turnstone under "Additional
+ * Views", which exists only when a second container (ours: the fixtures contribute none) is there.
+ */
+export function turnstoneEntry(page: Page): Locator {
+  return page
+    .locator('.activitybar .action-item a[aria-label^="Turnstone"], .auxiliarybar .action-item a[aria-label^="Turnstone"], .auxiliarybar .action-item a[aria-label="Additional Views"]')
+    .first();
+}
+
 export async function openWorkbench(options: CodeServerOptions = {}): Promise<Workbench> {
   const server = await startCodeServer({ workspaceTemplate: path.join(REPO_ROOT, 'test', 'fixtures', 'workspace'), ...options });
   const browser = await launchChromium();
@@ -49,8 +60,9 @@ export async function openWorkbench(options: CodeServerOptions = {}): Promise<Wo
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(server.url());
     await waitForWorkbench(page);
-    // Our contributions are in once the activity-bar entry shows; commands resolve from then on.
-    await page.locator('.activitybar .action-item a[aria-label^="Turnstone"]').waitFor({ state: 'visible', timeout: 60_000 });
+    // Our contributions are in once Turnstone's entry is there (the activity bar on 1.100; the secondary side bar's
+    // title on builds that take views there); commands resolve from then on.
+    await turnstoneEntry(page).waitFor({ state: 'attached', timeout: 60_000 });
     openPages.add(page);
     return {
       server,
