@@ -14,7 +14,7 @@ import { pickLanguageModel } from './language-model/lm-picker';
 import { restoreChoices } from './session/checkpoints';
 import { runSlashInput } from './context/slash';
 import { setMemoryBase } from './context/memory-folder';
-import { setPluginBase } from './context/plugins';
+import { setPluginBase, setPluginSecrets } from './context/plugins';
 import { addPluginMarketplace, managePlugins } from './context/plugins-command';
 import { type HostMcp } from './mcp';
 import { showMcpServers } from './mcp-command';
@@ -54,6 +54,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   setMemoryBase(deps.context.globalStorageUri.fsPath);
   // Installed plugins and marketplaces live under the same global storage (context/plugins.ts).
   setPluginBase(deps.context.globalStorageUri.fsPath);
+  setPluginSecrets(deps.context.secrets);
   const commands: Record<CommandId, (...args: unknown[]) => unknown> = {
     'turnstone.focus': () => deps.focusPanel(),
     'turnstone.showLog': () => log.show(true),

@@ -292,11 +292,27 @@ async function shallowClone(url: string, dest: string, cwd: string, at: { ref?: 
 }
 
 /** The registry of one data folder: marketplaces added, plugins installed. */
+/**
+ * Where a git marketplace's URL is kept when it carries a user name or token (the editor's secret storage):
+ * registry.json and the clone hold only the URL without them, and a refresh needs the whole one.
+ */
+export interface MarketplaceCredentials {
+  get(marketplace: string): Promise<string | undefined>;
+  store(marketplace: string, url: string): Promise<void>;
+  forget(marketplace: string): Promise<void>;
+}
+
 export class PluginStore {
   readonly dir: string;
 
-  /** `base`: the user's data folder for Turnstone (the editor's global storage, or userDataDir()). */
-  constructor(base: string) {
+  /**
+   * `base`: the user's data folder for Turnstone (the editor's global storage, or userDataDir()). `credentials`:
+   * where a marketplace URL's token is kept (none: such a marketplace can be added but not refreshed).
+   */
+  constructor(
+    base: string,
+    private readonly credentials?: MarketplaceCredentials,
+  ) {
     this.dir = path.join(base, 'plugins');
   }
 
@@ -348,6 +364,8 @@ export class PluginStore {
     await fs.mkdir(path.dirname(staging), { recursive: true });
     try {
       await shallowClone(url, staging, this.dir);
+      // The clone's .git/config holds the URL it came from, token included; a refresh clones afresh, so it goes.
+      await fs.rm(path.join(staging, '.git'), { recursive: true, force: true });
       const marketplace = await readMarketplace(staging);
       const dir = path.join(this.dir, 'marketplaces', marketplace.name);
       // Saved and shown without credentials: a token in the URL stays out of registry.json, the log and the picker.
@@ -356,6 +374,8 @@ export class PluginStore {
       await fs.rm(dir, { recursive: true, force: true });
       await fs.rename(staging, dir);
       await this.save({ ...reg, marketplaces: [...reg.marketplaces.filter((m) => m.name !== record.name), record] });
+      if (record.source !== url) await this.credentials?.store(record.name, url);
+      else await this.credentials?.forget(record.name);
       return { record, marketplace: await readMarketplace(dir) };
     } finally {
       await fs.rm(staging, { recursive: true, force: true });
@@ -371,7 +391,12 @@ export class PluginStore {
   async refreshMarketplace(name: string): Promise<Marketplace> {
     const record = (await this.marketplaces()).find((m) => m.name === name);
     if (!record) throw new PluginStoreError(`no marketplace named '${name}'`);
-    if (record.kind === 'git') return (await this.addMarketplace({ kind: 'git', url: record.source })).marketplace;
+    if (record.kind === 'git') {
+      // The whole URL from the secret storage, if it is this marketplace's (the same URL without its token).
+      const kept = await this.credentials?.get(name);
+      const url = kept !== undefined && withoutCredentials(kept) === record.source ? kept : record.source;
+      return (await this.addMarketplace({ kind: 'git', url })).marketplace;
+    }
     return readMarketplace(record.dir);
   }
 
@@ -536,6 +561,7 @@ export class PluginStore {
     await fs.rm(path.join(this.dir, 'installed', name), { recursive: true, force: true });
     if (record.kind === 'git' && isWithin(path.join(this.dir, 'marketplaces'), record.dir)) await fs.rm(record.dir, { recursive: true, force: true });
     await this.save({ ...reg, marketplaces: reg.marketplaces.filter((m) => m.name !== name), installed: reg.installed.filter((i) => i.marketplace !== name) });
+    await this.credentials?.forget(name);
     return removed.map((i) => i.id);
   }
 

@@ -8,14 +8,14 @@ import * as vscode from 'vscode';
 import { type LoadedPlugin } from '../../agent/plugins/plugin-reader';
 import { type InstalledRecord, type Marketplace, type MarketplaceEntry, type MarketplaceRecord } from '../../agent/plugins/plugin-store';
 import { loadCore } from '../session/load-core';
-import { enabledPluginIds, pluginBase, pluginsChanged } from './plugins';
+import { enabledPluginIds, marketplaceCredentials, pluginBase, pluginsChanged } from './plugins';
 
 type Store = InstanceType<ReturnType<typeof loadCore>['PluginStore']>;
 
 function store(): Store {
   const base = pluginBase();
   if (base === undefined) throw new Error('the extension is not set up yet');
-  return new (loadCore().PluginStore)(base);
+  return new (loadCore().PluginStore)(base, marketplaceCredentials());
 }
 
 async function setEnabled(id: string, on: boolean): Promise<void> {

@@ -5,6 +5,7 @@
 // nothing is read and the core is not loaded for it.
 import * as vscode from 'vscode';
 import { type PluginSet } from '../../agent/plugins/plugin-reader';
+import { type MarketplaceCredentials } from '../../agent/plugins/plugin-store';
 import { hostSensitiveMatcher } from '../panel/load-panel-support';
 import { loadCore } from '../session/load-core';
 
@@ -17,6 +18,26 @@ export function setPluginBase(dir: string): void {
 
 export function pluginBase(): string | undefined {
   return base;
+}
+
+let secrets: vscode.SecretStorage | undefined;
+
+/** The editor's secret storage, set at activation: a git marketplace's URL with a token is kept there. */
+export function setPluginSecrets(storage: vscode.SecretStorage): void {
+  secrets = storage;
+}
+
+const secretKey = (marketplace: string) => `turnstone.plugins.marketplace.${marketplace}`;
+
+/** A marketplace URL's token in the secret storage (none before activation set it: nothing is kept). */
+export function marketplaceCredentials(): MarketplaceCredentials | undefined {
+  const storage = secrets;
+  if (!storage) return undefined;
+  return {
+    get: async (name) => storage.get(secretKey(name)),
+    store: async (name, url) => storage.store(secretKey(name), url),
+    forget: async (name) => storage.delete(secretKey(name)),
+  };
 }
 
 const EMPTY: PluginSet = { plugins: [], problems: [] };

@@ -292,6 +292,41 @@ describe('46 plugins: reader and store', function () {
     assert.match(readFileSync(path.join(second.dir, 'commands', 'review.md'), 'utf8'), /UPDATED-IN-1\.3\.0/);
   });
 
+  it('issue 46 plugins: a git marketplace added with a token in its URL keeps the token in the secret storage only, and refreshes with it', async () => {
+    const repo = path.join(tmp, 'repo-token');
+    const git = marketplaceRepo(repo);
+    const withToken = 'https://someone:tok-5ecret-abc@example.invalid/market.git';
+    // git reaches the local repository through the URL with the token only (the URL without it finds no host):
+    // a refresh that succeeds used the kept token. HOME's git config, as the user's own would be read.
+    const home = path.join(tmp, 'home-token');
+    put(path.join(home, '.gitconfig'), `[url "${pathToFileURL(repo).href}"]\n\tinsteadOf = ${withToken}\n`);
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const kept = new Map<string, string>();
+      const credentials = { get: async (n: string) => kept.get(n), store: async (n: string, url: string) => void kept.set(n, url), forget: async (n: string) => void kept.delete(n) };
+      const store = new PluginStore(path.join(tmp, 'data'), credentials);
+      const { record } = await store.addMarketplace({ kind: 'git', url: withToken });
+      assert.equal(record.source, 'https://example.invalid/market.git');
+      assert.deepEqual([...kept], [['turnstone-fixtures', withToken]]);
+      // Nowhere on disk: not in registry.json, not in the clone (its .git, which held the URL, is gone).
+      const onDisk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? onDisk(path.join(dir, e.name)) : [readFileSync(path.join(dir, e.name), 'utf8')]));
+      assert.ok(!onDisk(path.join(tmp, 'data')).some((text) => text.includes('tok-5ecret-abc')), 'the token is in no file');
+      assert.equal(existsSync(path.join(record.dir, '.git')), false);
+
+      const listing = path.join(repo, '.claude-plugin', 'marketplace.json');
+      writeFileSync(listing, readFileSync(listing, 'utf8').replace('"version": "1.2.0"', '"version": "1.4.0"'));
+      git('commit', '-qam', 'toolkit 1.4.0');
+      assert.equal((await store.refreshMarketplace('turnstone-fixtures')).plugins.find((p) => p.name === 'toolkit')?.version, '1.4.0');
+      // Without the secret storage the URL without the token is all there is, and git finds no such host.
+      await assert.rejects(new PluginStore(path.join(tmp, 'data')).refreshMarketplace('turnstone-fixtures'), (e: Error) => e instanceof PluginStoreError && !e.message.includes('tok-5ecret-abc'));
+      await store.removeMarketplace('turnstone-fixtures');
+      assert.deepEqual([...kept], [], 'removing the marketplace forgets its token');
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+
   it('issue 46 plugins: a "url" source of a local git repository is listed without cloning, cloned at install into a private folder that is then deleted, and installed as a folder source is', async () => {
     const repo = path.join(tmp, 'plugin-repo');
     pluginRepo(repo);
