@@ -31,6 +31,11 @@ interface ServerBase {
   origin: ServerOrigin;
   /** Where it was defined (a file path or a setting name), for messages. */
   source: string;
+  /**
+   * Which copy of its definition this is, when the file can be replaced where it is (an updated plugin's folder
+   * keeps its path): a server whose revision changed is restarted like one whose settings did.
+   */
+  revision?: string;
 }
 
 export type McpServerConfig =

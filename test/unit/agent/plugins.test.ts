@@ -4,7 +4,7 @@
 // after naming what it runs, and removal taking all of it away.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -290,6 +290,25 @@ describe('46 plugins: reader and store', function () {
     assert.equal(second.version, '1.3.0');
     assert.deepEqual((await store.installed()).map((r) => [r.id, r.version]), [['toolkit@turnstone-fixtures', '1.3.0']]);
     assert.match(readFileSync(path.join(second.dir, 'commands', 'review.md'), 'utf8'), /UPDATED-IN-1\.3\.0/);
+  });
+
+  it('issue 46 plugins: an update installs over the same folder, and the plugin\'s MCP servers get a new revision (restarted), not the same one every turn', async () => {
+    const store = new PluginStore(path.join(tmp, 'data'));
+    await store.addMarketplace({ kind: 'folder', path: MARKETPLACE });
+    const first = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
+    // Installed a while ago (a fixed time: two installs in one clock tick would look alike).
+    const manifest = path.join(first.dir, '.claude-plugin', 'plugin.json');
+    utimesSync(manifest, new Date(2026, 0, 1), new Date(2026, 0, 1));
+    const ctx = { workspaceFolder: tmp, env: { TURNSTONE_TEST_EVERYTHING_BIN: '/x/index.js' } };
+    const layerNow = async () => pluginServerLayer(await loadPlugins(await store.enabledDirs(['toolkit@turnstone-fixtures'])), ctx);
+    const before = await layerNow();
+    assert.equal(JSON.stringify((await layerNow()).servers), JSON.stringify(before.servers), 'read again unchanged: the same servers, nothing restarted');
+    const second = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
+    assert.equal(second.dir, first.dir, 'the same folder');
+    const after = await layerNow();
+    assert.notEqual(after.servers[0]?.revision, before.servers[0]?.revision);
+    // The manager stops and starts again a server whose configuration differs in any field (runtime/mcp/manager.ts).
+    assert.notEqual(JSON.stringify(after.servers), JSON.stringify(before.servers));
   });
 
   it('issue 46 plugins: a git marketplace added with a token in its URL keeps the token in the secret storage only, and refreshes with it', async () => {
