@@ -3,7 +3,7 @@
 // remove, each row saying what the plugin brings. Installing asks first and names what the plugin will run (its
 // hooks' and MCP servers' commands), read from a private staged copy, which is what gets installed. The store,
 // reader and git are the core's (agent/plugins/), loaded when a command runs. Scripts and tests may pass the
-// choice as an argument (`{ folder }` / `{ git }`; `{ action, id | marketplace + plugin, confirm: false }`).
+// choice as an argument (`{ folder }` / `{ git }`; `{ action, id | marketplace + plugin }`; installing asks all the same).
 import * as vscode from 'vscode';
 import { type LoadedPlugin } from '../../agent/plugins/plugin-reader';
 import { type InstalledRecord, type Marketplace, type MarketplaceEntry, type MarketplaceRecord } from '../../agent/plugins/plugin-store';
@@ -84,12 +84,13 @@ export interface ManagePluginsArgs {
   id?: string;
   marketplace?: string;
   plugin?: string;
-  /** false: no question before installing (scripts, tests). */
-  confirm?: boolean;
 }
 
-/** `enable`: on after installing (an update keeps the plugin as it was: pass its state). */
-async function install(marketplace: string, plugin: string, confirm: boolean, log: vscode.LogOutputChannel, enable = true): Promise<InstalledRecord | undefined> {
+/**
+ * `enable`: on after installing (an update keeps the plugin as it was: pass its state). Always asks, scripted or
+ * not: the command is callable by any extension, and a plugin is code the user must agree to.
+ */
+async function install(marketplace: string, plugin: string, log: vscode.LogOutputChannel, enable = true): Promise<InstalledRecord | undefined> {
   const core = loadCore();
   const s = store();
   // The plugin is copied into a private staging folder first and the question names what that copy runs;
@@ -97,7 +98,7 @@ async function install(marketplace: string, plugin: string, confirm: boolean, lo
   const plan = await s.planInstall(marketplace, plugin);
   let record: InstalledRecord;
   try {
-    if (confirm && !(await confirmInstall(plan.plugin, plan.summary.runs, core.pluginBrings(plan.plugin), enable))) return undefined;
+    if (!(await confirmInstall(plan.plugin, plan.summary.runs, core.pluginBrings(plan.plugin), enable))) return undefined;
     record = await s.install(plan);
   } finally {
     await s.discardInstall(plan);
@@ -140,7 +141,7 @@ async function runAction(args: ManagePluginsArgs, log: vscode.LogOutputChannel):
     case 'update': {
       const [plugin, marketplace] = (id ?? '').split('@');
       if (!plugin || !marketplace) throw new Error(`${args.action} needs \`id\` (<plugin>@<marketplace>)`);
-      return install(marketplace, plugin, args.confirm !== false, log, args.action === 'install' || enabledPluginIds().includes(`${plugin}@${marketplace}`));
+      return install(marketplace, plugin, log, args.action === 'install' || enabledPluginIds().includes(`${plugin}@${marketplace}`));
     }
     case 'updateMarketplace':
       if (!args.marketplace) throw new Error('updateMarketplace needs `marketplace`');
@@ -196,7 +197,7 @@ async function rows(log: vscode.LogOutputChannel): Promise<Row[]> {
         label: `$(cloud-download) ${entry.name}`,
         description: entry.unavailable ? vscode.l10n.t('cannot be installed') : vscode.l10n.t('not installed'),
         detail: entry.unavailable ?? [entry.description, entry.dir ? await describe(entry.dir) : (entry.from ?? '')].filter(Boolean).join(' — '),
-        ...(entry.unavailable ? {} : { run: async () => void (await install(m.name, entry.name, true, log)) }),
+        ...(entry.unavailable ? {} : { run: async () => void (await install(m.name, entry.name, log)) }),
       });
     }
     if (m.kind === 'git') {
@@ -233,7 +234,7 @@ async function pluginActions(record: InstalledRecord, on: boolean, log: vscode.L
   const picked = await vscode.window.showQuickPick([toggle, updateItem, removeItem, runsItem], { title: record.id, ignoreFocusOut: true });
   if (!picked) return;
   if (picked.act === 'toggle') await setEnabled(record.id, !on);
-  else if (picked.act === 'update') await install(record.marketplace, record.name, true, log, on);
+  else if (picked.act === 'update') await install(record.marketplace, record.name, log, on);
   else if (picked.act === 'remove') await remove(record.id, log);
   else log.show(true);
 }
