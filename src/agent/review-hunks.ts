@@ -68,6 +68,8 @@ interface LineRun {
  * rewrite reads best anyway.
  */
 const MAX_EDITS = 400;
+/** A gap without anchors that shares enough lines gets this many edits before it is one hunk. */
+const GAP_MAX_EDITS = 1000;
 
 /** The runs of equal, removed and added lines that turn `a` into `b`. */
 function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
@@ -100,14 +102,38 @@ function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
         j = bj + 1;
       }
       if (anchors.length === 0) {
-        push('removed', xs.length);
-        push('added', ys.length);
+        // No line to anchor on (many small edits between repeated lines, `}` say): the Myers diff once more with
+        // room for more edits before the whole gap becomes one hunk, which a file rewritten whole still is.
+        const again = sharesLines(xs, ys) ? diffArrays(xs, ys, { maxEditLength: GAP_MAX_EDITS }) : undefined;
+        if (again) for (const part of again) push(part.added ? 'added' : part.removed ? 'removed' : 'same', part.count ?? part.value.length);
+        else {
+          push('removed', xs.length);
+          push('added', ys.length);
+        }
       } else gap(xs.slice(i), ys.slice(j));
     }
     push('same', tail);
   }
   gap(a, b);
   return out;
+}
+
+/**
+ * Whether a quarter or more of the shorter side's lines occur on the other side too (wherever they are): a gap
+ * worth a finer diff. A gap rewritten whole shares next to none, and the second Myers run would be wasted.
+ */
+function sharesLines(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Map<string, number>();
+  for (const line of a) left.set(line, (left.get(line) ?? 0) + 1);
+  let common = 0;
+  for (const line of b) {
+    const n = left.get(line);
+    if (n) {
+      left.set(line, n - 1);
+      common++;
+    }
+  }
+  return common * 4 >= Math.min(a.length, b.length);
 }
 
 /**

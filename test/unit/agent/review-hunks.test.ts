@@ -64,6 +64,14 @@ describe('review hunks (issue 44)', () => {
     assert.deepEqual(hunksOf(`head\n${base}tail\n`, `head\n${rewritten}tail\n`), [{ baseStart: 1, baseCount: 2000, currentStart: 1, currentCount: 2000 }]);
   });
 
+  it('issue 44 hunks: many small edits between repeated lines (no line to anchor on) stay hunks of their own', () => {
+    const base = Array.from({ length: 300 }, () => '  a();\n}\n').join('');
+    const current = Array.from({ length: 300 }, () => '  b();\n}\n').join('');
+    const hunks = hunksOf(base, current);
+    assert.equal(hunks.length, 300, 'one hunk per changed line, as the gutter shows them');
+    assert.deepEqual(hunks[1], { baseStart: 2, baseCount: 1, currentStart: 2, currentCount: 1 });
+  });
+
   it('issue 44 hunks: past the Myers limit, lines found once on each side anchor the same hunks, and undoing them all gives the base back', () => {
     let seed = 11;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
