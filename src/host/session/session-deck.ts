@@ -212,10 +212,13 @@ export class SessionDeck implements vscode.Disposable {
         // A session the user removed ends its turn as it goes: that is no news to tell them.
         if (this.open.includes(session)) this.deps.onTurnEnded?.(summary, session);
       },
-      // The last session to change a file has it: its group in the review, its row's count, its comments.
+      // The last session to change a file has it: its group in the review, its row's count, its comments. A
+      // session still running keeps its claim (claimProblem), should a change reach the file by another way.
       onFileChange: (change: FileChange) => {
-        for (const other of this.open) if (other.changed !== changed) other.changed.delete(change.path);
+        let moved = false;
+        for (const other of this.open) if (other.changed !== changed && !other.controller.isRunning && other.changed.delete(change.path)) moved = true;
         changed.add(change.path);
+        if (moved) this.changed.fire();
       },
       // This session's files leave the window's review when it closes or starts afresh; the others' stay.
       ...(this.deps.review
