@@ -1,10 +1,11 @@
 // Plugins' MCP servers as one layer of server definitions, below the workspace's and the user's own (a server of
 // the same name defined there wins). Origin `plugin`: the manager starts them only where it would start the
 // workspace's own servers (a trusted workspace; the CLI's folder counts as trusted).
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseServerMap, type ExpandContext, type ServerLayer } from '../../runtime/mcp/config';
 import { type LoadedPlugin, type PluginSet } from './plugin-reader';
+import { INSTALL_STAMP } from './plugin-store';
 
 export function pluginServerLayer(set: PluginSet, ctx: ExpandContext): ServerLayer {
   const layer: ServerLayer = { servers: [], problems: [] };
@@ -19,8 +20,16 @@ export function pluginServerLayer(set: PluginSet, ctx: ExpandContext): ServerLay
   return layer;
 }
 
-/** The copy of the plugin on disk: its version and when its manifest was written (an install copies it afresh). */
+/**
+ * The copy of the plugin on disk: the store's stamp of the install (an update lands in the same folder), else (a
+ * --plugin-dir folder) its version and when its manifest was last written.
+ */
 function copyRevision(plugin: LoadedPlugin): string | undefined {
+  try {
+    return readFileSync(path.join(plugin.realRoot, INSTALL_STAMP), 'utf8').trim();
+  } catch {
+    // Not installed by the store.
+  }
   try {
     return `${plugin.version}@${statSync(path.join(plugin.realRoot, plugin.manifestFile)).mtimeMs}`;
   } catch {

@@ -18,6 +18,7 @@
 // or submodules of the repository.
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { cutHead } from '../../runtime/text-cut';
 import { childEnv } from '../../tools/node-adapter';
@@ -26,6 +27,8 @@ import { GIT_ENV_REMOVED } from '../../runtime/policy/safe-git';
 import { readPlugin, summarizePlugin, type LoadedPlugin, type PluginSummary } from './plugin-reader';
 
 export const MARKETPLACE_FILE = '.claude-plugin/marketplace.json';
+/** A file the store writes into each installed copy, naming that install (plugin-mcp.ts reads it). */
+export const INSTALL_STAMP = '.turnstone-install';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const GIT_TIMEOUT_MS = 120_000;
 /** How long a staged copy whose question was never answered is kept. */
@@ -121,25 +124,35 @@ const GIT_SHA = /^[0-9a-f]{40}$/;
 const cloneUrls = new WeakMap<RemoteSource, string>();
 
 /**
- * Whether git may clone `url` for a plugin: https, ssh (`ssh://` or `git@host:path`) or file. Plain http and
- * git:// are refused as they fetch code to run without checking who served it; `file:` is accepted as a local
- * repository is for a marketplace (addMarketplace), which also lets the tests install without a network.
+ * Whether git may clone `url` for a plugin, and the URL as git gets it (normalised: git reads some strings a URL
+ * parser accepts differently, `https:host/x` as ssh to a host named https): https, ssh (`ssh://` or
+ * `git@host:path`) or file. Plain http and git:// are refused as they fetch code to run without checking who
+ * served it. `file:` only in a marketplace that is a folder of the user's (`local`), and only for this machine:
+ * a marketplace fetched from elsewhere must not point git at the user's own repositories or at a network share.
  */
-function cloneableUrl(url: string): string | undefined {
-  if (/^git@[A-Za-z0-9][A-Za-z0-9.-]*:[^\s-][^\s]*$/.test(url)) return undefined;
+function cloneableUrl(url: string, local: boolean): { url: string } | { refused: string } {
+  if (/^git@[A-Za-z0-9][A-Za-z0-9.-]*:[^\s-][^\s]*$/.test(url)) return { url };
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return `its source URL '${withoutCredentials(url)}' is not a URL`;
+    return { refused: `its source URL '${withoutCredentials(url)}' is not a URL` };
   }
-  if (parsed.protocol === 'https:' || parsed.protocol === 'ssh:') return parsed.hostname === '' || parsed.hostname.startsWith('-') ? `its source URL '${withoutCredentials(url)}' names no usable host` : undefined;
-  if (parsed.protocol === 'file:') return undefined;
-  return `its source URL '${withoutCredentials(url)}' is ${parsed.protocol.replace(/:$/, '')}:, and Turnstone clones plugins only over https, ssh or from a local file: repository`;
+  const shown = withoutCredentials(url);
+  if (parsed.protocol === 'https:' || parsed.protocol === 'ssh:') {
+    if (parsed.hostname === '' || parsed.hostname.startsWith('-') || !url.toLowerCase().startsWith(`${parsed.protocol}//`)) return { refused: `its source URL '${shown}' names no usable host` };
+    return { url: parsed.href };
+  }
+  if (parsed.protocol === 'file:') {
+    if (!local) return { refused: `its source URL '${shown}' is a file on this machine, which only a marketplace in a folder of yours may name` };
+    if (parsed.hostname !== '' && parsed.hostname !== 'localhost') return { refused: `its source URL '${shown}' names another machine's files` };
+    return { url: parsed.href };
+  }
+  return { refused: `its source URL '${shown}' is ${parsed.protocol.replace(/:$/, '')}:, and Turnstone clones plugins only over https, ssh or from a local file: repository` };
 }
 
 /** A plugin entry's `source` object (Claude Code's `github` and `url` kinds): the repository to clone, or why it cannot be. */
-function remoteSource(source: object): { remote: RemoteSource; from: string } | { unavailable: string } {
+function remoteSource(source: object, local: boolean): { remote: RemoteSource; from: string } | { unavailable: string } {
   const s = source as { source?: unknown; repo?: unknown; url?: unknown; ref?: unknown; sha?: unknown; path?: unknown };
   let url: string;
   let shown: string;
@@ -149,10 +162,11 @@ function remoteSource(source: object): { remote: RemoteSource; from: string } | 
     url = `https://github.com/${repo}${repo.endsWith('.git') ? '' : '.git'}`;
     shown = `github.com/${repo.replace(/\.git$/, '')}`;
   } else if (s.source === 'url') {
-    url = typeof s.url === 'string' ? s.url.trim() : '';
-    if (url === '') return { unavailable: 'its URL source has no "url"' };
-    const refused = cloneableUrl(url);
-    if (refused) return { unavailable: refused };
+    const given = typeof s.url === 'string' ? s.url.trim() : '';
+    if (given === '') return { unavailable: 'its URL source has no "url"' };
+    const checked = cloneableUrl(given, local);
+    if ('refused' in checked) return { unavailable: checked.refused };
+    url = checked.url;
     shown = withoutCredentials(url);
   } else {
     const kind = typeof s.source === 'string' ? `'${cutHead(s.source, 40)}'` : 'without a "source" kind';
@@ -177,7 +191,8 @@ const isWithin = (root: string, p: string): boolean => {
 };
 
 /** Reads `.claude-plugin/marketplace.json` of a folder. Throws PluginStoreError when it is missing or unusable. */
-export async function readMarketplace(dir: string): Promise<Marketplace> {
+/** `local`: the marketplace is a folder of the user's (its entries may name file: repositories), not a clone. */
+export async function readMarketplace(dir: string, options: { local?: boolean } = {}): Promise<Marketplace> {
   const file = path.join(dir, ...MARKETPLACE_FILE.split('/'));
   let json: unknown;
   try {
@@ -217,7 +232,7 @@ export async function readMarketplace(dir: string): Promise<Marketplace> {
       else entry.dir = real;
     } else if (typeof p.source === 'object' && p.source !== null && !Array.isArray(p.source)) {
       // Only checked here: the repository is cloned when the plugin is installed, so listing needs no network.
-      const remote = remoteSource(p.source);
+      const remote = remoteSource(p.source, options.local ?? true);
       if ('remote' in remote) Object.assign(entry, remote);
       else entry.unavailable = remote.unavailable;
     } else {
@@ -269,7 +284,8 @@ function runGit(args: string[], cwd: string, url?: string): Promise<void> {
     const env: NodeJS.ProcessEnv = { ...childEnv(process.env, []), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
     for (const name of GIT_ENV_REMOVED) delete env[name];
     // No hooks (core.hooksPath to nothing, no template to copy them from), no submodules, no prompts for a password.
-    const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', ...args];
+    // No credential helper either: a token in a marketplace's URL would be handed to it to store (~/.git-credentials).
+    const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', '-c', 'credential.helper=', ...args];
     execFile(git, safe, { cwd, timeout: GIT_TIMEOUT_MS, env, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, stderr) => {
       // git may quote the URL it was given: a token in it stays out of the message (which is logged and shown).
       if (error) reject(new PluginStoreError(`git ${args[0]} failed: ${cutHead(redacted(String(stderr || error.message).trim(), url ?? ''), 400)}`));
@@ -366,7 +382,7 @@ export class PluginStore {
       await shallowClone(url, staging, this.dir);
       // The clone's .git/config holds the URL it came from, token included; a refresh clones afresh, so it goes.
       await fs.rm(path.join(staging, '.git'), { recursive: true, force: true });
-      const marketplace = await readMarketplace(staging);
+      const marketplace = await readMarketplace(staging, { local: false });
       const dir = path.join(this.dir, 'marketplaces', marketplace.name);
       // Saved and shown without credentials: a token in the URL stays out of registry.json, the log and the picker.
       const record: MarketplaceRecord = { name: marketplace.name, kind: 'git', source: withoutCredentials(url), dir };
@@ -376,7 +392,7 @@ export class PluginStore {
       await this.save({ ...reg, marketplaces: [...reg.marketplaces.filter((m) => m.name !== record.name), record] });
       if (record.source !== url) await this.credentials?.store(record.name, url);
       else await this.credentials?.forget(record.name);
-      return { record, marketplace: await readMarketplace(dir) };
+      return { record, marketplace: await readMarketplace(dir, { local: false }) };
     } finally {
       await fs.rm(staging, { recursive: true, force: true });
     }
@@ -403,7 +419,7 @@ export class PluginStore {
   async marketplace(name: string): Promise<{ record: MarketplaceRecord; marketplace: Marketplace }> {
     const record = (await this.marketplaces()).find((m) => m.name === name);
     if (!record) throw new PluginStoreError(`no marketplace named '${name}'`);
-    return { record, marketplace: await readMarketplace(record.dir) };
+    return { record, marketplace: await readMarketplace(record.dir, { local: record.kind !== 'git' }) };
   }
 
   /**
@@ -467,6 +483,8 @@ export class PluginStore {
     try {
       // Links are copied as links: one leading out of the plugin stays unread by the reader, as in the source.
       await fs.cp(sourceDir, stagedDir, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
+      // Which install this copy is: an update lands in the same folder, and its MCP servers must start again.
+      await fs.writeFile(path.join(stagedDir, INSTALL_STAMP), `${randomBytes(12).toString('hex')}\n`);
       const read = await readPlugin(stagedDir);
       if (!read.plugin) throw new PluginStoreError(read.problems.join(' ') || `${pluginName} is not a plugin`);
       if (read.plugin.name !== pluginName) throw new PluginStoreError(`the marketplace lists '${pluginName}' but its folder holds the plugin '${read.plugin.name}'`);

@@ -296,15 +296,17 @@ describe('46 plugins: reader and store', function () {
     const store = new PluginStore(path.join(tmp, 'data'));
     await store.addMarketplace({ kind: 'folder', path: MARKETPLACE });
     const first = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
-    // Installed a while ago (a fixed time: two installs in one clock tick would look alike).
+    // Both copies' manifests written at the same moment (a coarse clock): the install's own stamp tells them apart.
     const manifest = path.join(first.dir, '.claude-plugin', 'plugin.json');
-    utimesSync(manifest, new Date(2026, 0, 1), new Date(2026, 0, 1));
+    const sameTime = new Date(2026, 0, 1);
+    utimesSync(manifest, sameTime, sameTime);
     const ctx = { workspaceFolder: tmp, env: { TURNSTONE_TEST_EVERYTHING_BIN: '/x/index.js' } };
     const layerNow = async () => pluginServerLayer(await loadPlugins(await store.enabledDirs(['toolkit@turnstone-fixtures'])), ctx);
     const before = await layerNow();
     assert.equal(JSON.stringify((await layerNow()).servers), JSON.stringify(before.servers), 'read again unchanged: the same servers, nothing restarted');
     const second = await store.install(await store.planInstall('turnstone-fixtures', 'toolkit'));
     assert.equal(second.dir, first.dir, 'the same folder');
+    utimesSync(manifest, sameTime, sameTime);
     const after = await layerNow();
     assert.notEqual(after.servers[0]?.revision, before.servers[0]?.revision);
     // The manager stops and starts again a server whose configuration differs in any field (runtime/mcp/manager.ts).
@@ -441,6 +443,9 @@ describe('46 plugins: reader and store', function () {
       { name: 'outside', source: { source: 'url', url: 'https://example.invalid/p.git', path: '../x' } },
       { name: 'npm', source: { source: 'npm', package: 'p' } },
       { name: 'token', source: { source: 'url', url: 'https://user:SECRET-TOKEN@example.invalid/p.git' } },
+      { name: 'scp-like', source: { source: 'url', url: 'https:example.invalid/p.git' } },
+      { name: 'share', source: { source: 'url', url: 'file://fileserver/share/p.git' } },
+      { name: 'here', source: { source: 'url', url: 'file:///srv/p.git' } },
     ]);
     const m = await readMarketplace(market);
     const by = (name: string) => m.plugins.find((p) => p.name === name)!;
@@ -455,6 +460,13 @@ describe('46 plugins: reader and store', function () {
     assert.match(by('npm').unavailable ?? '', /of the kind 'npm'/);
     assert.deepEqual([by('token').unavailable, by('token').from], [undefined, 'from https://example.invalid/p.git']);
     assert.ok(!JSON.stringify(m).includes('SECRET-TOKEN'), 'the listing holds no token');
+    // git would read `https:host/x` as ssh to a host named https; another machine's share is not cloned.
+    assert.match(by('scp-like').unavailable ?? '', /names no usable host/);
+    assert.match(by('share').unavailable ?? '', /names another machine's files/);
+    assert.equal(by('here').unavailable, undefined, 'a folder marketplace of the user\'s may name a repository on this machine');
+    // The same listing in a marketplace cloned from elsewhere: no file: repositories at all.
+    const cloned = await readMarketplace(market, { local: false });
+    assert.match(cloned.plugins.find((p) => p.name === 'here')!.unavailable ?? '', /only a marketplace in a folder of yours may name/);
 
     const store = new PluginStore(path.join(tmp, 'data'));
     await store.addMarketplace({ kind: 'folder', path: market });
