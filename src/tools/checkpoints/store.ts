@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { type Workspace } from '../ports';
 import { RuntimeError } from '../../runtime/errors';
 import { cutHead } from '../../runtime/text-cut';
-import { blobId, captureFile, commitListing, type FileState, type FileWalker, type GitRunner, listingId, type ObjectSink, parsePlainListing, type Scan, scanGit, scanPlain } from './scan';
+import { blobId, captureFile, commitListing, type FileState, type FileWalker, type GitRunner, listingId, type ObjectSink, parsePlainListing, PrivateIndex, type Scan, scanGit, scanPlain } from './scan';
 
 export type CheckpointKind = 'turn-start' | 'turn-end' | 'before-restore';
 
@@ -126,7 +126,12 @@ export class CheckpointStore implements ObjectSink {
   /** The manifest's length up to its last whole line: a failed append is cut back to it. */
   private manifestBytes = 0;
 
-  private constructor(private readonly options: CheckpointStoreOptions) {}
+  /** git mode: the scans' own index (stat and untracked caches), in the store's folder; remade at each open. */
+  private readonly gitIndex: PrivateIndex | undefined;
+
+  private constructor(private readonly options: CheckpointStoreOptions) {
+    this.gitIndex = options.git ? new PrivateIndex(path.join(options.dir, 'git-index')) : undefined;
+  }
 
   /**
    * Each checkpoint line is a delta from the one before, so a line lost in the middle would make every later
@@ -415,8 +420,14 @@ export class CheckpointStore implements ObjectSink {
       own = undefined;
     }
     if (!own || !intact(id, own)) {
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeAtomicallyNow(file, bytes);
+      // Its folder is made only when missing (a failed write says so): a mkdir of one that exists costs as much.
+      try {
+        writeAtomicallyNow(file, bytes);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        mkdirSync(path.dirname(file), { recursive: true });
+        writeAtomicallyNow(file, bytes);
+      }
     }
     this.stored.add(id);
   }
@@ -473,7 +484,7 @@ export class CheckpointStore implements ObjectSink {
 
   private async scanNow(signal?: AbortSignal): Promise<Scan> {
     const { git, root, maxFileBytes, walk } = this.options;
-    if (git) return scanGit(git, root, this, { maxFileBytes, signal });
+    if (git) return scanGit(git, root, this, { maxFileBytes, signal, index: this.gitIndex });
     const first = this.checkpoints[0];
     const base = first ? { id: first.base, sigs: await this.baseListing(first) } : undefined;
     return scanPlain(root, walk, { maxFileBytes, signal }, base, this, this.checkpoints.at(-1)?.overlay);

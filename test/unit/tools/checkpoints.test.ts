@@ -3,7 +3,7 @@
 // hand edits are conflicts; what cannot be restored is said, never guessed.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterCheckpoint, openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/tools/checkpoints';
@@ -247,7 +247,70 @@ describe('checkpoints (files)', () => {
     assert.deepEqual(objects.filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
   });
 
-  it('a take reads at once only regular files it has not read before; a FIFO is left to the thread pool', () => {
+  // The scans keep an index of their own in the store (stat and untracked caches, git-index), reused from take to
+  // take. A file rewritten with the same size and mtime is told apart only by git's racy-clean rule (an entry not
+  // older than its index file is compared by content); ctime is switched off below so that nothing else can.
+  it('a file changed between takes with the same size and mtime (racily clean) is still captured, and the repository\'s index is never written', async () => {
+    const root = gitRepo({ 'a.txt': 'v1\n', 'b.txt': 'b\n' });
+    sh(root, 'git config core.trustctime false');
+    const a = path.join(root, 'a.txt');
+    const future = Math.floor(Date.now() / 1000) + 3600; // not older than any index written during the test
+    utimesSync(a, future, future);
+    const theirs = () => ({ bytes: readFileSync(path.join(root, '.git', 'index')), mtimeMs: statSync(path.join(root, '.git', 'index')).mtimeMs });
+    const before = theirs();
+    const { store, dir, ws } = await open(root);
+    const first = await turn(store, 1);
+    assert.deepEqual(first.overlay, {});
+    assert.ok(existsSync(path.join(dir, 'git-index')), 'the scans\' own index is kept in the store');
+    for (const content of ['v2\n', 'v3\n']) {
+      writeFileSync(a, content);
+      utimesSync(a, future, future);
+      const next = await turn(store, 2);
+      assert.deepEqual(next.overlay['a.txt'], { kind: 'blob', id: blobId(Buffer.from(content)) }, `a.txt holding ${content.trim()}`);
+    }
+    assert.deepEqual(theirs(), before, "the repository's index is neither rewritten nor touched");
+    await store.apply(await store.plan(first.id), ws, new Set());
+    assert.equal(readFileSync(a, 'utf8'), 'v1\n');
+  });
+
+  it("a file changed in the same second as the repository's index was written is captured by the first take (the copy of that index stays racy)", async () => {
+    const root = gitRepo({ 'a.txt': 'v1\n' });
+    sh(root, 'git config core.trustctime false');
+    const a = path.join(root, 'a.txt');
+    const index = path.join(root, '.git', 'index');
+    const second = Math.floor(Date.now() / 1000) - 100;
+    utimesSync(a, second, second);
+    sh(root, 'git update-index --refresh -q'); // the entry records that mtime
+    writeFileSync(a, 'v2\n'); // same size, same mtime, in the second the index was written in
+    utimesSync(a, second, second);
+    utimesSync(index, second + 0.5, second + 0.5);
+    const { store } = await open(root);
+    const first = await turn(store, 1);
+    assert.deepEqual(first.overlay['a.txt'], { kind: 'blob', id: blobId(Buffer.from('v2\n')) });
+  });
+
+  it('follows HEAD when a commit moves it: committed changes leave the overlay, and a tracked file .gitignore matches is still seen', async () => {
+    const root = gitRepo({ 'a.txt': 'a0\n', '.gitignore': 'gen.txt\n' });
+    writeFileSync(path.join(root, 'gen.txt'), 'g0\n');
+    sh(root, 'git add -f gen.txt && git -c user.name=t -c user.email=t@t commit -qm gen');
+    const { store, ws } = await open(root);
+    const start = await turn(store, 1);
+    writeFileSync(path.join(root, 'a.txt'), 'a1\n');
+    writeFileSync(path.join(root, 'new.txt'), 'n\n');
+    assert.deepEqual(Object.keys((await turn(store, 1, 'turn-end')).overlay).sort(), ['a.txt', 'new.txt']);
+    sh(root, 'git add a.txt new.txt && git -c user.name=t -c user.email=t@t commit -qm turn1 && git rm -q --cached gen.txt');
+    const committed = await turn(store, 2);
+    assert.equal(committed.base, sh(root, 'git rev-parse HEAD').toString().trim());
+    assert.deepEqual(committed.overlay, {}, "the work tree is HEAD's tree (the repository's index is not what a scan compares)");
+    writeFileSync(path.join(root, 'gen.txt'), 'g1\n');
+    assert.deepEqual((await turn(store, 2, 'turn-end')).overlay, { 'gen.txt': { kind: 'blob', id: blobId(Buffer.from('g1\n')) } });
+    await store.apply(await store.plan(start.id), ws, new Set());
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'a0\n');
+    assert.equal(readFileSync(path.join(root, 'gen.txt'), 'utf8'), 'g0\n');
+    assert.ok(!existsSync(path.join(root, 'new.txt')));
+  });
+
+  it('a take reads at once only regular files it has not read before; a FIFO is left to the thread pool', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'ts-ckpt-now-'));
     cleanup.push(root);
     const written: string[] = [];
@@ -256,8 +319,13 @@ describe('checkpoints (files)', () => {
     const first = captureFileNow(path.join(root, 'a.txt'), sink, 1024);
     assert.equal(first?.kind === 'blob' && first.id, blobId(Buffer.from('alpha\n')));
     assert.equal(written.length, 1);
+    assert.deepEqual(captureFileNow(path.join(root, 'a.txt'), sink, 1024), first, 'read again while racily new (written in the last tick)');
+    assert.equal(written.length, 2);
+    await new Promise((r) => setTimeout(r, statSync(path.join(root, 'a.txt')).ctimeMs % 1000 === 0 ? 2100 : 100));
+    captureFileNow(path.join(root, 'a.txt'), sink, 1024);
+    assert.equal(written.length, 3);
     assert.deepEqual(captureFileNow(path.join(root, 'a.txt'), sink, 1024), first, 'unchanged since: not read again');
-    assert.equal(written.length, 1);
+    assert.equal(written.length, 3);
     assert.deepEqual(captureFileNow(path.join(root, 'gone.txt'), sink, 1024), { kind: 'absent' });
     writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(2048));
     assert.equal(captureFileNow(path.join(root, 'big.bin'), sink, 1024)?.kind, 'unrestorable');
