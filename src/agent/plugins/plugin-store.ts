@@ -419,6 +419,8 @@ export class PluginStore {
   async marketplace(name: string): Promise<{ record: MarketplaceRecord; marketplace: Marketplace }> {
     const record = (await this.marketplaces()).find((m) => m.name === name);
     if (!record) throw new PluginStoreError(`no marketplace named '${name}'`);
+    // A clone made by an earlier version kept its .git, whose config holds the URL it came from, token included.
+    if (record.kind === 'git' && isWithin(path.join(this.dir, 'marketplaces'), record.dir)) await fs.rm(path.join(record.dir, '.git'), { recursive: true, force: true });
     return { record, marketplace: await readMarketplace(record.dir, { local: record.kind !== 'git' }) };
   }
 

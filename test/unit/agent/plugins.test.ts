@@ -334,6 +334,11 @@ describe('46 plugins: reader and store', function () {
       const onDisk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? onDisk(path.join(dir, e.name)) : [readFileSync(path.join(dir, e.name), 'utf8')]));
       assert.ok(!onDisk(path.join(tmp, 'data')).some((text) => text.includes('tok-5ecret-abc')), 'the token is in no file');
       assert.equal(existsSync(path.join(record.dir, '.git')), false);
+      // One cloned by an earlier version kept its .git (and the token in its config): reading it drops that.
+      mkdirSync(path.join(record.dir, '.git'));
+      writeFileSync(path.join(record.dir, '.git', 'config'), `[remote "origin"]\n\turl = ${withToken}\n`);
+      await store.marketplace('turnstone-fixtures');
+      assert.equal(existsSync(path.join(record.dir, '.git')), false, 'an older clone\'s .git is gone once read');
 
       const listing = path.join(repo, '.claude-plugin', 'marketplace.json');
       writeFileSync(listing, readFileSync(listing, 'utf8').replace('"version": "1.2.0"', '"version": "1.4.0"'));
