@@ -6,7 +6,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApplyReport, ConflictReason, FilePlan, MergeResult, WorktreePlan } from '../../agent/worktree-apply';
-import { decodeText } from '../../tools/files/text';
 import { registerGuardedCommands } from '../command-guard';
 import { CONTEXT_WORKTREE_SESSIONS } from '../contract';
 import { type SessionReview } from './session-review';
@@ -69,8 +68,9 @@ function reasonText(reason: ConflictReason): string {
   }
 }
 
-// By byte-order mark, as Apply merged them: a UTF-16 file's three versions read as text, not as NULs.
-const decode = (b: Buffer | null) => (b === null ? '' : decodeText(b).text);
+// By byte-order mark, as Apply merged them: a UTF-16 file's three versions read as text, not as NULs. Through the
+// core (loaded by Apply already): the file tools stay out of the activation bundle.
+const decode = (b: Buffer | null) => (b === null ? '' : loadCore().decodeText(b).text);
 
 export function registerWorktreeApply(deck: SessionDeck, review: () => SessionReview | undefined, log: vscode.LogOutputChannel): vscode.Disposable[] {
   /** The three-way views' read-only texts, by URI query. */
