@@ -40,6 +40,14 @@ type ApplyResult = {
   skipped: { path: string; reason: string }[];
 };
 
+/** The workspace's files committed as the repository worktree sessions start from; their worktrees go under `dir`. */
+async function commitFixture(dir: string): Promise<void> {
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'fixture');
+  await config().update('worktrees.dir', dir, vscode.ConfigurationTarget.Global);
+}
+
 /** What a test's worktree session leaves: the session and its worktree, the setting, the repository, the files, the folder. */
 async function cleanUp(key: string | undefined, dir: string, files: string[]): Promise<void> {
   if (key) await vscode.commands.executeCommand('turnstone.sessions.remove', key, { confirm: false, worktree: 'force' });
@@ -69,10 +77,7 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
     fs.writeFileSync(home.a, lines('a'));
     fs.writeFileSync(home.b, lines('b'));
     fs.writeFileSync(home.c, lines('c'));
-    git('init', '-q');
-    git('add', '-A');
-    git('commit', '-qm', 'fixture');
-    await config().update('worktrees.dir', dir, vscode.ConfigurationTarget.Global);
+    await commitFixture(dir);
     let key: string | undefined;
     try {
       const started = await startWorktreeSession();
@@ -143,10 +148,7 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-wta-'));
     const home = path.join(root(), 'merge-a.txt');
     fs.writeFileSync(home, lines('a'));
-    git('init', '-q');
-    git('add', '-A');
-    git('commit', '-qm', 'fixture');
-    await config().update('worktrees.dir', dir, vscode.ConfigurationTarget.Global);
+    await commitFixture(dir);
     const mergeTabs = () =>
       vscode.window.tabGroups.all
         .flatMap((g) => g.tabs)
