@@ -50,6 +50,7 @@ export const bashOutputTool = defineTool({
     // Checked before reading: a bad filter must not use up the output it would have shown.
     const pattern = input.filter === undefined ? undefined : compileFilter(input.filter);
     if (pattern) return filtered(background, input.id, pattern, env.limits.maxOutputChars);
+    await background.written(input.id);
     const r = background.read(input.id);
     const output = cleanTerminalOutput(r.output);
     const lines = [output.replace(/\n+$/, '') || '(no new output)'];

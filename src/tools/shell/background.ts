@@ -171,6 +171,14 @@ export class BackgroundCommands {
     return { id, file };
   }
 
+  /**
+   * Settles once what `id` printed so far is in its log (or cut by the cap): a read after it names the cut and the
+   * file holds what the read says it does. The log is written behind the output, more so on a busy machine.
+   */
+  async written(id: string): Promise<void> {
+    await this.lookup(id).log.flush();
+  }
+
   /** What `id` printed since the last read, as printed (terminal escapes included); its head and tail when long. */
   read(id: string): BackgroundRead {
     return this.take(this.lookup(id)).read;
