@@ -64,6 +64,7 @@ export class TranscriptView {
     // While following, stay pinned as items grow (streaming text, a bash tail,
     // an item measured for the first time) and when the view is resized.
     const resized = new ResizeObserver(() => this.following && this.pin());
+    document.addEventListener('visibilitychange', () => document.visibilityState === 'visible' && this.following && this.pin());
     resized.observe(this.list);
     resized.observe(this.root);
     // Scrolling near the top pages in older items; the button is the keyboard path.
@@ -89,6 +90,9 @@ export class TranscriptView {
     this.list.replaceChildren(frag);
     this.setFollowing(true);
     this.syncChrome();
+    // A resumed session opens at its end. The observers pin as sizes change, but a view restored while hidden or
+    // before its first layout can be left at the top (seen under load): pinned again once it has been laid out.
+    requestAnimationFrame(() => requestAnimationFrame(() => this.following && this.pin()));
   }
 
   add(item: TranscriptItem): void {
