@@ -91,6 +91,9 @@ export function gitRunner(root: string, gitPath: string): GitRunner {
         { encoding: 'buffer', maxBuffer: options.maxBuffer ?? 512 * 1024 * 1024, env: gitEnv(options.index) },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       );
+      // git that exits before reading its input (the repository was deleted meanwhile) closes the pipe: its exit
+      // status says what failed, and the write's EPIPE must not surface as an uncaught error in the host.
+      child.stdin?.on('error', () => undefined);
       if (options.input !== undefined) child.stdin?.end(options.input);
     });
   return async (args, options) => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterCheckpoint, openCheckpointStore, withCheckpointCapture, type CheckpointStore } from '../../../src/tools/checkpoints';
 import { type ToolExecutor } from '../../../src/runtime/types';
-import { blobId, captureFileNow } from '../../../src/tools/checkpoints/scan';
+import { blobId, captureFileNow, gitRunner } from '../../../src/tools/checkpoints/scan';
 import { NodeWorkspace } from '../../../src/tools/node-adapter';
 
 const sh = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'pipe' });
@@ -44,6 +44,14 @@ describe('checkpoints (files)', () => {
 
   const turn = (store: CheckpointStore, n: number, kind: 'turn-start' | 'turn-end' = 'turn-start') =>
     store.take({ kind, turn: n, messageIndex: (n - 1) * 2, prompt: `prompt ${n}` });
+
+  it('a git that exits before reading its input (its repository deleted meanwhile) fails the call, with no uncaught EPIPE', async () => {
+    const gone = path.join(tmpdir(), `turnstone-no-repo-${process.pid}-${Date.now()}`);
+    const git = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    // More than a pipe holds: the write is still going when git has exited (it cannot enter the folder). An EPIPE
+    // left without a handler would reach mocha as an uncaught error and fail this test.
+    await assert.rejects(gitRunner(gone, git)(['hash-object', '-w', '--stdin'], { input: 'x'.repeat(4 * 1024 * 1024) }));
+  });
 
   it('restores what a shell command wrote, moved and deleted in a git repository, and removes what it created', async () => {
     const root = gitRepo({ 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'src/c.ts': 'export const c = 1;\n', 'keep.txt': 'same\n' });
