@@ -68,9 +68,9 @@ describe('review hunk by hunk (issue 44)', function () {
     assert.match(shownRow().description, /4 changes to review/);
     await vscode.commands.executeCommand('turnstone.review.show', files.b);
     const diffOfB = () => vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    await until('the diff of review-b.txt to be the active tab', () => {
+    const reviewPointOfB = await until('the diff of review-b.txt to be the active tab', () => {
       const input = diffOfB();
-      return input instanceof vscode.TabInputTextDiff && input.modified.fsPath === files.b;
+      return input instanceof vscode.TabInputTextDiff && input.modified.fsPath === files.b ? input.original : undefined;
     });
 
     // The user types a line into a.txt meanwhile (saved), then undoes the agent's first hunk there.
@@ -103,6 +103,18 @@ describe('review hunk by hunk (issue 44)', function () {
     const bNow = fs.readFileSync(files.b, 'utf8');
     await vscode.commands.executeCommand('turnstone.review.keep', vscode.Uri.file(files.b), hunksOf('one\r\ntwo\r\n', bNow).map(lineChange), 0);
     assert.deepEqual((await turnstone.reviewFiles()).map((f) => path.basename(f.path)).sort(), ['review-a.txt', 'review-c.txt']);
+    // Its diff, still open, shows nothing left: the left side is what was kept, not the old review point (nor empty).
+    await until('the left side of b\'s diff to be b as kept', async () => (await vscode.workspace.openTextDocument(reviewPointOfB)).getText() === bNow);
+
+    // The keyboard's Keep from the left side of a's diff (the review point's lines): the cursor on the line before
+    // the line the user typed, which that side does not have, keeps it.
+    const reviewPointOfA = reviewPointOfB.with({ path: vscode.Uri.file(files.a).path, query: encodeURIComponent(files.a) });
+    const leftOfA = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(reviewPointOfA));
+    leftOfA.selection = new vscode.Selection(2, 0, 2, 0);
+    await vscode.commands.executeCommand('turnstone.review.keep');
+    assert.deepEqual((await turnstone.reviewFiles()).map((f) => path.basename(f.path)), ['review-c.txt'], 'a kept from its left side');
+    assert.equal(fs.readFileSync(files.a, 'utf8'), 'alpha\nbeta\ngamma\nmine\ndelta\nepsilon\n', 'Keep leaves the file as it is');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     await vscode.commands.executeCommand('turnstone.review.keepAll');
     assert.deepEqual(await turnstone.reviewFiles(), []);
     await until('the row to have nothing left to review', () => shownRow().toReview === 0);

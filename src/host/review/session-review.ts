@@ -31,6 +31,11 @@ export interface ReviewedFile {
 export class SessionReview implements vscode.Disposable, vscode.TextDocumentContentProvider {
   /** The review point of each file the agent changed: its content then (null: it did not exist). */
   private readonly bases = new Map<string, string | null>();
+  /**
+   * What each file that left the review was kept as: its review-point document (the left side of a diff tab or
+   * the gutter's peek still open) then shows the file as it is, with nothing left to review, not an empty file.
+   */
+  private readonly settled = new Map<string, string | null>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly scm: vscode.SourceControl;
@@ -100,6 +105,7 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   /** A tool use changed a file: its first change since the review point sets that point. */
   record(change: FileChange): void {
     if (!this.bases.has(change.path)) this.bases.set(change.path, change.before);
+    this.settled.delete(change.path);
     this.disk.forget(change.path);
     void this.refresh();
   }
@@ -111,12 +117,15 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   reset(paths?: Iterable<string>): void {
     if (paths === undefined) this.bases.clear();
     else for (const p of paths) this.bases.delete(p);
+    // Their review-point documents, if still open, go on showing the last review point.
+    this.settled.clear();
     this.disk.retain(this.bases);
     void this.refresh();
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.bases.get(uri.query ? decodeURIComponent(uri.query) : uri.fsPath) ?? '';
+    const file = fileOfBase(uri);
+    return (this.bases.has(file) ? this.bases.get(file) : this.settled.get(file)) ?? '';
   }
 
   /** A file's review point (its kept content; null: it did not exist then), or undefined when it is not under review. */
@@ -217,15 +226,29 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   private async onHunk(uri: vscode.Uri | undefined, changes: LineChange[] | undefined, index: number | undefined, act: (file: string, hunk: Hunk) => Promise<void>): Promise<void> {
     const change = uri && index !== undefined ? changes?.[index] : undefined;
     if (uri && change) return act(uri.fsPath, hunkOfLineChange(change));
-    const editor = vscode.window.activeTextEditor;
-    const file = editor?.document.uri.scheme === 'file' ? editor.document.uri.fsPath : undefined;
-    const base = file === undefined ? undefined : this.bases.get(file);
-    const hunk = editor && base !== undefined ? hunkAtLine(hunksOf(base ?? '', editor.document.getText()), editor.selection.active.line) : undefined;
+    const { file, hunk } = await this.hunkAtCursor(vscode.window.activeTextEditor);
     if (!file || !hunk) {
       void vscode.window.setStatusBarMessage(vscode.l10n.t('Turnstone: the cursor is not on a change left to review (Go to Next Change: Alt+F5).'), 5000);
       return;
     }
     return act(file, hunk);
+  }
+
+  /**
+   * The file under review the editor shows and the hunk at its cursor. The editor is the file itself (an editor
+   * tab, or the right side of its diff or of the gutter's peek) or its review point (the left side of either,
+   * numbered as the base is).
+   */
+  private async hunkAtCursor(editor: vscode.TextEditor | undefined): Promise<{ file?: string; hunk?: Hunk }> {
+    const uri = editor?.document.uri;
+    const file = uri?.scheme === 'file' ? uri.fsPath : uri?.scheme === REVIEW_SCHEME ? fileOfBase(uri) : undefined;
+    const base = file === undefined ? undefined : this.bases.get(file);
+    if (!editor || !file || base === undefined) return {};
+    const line = editor.selection.active.line;
+    if (uri?.scheme === 'file') return { file, hunk: hunkAtLine(hunksOf(base ?? '', editor.document.getText()), line) };
+    const current = await readText(file, this.disk);
+    if (current === null) return { file };
+    return { file, hunk: hunkAtBaseLine(hunksOf(base ?? '', current), line) };
   }
 
   private async keep(file: string, shown: Hunk): Promise<void> {
@@ -317,8 +340,16 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
 
   /** After Keep or Undo: a file that now matches its review point has nothing left to review. */
   private async settle(files: string[]): Promise<void> {
-    for (const file of files) if (this.bases.has(file) && (await readText(file, this.disk)) === this.bases.get(file)) this.bases.delete(file);
+    const done: string[] = [];
+    for (const file of files) {
+      if (!this.bases.has(file) || (await readText(file, this.disk)) !== this.bases.get(file)) continue;
+      this.settled.set(file, this.bases.get(file)!);
+      this.bases.delete(file);
+      done.push(file);
+    }
     await this.refresh();
+    // The gutter may not ask for a settled file's original again, and an open diff would keep showing its old hunks.
+    for (const file of done) this.changed.fire(this.baseUri(file));
   }
 
   dispose(): void {
@@ -335,6 +366,19 @@ function hunkAtLine(hunks: Hunk[], line: number): Hunk | undefined {
     hunks.find((h) => h.currentCount > 0 && line >= h.currentStart && line < h.currentStart + h.currentCount) ??
     hunks.find((h) => h.currentCount === 0 && (line === h.currentStart - 1 || line === h.currentStart))
   );
+}
+
+/** The hunk on this (0-based) line of the review point's text; one that only added lines is on the line before it or after it. */
+function hunkAtBaseLine(hunks: Hunk[], line: number): Hunk | undefined {
+  return (
+    hunks.find((h) => h.baseCount > 0 && line >= h.baseStart && line < h.baseStart + h.baseCount) ??
+    hunks.find((h) => h.baseCount === 0 && (line === h.baseStart - 1 || line === h.baseStart))
+  );
+}
+
+/** The file a review-point URI stands for (its query; the path alone for URIs made before the query carried it). */
+function fileOfBase(uri: vscode.Uri): string {
+  return uri.query ? decodeURIComponent(uri.query) : uri.fsPath;
 }
 
 function diffTitle(f: ReviewedFile): string {
