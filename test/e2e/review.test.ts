@@ -66,10 +66,13 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
   }
 
   /**
-   * The quick diff peek on the file's first change: the cursor to line 1, a peek already open closed (Escape: with it
+   * The quick diff peek on the file's first change: the keyboard in the file, the cursor to line 1, a peek already open closed (Escape: with it
    * open "Show Next Change" moves along inside it), then "Show Next Change" (Alt+F5) from the palette.
    */
   async function peekFirstChange(title: RegExp): Promise<void> {
+    // The keyboard into the file first (Ctrl+1), as a user would: after a peek action it may be on a button that is gone.
+    await page().keyboard.press('Control+1');
+    await editor().locator('textarea.inputarea:focus').waitFor({ state: 'attached', timeout: 30_000 });
     await goToLine(1);
     if (await peek().isVisible()) {
       await page().keyboard.press('Escape');
@@ -172,6 +175,9 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
 
     // Keep by its key (Ctrl+Alt+Enter), straight from where Show Next Change left the cursor.
     await peekFirstChange(/1 of 1 change/);
+    // As a user would, once the cursor is back in the file: pressed while the palette still gives the keyboard back,
+    // the keys would go wherever it was.
+    await editor().locator('textarea.inputarea:focus').waitFor({ state: 'attached', timeout: 30_000 });
     await page().keyboard.press('Control+Alt+Enter');
     await editor().locator('.margin-view-overlays .dirty-diff-added').first().waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(readFileSync(file(DEMO), 'utf8'), afterUndo, 'Keep leaves the file as it is');

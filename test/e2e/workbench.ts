@@ -36,8 +36,16 @@ export const mochaHooks = {
       await page.screenshot({ path: path.join(dir, `${name}.png`) }).catch(() => undefined);
       const chat = await chatFrame(page, 2_000).catch(() => undefined);
       const text = chat ? await chat.locator('main#app').evaluate((el) => el.textContent ?? '').catch(() => '') : '(no chat panel)';
-      writeFileSync(path.join(dir, `${name}.txt`), text);
-      console.log(`    failure evidence: test-results/failures/${name}.png, .txt`);
+      // Where the keyboard was: a key that did nothing usually went elsewhere.
+      const focus = await page
+        .evaluate(() => {
+          const chain: string[] = [];
+          for (let e = document.activeElement; e && chain.length < 8; e = e.parentElement) chain.push(`${e.tagName.toLowerCase()}.${[...e.classList].slice(0, 3).join('.')}`);
+          return chain.join(' < ');
+        })
+        .catch(() => '?');
+      writeFileSync(path.join(dir, `${name}.txt`), `focus: ${focus}\n\n${text}`);
+      console.log(`    failure evidence: test-results/failures/${name}.png, .txt (keyboard focus: ${focus})`);
     }
   },
 };
