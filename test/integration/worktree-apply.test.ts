@@ -183,10 +183,11 @@ describe('issue 44: a worktree session’s kept changes applied to the working t
         report.conflicts.map((c) => `${c.path} ${c.reason}`),
         ['merge-a.txt changed-meanwhile'],
       );
-      // The user presses Show Conflicts (the message's first button), then takes the only conflict listed. The
-      // quick pick comes once the button's answer has reached the extension; accepting before then does nothing.
-      await vscode.commands.executeCommand('notification.acceptPrimaryAction');
+      // The user presses Show Conflicts (the message's first button), then takes the only conflict listed. Both
+      // are pressed until the merge editor opens: the message may reach the workbench after the command returned,
+      // and the quick pick comes once the button's answer has reached the extension (accepting before does nothing).
       const [tab] = await until('the merge editor on your file', async () => {
+        await vscode.commands.executeCommand('notification.acceptPrimaryAction');
         await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
         const tabs = mergeTabs();
         return tabs.length > 0 ? tabs : undefined;
