@@ -20,6 +20,7 @@ import { type BackgroundCommands } from '../tools/shell/background';
 import { type Workspace } from '../tools/ports';
 import { type TurnstoneSettings } from './settings';
 import { type TurnCheckpoints } from './turn-checkpoints';
+import { type CommandClaims, claimingCommandChanges } from './command-claims';
 import { type AgentDefinition } from './subagents/agents';
 import { withSubagents } from './subagents/agent-tool';
 import { type PathScopedInstructions, withPathScopedInstructions } from '../runtime/context/path-scoped';
@@ -37,6 +38,8 @@ export interface TurnContextParts {
   mcp?: McpManager | undefined;
   /** The session's checkpoints; absent where there are none (no saved session, no local folder). */
   checkpoints?: TurnCheckpoints | undefined;
+  /** Other sessions in the same folder (issue 43): what this session's commands change is claimed through it. */
+  commandClaims?: CommandClaims | undefined;
   systemPrompt: string;
   /** Where hooks run; undefined runs none (an untrusted workspace: its settings must not run commands). */
   hooksCwd: string | undefined;
@@ -105,9 +108,10 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   };
   // Outside the subagents' tools: a rule reaches the conversation whose history keeps it (subagents get the prompt's rules only).
   const withRules = parts.pathScoped ? withPathScopedInstructions(withMemory, parts.pathScoped) : withMemory;
+  const claimed = checkpoints && parts.commandClaims ? claimingCommandChanges(withRules, () => checkpoints.current, parts.commandClaims) : withRules;
   return {
     model: parts.model,
-    tools: checkpoints ? afterCheckpoint(withRules, () => checkpoints.settled()) : withRules,
+    tools: checkpoints ? afterCheckpoint(claimed, () => checkpoints.settled()) : claimed,
     hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd, env: childEnv(process.env, s.bashEnvPassthrough) }) : noHooks,
     config,
     ...(parts.background ? { notes: () => parts.background!.takeExitNotes() } : {}),

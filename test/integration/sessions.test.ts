@@ -137,6 +137,54 @@ describe('43.sessions: several sessions at once in one window', function () {
     );
   });
 
+  it('43.sessions: a file a running session changed by a command is refused to the other session beside it, as an edited one is', async () => {
+    await closeOtherSessions(turnstone);
+    const file = path.join(root(), 'sessions-by-command.txt');
+    fs.writeFileSync(file, 'before\n');
+    const other = turnstone.sessions()[0]!;
+    await vscode.commands.executeCommand('turnstone.newSession');
+    const runner = turnstone.sessions().find((s) => s.shown)!;
+    assert.notEqual(runner.key, other.key);
+    const first = server.requests.length;
+    // The command's session is held after its command: it is still running when the other one edits.
+    const held = new Map<number, ReturnType<typeof gate>>([1, 3].map((i) => [first + i, gate()]));
+    server.beforeReply = (i) => held.get(i)?.wait;
+    const nextAsk = () => new Promise<string>((resolve) => {
+      const sub = turnstone.onDidRequestPermission((id) => {
+        sub.dispose();
+        resolve(id);
+      });
+    });
+
+    try {
+      server.enqueue(toolUseReply([{ id: 'tu_cmd', name: 'bash', input: { command: "printf 'by the command\\n' > sessions-by-command.txt" } }]), textReply('wrote it'));
+      let asked = nextAsk();
+      const runnerTurn = turnstone.sendPrompt('write the file with a command');
+      turnstone.decide(await asked, { kind: 'allow', scope: 'once' });
+      await server.waitForRequests(first + 2);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'by the command\n');
+      await until('the command\'s session to count the file', () => turnstone.sessions().find((s) => s.key === runner.key)?.filesChanged === 1);
+
+      // The other session, shown, edits the same file while the first runs: refused, the file as the command left it.
+      await vscode.commands.executeCommand('turnstone.sessions.show', other.key);
+      server.enqueue(toolUseReply([{ id: 'tu_other_edit', name: 'edit_file', input: { path: 'sessions-by-command.txt', old_string: 'by the command', new_string: 'by the other' } }]), textReply('refused, then'));
+      asked = nextAsk();
+      const otherTurn = turnstone.sendPrompt('edit the same file');
+      turnstone.decide(await asked, { kind: 'allow', scope: 'once' });
+      await server.waitForRequests(first + 4);
+      assert.match(JSON.stringify(server.bodies[first + 3]!.messages), /changed by another Turnstone session that is still running/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'by the command\n');
+      held.get(first + 1)!.open();
+      held.get(first + 3)!.open();
+      assert.equal((await runnerTurn).outcome, 'completed');
+      assert.equal((await otherTurn).outcome, 'completed');
+    } finally {
+      // A failure above leaves no reply held for the next test.
+      for (const g of held.values()) g.open();
+      server.beforeReply = undefined;
+    }
+  });
+
   it('43.worktree: New Session in Worktree edits only the worktree (the working tree byte-identical; git lists it); removing the session keeps a worktree holding uncommitted work', async () => {
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root(), stdio: 'pipe' }).toString();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-wt-'));

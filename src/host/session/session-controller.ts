@@ -11,6 +11,7 @@ import { type TurnSummary } from '../../runtime/events';
 import { type ConversationRuntime, type TurnContext } from '../../runtime/loop/conversation';
 import { type JsonlSessionStore, type SessionInfo } from '../../runtime/session/session';
 import { type FileChange, type ImageBlock, type Message } from '../../runtime/types';
+import { type CommandClaims } from '../../agent/command-claims';
 import { SessionCheckpoints } from './checkpoints';
 import { CheckpointActions } from './checkpoint-actions';
 import { type AttachmentBlock } from '../context/attachment-blocks';
@@ -53,6 +54,8 @@ export interface ControllerDeps {
   onFileChange?(change: FileChange): void;
   /** Why this session may not write `file` now (another running session changed it), or undefined. */
   claimProblem?(file: string): string | undefined;
+  /** Other sessions in the same folder: the files this session's commands change are claimed through it. */
+  commandClaims?: CommandClaims;
   /** The session's own git worktree (issue 43): its tools, commands, hooks and checkpoints work there. */
   worktree?: SessionWorktree;
 }
@@ -264,7 +267,7 @@ export class SessionController implements vscode.Disposable {
     // A resumed session's history names its earlier commands: new ones must not take their ids.
     background.continueAfter(this.runtime?.messages ?? []);
     return hostTurnContext(
-      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background, ...(this.deps.claimProblem ? { claimProblem: this.deps.claimProblem } : {}), ...(this.deps.worktree ? { root: vscode.Uri.file(this.deps.worktree.path) } : {}) },
+      { context: this.deps.context, keys: this.deps.keys, mcp: this.deps.mcp, log: this.deps.log, checkpoints: this.checkpoints, destinations: this.destinations, background, ...(this.deps.claimProblem ? { claimProblem: this.deps.claimProblem } : {}), ...(this.deps.commandClaims ? { commandClaims: this.deps.commandClaims } : {}), ...(this.deps.worktree ? { root: vscode.Uri.file(this.deps.worktree.path) } : {}) },
       {
         systemPrompt: await this.instructions.systemPrompt(),
         caps: this.spend.capsForNextTurn(),

@@ -233,6 +233,21 @@ export class SessionDeck implements vscode.Disposable {
           }
         : {}),
       claimProblem: (file) => this.claimProblem(key, file),
+      // A command's files, found by scanning (command-claims.ts): only beside another session in the same folder.
+      // Claimed unless another running session had them first (its claim stands; this one's writes are refused).
+      commandClaims: {
+        shared: () => !worktree && this.open.some((s) => s !== session && !s.worktree),
+        claim: (files) => {
+          let moved = false;
+          for (const file of files) {
+            if (this.open.some((s) => s !== session && s.controller.isRunning && s.changed.has(file))) continue;
+            for (const other of this.open) if (other !== session && other.changed.delete(file)) moved = true;
+            if (!changed.has(file)) moved = true;
+            changed.add(file);
+          }
+          if (moved) this.changed.fire();
+        },
+      },
       ...(worktree ? { worktree } : {}),
     });
     const session: OpenSession = { key, controller, mirror, changed, ...(worktree ? { worktree } : {}) };

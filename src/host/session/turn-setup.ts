@@ -6,6 +6,7 @@
 import { type AgentDefinition } from '../../agent/subagents/agents';
 import * as vscode from 'vscode';
 import { type TurnCheckpoints } from '../../agent/turn-checkpoints';
+import { type CommandClaims } from '../../agent/command-claims';
 import { type TurnstoneSettings } from '../../agent/settings';
 import { type TurnContext } from '../../runtime/loop/conversation';
 import { type PermissionMode } from '../../runtime/policy/permissions';
@@ -35,6 +36,8 @@ export interface HostTurnDeps {
   background?: BackgroundCommands;
   /** Why the session may not write a file now (another running session changed it); see claimGuarded. */
   claimProblem?(file: string): string | undefined;
+  /** Other sessions in the same folder: the files this session's commands change are claimed through it. */
+  commandClaims?: CommandClaims;
   /** The session's own folder (its worktree, issue 43): the tools, commands and hooks work there. */
   root?: vscode.Uri;
 }
@@ -82,6 +85,7 @@ export async function hostTurnContext(deps: HostTurnDeps, turn: { systemPrompt: 
     background: deps.background,
     mcp: deps.mcp.ensure(),
     checkpoints: deps.checkpoints,
+    commandClaims: deps.commandClaims,
     systemPrompt: turn.systemPrompt,
     // A workspace's hooks are commands: they run only once the user trusts it.
     hooksCwd: vscode.workspace.isTrusted && root ? root.fsPath : undefined,

@@ -256,6 +256,19 @@ export class CheckpointStore implements ObjectSink {
     await this.append({ t: 'patch', id: current.id, path: rel, state });
   }
 
+  /** The folder the checkpoints cover. */
+  get root(): string {
+    return this.options.root;
+  }
+
+  /**
+   * Every file as a scan sees it now (those that differ from the base: HEAD's tree in git mode), without taking
+   * a checkpoint: two snapshots tell which files changed between them, whatever changed them.
+   */
+  async snapshot(signal?: AbortSignal): Promise<Readonly<Record<string, FileState>>> {
+    return (await this.scanNow(signal)).overlay;
+  }
+
   /** What restoring `checkpointId` would change, file by file. */
   async plan(checkpointId: string): Promise<RestorePlan> {
     const index = this.checkpoints.findIndex((c) => c.id === checkpointId);
