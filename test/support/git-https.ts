@@ -18,15 +18,23 @@ export interface GitHttpsServer {
   close(): Promise<void>;
 }
 
-/** Serves the repositories under `root`; `dir` (existing) receives the key and certificate. */
-export async function startGitHttps(root: string, dir: string, authorization: string): Promise<GitHttpsServer> {
-  const keyFile = path.join(dir, 'key.pem');
-  const caFile = path.join(dir, 'cert.pem');
+/**
+ * Serves the repositories under `root`; `dir` (existing) receives the key and certificate. `redirectTo`: a
+ * request for `/moved/<rest>` is answered 301 to `<redirectTo>/<rest>`, as a host answers for a renamed repository.
+ */
+export async function startGitHttps(root: string, dir: string, authorization: string, redirectTo?: string): Promise<GitHttpsServer> {
+  const name = `git-https-${Math.random().toString(36).slice(2)}`;
+  const keyFile = path.join(dir, `${name}-key.pem`);
+  const caFile = path.join(dir, `${name}-cert.pem`);
   if (!findOnPath('openssl')) throw new Error('openssl is missing (it makes the test server\'s certificate): sudo apt-get install -y openssl');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', caFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   const requests: string[] = [];
   const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (req, res) => {
     requests.push(`${req.headers.authorization ?? '-'} ${req.url ?? ''}`);
+    if (redirectTo && req.url?.startsWith('/moved/')) {
+      res.writeHead(301, { Location: `${redirectTo}/${req.url.slice('/moved/'.length)}` }).end();
+      return;
+    }
     if (req.headers.authorization !== authorization) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"' }).end();
       return;

@@ -261,24 +261,40 @@ export function withoutCredentials(location: string): string {
 
 /**
  * How git is handed a URL's credentials: never in its arguments, which every local user can read (`ps`). An
- * https URL's user name and token become an Authorization header for that host alone, passed in git's environment
- * (GIT_CONFIG_COUNT, git >= 2.31; readable by the same user only), and git is given the URL without them. Sent
- * with the first request, as GitHub, GitLab and Bitbucket take a token. Other URLs are given as they are (an ssh
- * URL's user name is no secret).
+ * https URL's user name and token become an Authorization header for that origin, passed in git's environment
+ * (GIT_CONFIG_PARAMETERS, which every git reads and only the same user can), and git is given the URL without
+ * them. Sent with the first request, as GitHub, GitLab and Bitbucket take a token; `redirects` is false then,
+ * because git would send the header on to a host its first request is redirected to. A user name alone is a
+ * token only when it looks like one (`https://ghp_…@github.com/…`); `https://user@bitbucket.org/…` stays as it
+ * is (no secret, and a public repository clones without credentials). Other URLs are given as they are.
  */
-export function gitAuth(url: string): { url: string; env: Record<string, string> } {
+export function gitAuth(url: string): { url: string; env: Record<string, string>; redirects: boolean } {
+  const plain = { url, env: {}, redirects: true };
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return { url, env: {} };
+    return plain;
   }
-  if (parsed.protocol !== 'https:' || (!parsed.username && !parsed.password)) return { url, env: {} };
-  const basic = Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64');
-  return {
-    url: withoutCredentials(url),
-    env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `http.${parsed.origin}/.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` },
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
   };
+  const [user, password] = [decode(parsed.username), decode(parsed.password)];
+  if (parsed.protocol !== 'https:' || (password === '' && !TOKEN_LIKE.test(user))) return plain;
+  const header = `Authorization: Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  return { url: withoutCredentials(url), env: { GIT_CONFIG_PARAMETERS: shellQuoted(`http.${parsed.origin}/.extraHeader=${header}`) }, redirects: false };
+}
+
+/** User names that are tokens: GitHub's and GitLab's prefixes, or a long run of token characters. */
+const TOKEN_LIKE = /^(gh[pousr]_|github_pat_|glpat-)|^[\w-]{30,}$/;
+
+/** One GIT_CONFIG_PARAMETERS entry: single-quoted, as git writes them (a quote inside as '\''). */
+function shellQuoted(entry: string): string {
+  return `'${entry.replace(/'/g, "'\\''")}'`;
 }
 
 /** `text` with the credentials of `url` (a user name, a token) taken out, for an error that may quote it. */
@@ -295,7 +311,7 @@ function redacted(text: string, url: string): string {
   return out;
 }
 
-function runGit(args: string[], cwd: string, url?: string, auth: Record<string, string> = {}): Promise<void> {
+function runGit(args: string[], cwd: string, url?: string, auth: { env: Record<string, string>; redirects: boolean } = { env: {}, redirects: true }): Promise<void> {
   return new Promise((resolve, reject) => {
     // git by its absolute path found on PATH, as Turnstone's other git runs (worktrees.ts), without GIT_DIR-like variables.
     const git = findProgram(process.platform === 'win32' ? 'git.exe' : 'git');
@@ -305,10 +321,10 @@ function runGit(args: string[], cwd: string, url?: string, auth: Record<string, 
     }
     const env: NodeJS.ProcessEnv = { ...childEnv(process.env, []), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
     for (const name of GIT_ENV_REMOVED) delete env[name];
-    Object.assign(env, auth);
+    Object.assign(env, auth.env);
     // No hooks (core.hooksPath to nothing, no template to copy them from), no submodules, no prompts for a password.
     // No credential helper either: a token in a marketplace's URL would be handed to it to store (~/.git-credentials).
-    const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', '-c', 'credential.helper=', ...args];
+    const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', '-c', 'credential.helper=', ...(auth.redirects ? [] : ['-c', 'http.followRedirects=false']), ...args];
     execFile(git, safe, { cwd, timeout: GIT_TIMEOUT_MS, env, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, stderr) => {
       // git may quote the URL it was given: a token in it stays out of the message (which is logged and shown).
       if (error) reject(new PluginStoreError(`git ${args[0]} failed: ${cutHead(redacted(String(stderr || error.message).trim(), url ?? ''), 400)}`));
@@ -324,9 +340,9 @@ function runGit(args: string[], cwd: string, url?: string, auth: Record<string, 
  */
 async function shallowClone(url: string, dest: string, cwd: string, at: { ref?: string | undefined; sha?: string | undefined } = {}): Promise<void> {
   const auth = gitAuth(url);
-  await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', ...(at.ref !== undefined ? [`--branch=${at.ref}`] : []), '--', auth.url, dest], cwd, url, auth.env);
+  await runGit(['clone', '--depth', '1', '--no-recurse-submodules', '--template=', ...(at.ref !== undefined ? [`--branch=${at.ref}`] : []), '--', auth.url, dest], cwd, url, auth);
   if (at.sha !== undefined) {
-    await runGit(['fetch', '--depth', '1', '--no-recurse-submodules', 'origin', at.sha], dest, url, auth.env);
+    await runGit(['fetch', '--depth', '1', '--no-recurse-submodules', 'origin', at.sha], dest, url, auth);
     await runGit(['checkout', '-q', '--detach', at.sha], dest, url);
   }
 }

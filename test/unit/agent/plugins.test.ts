@@ -362,17 +362,45 @@ describe('46 plugins: reader and store', function () {
     }
   });
 
-  it('issue 46 plugins: gitAuth hands an https URL\'s credentials to git as a header for that host only, never in the URL; other URLs pass as they are', () => {
-    const auth = gitAuth('https://user:p%40ss@example.com:8443/o/r.git');
-    assert.equal(auth.url, 'https://example.com:8443/o/r.git');
-    assert.deepEqual(auth.env, {
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: 'http.https://example.com:8443/.extraHeader',
-      GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from('user:p@ss').toString('base64')}`,
+  it('issue 46 plugins: a marketplace URL with a token that redirects to another host is not followed: the other host gets no request, so never the token', async () => {
+    const repo = path.join(tmp, 'served-elsewhere', 'market');
+    marketplaceRepo(repo);
+    const elsewhere = await startGitHttps(path.dirname(repo), tmp, 'Basic elsewhere-only');
+    const first = await startGitHttps(path.dirname(repo), tmp, `Basic ${Buffer.from('someone:tok-5ecret-abc').toString('base64')}`, elsewhere.origin);
+    const ca = path.join(tmp, 'both-ca.pem');
+    writeFileSync(ca, readFileSync(first.caFile, 'utf8') + readFileSync(elsewhere.caFile, 'utf8'));
+    const saved = { home: process.env.HOME, ca: process.env.GIT_SSL_CAINFO };
+    process.env.HOME = path.join(tmp, 'home-redirect');
+    process.env.GIT_SSL_CAINFO = ca;
+    try {
+      const withToken = `${first.origin.replace('https://', 'https://someone:tok-5ecret-abc@')}/moved/market`;
+      await assert.rejects(new PluginStore(path.join(tmp, 'data')).addMarketplace({ kind: 'git', url: withToken }), (e: Error) => e instanceof PluginStoreError && !e.message.includes('tok-5ecret-abc'));
+      assert.ok(first.requests.length > 0, 'the first host was asked');
+      assert.deepEqual(elsewhere.requests, [], 'the host redirected to was never asked');
+    } finally {
+      process.env.HOME = saved.home;
+      if (saved.ca === undefined) delete process.env.GIT_SSL_CAINFO;
+      else process.env.GIT_SSL_CAINFO = saved.ca;
+      await first.close();
+      await elsewhere.close();
+    }
+  });
+
+  it('issue 46 plugins: gitAuth hands an https URL\'s credentials to git as a header for that origin, never in the URL, and without following redirects; other URLs pass as they are', () => {
+    const auth = gitAuth("https://user:p%40ss'x@example.com:8443/o/r.git");
+    const header = `Authorization: Basic ${Buffer.from("user:p@ss'x").toString('base64')}`;
+    assert.deepEqual(auth, {
+      url: 'https://example.com:8443/o/r.git',
+      // As git itself writes -c values for its children: single-quoted, a quote inside as '\''.
+      env: { GIT_CONFIG_PARAMETERS: `'http.https://example.com:8443/.extraHeader=${header}'` },
+      redirects: false,
     });
     // A token alone (GitHub's https://<token>@github.com/…) is the user name, with an empty password.
-    assert.equal(gitAuth('https://ghp_abc@github.com/o/r.git').env.GIT_CONFIG_VALUE_0, `Authorization: Basic ${Buffer.from('ghp_abc:').toString('base64')}`);
-    for (const plain of ['https://github.com/o/r.git', 'ssh://git@github.com/o/r.git', 'file:///srv/r.git', '/srv/r']) assert.deepEqual(gitAuth(plain), { url: plain, env: {} });
+    assert.equal(gitAuth('https://ghp_abc@github.com/o/r.git').env.GIT_CONFIG_PARAMETERS, `'http.https://github.com/.extraHeader=Authorization: Basic ${Buffer.from('ghp_abc:').toString('base64')}'`);
+    // A user name that is no token (Bitbucket's clone URLs) stays: nothing secret, and a public repository needs no login.
+    for (const plain of ['https://someone@bitbucket.org/team/r.git', 'https://github.com/o/r.git', 'ssh://git@github.com/o/r.git', 'file:///srv/r.git', '/srv/r', 'https://a%zz@h/x']) {
+      assert.deepEqual(gitAuth(plain), { url: plain, env: {}, redirects: true }, plain);
+    }
   });
 
   it('issue 46 plugins: a "url" source of a local git repository is listed without cloning, cloned at install into a private folder that is then deleted, and installed as a folder source is', async () => {
