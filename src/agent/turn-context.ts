@@ -77,8 +77,10 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
     return checkpoints ? withCheckpointCapture(workspace, () => checkpoints.current) : workspace;
   });
   const withMcp = parts.mcp ? withMcpTools(builtIn, parts.mcp) : builtIn;
+  // Under the subagents: their commands are this session's too.
+  const claimed = checkpoints && parts.commandClaims ? claimingCommandChanges(withMcp, () => checkpoints.current, parts.commandClaims) : withMcp;
   // Subagents use the turn's own tools (checkpoints, MCP, sandbox and all), narrowed to what their agent may use.
-  const withAgents = withSubagents(withMcp, {
+  const withAgents = withSubagents(claimed, {
     maxParallel: s.agentsMaxParallel,
     model: s.model,
     provider: s.provider,
@@ -108,10 +110,9 @@ export function createTurnContext(parts: TurnContextParts): TurnContext {
   };
   // Outside the subagents' tools: a rule reaches the conversation whose history keeps it (subagents get the prompt's rules only).
   const withRules = parts.pathScoped ? withPathScopedInstructions(withMemory, parts.pathScoped) : withMemory;
-  const claimed = checkpoints && parts.commandClaims ? claimingCommandChanges(withRules, () => checkpoints.current, parts.commandClaims) : withRules;
   return {
     model: parts.model,
-    tools: checkpoints ? afterCheckpoint(claimed, () => checkpoints.settled()) : claimed,
+    tools: checkpoints ? afterCheckpoint(withRules, () => checkpoints.settled()) : withRules,
     hooks: parts.hooksCwd !== undefined ? new ShellHookRunner(s.hooks, { cwd: parts.hooksCwd, env: childEnv(process.env, s.bashEnvPassthrough) }) : noHooks,
     config,
     ...(parts.background ? { notes: () => parts.background!.takeExitNotes() } : {}),

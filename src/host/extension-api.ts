@@ -5,7 +5,7 @@ import { type PermissionDecision } from '../runtime/policy/permissions';
 import { type PanelSnapshot } from '../webview/protocol';
 import { type HostMcp } from './mcp';
 import { type PendingPermissions } from './approvals/pending-permissions';
-import { type SessionDeck, type SessionState } from './session/session-deck';
+import { filesChangedBy, type SessionDeck, type SessionState } from './session/session-deck';
 import { type ReviewCounts, sessionRow } from './session/sessions-view';
 
 export interface TurnstoneApi {
@@ -81,7 +81,7 @@ export function createApi(parts: ApiParts, activateMs: number): TurnstoneApi {
           state: row.state,
           shown: sessions.isShown(s.key),
           description: row.description,
-          filesChanged: s.changed.size,
+          filesChanged: filesChangedBy(s),
           toReview,
           ...(cost !== undefined ? { costUsd: cost } : {}),
           ...(file ? { sessionFile: file } : {}),

@@ -185,6 +185,67 @@ describe('43.sessions: several sessions at once in one window', function () {
     }
   });
 
+  it('43.sessions: a file another session edited while a command ran is not the command\'s: that session may go on editing it', async () => {
+    await closeOtherSessions(turnstone);
+    for (const name of ['sessions-theirs.txt', 'sessions-mine.txt']) fs.writeFileSync(path.join(root(), name), 'before\n');
+    // Edits go through without asking (commands still ask): only the command's approval is answered here.
+    await config().update('permissionMode', 'acceptEdits', vscode.ConfigurationTarget.Global);
+    const other = turnstone.sessions()[0]!;
+    await vscode.commands.executeCommand('turnstone.newSession');
+    const runner = turnstone.sessions().find((s) => s.shown)!;
+    const first = server.requests.length;
+    const held = new Map<number, ReturnType<typeof gate>>([[first + 3, gate()]]);
+    server.beforeReply = (i) => held.get(i)?.wait;
+    const flag = (name: string) => path.join(root(), name);
+    try {
+      // The runner's command says it started, then waits for the test before writing its own file.
+      const command = "touch sessions-started.flag; while [ ! -f sessions-go.flag ]; do sleep 0.05; done; printf 'mine\\n' > sessions-mine.txt";
+      server.enqueue(toolUseReply([{ id: 'tu_wait_cmd', name: 'bash', input: { command } }]));
+      const asked = new Promise<string>((resolve) => {
+        const sub = turnstone.onDidRequestPermission((id) => {
+          sub.dispose();
+          resolve(id);
+        });
+      });
+      const runnerTurn = turnstone.sendPrompt('run the slow command');
+      turnstone.decide(await asked, { kind: 'allow', scope: 'once' });
+      await until('the command to start', () => fs.existsSync(flag('sessions-started.flag')));
+
+      // Meanwhile the other session edits its file, and its turn ends.
+      await vscode.commands.executeCommand('turnstone.sessions.show', other.key);
+      server.enqueue(toolUseReply([{ id: 'tu_theirs', name: 'edit_file', input: { path: 'sessions-theirs.txt', old_string: 'before', new_string: 'theirs' } }]), textReply('edited theirs'));
+      assert.equal((await turnstone.sendPrompt('edit your file')).outcome, 'completed');
+      assert.equal(fs.readFileSync(path.join(root(), 'sessions-theirs.txt'), 'utf8'), 'theirs\n');
+
+      // The command ends; its session runs on (its next request is held).
+      server.enqueue(textReply('command done'));
+      fs.writeFileSync(flag('sessions-go.flag'), '');
+      await server.waitForRequests(first + 4);
+      assert.equal(fs.readFileSync(path.join(root(), 'sessions-mine.txt'), 'utf8'), 'mine\n');
+
+      // The other session edits its own file again (allowed) and the command's file (refused).
+      server.enqueue(
+        toolUseReply([
+          { id: 'tu_theirs_again', name: 'edit_file', input: { path: 'sessions-theirs.txt', old_string: 'theirs', new_string: 'theirs again' } },
+          { id: 'tu_mine', name: 'edit_file', input: { path: 'sessions-mine.txt', old_string: 'mine', new_string: 'not mine' } },
+        ]),
+        textReply('one of two'),
+      );
+      assert.equal((await turnstone.sendPrompt('edit both')).outcome, 'completed');
+      assert.equal(fs.readFileSync(path.join(root(), 'sessions-theirs.txt'), 'utf8'), 'theirs again\n', 'its own file: not claimed by the command');
+      assert.equal(fs.readFileSync(path.join(root(), 'sessions-mine.txt'), 'utf8'), 'mine\n', "the command's file: refused");
+      assert.match(JSON.stringify(server.bodies[server.bodies.length - 1]!.messages), /sessions-mine\.txt was changed by another Turnstone session that is still running/);
+      held.get(first + 3)!.open();
+      assert.equal((await runnerTurn).outcome, 'completed');
+      assert.equal(runner.key !== other.key, true);
+    } finally {
+      for (const g of held.values()) g.open();
+      server.beforeReply = undefined;
+      await config().update('permissionMode', 'ask', vscode.ConfigurationTarget.Global);
+      for (const name of ['sessions-started.flag', 'sessions-go.flag']) fs.rmSync(flag(name), { force: true });
+    }
+  });
+
   it('43.worktree: New Session in Worktree edits only the worktree (the working tree byte-identical; git lists it); removing the session keeps a worktree holding uncommitted work', async () => {
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root(), stdio: 'pipe' }).toString();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turnstone-wt-'));

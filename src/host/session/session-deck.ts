@@ -25,9 +25,21 @@ export interface OpenSession {
    * count, the review's group, the rule on files another running session changed.
    */
   readonly changed: Set<string>;
+  /**
+   * Files its commands changed (found by scanning, agent/command-claims.ts): the rule on files another running
+   * session changed, and the view's count; never the review's (what a command wrote is not reviewed hunk by hunk).
+   */
+  readonly commanded: Set<string>;
   /** The git worktree it runs in (issue 43), if it was started in one. */
   readonly worktree?: SessionWorktree;
   lastOutcome?: TurnSummary['outcome'];
+}
+
+/** How many files a session changed: with its tools, or with its commands while another session was beside it. */
+export function filesChangedBy(session: OpenSession): number {
+  let n = session.changed.size;
+  for (const file of session.commanded) if (!session.changed.has(file)) n++;
+  return n;
 }
 
 export interface SessionDeckDeps extends Omit<ControllerDeps, 'post' | 'onTurnEnded' | 'onDidChangeState' | 'key' | 'worktree'> {
@@ -184,12 +196,20 @@ export class SessionDeck implements vscode.Disposable {
     return this.open.find((s) => s.mirror.get(itemId) !== undefined);
   }
 
+  /** The window's record of file changes: each file's last changer, in order (a command's claim skips later ones). */
+  private changeSeq = 0;
+  private readonly lastChange = new Map<string, { key: string; seq: number }>();
+
+  private noteChange(key: string, file: string): void {
+    this.lastChange.set(file, { key, seq: ++this.changeSeq });
+  }
+
   /**
    * Why a session may not change `file`: another running session, not in a worktree, changed it in this
    * window (two agents editing one file would overwrite each other's work). Undefined when it may.
    */
   claimProblem(key: string, file: string): string | undefined {
-    const other = this.open.find((s) => s.key !== key && s.controller.isRunning && s.changed.has(file));
+    const other = this.open.find((s) => s.key !== key && s.controller.isRunning && (s.changed.has(file) || s.commanded.has(file)));
     if (!other) return undefined;
     return `${file} was changed by another Turnstone session that is still running ("${other.controller.title}"). Two sessions editing one file would overwrite each other's work: wait for it to finish, or stop it, or run this task in a worktree (Turnstone: New Session in Worktree).`;
   }
@@ -198,6 +218,7 @@ export class SessionDeck implements vscode.Disposable {
     const key = `s${++this.counter}`;
     const mirror = new Transcript();
     const changed = new Set<string>();
+    const commanded = new Set<string>();
     const controller = new SessionController({
       ...this.deps,
       key,
@@ -216,8 +237,13 @@ export class SessionDeck implements vscode.Disposable {
       // session still running keeps its claim (claimProblem), should a change reach the file by another way.
       onFileChange: (change: FileChange) => {
         let moved = false;
-        for (const other of this.open) if (other.changed !== changed && !other.controller.isRunning && other.changed.delete(change.path)) moved = true;
+        for (const other of this.open) {
+          if (other === session || other.controller.isRunning) continue;
+          if (other.changed.delete(change.path)) moved = true;
+          other.commanded.delete(change.path);
+        }
         changed.add(change.path);
+        this.noteChange(key, change.path);
         if (moved) this.changed.fire();
       },
       // This session's files leave the window's review when it closes or starts afresh; the others' stay.
@@ -228,6 +254,7 @@ export class SessionDeck implements vscode.Disposable {
               reset: () => {
                 this.deps.review!.reset([...changed]);
                 changed.clear();
+                commanded.clear();
               },
             },
           }
@@ -237,20 +264,25 @@ export class SessionDeck implements vscode.Disposable {
       // Claimed unless another running session had them first (its claim stands; this one's writes are refused).
       commandClaims: {
         shared: () => !worktree && this.open.some((s) => s !== session && !s.worktree),
-        claim: (files) => {
-          let moved = false;
+        now: () => this.changeSeq,
+        claim: (files, since) => {
+          let added = false;
           for (const file of files) {
-            if (this.open.some((s) => s !== session && s.controller.isRunning && s.changed.has(file))) continue;
-            for (const other of this.open) if (other !== session && other.changed.delete(file)) moved = true;
-            if (!changed.has(file)) moved = true;
-            changed.add(file);
+            const last = this.lastChange.get(file);
+            // Another session changed it while the command ran: its change, not this command's.
+            if (last && last.key !== key && last.seq > since) continue;
+            if (this.open.some((s) => s !== session && s.controller.isRunning && (s.changed.has(file) || s.commanded.has(file)))) continue;
+            for (const other of this.open) if (other !== session && !other.controller.isRunning) other.commanded.delete(file);
+            if (!changed.has(file) && !commanded.has(file)) added = true;
+            commanded.add(file);
+            this.noteChange(key, file);
           }
-          if (moved) this.changed.fire();
+          if (added) this.changed.fire();
         },
       },
       ...(worktree ? { worktree } : {}),
     });
-    const session: OpenSession = { key, controller, mirror, changed, ...(worktree ? { worktree } : {}) };
+    const session: OpenSession = { key, controller, mirror, changed, commanded, ...(worktree ? { worktree } : {}) };
     this.open.push(session);
     return session;
   }

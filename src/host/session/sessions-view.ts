@@ -2,7 +2,7 @@
 // state, files changed and cost, updated as they change; Show puts it in the panel, Stop ends its turn,
 // Remove closes it (its history stays).
 import * as vscode from 'vscode';
-import { type OpenSession, type SessionDeck, type SessionState } from './session-deck';
+import { filesChangedBy, type OpenSession, type SessionDeck, type SessionState } from './session-deck';
 import { removeSession } from './worktree-sessions';
 import { registerGuardedCommands } from '../command-guard';
 import { REVIEW_SHOW_COMMAND } from '../review/review-show';
@@ -45,7 +45,7 @@ export interface ReviewCounts {
 export function sessionRow(deck: SessionDeck, session: OpenSession, toReview = 0): { label: string; description: string; state: SessionState } {
   const state = deck.stateOf(session);
   const c = session.controller;
-  const files = session.changed.size;
+  const files = filesChangedBy(session);
   const cost = c.usage?.costUsd;
   const parts = [
     stateLabel(state),

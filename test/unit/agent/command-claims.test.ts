@@ -47,14 +47,14 @@ describe('43 sessions: what a command changed is claimed for its session (comman
 
   it('43: a new file, a file changed again and a deleted one are claimed; untouched ones are not', async () => {
     const claimed: string[][] = [];
-    const tools = claimingCommandChanges(shell, () => store, { shared: () => true, claim: (files) => claimed.push([...files]) });
+    const tools = claimingCommandChanges(shell, () => store, { shared: () => true, now: () => 0, claim: (files) => claimed.push([...files]) });
     await run(tools, 'bash', "printf 'new\\n' > made.txt; printf 'again\\n' > edited-before.txt; rm doomed.txt");
     assert.deepEqual(claimed, [['doomed.txt', 'edited-before.txt', 'made.txt'].map((f) => path.join(root, f))]);
   });
 
   it('43: a command that fails is looked at all the same; one that changes nothing claims nothing', async () => {
     const claimed: string[][] = [];
-    const tools = claimingCommandChanges(shell, () => store, { shared: () => true, claim: (files) => claimed.push([...files]) });
+    const tools = claimingCommandChanges(shell, () => store, { shared: () => true, now: () => 0, claim: (files) => claimed.push([...files]) });
     await assert.rejects(run(tools, 'bash', "printf 'half\\n' > tracked.txt; exit 3"));
     await run(tools, 'bash', 'cat untouched.txt > /dev/null');
     assert.deepEqual(claimed, [[path.join(root, 'tracked.txt')]]);
@@ -64,8 +64,8 @@ describe('43 sessions: what a command changed is claimed for its session (comman
     let scans = 0;
     const counting = new Proxy(store, { get: (t, p, r) => (p === 'snapshot' ? (scans++, t.snapshot.bind(t)) : Reflect.get(t, p, r)) });
     const claimed: string[][] = [];
-    await run(claimingCommandChanges(shell, () => counting, { shared: () => false, claim: (f) => claimed.push([...f]) }), 'bash', "printf 'x\\n' > alone.txt");
-    await run(claimingCommandChanges(shell, () => counting, { shared: () => true, claim: (f) => claimed.push([...f]) }), 'read_file', '');
+    await run(claimingCommandChanges(shell, () => counting, { shared: () => false, now: () => 0, claim: (f) => claimed.push([...f]) }), 'bash', "printf 'x\\n' > alone.txt");
+    await run(claimingCommandChanges(shell, () => counting, { shared: () => true, now: () => 0, claim: (f) => claimed.push([...f]) }), 'read_file', '');
     assert.deepEqual([scans, claimed], [0, []]);
   });
 
