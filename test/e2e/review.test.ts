@@ -45,6 +45,8 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
   const page = (): Page => chat.wb.page;
   const file = (name: string) => path.join(chat.wb.server.workspace, name);
   const editor = () => page().locator('.editor-group-container.active .monaco-editor').first();
+  /** The file's own editor has the keyboard (not one of the peek's editors inside it). */
+  const editorKeyboard = () => editor().locator(':scope > .overflow-guard > textarea.inputarea:focus');
   const peek = () => page().locator('.monaco-editor .zone-widget.dirty-diff');
   const peekAction = (name: string): Locator => peek().locator(`.peekview-actions .action-label[aria-label^="${name}"]`);
   const scmRows = () => page().locator('.scm-view .monaco-list-row');
@@ -72,7 +74,7 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
   async function peekFirstChange(title: RegExp): Promise<void> {
     // The keyboard into the file first (Ctrl+1), as a user would: after a peek action it may be on a button that is gone.
     await page().keyboard.press('Control+1');
-    await editor().locator('textarea.inputarea:focus').waitFor({ state: 'attached', timeout: 30_000 });
+    await editorKeyboard().waitFor({ state: 'attached', timeout: 30_000 });
     await goToLine(1);
     if (await peek().isVisible()) {
       await page().keyboard.press('Escape');
@@ -177,7 +179,7 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     await peekFirstChange(/1 of 1 change/);
     // As a user would, once the cursor is back in the file: pressed while the palette still gives the keyboard back,
     // the keys would go wherever it was.
-    await editor().locator('textarea.inputarea:focus').waitFor({ state: 'attached', timeout: 30_000 });
+    await editorKeyboard().waitFor({ state: 'attached', timeout: 30_000 });
     await page().keyboard.press('Control+Alt+Enter');
     await editor().locator('.margin-view-overlays .dirty-diff-added').first().waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(readFileSync(file(DEMO), 'utf8'), afterUndo, 'Keep leaves the file as it is');

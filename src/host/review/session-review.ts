@@ -14,6 +14,9 @@ import { ReviewComments, type SendComment } from './review-comments';
 
 export const REVIEW_SCHEME = 'turnstone-review';
 
+/** Settled files whose last review point is kept for a diff still open on it. */
+const MAX_SETTLED = 100;
+
 /** The open session a changed file belongs to: its group in the Source Control view is named after it. */
 export interface ReviewOwner {
   key: string;
@@ -115,10 +118,15 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
    * checkpoints); those of the window's other open sessions stay listed. No paths: every file leaves.
    */
   reset(paths?: Iterable<string>): void {
-    if (paths === undefined) this.bases.clear();
-    else for (const p of paths) this.bases.delete(p);
-    // Their review-point documents, if still open, go on showing the last review point.
-    this.settled.clear();
+    if (paths === undefined) {
+      this.bases.clear();
+      this.settled.clear();
+    } else {
+      for (const p of paths) {
+        this.bases.delete(p);
+        this.settled.delete(p);
+      }
+    }
     this.disk.retain(this.bases);
     void this.refresh();
   }
@@ -344,6 +352,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     for (const file of files) {
       if (!this.bases.has(file) || (await readText(file, this.disk)) !== this.bases.get(file)) continue;
       this.settled.set(file, this.bases.get(file)!);
+      // The oldest go first: a diff tab open that long is read again rarely, and each entry is a whole file.
+      if (this.settled.size > MAX_SETTLED) this.settled.delete(this.settled.keys().next().value!);
       this.bases.delete(file);
       done.push(file);
     }
