@@ -117,6 +117,10 @@ export async function run(): Promise<void> {
   api.decide(askId, { kind: 'deny' });
   await waiting;
   api.setDialogsEnabled(true);
+  // Idle again after it: the waiting sample is compared with both sides, so what the host was still settling
+  // before it (or started after) does not read as the waiting session's cost.
+  await new Promise((r) => setTimeout(r, 500));
+  const idleAfterCpuMsPerS = await cpuPerSecond(5_000);
 
   await server.close();
   await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
@@ -136,6 +140,7 @@ export async function run(): Promise<void> {
       secondSessionRssMB: (afterSecond.rss - beforeSecond.rss) / 2 ** 20,
       secondSessionHeapMB: (afterSecond.heapUsed - beforeSecond.heapUsed) / 2 ** 20,
       idleCpuMsPerS,
+      idleAfterCpuMsPerS,
       waitingCpuMsPerS,
     })}`,
   );
