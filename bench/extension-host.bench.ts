@@ -24,6 +24,7 @@ interface HostFigures {
   idleCpuMsPerS: number;
   idleAfterCpuMsPerS: number;
   waitingCpuMsPerS: number;
+  waitingOwnCpuMsPerS: number;
 }
 
 async function measureOnce(): Promise<HostFigures> {
@@ -96,8 +97,13 @@ export default async function (): Promise<BenchResult[]> {
       extra: { rssMB: round(median(runs.map((r) => r.secondSessionRssMB))) },
     },
     {
-      ...report('waiting session CPU', "the extension host's CPU while a session waits for an approval, less the same host with nothing waiting just before and just after (their mean; issue 43)", 'ms/s', runs.map((r) => r.waitingCpuMsPerS - (r.idleCpuMsPerS + r.idleAfterCpuMsPerS) / 2), '< 1 ms/s', 1),
-      extra: { waitingMsPerS: round(median(runs.map((r) => r.waitingCpuMsPerS))), idleBeforeMsPerS: round(median(runs.map((r) => r.idleCpuMsPerS))), idleAfterMsPerS: round(median(runs.map((r) => r.idleAfterCpuMsPerS))) },
+      ...report('waiting session CPU', "Turnstone's own CPU in the extension host while a session waits for an approval: CPU-profile samples with one of its bundles on the stack (issue 43)", 'ms/s', runs.map((r) => r.waitingOwnCpuMsPerS), '< 1 ms/s', 1),
+      // The whole host's figures, for comparison: VS Code's own work moves them by tens of ms/s either way.
+      extra: {
+        hostWaitingMsPerS: round(median(runs.map((r) => r.waitingCpuMsPerS))),
+        hostIdleBeforeMsPerS: round(median(runs.map((r) => r.idleCpuMsPerS))),
+        hostIdleAfterMsPerS: round(median(runs.map((r) => r.idleAfterCpuMsPerS))),
+      },
     },
     { name: 'bundle: extension', measured: 'dist/extension.js (production, minified)', unit: 'kB', ours: round(kb('extension.js')), baseline: null, ratio: null, target: '< 1536 kB', pass: kb('extension.js') < 1536 },
     { name: 'bundle: webview', measured: 'dist/webview.js (production, minified)', unit: 'kB', ours: round(kb('webview.js')), baseline: null, ratio: null, target: '< 400 kB', pass: kb('webview.js') < 400 },
