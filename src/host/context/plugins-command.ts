@@ -110,6 +110,9 @@ async function install(marketplace: string, plugin: string, log: vscode.LogOutpu
 
 async function remove(id: string, log: vscode.LogOutputChannel): Promise<boolean> {
   const removed = await store().uninstall(id);
+  // At once, not after the setting is written: a turn starting meanwhile would run the plugin from the set read
+  // before (its commands are held in memory), though its copy is gone.
+  pluginsChanged();
   await setEnabled(id, false);
   if (removed) log.info(`plugins: removed ${id}`);
   return removed;
@@ -125,6 +128,7 @@ async function updateMarketplace(name: string, log: vscode.LogOutputChannel): Pr
 
 async function removeMarketplace(name: string, log: vscode.LogOutputChannel): Promise<string[]> {
   const ids = await store().removeMarketplace(name);
+  pluginsChanged();
   const left = enabledPluginIds().filter((x) => !ids.includes(x) && !x.endsWith(`@${name}`));
   await vscode.workspace.getConfiguration('turnstone').update('plugins.enabled', left, vscode.ConfigurationTarget.Global);
   pluginsChanged();
