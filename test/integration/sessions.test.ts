@@ -24,6 +24,16 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
+/** The id of the next permission request Turnstone raises, in any session. */
+function nextAsk(turnstone: TurnstoneApi): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const sub = turnstone.onDidRequestPermission((id) => {
+      sub.dispose();
+      resolve(id);
+    });
+  });
+}
+
 function userTexts(items: readonly { kind: string; text?: string }[]): string[] {
   return items.flatMap((i) => (i.kind === 'user' && i.text ? [i.text] : []));
 }
@@ -70,12 +80,7 @@ describe('43.sessions: several sessions at once in one window', function () {
     assert.equal(rows.find((s) => s.key === a.key)!.state, 'running');
 
     // A's edit asks while it is hidden: its row waits, its card is in its own transcript and not in the panel.
-    const asked = new Promise<string>((resolve) => {
-      const sub = turnstone.onDidRequestPermission((id) => {
-        sub.dispose();
-        resolve(id);
-      });
-    });
+    const asked = nextAsk(turnstone);
     held.get(first)!.open();
     const askId = await asked;
     await until('A to wait for the user', () => turnstone.sessions().find((s) => s.key === a.key)?.state === 'waiting');
@@ -98,12 +103,7 @@ describe('43.sessions: several sessions at once in one window', function () {
 
     // B may not change the file A (still running) changed: refused, the file byte-identical.
     server.enqueue(toolUseReply([{ id: 'tu_b_edit', name: 'edit_file', input: { path: 'sessions-shared.txt', old_string: 'ONE by A', new_string: 'B was here' } }]), textReply('B stops here'));
-    const bAsked = new Promise<string>((resolve) => {
-      const sub = turnstone.onDidRequestPermission((id) => {
-        sub.dispose();
-        resolve(id);
-      });
-    });
+    const bAsked = nextAsk(turnstone);
     const bTurn = turnstone.sendPrompt('B: edit the shared file too');
     turnstone.decide(await bAsked, { kind: 'allow', scope: 'once' });
     // B's step after the refusal is held: B is running when A is stopped.
@@ -149,16 +149,10 @@ describe('43.sessions: several sessions at once in one window', function () {
     // The command's session is held after its command: it is still running when the other one edits.
     const held = new Map<number, ReturnType<typeof gate>>([1, 3].map((i) => [first + i, gate()]));
     server.beforeReply = (i) => held.get(i)?.wait;
-    const nextAsk = () => new Promise<string>((resolve) => {
-      const sub = turnstone.onDidRequestPermission((id) => {
-        sub.dispose();
-        resolve(id);
-      });
-    });
 
     try {
       server.enqueue(toolUseReply([{ id: 'tu_cmd', name: 'bash', input: { command: "printf 'by the command\\n' > sessions-by-command.txt" } }]), textReply('wrote it'));
-      let asked = nextAsk();
+      let asked = nextAsk(turnstone);
       const runnerTurn = turnstone.sendPrompt('write the file with a command');
       turnstone.decide(await asked, { kind: 'allow', scope: 'once' });
       await server.waitForRequests(first + 2);
@@ -168,7 +162,7 @@ describe('43.sessions: several sessions at once in one window', function () {
       // The other session, shown, edits the same file while the first runs: refused, the file as the command left it.
       await vscode.commands.executeCommand('turnstone.sessions.show', other.key);
       server.enqueue(toolUseReply([{ id: 'tu_other_edit', name: 'edit_file', input: { path: 'sessions-by-command.txt', old_string: 'by the command', new_string: 'by the other' } }]), textReply('refused, then'));
-      asked = nextAsk();
+      asked = nextAsk(turnstone);
       const otherTurn = turnstone.sendPrompt('edit the same file');
       turnstone.decide(await asked, { kind: 'allow', scope: 'once' });
       await server.waitForRequests(first + 4);
@@ -201,12 +195,7 @@ describe('43.sessions: several sessions at once in one window', function () {
       // The runner's command says it started, then waits for the test before writing its own file.
       const command = "touch sessions-started.flag; while [ ! -f sessions-go.flag ]; do sleep 0.05; done; printf 'mine\\n' > sessions-mine.txt";
       server.enqueue(toolUseReply([{ id: 'tu_wait_cmd', name: 'bash', input: { command } }]));
-      const asked = new Promise<string>((resolve) => {
-        const sub = turnstone.onDidRequestPermission((id) => {
-          sub.dispose();
-          resolve(id);
-        });
-      });
+      const asked = nextAsk(turnstone);
       const runnerTurn = turnstone.sendPrompt('run the slow command');
       turnstone.decide(await asked, { kind: 'allow', scope: 'once' });
       await until('the command to start', () => fs.existsSync(flag('sessions-started.flag')));
