@@ -267,19 +267,32 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-/** "Preferences: Color Theme", as a user picks one: the command's own row, then the theme's own row, clicked. */
-export async function pickColorTheme(page: Page, theme: string): Promise<void> {
+/**
+ * "Preferences: Color Theme", as a user picks one: the command's own row, then the theme's own row, clicked. A
+ * palette that closed under it (a panel that finished loading took focus: its row stays in the page, hidden) is
+ * opened again until the deadline.
+ */
+export async function pickColorTheme(page: Page, theme: string, timeoutMs = 90_000): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   const exactRow = (label: string) =>
     page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
-  await openPalette(page, '>Preferences: Color Theme');
-  // Not "Browse Color Themes in Marketplace", which may sort first.
-  await exactRow('Preferences: Color Theme').click({ timeout: 30_000 });
-  await page.locator('.quick-input-widget input[placeholder*="Color Theme"]').waitFor({ state: 'visible', timeout: 30_000 });
-  await input.fill(theme);
-  // A theme's row is "<label>, <theme id>": "Dark High Contrast, Default High Contrast".
-  await page.locator(`.quick-input-widget .monaco-list-row[aria-label$=", ${theme}"]`).first().click({ timeout: 30_000 });
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
+      await openPalette(page, '>Preferences: Color Theme', left());
+      // Not "Browse Color Themes in Marketplace", which may sort first.
+      await exactRow('Preferences: Color Theme').click({ timeout: left() });
+      await page.locator('.quick-input-widget input[placeholder*="Color Theme"]').waitFor({ state: 'visible', timeout: left() });
+      await input.fill(theme, { timeout: left() });
+      // A theme's row is "<label>, <theme id>": "Dark High Contrast, Default High Contrast".
+      await page.locator(`.quick-input-widget .monaco-list-row[aria-label$=", ${theme}"]`).first().click({ timeout: left() });
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: left() });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+    }
+  }
 }
 
 /**
