@@ -5,6 +5,7 @@
 // (--webview: only the webview bundle and CSS, for the panel's browser tests.)
 import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { inlineWorker } from './scripts/inline-worker.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -13,7 +14,8 @@ const webviewOnly = process.argv.includes('--webview');
 /** @type {esbuild.BuildOptions} */
 const common = {
   bundle: true,
-  minify: production,
+  // NO_MINIFY=1: a production build left readable, for a CPU profile of the panel.
+  minify: production && !process.env.NO_MINIFY,
   sourcemap: production ? false : 'linked',
   sourcesContent: false,
   logLevel: 'warning',
@@ -111,10 +113,12 @@ const builds = [
     platform: 'browser',
     format: 'iife',
     target: ['chrome120'],
+    // The highlighting worker's script, as text inside the panel's (started from a blob: URL).
+    plugins: [inlineWorker({ minify: common.minify, target: ['chrome120'] })],
   },
   {
     ...common,
-    // Syntax-highlighting grammars beyond the panel's common set, loaded on demand.
+    // Every syntax-highlighting grammar, loaded on demand for languages beyond the worker's common set.
     entryPoints: { 'webview-languages': 'src/webview/languages/extra.ts' },
     outdir: 'dist',
     platform: 'browser',

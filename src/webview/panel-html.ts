@@ -21,6 +21,9 @@ export function panelHtml({ cspSource, nonce, asset, l10n }: PanelHtmlInput): st
     // data:/blob: only for images: composer thumbnails and image blocks in the transcript (never scripts or styles).
     `img-src ${cspSource} data: blob:`,
     `script-src 'nonce-${nonce}'`,
+    // The highlighting worker only (ui/highlight.ts): started from a blob: URL of the bundle's own text. Only a script
+    // can make a worker, and only the nonce-carrying bundle runs.
+    'worker-src blob:',
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');

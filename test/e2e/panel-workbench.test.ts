@@ -54,6 +54,10 @@ describe('e2e: the chat panel in the real workbench', function () {
     assert.match(await tools.nth(1).innerText(), /\*\*\/\*\.test\.ts/);
     const code = frame.locator('article.item.assistant pre code');
     assert.match(await code.innerText(), /export const greeting/);
+    // Coloured by the worker under the workbench's own webview policy too: the on-demand bundle (this thread's
+    // fallback) was never loaded for TypeScript.
+    await code.locator('.hljs-keyword').first().waitFor();
+    assert.equal(await frame.evaluate(() => typeof (window as unknown as { __turnstoneTokenise?: unknown }).__turnstoneTokenise), 'undefined', 'TypeScript was tokenised in the worker');
     // The thinking block went back to the API unchanged, signature included.
     const second = chat.server.bodies[1] as { messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> }> };
     assert.ok(second.messages.some((m) => m.content.some((b) => b.type === 'thinking' && b.signature === 'sig-1')));

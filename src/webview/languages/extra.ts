@@ -1,14 +1,21 @@
-// The highlight.js languages the panel's main bundle leaves out, bundled apart
-// as dist/webview-languages.js and loaded on demand (src/webview/ui/highlight.ts):
-// the panel stays small, and a reply in Haskell or Terraform is still coloured.
-import hljs from 'highlight.js';
-import { type LanguageFn } from 'highlight.js';
+// Every highlight.js language, bundled apart as dist/webview-languages.js and loaded on demand
+// (src/webview/ui/highlight.ts): the panel stays small, and a reply in Haskell or Terraform is still coloured.
+// It tokenises on the panel's thread: the worker that does the common languages cannot load it (the CSP lets only
+// the nonce-carrying <script> fetch code). It also stands in for the worker if one cannot start.
+import { all, createLowlight } from 'lowlight';
+import { addAliases } from '../ui/highlight-grammars';
+import { type HighlightRuns, toRuns } from '../ui/highlight-runs';
 
-const grammars: Record<string, LanguageFn> = {};
-for (const name of hljs.listLanguages()) {
-  const language = hljs.getLanguage(name);
-  // The full build registers each language by name; its definition function is what lowlight takes.
-  const fn = (language as unknown as { rawDefinition?: LanguageFn } | undefined)?.rawDefinition;
-  if (fn) grammars[name] = fn;
+const lowlight = addAliases(createLowlight(all));
+
+/** Runs for `text` in `lang`; undefined for a language highlight.js lacks, null when its grammar throws. */
+function tokenise(lang: string, text: string): HighlightRuns | null | undefined {
+  if (!lowlight.registered(lang)) return undefined;
+  try {
+    return toRuns(lowlight.highlight(lang, text));
+  } catch {
+    return null;
+  }
 }
-(globalThis as { __turnstoneLanguages?: Record<string, LanguageFn> }).__turnstoneLanguages = grammars;
+
+(globalThis as { __turnstoneTokenise?: typeof tokenise }).__turnstoneTokenise = tokenise;

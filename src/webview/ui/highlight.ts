@@ -1,43 +1,17 @@
-// Code blocks coloured by highlight.js grammars, through lowlight: it turns
-// highlight.js's result into a syntax tree instead of an HTML string, so the
-// tree is built here with createElement/text nodes and no markup is ever
-// parsed (the block's text came out of the sanitiser; this cannot add to it).
-// Classes are highlight.js's own (`hljs-keyword`…), coloured by --vscode-*
-// variables in media/highlight.css so blocks follow the editor's theme.
-// The common languages are in the panel's bundle; every other highlight.js
-// language is in dist/webview-languages.js, loaded the first time a block
-// names a language the bundle lacks.
-import bash from 'highlight.js/lib/languages/bash';
-import c from 'highlight.js/lib/languages/c';
-import cpp from 'highlight.js/lib/languages/cpp';
-import csharp from 'highlight.js/lib/languages/csharp';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import markdown from 'highlight.js/lib/languages/markdown';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import shell from 'highlight.js/lib/languages/shell';
-import sql from 'highlight.js/lib/languages/sql';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
-import { type LanguageFn } from 'highlight.js';
-import { createLowlight } from 'lowlight';
-
-type HastNode = ReturnType<ReturnType<typeof createLowlight>['highlight']>['children'][number];
-
-const lowlight = createLowlight({ bash, c, cpp, csharp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml });
-lowlight.registerAlias({ bash: ['sh', 'zsh'], shell: ['console', 'shellsession'], typescript: ['tsx', 'mts', 'cts'], javascript: ['jsx', 'mjs', 'cjs'], json: ['jsonc', 'json5'] });
+// Code blocks coloured by highlight.js grammars. The tokenising runs in a Web Worker (./highlight-worker.ts) for the
+// common languages, and on this thread from dist/webview-languages.js for the rest (or when no worker starts). Either
+// answers with flat runs (./highlight-runs.ts), which become spans here with createElement and text nodes: no markup
+// is ever parsed (the block's text came out of the sanitiser; this cannot add to it). Classes are highlight.js's own
+// (`hljs-keyword`…), coloured by --vscode-* variables in media/highlight.css so blocks follow the editor's theme.
+import workerSource from './highlight-worker?worker';
+import { type HighlightRuns, allowedClasses, runsLength } from './highlight-runs';
+import type { TokeniseReply, TokeniseRequest } from './highlight-worker';
 
 const MAX_CHARS = 50_000;
 
-/** Set by the extra bundle (dist/webview-languages.js) when it runs. */
+/** Set by the on-demand bundle (dist/webview-languages.js) when it runs. */
 interface LanguagesGlobal {
-  __turnstoneLanguages?: Record<string, LanguageFn>;
+  __turnstoneTokenise?: (lang: string, text: string) => HighlightRuns | null | undefined;
 }
 
 // Captured while this bundle runs: the extra bundle is loaded from beside it, with the same CSP nonce.
@@ -45,38 +19,34 @@ const self = typeof document !== 'undefined' ? (document.currentScript as HTMLSc
 const extraUrl = self?.src ? self.src.replace(/webview\.js(\?.*)?$/, 'webview-languages.js$1') : undefined;
 const nonce = self?.nonce || self?.getAttribute('nonce') || '';
 let extra: 'none' | 'loading' | 'loaded' | 'failed' = 'none';
-const waiting = new Map<HTMLElement, string>();
+/** Blocks waiting for the on-demand bundle, with their language. */
+const waitingForExtra = new Map<HTMLElement, string>();
 
-const idleQueue: { code: HTMLElement; lang: string }[] = [];
-let idleScheduled = false;
+/** Blocks asked of the worker, by request id; a block asked again replaces its older request. */
+const asked = new Map<number, { code: HTMLElement; text: string; lang: string }>();
+const latestAsk = new WeakMap<HTMLElement, number>();
+let nextId = 0;
+/** undefined: not started yet; null: could not start (or failed), so this thread tokenises. */
+let worker: Worker | null | undefined;
+
 const pendingLang = new WeakMap<Element, string>();
-/** Blocks on screen (or within the margin) now, as the observer last said. */
-const nearScreen = new WeakSet<Element>();
 let onScreen: IntersectionObserver | undefined;
 
 /**
- * Highlights a code block once it is on screen (or near it), when the main
- * thread has nothing else to do, and at the latest ~0.5 s later: a block that
- * closes mid-stream never costs the frame it closes in, and blocks a fast reply
- * has already scrolled past, or the older part of a restored session, cost
- * nothing until the user scrolls to them. A block that left the screen before
- * its turn came waits, observed, for the next time it is seen; a block removed
- * meanwhile is skipped.
+ * Colours a code block once it is on screen (or near it): blocks a fast reply has already scrolled past, or the
+ * older part of a restored session, cost nothing until the user scrolls to them.
  */
 export function highlightWhenSeen(code: HTMLElement, lang: string): void {
   if (!lang) return;
-  if (typeof IntersectionObserver !== 'function') return queueIdle(code, lang);
+  if (typeof IntersectionObserver !== 'function') return highlight(code, lang);
   onScreen ??= new IntersectionObserver(
     (entries) => {
       for (const e of entries) {
-        if (!e.isIntersecting) {
-          nearScreen.delete(e.target);
-          continue;
-        }
-        const name = pendingLang.get(e.target);
-        if (!name || nearScreen.has(e.target)) continue;
-        nearScreen.add(e.target);
-        queueIdle(e.target as HTMLElement, name);
+        const name = e.isIntersecting ? pendingLang.get(e.target) : undefined;
+        if (!name) continue;
+        onScreen?.unobserve(e.target);
+        pendingLang.delete(e.target);
+        if (e.target.isConnected) highlight(e.target as HTMLElement, name);
       }
     },
     { rootMargin: '200px 0px' },
@@ -85,122 +55,113 @@ export function highlightWhenSeen(code: HTMLElement, lang: string): void {
   onScreen.observe(code);
 }
 
-function queueIdle(code: HTMLElement, lang: string): void {
-  idleQueue.push({ code, lang });
-  scheduleIdle();
-}
-
-function scheduleIdle(): void {
-  if (idleScheduled) return;
-  idleScheduled = true;
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(runIdle, { timeout: 500 });
-  else setTimeout(() => runIdle(undefined), 50);
-}
-
-/** Blocks highlighted per call when the thread was never idle (the timeout fired): a few, then the frame goes on. */
-const PER_BUSY_CALL = 4;
-
-function runIdle(deadline: IdleDeadline | undefined): void {
-  idleScheduled = false;
-  let done = 0;
-  while (idleQueue.length > 0) {
-    const busy = !deadline || deadline.didTimeout;
-    if (busy ? done >= PER_BUSY_CALL : done > 0 && deadline.timeRemaining() < 2) break;
-    const next = idleQueue.shift()!;
-    if (!next.code.isConnected) {
-      onScreen?.unobserve(next.code);
-      continue;
-    }
-    // Done already (queued twice), or scrolled away while it waited: the observer queues it again when it is back.
-    if (onScreen && (!pendingLang.has(next.code) || !nearScreen.has(next.code))) continue;
-    onScreen?.unobserve(next.code);
-    pendingLang.delete(next.code);
-    highlight(next.code, next.lang);
-    done++;
-  }
-  if (idleQueue.length > 0) scheduleIdle();
-}
-
-/** Highlighting done synchronously per animation frame, ms, before the rest waits for idle time. */
-const FRAME_BUDGET_MS = 3;
-/** Longer blocks always wait for idle time: one alone would cost the frame. */
-const EAGER_MAX_CHARS = 5_000;
-let budgetFrame: number | null = null;
-let budgetSpent = 0;
-
 /**
- * Highlights a block about to be shown at once, while this frame's budget
- * lasts; otherwise as `highlightWhenSeen`. For a block that closes on screen
- * mid-stream: coloured before it is inserted, it is laid out once, instead of
- * once plain and again coloured a moment later (the second layout, style and
- * paint of the whole block cost more than the tokenising).
+ * Asks for `code`'s runs in `lang` at once (for a block that closes where the user is looking: the worker's answer
+ * colours it a frame or two later); unknown languages and huge blocks stay plain text.
  */
-export function highlightNowOrWhenSeen(code: HTMLElement, lang: string): void {
-  // The same for every callback of one frame, so the budget is per frame (a flood of small blocks spreads out).
-  const frame = typeof document.timeline?.currentTime === 'number' ? document.timeline.currentTime : null;
-  if (frame !== budgetFrame) {
-    budgetFrame = frame;
-    budgetSpent = 0;
-  }
-  if (!lang || budgetSpent >= FRAME_BUDGET_MS || (code.textContent?.length ?? 0) > EAGER_MAX_CHARS) return highlightWhenSeen(code, lang);
-  const started = performance.now();
-  highlight(code, lang);
-  budgetSpent += performance.now() - started;
-}
-
-/** Replaces `code`'s text with highlighted spans; unknown languages and huge blocks stay plain text. */
 export function highlight(code: HTMLElement, lang: string): void {
   const name = lang.toLowerCase();
   const text = code.textContent ?? '';
-  if (!name || text.length > MAX_CHARS) return;
-  if (!lowlight.registered(name)) {
-    if (extra === 'loaded' || extra === 'failed' || !/^[\w+#.-]{1,40}$/.test(name)) return;
-    waiting.set(code, name);
+  if (!name || text.length > MAX_CHARS || !/^[\w+#.-]{1,40}$/.test(name)) return;
+  const tokeniser = startWorker();
+  if (!tokeniser) return tokeniseHere(code, text, name);
+  const id = ++nextId;
+  asked.set(id, { code, text, lang: name });
+  latestAsk.set(code, id);
+  tokeniser.postMessage({ id, lang: name, text } satisfies TokeniseRequest);
+}
+
+/**
+ * Starts the worker the first time a block asks, so grammars compile off this thread before the first reply needs
+ * them (the panel calls it while idle after opening). Null if workers cannot start here.
+ */
+export function startWorker(): Worker | null {
+  if (worker !== undefined) return worker;
+  try {
+    // The worker's code is this bundle's own text: a blob: URL is the only source `worker-src` allows.
+    worker = new Worker(URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' })));
+  } catch {
+    return (worker = null);
+  }
+  worker.onmessage = (e: MessageEvent<TokeniseReply>) => answered(e.data);
+  worker.onerror = () => {
+    // A worker that failed (blocked by policy, or crashed): its unanswered blocks are coloured on this thread.
+    worker?.terminate();
+    worker = null;
+    const unanswered = [...asked.values()];
+    asked.clear();
+    for (const a of unanswered) if (a.code.isConnected) tokeniseHere(a.code, a.text, a.lang);
+  };
+  return worker;
+}
+
+function answered(reply: TokeniseReply): void {
+  const ask = asked.get(reply.id);
+  if (!ask) return;
+  asked.delete(reply.id);
+  if (latestAsk.get(ask.code) !== reply.id) return;
+  latestAsk.delete(ask.code);
+  // Answers come after the task that asked, so a block not in the page now was removed (a trimmed item).
+  if (!ask.code.isConnected) return;
+  if (!reply.known) return tokeniseHere(ask.code, ask.text, ask.lang);
+  if (reply.runs) paint(ask.code, ask.text, reply.runs);
+}
+
+/** Languages the worker lacks (and all of them without a worker): from the on-demand bundle, on this thread. */
+function tokeniseHere(code: HTMLElement, text: string, lang: string): void {
+  const tokenise = (globalThis as LanguagesGlobal).__turnstoneTokenise;
+  if (!tokenise) {
+    if (extra === 'loaded' || extra === 'failed') return;
+    waitingForExtra.set(code, lang);
     loadExtraLanguages();
     return;
   }
-  let tree;
-  try {
-    tree = lowlight.highlight(name, text);
-  } catch {
-    return;
-  }
-  const out = document.createDocumentFragment();
-  for (const node of tree.children) append(out, node);
-  code.replaceChildren(out);
-  code.classList.add('hljs');
-}
-
-function append(parent: Node, node: HastNode): void {
-  if (node.type === 'text') {
-    parent.appendChild(document.createTextNode(node.value));
-    return;
-  }
-  if (node.type !== 'element') return;
-  const span = document.createElement('span');
-  const classes = node.properties?.className;
-  if (Array.isArray(classes)) span.className = allowedClasses(classes.join(' '));
-  for (const child of node.children) append(span, child as HastNode);
-  parent.appendChild(span);
+  const runs = tokenise(lang, text);
+  if (runs) paint(code, text, runs);
 }
 
 /** A scope's classes as they reach the DOM, filtered once per distinct scope (a reply repeats a few dozen). */
 const classCache = new Map<string, string>();
 
-/** Only highlight.js's own class names reach the DOM. */
-function allowedClasses(joined: string): string {
-  let allowed = classCache.get(joined);
-  if (allowed === undefined) {
-    allowed = joined.split(' ').filter((c) => /^hljs-[\w-]+$|^[\w-]+_$/.test(c)).join(' ');
-    if (classCache.size < 1_000) classCache.set(joined, allowed);
+/**
+ * Replaces `code`'s text with its runs as spans, if the block still shows the text they were made for (a block
+ * re-rendered meanwhile is left alone). A block may not be in the page yet: on this thread, a block that closes on
+ * screen is coloured before its chunk is inserted.
+ */
+function paint(code: HTMLElement, text: string, r: HighlightRuns): void {
+  if (code.classList.contains('hljs') || runsLength(r) !== text.length || code.textContent !== text) return;
+  const classes = r.classes.map((joined) => {
+    let allowed = classCache.get(joined);
+    if (allowed === undefined) {
+      allowed = allowedClasses(joined);
+      if (classCache.size < 1_000) classCache.set(joined, allowed);
+    }
+    return allowed;
+  });
+  const out = document.createDocumentFragment();
+  let at = 0;
+  for (let i = 0; i < r.runs.length; i += 2) {
+    const cls = r.runs[i]!;
+    const piece = text.slice(at, (at += r.runs[i + 1]!));
+    const name = cls >= 0 ? classes[cls] : '';
+    if (!name) {
+      out.appendChild(document.createTextNode(piece));
+      continue;
+    }
+    const span = document.createElement('span');
+    span.className = name;
+    span.textContent = piece;
+    out.appendChild(span);
   }
-  return allowed;
+  code.replaceChildren(out);
+  code.classList.add('hljs');
 }
 
 function loadExtraLanguages(): void {
   if (extra !== 'none') return;
   if (!extraUrl) {
     extra = 'failed';
+    waitingForExtra.clear();
     return;
   }
   extra = 'loading';
@@ -208,20 +169,14 @@ function loadExtraLanguages(): void {
   script.src = extraUrl;
   if (nonce) script.nonce = nonce;
   script.onload = () => {
-    const grammars = (globalThis as LanguagesGlobal).__turnstoneLanguages ?? {};
-    for (const [name, fn] of Object.entries(grammars)) if (!lowlight.registered(name)) lowlight.register(name, fn);
     extra = 'loaded';
-    rehighlightWaiting();
+    const pending = [...waitingForExtra];
+    waitingForExtra.clear();
+    for (const [code, lang] of pending) if (code.isConnected) tokeniseHere(code, code.textContent ?? '', lang);
   };
   script.onerror = () => {
     extra = 'failed';
-    waiting.clear();
+    waitingForExtra.clear();
   };
   document.head.appendChild(script);
-}
-
-function rehighlightWaiting(): void {
-  const pending = [...waiting];
-  waiting.clear();
-  for (const [code, name] of pending) if (code.isConnected && lowlight.registered(name)) highlight(code, name);
 }

@@ -3,12 +3,12 @@
 // rendered as visible text (./markdown-html.ts), then DOMPurify's allow-list,
 // a class filter and a link filter (./sanitize.ts). Links are opened through
 // the host. Code blocks are decorated (language, copy) after sanitising
-// (./code-block.ts) and highlighted once on screen: at once when a block closes
-// where the user is looking, otherwise in idle time (./highlight.ts).
+// (./code-block.ts) and highlighted off this thread once on screen: at once when
+// a block closes where the user is looking (./highlight.ts).
 import { type Token, type Tokens } from 'marked';
 import { CodeBlock, countLines, decorateCode } from './code-block';
 import { el } from './dom';
-import { highlight, highlightNowOrWhenSeen, highlightWhenSeen } from './highlight';
+import { highlight, highlightWhenSeen } from './highlight';
 import { markdownToHtml, md, normalise } from './markdown-html';
 import { createSanitiser, type Sanitiser } from './sanitize';
 
@@ -82,7 +82,7 @@ function openFence(tokens: Token[]): Tokens.Code | undefined {
 
 /**
  * An assistant block that grows while streaming. Complete top-level blocks are
- * rendered once and frozen (their code highlighted once seen, in idle time); only the last,
+ * rendered once and frozen (their code highlighted once seen); only the last,
  * still growing block is re-parsed per frame, so a long reply costs the same per
  * delta as a short one. A code block being written is not re-parsed at all: its
  * text goes straight into a text node (inert by construction) until it closes
@@ -105,11 +105,11 @@ export class StreamingMarkdown {
 
   /**
    * How blocks that freeze now get highlighted: they appear where the tail is,
-   * so when the tail is on screen the user is watching them close (coloured
-   * before they are inserted); otherwise once they are seen.
+   * so when the tail is on screen the user is watching them close (asked at
+   * once); otherwise once they are seen.
    */
   private get highlighter(): (code: HTMLElement, lang: string) => void {
-    return tailsOnScreen.has(this.tail) ? highlightNowOrWhenSeen : highlightWhenSeen;
+    return tailsOnScreen.has(this.tail) ? highlight : highlightWhenSeen;
   }
 
   update(text: string, open: boolean): void {
@@ -211,9 +211,9 @@ const WARM_UP_SAMPLE = [
 ].join('\n\n');
 
 /**
- * Renders a small reply off-screen, code highlighted at once: compiles the commonest grammars and
- * sets up the sanitiser when the panel has nothing to do, instead of in the frames of its first
- * streamed reply (about a third of the main thread's time streaming a first reply, measured).
+ * Renders a small reply off-screen, its code sent to the tokeniser: starts the worker (which compiles
+ * the commonest grammars) and sets up the sanitiser when the panel has nothing to do, instead of in the
+ * frames of its first streamed reply (about a third of the main thread's time then, measured).
  */
 export function warmUp(): void {
   const frag = renderTokens(md.lexer(WARM_UP_SAMPLE), (code, lang) => highlight(code, lang));

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { inlineWorker } from '../../../scripts/inline-worker.mjs';
 import { type Browser, type Page } from 'playwright-core';
 import { launchChromium } from './harness';
 
@@ -37,6 +38,7 @@ window.__layers = {
       write: false,
       format: 'iife',
       platform: 'browser',
+      plugins: [inlineWorker()],
       logLevel: 'silent',
     });
     browser = await launchChromium();

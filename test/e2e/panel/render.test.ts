@@ -162,7 +162,7 @@ describe('chat panel: streamed reply', function () {
     await page.close();
   });
 
-  it('25: a code block that closes on screen mid-stream is inserted coloured (laid out once, not plain and then again)', async function () {
+  it('47.11: a code block that closes on screen mid-stream is coloured in place from the worker while the reply streams (inserted once, flat spans)', async function () {
     const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page, { type: 'turn', state: 'running' }, { type: 'assistant_delta', id: 'a1', text: 'Here is the change:\n\n' });
     // Until an observer of our own has seen the reply's tail on screen: the panel's, watching it since it was made, has too.
@@ -180,19 +180,55 @@ describe('chat panel: streamed reply', function () {
       };
       wait();
     }));
-    // Every frozen code block as it is inserted: coloured or not at that moment.
+    // Every code block frozen into the reply, as it is inserted.
     await page.evaluate(() => {
-      const seen: boolean[] = ((window as unknown as { __insertedColoured: boolean[] }).__insertedColoured = []);
+      const inserted: Element[] = ((window as unknown as { __inserted: Element[] }).__inserted = []);
       new MutationObserver((records) => {
-        for (const r of records) for (const n of r.addedNodes) if (n instanceof HTMLElement && n.matches('.md-chunk')) for (const code of n.querySelectorAll('pre code')) seen.push(code.classList.contains('hljs'));
+        for (const r of records) for (const n of r.addedNodes) if (n instanceof HTMLElement && n.matches('.md-chunk')) inserted.push(...n.querySelectorAll('pre code'));
       }).observe(document.querySelector('.item.assistant .md-frozen')!, { childList: true });
     });
     await hostSend(page, { type: 'assistant_delta', id: 'a1', text: '```ts\nexport const answer: number = 42; // the answer\n```\n\nAnd then some more text' });
-    await settle(page);
+    // Coloured while the reply is still open: the block did not wait for the reply's end or for idle time.
+    await page.locator('.item.assistant.open .md-frozen code.hljs .hljs-comment').waitFor();
+    const block = await page.evaluate(() => {
+      const inserted = (window as unknown as { __inserted: Element[] }).__inserted;
+      const code = document.querySelector('.item.assistant .md-frozen code.hljs')!;
+      return {
+        inserted: inserted.length,
+        same: inserted[0] === code,
+        nested: code.querySelectorAll('span span').length,
+        unstyled: code.querySelectorAll('span:not([class^="hljs-"])').length,
+        // The on-demand bundle tokenises on this thread: a TypeScript block never needs it.
+        extraLoaded: typeof (window as unknown as { __turnstoneTokenise?: unknown }).__turnstoneTokenise !== 'undefined',
+      };
+    });
+    assert.deepEqual(block, { inserted: 1, same: true, nested: 0, unstyled: 0, extraLoaded: false });
     await hostSend(page, { type: 'assistant_delta', id: 'a1', text: ' while it streams.' }, { type: 'block_end', id: 'a1' }, { type: 'turn', state: 'idle' });
     await settle(page);
-    assert.deepEqual(await page.evaluate(() => (window as unknown as { __insertedColoured: boolean[] }).__insertedColoured), [true]);
     assert.equal(await page.locator('.code-block .hljs-comment').textContent(), '// the answer');
+    assert.equal(await page.locator('.code-block code').textContent(), 'export const answer: number = 42; // the answer\n');
+    await page.close();
+  });
+
+  it('47.11: with no worker (none, or blocked), code is coloured on the panel\'s thread from the on-demand bundle, at close and when seen', async function () {
+    const page = await rig.browser.newPage({ viewport: { width: 420, height: 900 } });
+    await page.addInitScript(() => Object.defineProperty(window, 'Worker', { value: undefined }));
+    await page.goto(rig.harness.url());
+    await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === 'ready'));
+    const filler = Array.from({ length: 60 }, (_, i) => `Paragraph ${i} of a long reply.`).join('\n\n');
+    await hostSend(page, { type: 'turn', state: 'running' }, { type: 'assistant_delta', id: 'a1', text: 'First:\n\n' });
+    await page.locator('.item.assistant .md-tail').waitFor();
+    await settle(page);
+    // Closes on screen mid-stream (coloured before it is inserted, on this thread), then one a fast reply carries away.
+    await hostSend(page, { type: 'assistant_delta', id: 'a1', text: '```ts\nconst shown = 1; // on screen\n```\n\nThen ' });
+    await settle(page);
+    await hostSend(page, { type: 'assistant_delta', id: 'a1', text: `more.\n\n\`\`\`python\nprint("later")  # seen later\n\`\`\`\n\n${filler}` }, { type: 'block_end', id: 'a1' }, { type: 'turn', state: 'idle' });
+    await page.locator('.code-block .hljs-comment', { hasText: '// on screen' }).waitFor();
+    await page.locator('.transcript').hover();
+    const atTop = () => page.evaluate(() => document.querySelector('.transcript')!.scrollTop === 0);
+    for (let i = 0; i < 100 && !(await atTop()); i++) await page.mouse.wheel(0, -2_000);
+    await page.locator('.code-block .hljs-comment', { hasText: '# seen later' }).waitFor();
+    assert.equal(await page.evaluate(() => typeof (window as unknown as { __turnstoneTokenise?: unknown }).__turnstoneTokenise), 'function');
     await page.close();
   });
 

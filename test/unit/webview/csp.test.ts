@@ -60,7 +60,7 @@ describe('webview: the panel CSP, directive by directive (issue 25)', () => {
   it('25.csp: exactly the expected directives, none repeated (a repeat is ignored by the browser)', () => {
     const { directives, repeated } = policyOf(render());
     assert.deepEqual(repeated, []);
-    assert.deepEqual([...directives.keys()].sort(), ['base-uri', 'default-src', 'font-src', 'form-action', 'img-src', 'script-src', 'style-src']);
+    assert.deepEqual([...directives.keys()].sort(), ['base-uri', 'default-src', 'font-src', 'form-action', 'img-src', 'script-src', 'style-src', 'worker-src']);
   });
 
   it("25.csp: default-src 'none', base-uri 'none', form-action 'none'", () => {
@@ -85,6 +85,11 @@ describe('webview: the panel CSP, directive by directive (issue 25)', () => {
     assert.deepEqual(directives.get('style-src'), [CSP_SOURCE], "no 'unsafe-inline' styles");
     assert.deepEqual(directives.get('font-src'), [CSP_SOURCE]);
     assert.deepEqual(directives.get('img-src'), [CSP_SOURCE, 'data:', 'blob:']);
+  });
+
+  it('47.11: workers only from blob: (the highlighting worker, started from the bundle\'s own text), never a host or data:', () => {
+    const { directives } = policyOf(render());
+    assert.deepEqual(directives.get('worker-src'), ['blob:']);
   });
 
   it('25.csp: each render has a fresh 128-bit nonce', () => {
