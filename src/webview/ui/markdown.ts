@@ -127,6 +127,8 @@ export class StreamingMarkdown {
       watchTail(this.tail);
     }
     this.closed = !open;
+    // The caret's hook (media/webview.css): on the tail itself, so the reply's end restyles only the tail.
+    this.tail.classList.toggle('streaming', open);
     const rest = src.slice(this.frozenChars);
     const tokens: Token[] = md.lexer(rest);
     const consumed = tokens.reduce((n, t) => n + t.raw.length, 0);
