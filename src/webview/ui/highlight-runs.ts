@@ -4,9 +4,10 @@
 //
 // Why flat, and only styled scopes: highlight.js nests scopes (a template string holds a substitution holds a
 // variable), and most scopes have no colour or font of their own in media/highlight.css. A span for each cost the
-// panel's main thread a DOM node and a style recalculation apiece while a reply streams; a run takes the classes of
-// its innermost styled scope, which is the colour it showed nested too (a styled scope's colour comes from its own
-// `--tok`, not its parent's).
+// panel's main thread a DOM node and a style recalculation apiece while a reply streams. A run takes the classes of
+// its innermost coloured scope, which is the colour it showed nested too (a coloured scope's colour comes from its
+// own `--tok`, not its parent's), plus the fonts its scopes give: bold and italic from `strong`/`emphasis` anywhere
+// on its path, and italic inside a comment or quote (a JSDoc tag, `**b**` in a markdown quote).
 import { type createLowlight } from 'lowlight';
 
 export type HighlightTree = ReturnType<ReturnType<typeof createLowlight>['highlight']>;
@@ -18,6 +19,11 @@ export interface HighlightRuns {
   runs: number[];
 }
 
+/** Scopes media/highlight.css gives a font and no colour of their own. */
+const FONT_SCOPES: ReadonlySet<string> = new Set(['hljs-emphasis', 'hljs-strong']);
+/** Coloured scopes that are italic: what is nested in them stays italic. */
+const ITALIC_SCOPES: ReadonlySet<string> = new Set(['hljs-comment', 'hljs-quote']);
+
 /**
  * The scopes media/highlight.css gives a colour or a font of its own (kept in step with it by
  * test/unit/webview/highlight-runs.test.ts). A scope named only in a compound (`.hljs-char.escape_`) counts: its
@@ -28,7 +34,7 @@ export const STYLED_SCOPES: ReadonlySet<string> = new Set([
   'hljs-string', 'hljs-regexp', 'hljs-template-string', 'hljs-char', 'hljs-symbol', 'hljs-link', 'hljs-number',
   'hljs-title', 'hljs-section', 'hljs-type', 'hljs-built_in', 'hljs-selector-class', 'hljs-selector-id',
   'hljs-variable', 'hljs-template-variable', 'hljs-params', 'hljs-attr', 'hljs-attribute', 'hljs-property',
-  'hljs-meta', 'hljs-tag', 'hljs-addition', 'hljs-deletion', 'hljs-emphasis', 'hljs-strong',
+  'hljs-meta', 'hljs-tag', 'hljs-addition', 'hljs-deletion', ...FONT_SCOPES,
 ]);
 
 /** Only highlight.js's own class names (`hljs-keyword`, `function_`) ever reach the DOM. */
@@ -47,22 +53,32 @@ export function toRuns(tree: HighlightTree): HighlightRuns {
     if (runs.length > 0 && runs[runs.length - 2] === cls) runs[runs.length - 1]! += length;
     else runs.push(cls, length);
   };
-  const walk = (node: TreeNode, cls: number) => {
+  const classIndex = (joined: string): number => {
+    if (!joined) return -1;
+    let i = index.get(joined);
+    if (i === undefined) {
+      i = classes.push(joined) - 1;
+      index.set(joined, i);
+    }
+    return i;
+  };
+  /** `colour`: the innermost coloured scope's classes; the font flags: from any scope on the path. */
+  const walk = (node: TreeNode, colour: string, italic: boolean, bold: boolean, cls: number) => {
     if (node.type === 'text') return push(cls, node.value.length);
     if (node.type !== 'element') return;
     const names = node.properties?.className;
     const joined = Array.isArray(names) ? allowedClasses(names.join(' ')) : '';
-    let own = cls;
-    if (joined && joined.split(' ').some((c) => STYLED_SCOPES.has(c))) {
-      own = index.get(joined) ?? -1;
-      if (own < 0) {
-        own = classes.push(joined) - 1;
-        index.set(joined, own);
-      }
-    }
-    for (const child of node.children) walk(child as TreeNode, own);
+    const own = joined ? joined.split(' ') : [];
+    const coloured = own.some((c) => STYLED_SCOPES.has(c) && !FONT_SCOPES.has(c));
+    const nextColour = coloured ? own.filter((c) => !FONT_SCOPES.has(c)).join(' ') : colour;
+    // A comment's own text is italic by its rule; what is nested in it (and in emphasis) is marked italic here.
+    const nextItalic = italic || own.includes('hljs-emphasis');
+    const nextBold = bold || own.includes('hljs-strong');
+    const next = joined ? classIndex([nextColour, nextItalic ? 'hljs-emphasis' : '', nextBold ? 'hljs-strong' : ''].filter(Boolean).join(' ')) : cls;
+    const childItalic = nextItalic || own.some((c) => ITALIC_SCOPES.has(c));
+    for (const child of node.children) walk(child as TreeNode, nextColour, childItalic, nextBold, next);
   };
-  for (const child of tree.children) walk(child, -1);
+  for (const child of tree.children) walk(child, '', false, false, -1);
   return { classes, runs };
 }
 

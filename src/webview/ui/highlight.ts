@@ -68,7 +68,46 @@ export function highlight(code: HTMLElement, lang: string): void {
   const id = ++nextId;
   asked.set(id, { code, text, lang: name });
   latestAsk.set(code, id);
-  tokeniser.postMessage({ id, lang: name, text } satisfies TokeniseRequest);
+  // The blocks of one task go in one message (a reply closing several blocks at once asks for each).
+  if (outbox.push({ id, lang: name, text }) === 1) queueMicrotask(sendOutbox);
+}
+
+let outbox: TokeniseRequest[] = [];
+/** Batches sent and not yet answered, oldest first: the worker answers each with one message, in order. */
+let inFlight: { ids: number[]; at: number }[] = [];
+let watchdog: ReturnType<typeof setTimeout> | undefined;
+/**
+ * A batch unanswered this long has a grammar stuck on its text (some highlight.js patterns backtrack for minutes on
+ * the wrong input): the worker is replaced, that batch stays plain, and the batches after it are asked again.
+ */
+const STALL_MS = 2_000;
+
+function sendOutbox(): void {
+  const batch = outbox;
+  outbox = [];
+  // A worker that failed meanwhile already gave its blocks to this thread (onerror).
+  if (!worker) return;
+  worker.postMessage(batch);
+  inFlight.push({ ids: batch.map((r) => r.id), at: performance.now() });
+  watchdog ??= setTimeout(checkStall, STALL_MS);
+}
+
+function checkStall(): void {
+  watchdog = undefined;
+  const oldest = inFlight[0];
+  if (!oldest) return;
+  const waited = performance.now() - oldest.at;
+  if (waited < STALL_MS) {
+    watchdog = setTimeout(checkStall, STALL_MS - waited);
+    return;
+  }
+  worker?.terminate();
+  worker = undefined;
+  for (const id of oldest.ids) asked.delete(id);
+  const again = [...asked.values()];
+  asked.clear();
+  inFlight = [];
+  for (const a of again) if (a.code.isConnected) highlight(a.code, a.lang);
 }
 
 /**
@@ -83,11 +122,15 @@ export function startWorker(): Worker | null {
   } catch {
     return (worker = null);
   }
-  worker.onmessage = (e: MessageEvent<TokeniseReply>) => answered(e.data);
+  worker.onmessage = (e: MessageEvent<TokeniseReply[]>) => {
+    inFlight.shift();
+    for (const reply of e.data) answered(reply);
+  };
   worker.onerror = () => {
     // A worker that failed (blocked by policy, or crashed): its unanswered blocks are coloured on this thread.
     worker?.terminate();
     worker = null;
+    inFlight = [];
     const unanswered = [...asked.values()];
     asked.clear();
     for (const a of unanswered) if (a.code.isConnected) tokeniseHere(a.code, a.text, a.lang);
@@ -107,17 +150,43 @@ function answered(reply: TokeniseReply): void {
   if (reply.runs) paint(ask.code, ask.text, reply.runs);
 }
 
-/** Languages the worker lacks (and all of them without a worker): from the on-demand bundle, on this thread. */
+/**
+ * Languages the worker lacks (and all of them without a worker): from the on-demand bundle, on this thread, in idle
+ * time (a few blocks per call when the thread is never idle), so a block never costs the frame it closes in.
+ */
 function tokeniseHere(code: HTMLElement, text: string, lang: string): void {
-  const tokenise = (globalThis as LanguagesGlobal).__turnstoneTokenise;
-  if (!tokenise) {
+  if (!(globalThis as LanguagesGlobal).__turnstoneTokenise) {
     if (extra === 'loaded' || extra === 'failed') return;
     waitingForExtra.set(code, lang);
     loadExtraLanguages();
     return;
   }
-  const runs = tokenise(lang, text);
-  if (runs) paint(code, text, runs);
+  idleQueue.push({ code, text, lang });
+  if (idleQueue.length > 1) return;
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(runIdle, { timeout: 500 });
+  else setTimeout(() => runIdle(undefined), 50);
+}
+
+const idleQueue: { code: HTMLElement; text: string; lang: string }[] = [];
+/** Blocks tokenised per call when the thread was never idle (the timeout fired): a few, then the frame goes on. */
+const PER_BUSY_CALL = 4;
+
+function runIdle(deadline: IdleDeadline | undefined): void {
+  const tokenise = (globalThis as LanguagesGlobal).__turnstoneTokenise;
+  let done = 0;
+  while (idleQueue.length > 0 && tokenise) {
+    const busy = !deadline || deadline.didTimeout;
+    if (busy ? done >= PER_BUSY_CALL : done > 0 && deadline.timeRemaining() < 2) break;
+    const next = idleQueue.shift()!;
+    if (!next.code.isConnected) continue;
+    const runs = tokenise(next.lang, next.text);
+    if (runs) paint(next.code, next.text, runs);
+    done++;
+  }
+  if (idleQueue.length > 0) {
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(runIdle, { timeout: 500 });
+    else setTimeout(() => runIdle(undefined), 50);
+  }
 }
 
 /** A scope's classes as they reach the DOM, filtered once per distinct scope (a reply repeats a few dozen). */
@@ -125,8 +194,7 @@ const classCache = new Map<string, string>();
 
 /**
  * Replaces `code`'s text with its runs as spans, if the block still shows the text they were made for (a block
- * re-rendered meanwhile is left alone). A block may not be in the page yet: on this thread, a block that closes on
- * screen is coloured before its chunk is inserted.
+ * re-rendered meanwhile is left alone).
  */
 function paint(code: HTMLElement, text: string, r: HighlightRuns): void {
   if (code.classList.contains('hljs') || runsLength(r) !== text.length || code.textContent !== text) return;

@@ -224,6 +224,7 @@ export function warmUp(): void {
 
 /** Plain text of markdown for the live region (announced once per finished reply). */
 export function plainText(src: string, max = 400): string {
-  const text = src.replace(/```[\s\S]*?(```|$)/g, ' (code) ').replace(/[#*_`>[\]()!|-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  // Only the start is read out: a long reply is not scanned whole for it (ten times the words kept is plenty).
+  const text = src.slice(0, max * 10).replace(/```[\s\S]*?(```|$)/g, ' (code) ').replace(/[#*_`>[\]()!|-]+/g, ' ').replace(/\s+/g, ' ').trim();
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -219,7 +219,7 @@ describe('chat panel: streamed reply', function () {
     await hostSend(page, { type: 'turn', state: 'running' }, { type: 'assistant_delta', id: 'a1', text: 'First:\n\n' });
     await page.locator('.item.assistant .md-tail').waitFor();
     await settle(page);
-    // Closes on screen mid-stream (coloured before it is inserted, on this thread), then one a fast reply carries away.
+    // Closes on screen mid-stream (coloured in idle time on this thread), then one a fast reply carries away.
     await hostSend(page, { type: 'assistant_delta', id: 'a1', text: '```ts\nconst shown = 1; // on screen\n```\n\nThen ' });
     await settle(page);
     await hostSend(page, { type: 'assistant_delta', id: 'a1', text: `more.\n\n\`\`\`python\nprint("later")  # seen later\n\`\`\`\n\n${filler}` }, { type: 'block_end', id: 'a1' }, { type: 'turn', state: 'idle' });

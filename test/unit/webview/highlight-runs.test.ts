@@ -40,6 +40,15 @@ describe('webview: highlighted code as flat runs (issue 47 item 11)', () => {
     assert.ok(got.every(([c]) => !c.split(' ').includes('hljs-subst') && !c.split(' ').includes('hljs-operator')));
   });
 
+  it('fonts carry through nesting: a JSDoc tag in a comment stays italic, bold in a markdown quote keeps the quote', () => {
+    const doc = pieces('/**\n * @param x the value\n */\nfunction f(x) {}', 'js');
+    assert.deepEqual(doc.find(([, t]) => t === '@param'), ['hljs-doctag hljs-emphasis', '@param']);
+    const quote = pieces('> a **bold** word\n', 'markdown');
+    assert.deepEqual(quote.find(([, t]) => t.includes('bold')), ['hljs-quote hljs-emphasis hljs-strong', '**bold**']);
+    const both = pieces('_very **much**_\n', 'markdown');
+    assert.deepEqual(both.find(([, t]) => t.includes('much')), ['hljs-emphasis hljs-strong', '**much**']);
+  });
+
   it('compound scopes keep all their classes (.hljs-title.function_ still matches)', () => {
     assert.deepEqual(pieces('function parseRange() {}', 'js').find(([, t]) => t === 'parseRange'), ['hljs-title function_', 'parseRange']);
   });
