@@ -232,6 +232,42 @@ describe('chat panel: streamed reply', function () {
     await page.close();
   });
 
+  it('47.11: a worker stuck on a block is replaced after its watchdog: that block stays plain, the blocks asked after it are coloured', async function () {
+    const page = await rig.browser.newPage({ viewport: { width: 420, height: 900 } });
+    // A stand-in for the browser's Worker (a grammar that never returns cannot be produced on purpose): from the batch
+    // with the "stuck" block on, nothing is answered; before it, each block is answered as one keyword run.
+    // As text: a function here would be compiled with the test runner's name helper, which the page lacks.
+    await page.addInitScript(`
+      window.__workers = [];
+      class StandIn {
+        constructor() { this.onmessage = null; this.onerror = null; this.texts = []; this.stuck = false; this.terminated = false; window.__workers.push(this); }
+        postMessage(batch) {
+          this.texts.push(...batch.map((r) => r.text));
+          // A worker works through its batches in order: once stuck, it answers nothing more.
+          this.stuck = this.stuck || batch.some((r) => r.text.includes('stuck'));
+          if (this.stuck) return;
+          setTimeout(() => this.onmessage && this.onmessage({ data: batch.map((r) => ({ id: r.id, known: true, runs: { classes: ['hljs-keyword'], runs: [0, r.text.length] } })) }), 0);
+        }
+        terminate() { this.terminated = true; }
+      }
+      Object.defineProperty(window, 'Worker', { value: StandIn });
+    `);
+    await page.goto(rig.harness.url());
+    await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === 'ready'));
+    await hostSend(page, { type: 'assistant_delta', id: 'a1', text: '```ts\nconst stuck = 1;\n```\n' }, { type: 'block_end', id: 'a1' });
+    await page.waitForFunction(() => (window as unknown as { __workers: { texts: string[] }[] }).__workers.some((w) => w.texts.some((t) => t.includes('stuck'))));
+    // Asked while the stuck batch waits: the same worker gets it, and it is asked again of the next one.
+    await hostSend(page, { type: 'assistant_delta', id: 'a2', text: '```ts\nconst after = 2;\n```\n' }, { type: 'block_end', id: 'a2' });
+    await page.locator('.item.assistant[data-id="a2"] code.hljs .hljs-keyword').waitFor({ timeout: 30_000 });
+    const state = await page.evaluate(() => {
+      const workers = (window as unknown as { __workers: { texts: string[]; terminated: boolean }[] }).__workers;
+      const stuckIn = workers.find((w) => w.texts.some((t) => t.includes('stuck')))!;
+      return { stuckWorkerTerminated: stuckIn.terminated, replaced: workers.indexOf(stuckIn) < workers.length - 1, stuckPlain: !document.querySelector('.item.assistant[data-id="a1"] code')!.classList.contains('hljs') };
+    });
+    assert.deepEqual(state, { stuckWorkerTerminated: true, replaced: true, stuckPlain: true });
+    await page.close();
+  });
+
   it('shows reconnecting, errors with Retry, compaction, and drops a discarded step', async function () {
     const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page,
