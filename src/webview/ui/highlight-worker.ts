@@ -1,9 +1,9 @@
 // The panel's tokeniser, in a Web Worker: highlight.js's matching (most of a code block's cost) runs off the
 // panel's main thread, which only turns the answer into spans (./highlight.ts). Bundled into the panel's script as
 // text (esbuild.mjs, `?worker`) and started from a blob: URL, the one worker source the panel's CSP allows.
-// Asked a batch of {id, lang, text} (the blocks of one task: one message each way, not one per block); answers each
-// {id, known: false} for a language it lacks (the panel then loads the rest), else {id, known: true, runs} (runs
-// null: the grammar threw on this text).
+// Asked a batch of {id, lang, text} (the blocks of one task, in one message); answers each block on its own as it
+// is done, in order (the panel's watchdog can then tell which block a grammar is stuck on): {id, known: false} for a
+// language it lacks (the panel then loads the rest), else {id, known: true, runs} (runs null: the grammar threw).
 import { COMMON_GRAMMARS, addAliases } from './highlight-grammars';
 import { type HighlightRuns, toRuns } from './highlight-runs';
 import { createLowlight } from 'lowlight';
@@ -17,7 +17,7 @@ export interface TokeniseRequest {
 export type TokeniseReply = { id: number; known: false } | { id: number; known: true; runs: HighlightRuns | null };
 
 const lowlight = addAliases(createLowlight(COMMON_GRAMMARS));
-const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<TokeniseRequest[]>) => void) | null; postMessage(replies: TokeniseReply[]): void };
+const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<TokeniseRequest[]>) => void) | null; postMessage(reply: TokeniseReply): void };
 
 function answer({ id, lang, text }: TokeniseRequest): TokeniseReply {
   if (!lowlight.registered(lang)) return { id, known: false };
@@ -30,4 +30,6 @@ function answer({ id, lang, text }: TokeniseRequest): TokeniseReply {
   return { id, known: true, runs };
 }
 
-scope.onmessage = (e) => scope.postMessage(e.data.map(answer));
+scope.onmessage = (e) => {
+  for (const request of e.data) scope.postMessage(answer(request));
+};

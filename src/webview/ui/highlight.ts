@@ -73,41 +73,60 @@ export function highlight(code: HTMLElement, lang: string): void {
 }
 
 let outbox: TokeniseRequest[] = [];
-/** Batches sent and not yet answered, oldest first: the worker answers each with one message, in order. */
-let inFlight: { ids: number[]; at: number }[] = [];
+/**
+ * Blocks sent and not yet answered, in the order the worker takes them; `since` is when the worker could start on
+ * the first (sent, and the block before it answered).
+ */
+let inFlight: number[] = [];
+let since = 0;
+/** Whether the current worker has answered yet: its first block also pays for starting it and compiling grammars. */
+let warm = false;
 let watchdog: ReturnType<typeof setTimeout> | undefined;
 /**
- * A batch unanswered this long has a grammar stuck on its text (some highlight.js patterns backtrack for minutes on
- * the wrong input): the worker is replaced, that batch stays plain, and the batches after it are asked again.
+ * A block the worker has worked on this long has a grammar stuck on its text (some highlight.js patterns backtrack
+ * for minutes on the wrong input): the worker is replaced, that block stays plain, and the rest are asked again.
  */
 const STALL_MS = 2_000;
+const COLD_STALL_MS = 10_000;
 
 function sendOutbox(): void {
   const batch = outbox;
   outbox = [];
-  // A worker that failed meanwhile already gave its blocks to this thread (onerror).
-  if (!worker) return;
+  if (!worker) {
+    // Replaced meanwhile (a stall): the next worker takes them. Failed: onerror gave them to this thread already.
+    if (worker === undefined) for (const r of batch) reask(r.id);
+    return;
+  }
   worker.postMessage(batch);
-  inFlight.push({ ids: batch.map((r) => r.id), at: performance.now() });
+  if (inFlight.length === 0) since = performance.now();
+  inFlight.push(...batch.map((r) => r.id));
   watchdog ??= setTimeout(checkStall, STALL_MS);
+}
+
+/** Asks again for a block whose ask was lost with its worker, if that ask is still the block's latest. */
+function reask(id: number): void {
+  const ask = asked.get(id);
+  asked.delete(id);
+  if (ask && latestAsk.get(ask.code) === id && ask.code.isConnected) highlight(ask.code, ask.lang);
 }
 
 function checkStall(): void {
   watchdog = undefined;
-  const oldest = inFlight[0];
-  if (!oldest) return;
-  const waited = performance.now() - oldest.at;
-  if (waited < STALL_MS) {
-    watchdog = setTimeout(checkStall, STALL_MS - waited);
+  const stuck = inFlight[0];
+  if (stuck === undefined) return;
+  const limit = warm ? STALL_MS : COLD_STALL_MS;
+  const waited = performance.now() - since;
+  if (waited < limit) {
+    watchdog = setTimeout(checkStall, limit - waited);
     return;
   }
   worker?.terminate();
   worker = undefined;
-  for (const id of oldest.ids) asked.delete(id);
-  const again = [...asked.values()];
-  asked.clear();
+  const stuckCode = asked.get(stuck)?.code;
+  asked.delete(stuck);
+  const rest = inFlight.slice(1);
   inFlight = [];
-  for (const a of again) if (a.code.isConnected) highlight(a.code, a.lang);
+  for (const id of rest) if (asked.get(id)?.code !== stuckCode) reask(id);
 }
 
 /**
@@ -116,24 +135,33 @@ function checkStall(): void {
  */
 export function startWorker(): Worker | null {
   if (worker !== undefined) return worker;
+  let started: Worker;
   try {
     // The worker's code is this bundle's own text: a blob: URL is the only source `worker-src` allows.
-    worker = new Worker(URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' })));
+    started = new Worker(URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' })));
   } catch {
     return (worker = null);
   }
-  worker.onmessage = (e: MessageEvent<TokeniseReply[]>) => {
-    inFlight.shift();
-    for (const reply of e.data) answered(reply);
+  worker = started;
+  warm = false;
+  inFlight = [];
+  // Events of a worker already replaced are ignored: they must not answer for, or fail, the one after it.
+  started.onmessage = (e: MessageEvent<TokeniseReply>) => {
+    if (worker !== started) return;
+    warm = true;
+    inFlight = inFlight.filter((id) => id !== e.data.id);
+    since = performance.now();
+    answered(e.data);
   };
-  worker.onerror = () => {
+  started.onerror = () => {
+    if (worker !== started) return;
     // A worker that failed (blocked by policy, or crashed): its unanswered blocks are coloured on this thread.
-    worker?.terminate();
+    started.terminate();
     worker = null;
     inFlight = [];
-    const unanswered = [...asked.values()];
+    const unanswered = [...asked.entries()];
     asked.clear();
-    for (const a of unanswered) if (a.code.isConnected) tokeniseHere(a.code, a.text, a.lang);
+    for (const [id, a] of unanswered) if (latestAsk.get(a.code) === id && a.code.isConnected) tokeniseHere(a.code, a.text, a.lang);
   };
   return worker;
 }

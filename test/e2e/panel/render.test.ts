@@ -246,7 +246,7 @@ describe('chat panel: streamed reply', function () {
           // A worker works through its batches in order: once stuck, it answers nothing more.
           this.stuck = this.stuck || batch.some((r) => r.text.includes('stuck'));
           if (this.stuck) return;
-          setTimeout(() => this.onmessage && this.onmessage({ data: batch.map((r) => ({ id: r.id, known: true, runs: { classes: ['hljs-keyword'], runs: [0, r.text.length] } })) }), 0);
+          for (const r of batch) setTimeout(() => this.onmessage && this.onmessage({ data: { id: r.id, known: true, runs: { classes: ['hljs-keyword'], runs: [0, r.text.length] } } }), 0);
         }
         terminate() { this.terminated = true; }
       }
@@ -262,9 +262,16 @@ describe('chat panel: streamed reply', function () {
     const state = await page.evaluate(() => {
       const workers = (window as unknown as { __workers: { texts: string[]; terminated: boolean }[] }).__workers;
       const stuckIn = workers.find((w) => w.texts.some((t) => t.includes('stuck')))!;
-      return { stuckWorkerTerminated: stuckIn.terminated, replaced: workers.indexOf(stuckIn) < workers.length - 1, stuckPlain: !document.querySelector('.item.assistant[data-id="a1"] code')!.classList.contains('hljs') };
+      return {
+        stuckWorkerTerminated: stuckIn.terminated,
+        replaced: workers.indexOf(stuckIn) < workers.length - 1,
+        // The later block was waiting behind the stuck one (asked 2 s before the watchdog could fire), then asked again.
+        laterWaitedBehindIt: stuckIn.texts.some((t) => t.includes('after')),
+        stuckAskedAgain: workers.slice(workers.indexOf(stuckIn) + 1).some((w) => w.texts.some((t) => t.includes('stuck'))),
+        stuckPlain: !document.querySelector('.item.assistant[data-id="a1"] code')!.classList.contains('hljs'),
+      };
     });
-    assert.deepEqual(state, { stuckWorkerTerminated: true, replaced: true, stuckPlain: true });
+    assert.deepEqual(state, { stuckWorkerTerminated: true, replaced: true, laterWaitedBehindIt: true, stuckAskedAgain: false, stuckPlain: true });
     await page.close();
   });
 
