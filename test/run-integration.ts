@@ -86,6 +86,11 @@ async function runSuite(suite: Suite): Promise<RunResult & { code: number }> {
     // A fake key: the tests talk to the local mock API only.
     env: { ANTHROPIC_API_KEY: 'sk-ant-integration-test-key', ANTHROPIC_BASE_URL: '', TURNSTONE_RESULT_FILE: resultFile },
     workspaceTrust: !suite.trusted,
+    // VS Code's own git extension off: the tests make and delete repositories in the workspace, and the extension's
+    // commands still running on one just deleted (check-ignore writing to a git that exited) threw EPIPE in the
+    // extension host, which mocha there counts against whichever test is running (seen once on a fresh clone).
+    // Turnstone does its own git work and never uses that extension.
+    userSettings: { 'git.enabled': false },
   });
   const browser = await launchChromium();
   try {
