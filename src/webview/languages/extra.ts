@@ -4,18 +4,8 @@
 // the nonce-carrying <script> fetch code). It also stands in for the worker if one cannot start.
 import { all, createLowlight } from 'lowlight';
 import { addAliases } from '../ui/highlight-grammars';
-import { type HighlightRuns, toRuns } from '../ui/highlight-runs';
+import { tokenise } from '../ui/highlight-runs';
 
 const lowlight = addAliases(createLowlight(all));
 
-/** Runs for `text` in `lang`; undefined for a language highlight.js lacks, null when its grammar throws. */
-function tokenise(lang: string, text: string): HighlightRuns | null | undefined {
-  if (!lowlight.registered(lang)) return undefined;
-  try {
-    return toRuns(lowlight.highlight(lang, text));
-  } catch {
-    return null;
-  }
-}
-
-(globalThis as { __turnstoneTokenise?: typeof tokenise }).__turnstoneTokenise = tokenise;
+(globalThis as { __turnstoneTokenise?: (lang: string, text: string) => ReturnType<typeof tokenise> }).__turnstoneTokenise = (lang, text) => tokenise(lowlight, lang, text);

@@ -9,6 +9,7 @@
 // own `--tok`, not its parent's), plus the fonts its scopes give: bold and italic from `strong`/`emphasis` anywhere
 // on its path, and italic inside a comment or quote (a JSDoc tag, `**b**` in a markdown quote).
 import { type createLowlight } from 'lowlight';
+import type { Lowlight } from './highlight-grammars';
 
 export type HighlightTree = ReturnType<ReturnType<typeof createLowlight>['highlight']>;
 type TreeNode = HighlightTree['children'][number];
@@ -87,4 +88,14 @@ export function runsLength(r: HighlightRuns): number {
   let n = 0;
   for (let i = 1; i < r.runs.length; i += 2) n += r.runs[i]!;
   return n;
+}
+
+/** Runs for `text` in `lang`: undefined for a language `lowlight` lacks, null when its grammar throws (left plain). */
+export function tokenise(lowlight: Lowlight, lang: string, text: string): HighlightRuns | null | undefined {
+  if (!lowlight.registered(lang)) return undefined;
+  try {
+    return toRuns(lowlight.highlight(lang, text));
+  } catch {
+    return null;
+  }
 }

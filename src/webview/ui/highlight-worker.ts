@@ -5,7 +5,7 @@
 // is done, in order (the panel's watchdog can then tell which block a grammar is stuck on): {id, known: false} for a
 // language it lacks (the panel then loads the rest), else {id, known: true, runs} (runs null: the grammar threw).
 import { COMMON_GRAMMARS, addAliases } from './highlight-grammars';
-import { type HighlightRuns, toRuns } from './highlight-runs';
+import { type HighlightRuns, tokenise } from './highlight-runs';
 import { createLowlight } from 'lowlight';
 
 export interface TokeniseRequest {
@@ -20,14 +20,8 @@ const lowlight = addAliases(createLowlight(COMMON_GRAMMARS));
 const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<TokeniseRequest[]>) => void) | null; postMessage(reply: TokeniseReply): void };
 
 function answer({ id, lang, text }: TokeniseRequest): TokeniseReply {
-  if (!lowlight.registered(lang)) return { id, known: false };
-  let runs: HighlightRuns | null = null;
-  try {
-    runs = toRuns(lowlight.highlight(lang, text));
-  } catch {
-    // A grammar that throws leaves the block as plain text.
-  }
-  return { id, known: true, runs };
+  const runs = tokenise(lowlight, lang, text);
+  return runs === undefined ? { id, known: false } : { id, known: true, runs };
 }
 
 scope.onmessage = (e) => {

@@ -189,8 +189,10 @@ function tokeniseHere(code: HTMLElement, text: string, lang: string): void {
     loadExtraLanguages();
     return;
   }
-  idleQueue.push({ code, text, lang });
-  if (idleQueue.length > 1) return;
+  if (idleQueue.push({ code, text, lang }) === 1) scheduleIdle();
+}
+
+function scheduleIdle(): void {
   if (typeof requestIdleCallback === 'function') requestIdleCallback(runIdle, { timeout: 500 });
   else setTimeout(() => runIdle(undefined), 50);
 }
@@ -211,10 +213,7 @@ function runIdle(deadline: IdleDeadline | undefined): void {
     if (runs) paint(next.code, next.text, runs);
     done++;
   }
-  if (idleQueue.length > 0) {
-    if (typeof requestIdleCallback === 'function') requestIdleCallback(runIdle, { timeout: 500 });
-    else setTimeout(() => runIdle(undefined), 50);
-  }
+  if (idleQueue.length > 0) scheduleIdle();
 }
 
 /** A scope's classes as they reach the DOM, filtered once per distinct scope (a reply repeats a few dozen). */
