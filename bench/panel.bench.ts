@@ -344,6 +344,9 @@ async function heapAfterStreamedSession(browser: Browser, harness: Harness): Pro
   return { mb: heap.usedSize / 2 ** 20, domNodes: dom.nodes };
 }
 
+/** Run before the panel loads: no Worker, so the panel tokenises on its own thread. */
+export const NO_WORKER = "Object.defineProperty(window, 'Worker', { value: undefined });";
+
 /** A ~45 000-character TypeScript block (the highlighter's limit is 50 000). */
 function bigCodeBlock(): string {
   const lines = Array.from({ length: 700 }, (_, i) => `  const v${i}: number = compute(${i}, "${WORDS[i % WORDS.length]}"); // step ${i}`);
@@ -356,10 +359,7 @@ function bigCodeBlock(): string {
  * loads, so the panel falls back to the on-demand bundle, loaded beforehand).
  */
 export async function colourBigBlock(browser: Browser, harness: Harness, mainThread: boolean): Promise<{ busyMs: number; maxGap: number }> {
-  const page = await browser.newPage({ viewport: { width: 420, height: 900 } });
-  if (mainThread) await page.addInitScript(() => Object.defineProperty(window, 'Worker', { value: undefined }));
-  await page.goto(harness.url({ theme: 'dark' }));
-  await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === 'ready'));
+  const page = await openPanel(browser, harness, { theme: 'dark', ...(mainThread ? { beforeLoad: NO_WORKER } : {}) });
   // Warm: the worker started and its grammars compiled, or the on-demand bundle loaded (a first block in each path).
   await page.evaluate(() => {
     window.postMessage({ type: 'assistant_delta', id: 'warm', text: '```ts\nconst a = 1;\n```\n' }, '*');

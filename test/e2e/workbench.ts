@@ -147,23 +147,35 @@ export function useChatWorkbench(options: ChatWorkbenchOptions = {}): ChatWorkbe
  * loading, a dialog): like a user, open it again until the command is chosen.
  */
 /**
+ * Runs `attempt` until it succeeds or `timeoutMs` passes. `left(max)` is how long one step may wait (1 s to `max`,
+ * 15 s unless said): what a busy workbench drops (a key, an Enter, a palette that closed under the test) is done
+ * again rather than waited on. `between` runs after a failed try (Escape, say).
+ */
+async function untilDone<T>(timeoutMs: number, attempt: (left: (max?: number) => number) => Promise<T>, between?: () => Promise<unknown>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  const left = (max = 15_000) => Math.max(1_000, Math.min(max, deadline - Date.now()));
+  for (;;) {
+    try {
+      return await attempt(left);
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await between?.();
+    }
+  }
+}
+
+/**
  * Opens the command palette with `filter` typed in. The F1 keypress is tried again when no palette shows:
  * a busy workbench sometimes lets a key go to the focused webview instead.
  */
 export async function openPalette(page: Page, filter: string, timeoutMs = 60_000): Promise<Locator> {
   const input = page.locator('.quick-input-widget input');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
-      await page.keyboard.press('F1');
-      await input.waitFor({ state: 'visible', timeout: left() });
-      await input.fill(filter, { timeout: left() });
-      return input;
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-    }
-  }
+  return untilDone(timeoutMs, async (left) => {
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: left() });
+    await input.fill(filter, { timeout: left() });
+    return input;
+  });
 }
 
 /**
@@ -172,20 +184,13 @@ export async function openPalette(page: Page, filter: string, timeoutMs = 60_000
  */
 export async function runCommand(page: Page, title: string, timeoutMs = 60_000, shows?: Locator): Promise<void> {
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
-      const input = await openPalette(page, `>${title}`, left());
-      await row.waitFor({ state: 'visible', timeout: left() });
-      await input.press('Enter', { timeout: left() });
-      // A command may read before it shows (the plugin rows): longer than a keypress.
-      await shows?.waitFor({ state: 'visible', timeout: Math.max(1_000, Math.min(30_000, deadline - Date.now())) });
-      return;
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-    }
-  }
+  await untilDone(timeoutMs, async (left) => {
+    const input = await openPalette(page, `>${title}`, left());
+    await row.waitFor({ state: 'visible', timeout: left() });
+    await input.press('Enter', { timeout: left() });
+    // A command may read before it shows (the plugin rows): longer than a keypress.
+    await shows?.waitFor({ state: 'visible', timeout: left(30_000) });
+  });
 }
 
 /**
@@ -197,23 +202,19 @@ export async function runCommand(page: Page, title: string, timeoutMs = 60_000, 
 export async function openFile(page: Page, name: string, timeoutMs = 60_000): Promise<void> {
   const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: name }).first();
   const tab = page.locator('.tabs-container .tab.active', { hasText: name });
-  const deadline = Date.now() + timeoutMs;
   let attempt = 0;
-  for (;;) {
-    try {
-      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
+  await untilDone(
+    timeoutMs,
+    async (left) => {
       const input = await openPalette(page, name, left());
       // Quick Open lists from its file cache: a file written a moment ago is missing until a later search, so a
       // list without it is asked again soon rather than waited on (it never fills in by itself).
       await row.waitFor({ state: 'visible', timeout: Math.min(left(), 4_000 * ++attempt) });
       await input.press('Enter', { timeout: left() });
       await tab.waitFor({ state: 'visible', timeout: left() });
-      return;
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-      await page.keyboard.press('Escape');
-    }
-  }
+    },
+    () => page.keyboard.press('Escape'),
+  );
 }
 
 /** The innermost frame of the Turnstone chat webview (VS Code nests it in two iframes). */
@@ -276,23 +277,16 @@ export async function pickColorTheme(page: Page, theme: string, timeoutMs = 90_0
   const input = page.locator('.quick-input-widget input');
   const exactRow = (label: string) =>
     page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const left = () => Math.max(1_000, Math.min(15_000, deadline - Date.now()));
-      await openPalette(page, '>Preferences: Color Theme', left());
-      // Not "Browse Color Themes in Marketplace", which may sort first.
-      await exactRow('Preferences: Color Theme').click({ timeout: left() });
-      await page.locator('.quick-input-widget input[placeholder*="Color Theme"]').waitFor({ state: 'visible', timeout: left() });
-      await input.fill(theme, { timeout: left() });
-      // A theme's row is "<label>, <theme id>": "Dark High Contrast, Default High Contrast".
-      await page.locator(`.quick-input-widget .monaco-list-row[aria-label$=", ${theme}"]`).first().click({ timeout: left() });
-      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: left() });
-      return;
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-    }
-  }
+  await untilDone(timeoutMs, async (left) => {
+    await openPalette(page, '>Preferences: Color Theme', left());
+    // Not "Browse Color Themes in Marketplace", which may sort first.
+    await exactRow('Preferences: Color Theme').click({ timeout: left() });
+    await page.locator('.quick-input-widget input[placeholder*="Color Theme"]').waitFor({ state: 'visible', timeout: left() });
+    await input.fill(theme, { timeout: left() });
+    // A theme's row is "<label>, <theme id>": "Dark High Contrast, Default High Contrast".
+    await page.locator(`.quick-input-widget .monaco-list-row[aria-label$=", ${theme}"]`).first().click({ timeout: left() });
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: left() });
+  });
 }
 
 /**

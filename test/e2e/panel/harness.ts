@@ -270,8 +270,13 @@ export function usePanelHarness(): PanelRig {
 }
 
 /** Opens the harness and waits for the panel's `ready`. */
-export async function openPanel(browser: Browser, harness: Harness, opts: { theme?: Theme; csp?: boolean; width?: number; height?: number } = {}): Promise<Page> {
+/**
+ * `beforeLoad`: a script run in the page before the panel's own (as text: a function would be compiled with the
+ * test runner's name helper, which the page lacks), e.g. to take away or stand in for a browser API.
+ */
+export async function openPanel(browser: Browser, harness: Harness, opts: { theme?: Theme; csp?: boolean; width?: number; height?: number; beforeLoad?: string } = {}): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: opts.width ?? 420, height: opts.height ?? 900 } });
+  if (opts.beforeLoad) await page.addInitScript(opts.beforeLoad);
   await page.goto(harness.url(opts));
   await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === 'ready'));
   // Screenshots must not race the icon font.

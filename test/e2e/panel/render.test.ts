@@ -211,10 +211,7 @@ describe('chat panel: streamed reply', function () {
   });
 
   it('47.11: with no worker (none, or blocked), code is coloured on the panel\'s thread from the on-demand bundle, at close and when seen', async function () {
-    const page = await rig.browser.newPage({ viewport: { width: 420, height: 900 } });
-    await page.addInitScript(() => Object.defineProperty(window, 'Worker', { value: undefined }));
-    await page.goto(rig.harness.url());
-    await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === 'ready'));
+    const page = await openPanel(rig.browser, rig.harness, { beforeLoad: "Object.defineProperty(window, 'Worker', { value: undefined });" });
     const filler = Array.from({ length: 60 }, (_, i) => `Paragraph ${i} of a long reply.`).join('\n\n');
     await hostSend(page, { type: 'turn', state: 'running' }, { type: 'assistant_delta', id: 'a1', text: 'First:\n\n' });
     await page.locator('.item.assistant .md-tail').waitFor();
@@ -233,11 +230,10 @@ describe('chat panel: streamed reply', function () {
   });
 
   it('47.11: a worker stuck on a block is replaced after its watchdog: that block stays plain, the blocks asked after it are coloured', async function () {
-    const page = await rig.browser.newPage({ viewport: { width: 420, height: 900 } });
     // A stand-in for the browser's Worker (a grammar that never returns cannot be produced on purpose): from the batch
     // with the "stuck" block on, nothing is answered; before it, each block is answered as one keyword run.
-    // As text: a function here would be compiled with the test runner's name helper, which the page lacks.
-    await page.addInitScript(`
+    const page = await openPanel(rig.browser, rig.harness, {
+      beforeLoad: `
       window.__workers = [];
       class StandIn {
         constructor() { this.onmessage = null; this.onerror = null; this.texts = []; this.stuck = false; this.terminated = false; window.__workers.push(this); }
@@ -251,9 +247,8 @@ describe('chat panel: streamed reply', function () {
         terminate() { this.terminated = true; }
       }
       Object.defineProperty(window, 'Worker', { value: StandIn });
-    `);
-    await page.goto(rig.harness.url());
-    await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === 'ready'));
+    `,
+    });
     await hostSend(page, { type: 'assistant_delta', id: 'a1', text: '```ts\nconst stuck = 1;\n```\n' }, { type: 'block_end', id: 'a1' });
     await page.waitForFunction(() => (window as unknown as { __workers: { texts: string[] }[] }).__workers.some((w) => w.texts.some((t) => t.includes('stuck'))));
     // Asked while the stuck batch waits: the same worker gets it, and it is asked again of the next one.
