@@ -1,47 +1,20 @@
-// Assistant markdown in the panel. Model output is hostile input: it goes
-// through four layers before it reaches the DOM: `marked` with raw HTML
-// rendered as visible text (./markdown-html.ts), then DOMPurify's allow-list,
-// a class filter and a link filter (./sanitize.ts). Links are opened through
-// the host. Code blocks are decorated (language, copy) after sanitising
-// (./code-block.ts) and highlighted off this thread once on screen: at once when
-// a block closes where the user is looking (./highlight.ts).
+// Assistant markdown in the panel. Model output is hostile input: marked only
+// lexes it, and the DOM is built from its tokens by ./markdown-dom.ts, which can
+// make nothing but an allow-list of plain elements and puts every character of
+// model text in as text (no HTML is parsed). Links are opened through the host.
+// Code blocks are decorated (language, copy) once built (./code-block.ts) and
+// highlighted off this thread once on screen: at once when a block closes where
+// the user is looking (./highlight.ts).
 import { type Token, type Tokens } from 'marked';
 import { CodeBlock, countLines, decorateCode } from './code-block';
 import { el } from './dom';
 import { highlight, highlightWhenSeen } from './highlight';
-import { markdownToHtml, md, normalise } from './markdown-html';
-import { createSanitiser, type Sanitiser } from './sanitize';
+import { codeLanguage, markdownDom } from './markdown-dom';
+import { md, normalise } from './markdown-lexer';
 
-export { markdownToHtml };
-
-let sanitiser: Sanitiser | undefined;
-
-/** Layers 2–4 (DOMPurify's allow-list, then the class and link filters) on any HTML. */
-export function sanitizeHtml(html: string): DocumentFragment {
-  sanitiser ??= createSanitiser(window);
-  return fitListMarkers(sanitiser(html));
-}
-
-/**
- * Issue 47 item 3: each ordered list's padding fits its widest marker ("10." was cut to ".0." in a 300-px
- * sidebar). The CSS sizes the padding in `ch` from --marker-digits, the digits of the list's largest number.
- * Set through the CSSOM after sanitising (the sanitiser keeps no style attribute, and the CSP allows none).
- */
-export function fitListMarkers<T extends ParentNode>(root: T): T {
-  for (const ol of root.querySelectorAll('ol')) {
-    const start = Number.parseInt(ol.getAttribute('start') ?? '1', 10);
-    const first = Number.isFinite(start) ? start : 1;
-    const items = Array.from(ol.children).filter((c) => c.tagName === 'LI').length;
-    const last = first + Math.max(0, items - 1);
-    const digits = Math.max(String(Math.abs(first)).length + (first < 0 ? 1 : 0), String(Math.abs(last)).length + (last < 0 ? 1 : 0));
-    if (digits > 1) ol.style.setProperty('--marker-digits', String(digits));
-  }
-  return root;
-}
-
-/** Sanitised DOM for a list of block tokens, code blocks decorated and queued for highlighting. */
+/** DOM for a list of block tokens, code blocks decorated and queued for highlighting. */
 function renderTokens(tokens: Token[], highlightBlock: (code: HTMLElement, lang: string) => void = highlightWhenSeen): DocumentFragment {
-  const frag = sanitizeHtml(md.parser(tokens));
+  const frag = markdownDom(tokens);
   for (const pre of frag.querySelectorAll('pre')) {
     const block = decorateCode(pre);
     if (block.code) highlightBlock(block.code, block.lang);
@@ -85,8 +58,8 @@ function openFence(tokens: Token[]): Tokens.Code | undefined {
  * rendered once and frozen (their code highlighted once seen); only the last,
  * still growing block is re-parsed per frame, so a long reply costs the same per
  * delta as a short one. A code block being written is not re-parsed at all: its
- * text goes straight into a text node (inert by construction) until it closes
- * and is rendered, sanitised, like the rest.
+ * text goes straight into a text node until it closes and is rendered like
+ * the rest.
  */
 export class StreamingMarkdown {
   readonly root = el('div', { class: 'markdown' });
@@ -167,15 +140,14 @@ export class StreamingMarkdown {
     if (!fence) {
       this.fence = undefined;
       // The tail is shown only until it is frozen: decorated, not highlighted.
-      this.tail.replaceChildren(tokens ? sanitizeTail(tokens) : '');
+      this.tail.replaceChildren(tokens ? renderTail(tokens) : '');
       return;
     }
-    // As marked's renderer does: the info string's first word, and only what the sanitiser would keep.
-    const word = /^\S*/.exec(fence.lang ?? '')?.[0] ?? '';
-    const lang = /^[\w+#.-]{1,30}$/.test(word) ? word : '';
+    // As the built block will name it (./markdown-dom.ts).
+    const lang = codeLanguage(fence.lang);
     const shown = this.fence;
     if (shown && shown.lang === lang && shown.block.root.parentNode === this.tail && fence.text.startsWith(shown.text.data)) {
-      // Only new text is added: no parse, no sanitiser, one text node grows.
+      // Only new text is added: no parse, one text node grows.
       if (fence.text.length > shown.text.data.length) shown.text.appendData(fence.text.slice(shown.text.data.length));
       shown.block.setLines(countLines(fence.text));
       return;
@@ -188,9 +160,9 @@ export class StreamingMarkdown {
   }
 }
 
-/** The growing tail, sanitised and decorated but not highlighted (it is re-rendered every frame). */
-function sanitizeTail(tokens: Token[]): DocumentFragment {
-  const frag = sanitizeHtml(md.parser(tokens));
+/** The growing tail, decorated but not highlighted (it is re-rendered every frame). */
+function renderTail(tokens: Token[]): DocumentFragment {
+  const frag = markdownDom(tokens);
   for (const pre of frag.querySelectorAll('pre')) decorateCode(pre);
   return frag;
 }
@@ -214,7 +186,7 @@ const WARM_UP_SAMPLE = [
 
 /**
  * Renders a small reply off-screen, its code sent to the tokeniser: starts the worker (which compiles
- * the commonest grammars) and sets up the sanitiser when the panel has nothing to do, instead of in the
+ * the commonest grammars) and compiles the renderer when the panel has nothing to do, instead of in the
  * frames of its first streamed reply (about a third of the main thread's time then, measured).
  */
 export function warmUp(): void {

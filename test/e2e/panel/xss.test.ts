@@ -1,6 +1,6 @@
 // Model output is hostile: the XSS corpus streamed as assistant markdown must
 // execute nothing, navigate nowhere, fetch nothing and fake no controls.
-// Run without the CSP (the sanitiser alone must hold) and with it.
+// Run without the CSP (the markdown DOM builder alone must hold) and with it.
 import assert from 'node:assert/strict';
 import { type Page } from 'playwright-core';
 import { CANARY, XSS_CORPUS } from '../../fixtures/xss-corpus';
@@ -30,7 +30,7 @@ describe('chat panel: hostile model output', function () {
   });
   const rig = usePanelHarness();
 
-  it("the product's CSP blocks inline script and handlers in HTML that bypassed the sanitiser", async function () {
+  it("the product's CSP blocks inline script and handlers in HTML that got past the markdown builder", async function () {
     const page = await openPanel(rig.browser, rig.harness, { csp: true });
     // The policy in force is the one the product rendered (src/webview/panel-html.ts).
     const policy = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? null);
@@ -39,7 +39,7 @@ describe('chat panel: hostile model output', function () {
     assert.match(policy, /script-src 'nonce-[^' ]+'(;|$)/);
     assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval/);
 
-    // Raw HTML straight into the DOM: no marked, no DOMPurify, no link filter.
+    // Raw HTML straight into the DOM, as if it had got past the markdown builder.
     await page.evaluate(() => {
       const w = window as unknown as { __violations: string[] };
       w.__violations = [];
