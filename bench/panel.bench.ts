@@ -2,7 +2,7 @@
 //  1. Open a 2 000-message session: time to first render (target < 300 ms).
 //  2. Stream 5 000 deltas at full speed against a baseline page that appends
 //     the same text to a <pre> in the same run: main-thread busy time (target
-//     ≤ 2×) and longest frame gap (≤ 50 ms). Two deliveries:
+//     ≤ 1.5×, issue 47) and longest frame gap (≤ 50 ms). Two deliveries:
 //     - pipeline: deltas arrive every 0.2 ms (≈ 20× a fast model) and go
 //       through the real DeltaBatcher, as the host posts them;
 //     - flood: one postMessage per delta, back to back (no host batching; a
@@ -25,6 +25,8 @@ import { type BenchResult, type Sampled, ratioResult, round } from './lib';
 const SESSION_ITEMS = 2_000;
 const DELTAS = 5_000;
 const RUNS = 5;
+/** Issue 47: a streaming reply costs at most this much of a bare <pre>'s main-thread time. */
+const STREAM_MAX_RATIO = 1.5;
 
 /** Deterministic pseudo-random so every run streams the same text. */
 export function rng(seed: number): () => number {
@@ -437,7 +439,7 @@ export default async function panelBench(): Promise<BenchResult[]> {
         `main-thread CPU time (ThreadTime) from first delta to final render; ${how}; baseline: same messages appended to a <pre>`,
         median(ours.map((r) => r.busyMs)),
         median(base.map((r) => r.busyMs)),
-        2,
+        STREAM_MAX_RATIO,
         {
           chars: text.length,
           task_ms: round(median(ours.map((r) => r.taskMs)).median),
