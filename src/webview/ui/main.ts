@@ -102,7 +102,12 @@ function render(): void {
   let userTouched = false;
   for (const id of dirty) {
     const item = model.get(id);
-    if (item) transcript.view(id)?.update(item);
+    try {
+      if (item) transcript.view(id)?.update(item);
+    } catch (error) {
+      // One item that fails to draw must not stop every other item (and the next frames) from drawing.
+      post({ type: 'log', level: 'error', message: `webview could not draw item ${id}: ${String(error).slice(0, 2000)}` });
+    }
     if (item?.kind === 'user') userTouched = true;
   }
   dirty.clear();

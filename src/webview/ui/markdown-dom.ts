@@ -11,20 +11,26 @@
 //  - attributes only from ALLOWED_ATTRIBUTES, each checked here: a link's href
 //    only when it parses as an http(s) or mailto URL (then with rel=noopener),
 //    an ordered list's start only as a number, a table cell's align only as
-//    left/center/right, and a code block's `language-*` class only for a short
-//    plain word, so model text cannot borrow the panel's own classes.
+//    left/center/right, a code block's `language-*` class only for a short
+//    plain word (so model text cannot borrow the panel's own classes), and an
+//    ordered list's marker width, a digit count set through the CSSOM;
+//  - no nesting deeper than MAX_DEPTH (deeper content is shown as its text).
 // `doc` is a parameter so the guarantees are tested on jsdom in plain Node as
 // well as in Chromium (test/unit/webview/markdown-dom.test.ts).
 import { type Token, type Tokens } from 'marked';
 import { isSafeLinkHref } from '../protocol';
 
 export const ALLOWED_TAGS: ReadonlySet<string> = new Set(['P', 'BR', 'HR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'STRONG', 'EM', 'DEL', 'CODE', 'PRE', 'BLOCKQUOTE', 'UL', 'OL', 'LI', 'A', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD']);
-export const ALLOWED_ATTRIBUTES: ReadonlySet<string> = new Set(['href', 'rel', 'title', 'start', 'align', 'class']);
+export const ALLOWED_ATTRIBUTES: ReadonlySet<string> = new Set(['href', 'rel', 'title', 'start', 'align', 'class', 'style']);
+
+/** Containers nested deeper than this show the rest as text (the HTML parser itself flattens past 512). */
+export const MAX_DEPTH = 100;
 
 /** The language word of a fenced block's info string, or '' when it is not a short plain word (as the class allows). */
 export function codeLanguage(info: string | undefined): string {
   const word = /^\S*/.exec(info ?? '')?.[0] ?? '';
-  return /^[\w+#.-]{1,30}$/.test(word) ? word : '';
+  // Not `hljs-*`: the highlighter's colours are keyed on class names of that shape.
+  return /^[\w+#.-]{1,30}$/.test(word) && !/^hljs/i.test(word) ? word : '';
 }
 
 /** marked's link cleaning (what its renderer does before writing an href), then ours: only http(s) and mailto. */
@@ -38,28 +44,37 @@ function safeHref(href: string): string | undefined {
   return isSafeLinkHref(url) ? url : undefined;
 }
 
-const ENTITY = /&(?:#\d{1,7}|#[xX][\da-fA-F]{1,6}|[A-Za-z][A-Za-z\d]{0,31});/g;
-const entityText = new Map<string, string>();
+const ENTITY = /&(?:#\d{1,7}|#[xX][\da-fA-F]{1,6}|[A-Za-z][A-Za-z\d]{0,31});/;
+const BARE_AMPERSAND = /&(?!(?:#\d{1,7}|#[xX][\da-fA-F]{1,6}|[A-Za-z][A-Za-z\d]{0,31});)/g;
 let entityDecoder: HTMLTextAreaElement | undefined;
 
 /**
  * marked leaves character references in text for the HTML it would write (`&amp;`, `&copy;`); shown as text they
- * must be what HTML would show. Each reference alone (the pattern admits no `<`) is decoded by a textarea in an
- * inert document, which runs nothing and loads nothing.
+ * must be what HTML would show. The text is decoded in one pass by a textarea in an inert document, which runs
+ * nothing and loads nothing: a textarea's content is text in which only references are decoded, and with every
+ * `<` escaped nothing can end it. A bare `&` stays itself, as marked's HTML would show it.
  */
 function decodeEntities(doc: Document, s: string): string {
-  if (!s.includes('&')) return s;
-  return s.replace(ENTITY, (ref) => {
-    let text = entityText.get(ref);
-    if (text === undefined) {
-      entityDecoder ??= doc.implementation.createHTMLDocument('').createElement('textarea');
-      entityDecoder.innerHTML = ref;
-      text = entityDecoder.value;
-      if (entityText.size < 1_000) entityText.set(ref, text);
-    }
-    return text;
-  });
+  if (!ENTITY.test(s)) return s;
+  entityDecoder ??= doc.implementation.createHTMLDocument('').createElement('textarea');
+  entityDecoder.innerHTML = s.replace(BARE_AMPERSAND, '&amp;').replace(/</g, '&lt;');
+  return entityDecoder.value;
 }
+
+/** The plain text of inline tokens (an image's alt text, as marked's text renderer makes it). */
+function plainText(doc: Document, tokens: readonly Token[] | undefined): string {
+  let out = '';
+  for (const token of tokens ?? []) {
+    const t = token as Tokens.Generic;
+    if (Array.isArray(t.tokens)) out += plainText(doc, t.tokens as Token[]);
+    else if (token.type === 'text') out += decodeEntities(doc, (token as Tokens.Text).text);
+    else if (token.type === 'br') out += ' ';
+    else if (typeof t.text === 'string') out += t.text;
+  }
+  return out;
+}
+
+const rawOf = (tokens: readonly Token[]) => tokens.map((t) => t.raw).join('');
 
 /** Builds the DOM for a list of marked's block tokens. */
 export function markdownDom(tokens: readonly Token[], doc: Document = document): DocumentFragment {
@@ -69,6 +84,8 @@ export function markdownDom(tokens: readonly Token[], doc: Document = document):
 }
 
 class Builder {
+  private depth = 0;
+
   constructor(private readonly doc: Document) {}
 
   private el<K extends keyof HTMLElementTagNameMap>(tag: K, parent: Node): HTMLElementTagNameMap[K] {
@@ -82,7 +99,10 @@ class Builder {
   }
 
   blocks(parent: Node, tokens: readonly Token[]): void {
+    if (this.depth >= MAX_DEPTH) return this.text(parent, rawOf(tokens));
+    this.depth++;
     for (const token of tokens) this.block(parent, token);
+    this.depth--;
   }
 
   private block(parent: Node, token: Token): void {
@@ -160,7 +180,15 @@ class Builder {
   }
 
   inline(parent: Node, tokens: readonly Token[] | undefined): void {
-    for (const token of tokens ?? []) {
+    if (!tokens) return;
+    if (this.depth >= MAX_DEPTH) return this.text(parent, rawOf(tokens));
+    this.depth++;
+    this.inlineTokens(parent, tokens);
+    this.depth--;
+  }
+
+  private inlineTokens(parent: Node, tokens: readonly Token[]): void {
+    for (const token of tokens) {
       switch (token.type) {
         case 'text': {
           const text = token as Tokens.Text;
@@ -188,7 +216,9 @@ class Builder {
           break;
         case 'link': {
           const link = token as Tokens.Link;
-          const a = this.link(parent, safeHref(decodeEntities(this.doc, link.href)), link.title ? decodeEntities(this.doc, link.title) : undefined);
+          // An autolink's text is its URL exactly as written (marked escapes it whole); a written link's href is HTML text.
+          const href = safeHref(link.autolink ? link.href : decodeEntities(this.doc, link.href));
+          const a = this.link(parent, href, link.title ? decodeEntities(this.doc, link.title) : undefined);
           if (link.autolink) this.text(a, link.text);
           else this.inline(a, link.tokens);
           break;
@@ -196,12 +226,15 @@ class Builder {
         case 'image': {
           // An image would load remote content (tracking) or paint fake UI: a link to it instead.
           const image = token as Tokens.Image;
-          const href = isSafeLinkHref(image.href) ? image.href : undefined;
-          this.text(this.link(parent, href, undefined), image.text ? `image: ${image.text}` : image.href);
+          const alt = plainText(this.doc, image.tokens) || image.text;
+          const title = image.title ? decodeEntities(this.doc, image.title) : undefined;
+          this.text(this.link(parent, safeHref(image.href), title), alt ? `image: ${alt}` : image.href);
           break;
         }
         case 'html':
-          this.text(parent, (token as Tokens.Tag).text);
+          // A line break is the one tag models write in tables (a cell holds no markdown break); the rest is text.
+          if (/^<br\s*\/?>$/i.test((token as Tokens.Tag).text)) this.el('br', parent);
+          else this.text(parent, (token as Tokens.Tag).text);
           break;
         case 'checkbox':
           this.text(parent, (token as Tokens.Checkbox).checked ? '☑ ' : '☐ ');

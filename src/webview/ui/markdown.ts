@@ -27,6 +27,9 @@ export function renderMarkdown(src: string): DocumentFragment {
   return renderTokens(md.lexer(normalise(src)));
 }
 
+/** A link reference definition (`[1]: https://…`) anywhere in a reply. */
+const LINK_DEFINITION = /^ {0,3}\[[^\]\n]+\]:/m;
+
 /** Streaming tails on screen (or within the margin), as the observer last said. */
 const tailsOnScreen = new WeakSet<Element>();
 let tailWatcher: IntersectionObserver | undefined;
@@ -71,6 +74,8 @@ export class StreamingMarkdown {
   private watching = false;
   /** The open code block shown in the tail, and the text it shows. */
   private fence: { block: CodeBlock; text: Text; lang: string } | undefined;
+  /** Set when the reply could not be rendered as markdown: from then on it is shown as its text. */
+  private plain: Text | undefined;
 
   constructor() {
     this.root.append(this.frozen, this.tail);
@@ -86,7 +91,25 @@ export class StreamingMarkdown {
   }
 
   update(text: string, open: boolean): void {
-    const src = normalise(text);
+    if (!this.plain) {
+      try {
+        this.render(normalise(text), open);
+        return;
+      } catch (error) {
+        // marked's lexer recurses: a reply nested a few thousand levels deep overflows the stack. It is shown as
+        // the text it is rather than lost, and the panel goes on updating.
+        console.warn('[turnstone] a reply could not be rendered as markdown; showing its text', error);
+        this.plain = document.createTextNode('');
+        this.fence = undefined;
+        this.frozen.replaceChildren(el('p', { class: 'md-plain' }, this.plain));
+        this.tail.replaceChildren();
+      }
+    }
+    this.plain.data = text;
+    this.tail.classList.toggle('streaming', open);
+  }
+
+  private render(src: string, open: boolean): void {
     if (src === this.rendered && (open || this.closed)) return;
     if (!src.startsWith(this.rendered.slice(0, this.frozenChars))) {
       // Text was replaced, not appended: start over.
@@ -106,8 +129,10 @@ export class StreamingMarkdown {
     const tokens: Token[] = md.lexer(rest);
     const consumed = tokens.reduce((n, t) => n + t.raw.length, 0);
     if (!open) {
-      // Closing: the frozen part is already final; render the rest once, decorated.
-      if (consumed !== rest.length) {
+      // Closing: the frozen part is already final; render the rest once, decorated. Unless the lexer did not
+      // account for every character, or the reply defines link references: blocks frozen before the definition
+      // was written could not use it, so the whole reply is rendered once more, as one document.
+      if (consumed !== rest.length || (this.frozenChars > 0 && LINK_DEFINITION.test(src))) {
         this.frozen.replaceChildren(renderMarkdown(src));
       } else {
         this.frozen.append(chunk(renderTokens(tokens, this.highlighter)));

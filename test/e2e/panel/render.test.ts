@@ -270,6 +270,30 @@ describe('chat panel: streamed reply', function () {
     await page.close();
   });
 
+  it('a reference link defined after the blocks that use it works once the streamed reply ends; a reply nested too deep for the lexer shows as text and the panel goes on', async function () {
+    const page = await openPanel(rig.browser, rig.harness);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await hostSend(page, { type: 'turn', state: 'running' }, { type: 'assistant_delta', id: 'a1', text: 'See [the docs][1] first.\n\n' });
+    await settle(page);
+    await hostSend(page, { type: 'assistant_delta', id: 'a1', text: 'More text.\n\n[1]: https://docs.example/guide\n' }, { type: 'block_end', id: 'a1' });
+    const link = page.locator('.item.assistant[data-id="a1"] .markdown a');
+    await link.waitFor();
+    assert.equal(await link.getAttribute('href'), 'https://docs.example/guide');
+    assert.equal(await link.textContent(), 'the docs');
+
+    // marked's lexer recurses per level: thousands of nested quotes overflow its stack.
+    const deep = `${'> '.repeat(6000)}deep`;
+    await hostSend(page, { type: 'assistant_delta', id: 'a2', text: deep }, { type: 'block_end', id: 'a2' });
+    await hostSend(page, { type: 'assistant_delta', id: 'a3', text: 'Still **drawing**.' }, { type: 'block_end', id: 'a3' }, { type: 'turn', state: 'idle' });
+    await page.locator('.item.assistant[data-id="a3"] .markdown strong').waitFor();
+    const shown = await page.locator('.item.assistant[data-id="a2"] .markdown').evaluate((md) => ({ text: md.textContent ?? '', elements: md.querySelectorAll('*').length }));
+    assert.ok(shown.text.endsWith('> > deep'), shown.text.slice(-40));
+    assert.ok(shown.elements < 10, `${shown.elements} elements for a reply shown as text`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('shows reconnecting, errors with Retry, compaction, and drops a discarded step', async function () {
     const page = await openPanel(rig.browser, rig.harness);
     await hostSend(page,

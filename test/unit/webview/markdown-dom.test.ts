@@ -7,7 +7,7 @@ import { JSDOM } from 'jsdom';
 import { Marked } from 'marked';
 import { CANARY, XSS_CORPUS } from '../../fixtures/xss-corpus';
 import { reply, rng } from '../../../bench/panel.bench';
-import { ALLOWED_ATTRIBUTES, ALLOWED_TAGS, markdownDom } from '../../../src/webview/ui/markdown-dom';
+import { ALLOWED_ATTRIBUTES, ALLOWED_TAGS, MAX_DEPTH, markdownDom } from '../../../src/webview/ui/markdown-dom';
 import { md } from '../../../src/webview/ui/markdown-lexer';
 import { isSafeLinkHref } from '../../../src/webview/protocol';
 
@@ -32,7 +32,8 @@ function violations(root: Element): string[] {
         (attr.name !== 'rel' || attr.value === 'noopener noreferrer') &&
         (attr.name !== 'class' || (node.tagName === 'CODE' && /^language-[\w+#.-]{1,30}$/.test(attr.value))) &&
         (attr.name !== 'align' || /^(left|center|right)$/.test(attr.value)) &&
-        (attr.name !== 'start' || (node.tagName === 'OL' && /^-?\d+$/.test(attr.value)));
+        (attr.name !== 'start' || (node.tagName === 'OL' && /^-?\d+$/.test(attr.value))) &&
+        (attr.name !== 'style' || (node.tagName === 'OL' && /^--marker-digits: \d+;$/.test(attr.value)));
       if (!ok) out.push(`<${node.tagName} ${attr.name}="${attr.value}">`);
     }
   }
@@ -50,13 +51,16 @@ describe('webview: assistant markdown built as DOM from tokens (issue 25, by con
   });
 
   it('25.sanitiser.1: a markdown image becomes a link, never an <img> that would load remote content', () => {
-    const div = render('![tracking pixel](https://evil.example/p.png) and ![](https://evil.example/q.png) and ![x](javascript:alert(1))');
+    const div = render('![tracking pixel](https://evil.example/p.png) and ![](https://evil.example/q.png) and ![x](javascript:alert(1)) ![sp](< https://a.example>) ![a &amp; **b**](https://u.example "the title")');
     assert.equal(div.querySelector('img'), null);
-    const links = Array.from(div.querySelectorAll('a')).map((a) => [a.getAttribute('href'), a.textContent]);
+    const links = Array.from(div.querySelectorAll('a')).map((a) => [a.getAttribute('href'), a.textContent, a.getAttribute('title')]);
     assert.deepEqual(links, [
-      ['https://evil.example/p.png', 'image: tracking pixel'],
-      ['https://evil.example/q.png', 'https://evil.example/q.png'],
-      [null, 'image: x'],
+      ['https://evil.example/p.png', 'image: tracking pixel', null],
+      ['https://evil.example/q.png', 'https://evil.example/q.png', null],
+      [null, 'image: x', null],
+      // The URL parser would trim the space the host's strict parse refuses: the href is checked as written.
+      [null, 'image: sp', null],
+      ['https://u.example', 'image: a & b', 'the title'],
     ]);
   });
 
@@ -64,7 +68,7 @@ describe('webview: assistant markdown built as DOM from tokens (issue 25, by con
     const div = render('![x" onmouseover="alert(1)](https://e.example/"onerror="alert(2)) [a](https://example.com "t\\" onmouseover=\\"alert(3)")');
     assert.deepEqual(violations(div), []);
     const [image, link] = Array.from(div.querySelectorAll('a'));
-    assert.equal(image!.getAttribute('href'), 'https://e.example/"onerror="alert(2)');
+    assert.equal(image!.getAttribute('href'), 'https://e.example/%22onerror=%22alert(2)');
     assert.equal(link!.getAttribute('title'), 't" onmouseover="alert(3)');
   });
 
@@ -90,7 +94,7 @@ describe('webview: assistant markdown built as DOM from tokens (issue 25, by con
   });
 
   it('25.sanitiser.3: model text cannot borrow the panel classes; only a code block names its language', () => {
-    const div = render('<p class="perm-allow item permission">p</p>\n\n```ts\nconst a = 1;\n```\n\n```perm-deny extra\nx\n```\n\n```"><x>\ny\n```\n\n```' + 'a'.repeat(31) + '\nz\n```');
+    const div = render('<p class="perm-allow item permission">p</p>\n\n```ts\nconst a = 1;\n```\n\n```perm-deny extra\nx\n```\n\n```"><x>\ny\n```\n\n```' + 'a'.repeat(31) + '\nz\n```\n\n```hljs-keyword\nw\n```');
     assert.deepEqual(violations(div), []);
     assert.deepEqual(Array.from(div.querySelectorAll('[class]')).map((e) => e.className), ['language-ts', 'language-perm-deny']);
     assert.match(div.textContent ?? '', /<p class="perm-allow item permission">p<\/p>/);
@@ -117,6 +121,31 @@ describe('webview: assistant markdown built as DOM from tokens (issue 25, by con
     assert.equal(p!.textContent, 'AT&T © <b> &unknownthing; &amp; &amp; <b> x&y');
     assert.equal(p!.querySelector('a')!.getAttribute('href'), 'https://e.example/?a=1&b=2');
     assert.equal(pre!.textContent, '&amp; <i>\n');
+  });
+
+  it('an autolink opens its URL exactly as written; <br> in a table cell is a line break, other tags stay text', () => {
+    const div = render('https://a.example/?x&amp;y\n\n| a | b |\n|---|---|\n| one<br>two | <br/> <b>x</b> |');
+    assert.equal(div.querySelector('a')!.getAttribute('href'), 'https://a.example/?x&amp;y');
+    const cells = Array.from(div.querySelectorAll('td'));
+    assert.deepEqual(cells.map((td) => td.innerHTML), ['one<br>two', '<br> &lt;b&gt;x&lt;/b&gt;']);
+    assert.deepEqual(violations(div), []);
+  });
+
+  it(`nesting deeper than ${MAX_DEPTH} levels is shown as its text, whatever the lexer hands over`, () => {
+    for (const src of [`${'> '.repeat(300)}deep`, `${'- '.repeat(300)}deep`, `${'*a '.repeat(300)}deep${' a*'.repeat(300)}`]) {
+      const div = render(src);
+      let depth = 0;
+      for (let node: Element | null = div.querySelector('*:not(:has(*))'); node && node !== div; node = node.parentElement) depth++;
+      assert.ok(depth <= MAX_DEPTH + 2, `${depth} levels`);
+      assert.match(div.textContent ?? '', /deep/);
+      assert.deepEqual(violations(div), []);
+    }
+  });
+
+  it('character references cost one decode per text: a reply full of unknown ones does not slow the known ones', () => {
+    render(Array.from({ length: 2_000 }, (_, i) => `&junk${i};`).join(' '));
+    const div = render(`${'&copy; &mdash; &amp; '.repeat(500)}&junk1;`);
+    assert.equal(div.textContent, `${'© — & '.repeat(500)}&junk1;`);
   });
 
   it('ordered lists past 9 carry their marker width (issue 47 item 3); start is kept', () => {
