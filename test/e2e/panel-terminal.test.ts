@@ -5,18 +5,34 @@
 // @terminal in a browser workbench raised "Unable to read from the browser's
 // clipboard".
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { textReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
-import { chatFrame, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { chatFrame, runCommand, screenshot, untilDone, useChatWorkbench } from './workbench';
 
-/** Runs a line in the terminal panel's active terminal and waits until `expect` is printed. */
+/**
+ * Runs a line in the terminal panel's active terminal and waits until `expect` is printed. Typed once the terminal
+ * has the keyboard and its shell has drawn a prompt; a line whose keys or Enter a busy workbench dropped (a CI-like
+ * run saw nothing arrive in 60 s) is cleared with Ctrl+C and typed again.
+ */
 async function runInTerminal(page: Page, line: string, expect: string): Promise<void> {
-  const terminal = page.locator('.terminal-wrapper.active .xterm');
-  await terminal.click();
-  await page.keyboard.type(line);
-  await page.keyboard.press('Enter');
-  await page.locator('.terminal-wrapper.active .xterm-rows', { hasText: expect }).waitFor({ timeout: 60_000 });
+  const rows = page.locator('.terminal-wrapper.active .xterm-rows');
+  await untilDone(
+    180_000,
+    async (left) => {
+      await page.locator('.terminal-wrapper.active .xterm').click({ timeout: left() });
+      await page.locator('.terminal-wrapper.active .xterm-helper-textarea:focus').waitFor({ timeout: left() });
+      await rows.filter({ hasText: /\S/ }).waitFor({ timeout: left(60_000) });
+      await page.keyboard.type(line);
+      await rows.filter({ hasText: line.slice(0, 16) }).waitFor({ timeout: left() });
+      await page.keyboard.press('Enter');
+      await rows.filter({ hasText: expect }).waitFor({ timeout: left(30_000) });
+    },
+    () => page.keyboard.press('Control+C'),
+  );
 }
 
 /** Types `@terminal` into the composer and picks it, as a user would; waits until the host measured it. */
@@ -30,8 +46,14 @@ async function attachTerminal(page: Page, frame: Frame): Promise<void> {
 
 describe('e2e: @terminal in browser VS Code (issue 25, item 7)', function () {
   this.timeout(300_000);
-  // The DOM renderer, so the test can read what the terminal shows.
-  const chat = useChatWorkbench({ focusChat: false, workbench: { userSettings: { 'terminal.integrated.gpuAcceleration': 'off' } } });
+  // The DOM renderer, so the test can read what the terminal shows. The terminal's shell gets a home of its own:
+  // the machine's ~/.bashrc is not the test's (one running `pyenv init` kept shell integration from starting).
+  const shellHome = mkdtempSync(join(tmpdir(), 'turnstone-terminal-home-'));
+  after(() => rmSync(shellHome, { recursive: true, force: true }));
+  const chat = useChatWorkbench({
+    focusChat: false,
+    workbench: { userSettings: { 'terminal.integrated.gpuAcceleration': 'off', 'terminal.integrated.env.linux': { HOME: shellHome } } },
+  });
 
   it('25.7: says it cannot read what ran before Turnstone started; attaches a later command with its output; never touches the clipboard', async () => {
     const page = chat.wb.page;

@@ -151,7 +151,7 @@ export function useChatWorkbench(options: ChatWorkbenchOptions = {}): ChatWorkbe
  * 15 s unless said): what a busy workbench drops (a key, an Enter, a palette that closed under the test) is done
  * again rather than waited on. `between` runs after a failed try (Escape, say).
  */
-async function untilDone<T>(timeoutMs: number, attempt: (left: (max?: number) => number) => Promise<T>, between?: () => Promise<unknown>): Promise<T> {
+export async function untilDone<T>(timeoutMs: number, attempt: (left: (max?: number) => number) => Promise<T>, between?: () => Promise<unknown>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   const left = (max = 15_000) => Math.max(1_000, Math.min(max, deadline - Date.now()));
   for (;;) {
