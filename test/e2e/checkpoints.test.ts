@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
-import { chatFrame, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
+import { chatFrame, newSession, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
 
 async function send(page: Page, text: string, reply: string): Promise<void> {
   const frame = await sendFromPanel(page, text);
@@ -94,7 +94,7 @@ describe('e2e: restore checkpoint from the panel', function () {
   });
 
   it('issue 47 item 2: a restore asked while a turn runs stops nothing until it is confirmed; Cancel leaves the turn running', async () => {
-    await runCommand(chat.wb.page, 'Turnstone: New Session');
+    await newSession(chat.wb.page);
     const made = path.join(chat.wb.server.workspace, 'made-while-running.txt');
     // The turn writes a file, then its next request is never answered: it runs until stopped.
     chat.server.enqueue(toolUseReply([{ id: 'tu_run', name: 'write_file', input: { path: 'made-while-running.txt', content: 'still here\n' } }]), { kind: 'hang' });

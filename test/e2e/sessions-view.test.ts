@@ -4,7 +4,7 @@
 // light themes (looked at, not compared).
 import * as assert from 'node:assert/strict';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { pickColorTheme, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
+import { newSession, pickColorTheme, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
 
 describe('e2e: the Sessions view (issue 43)', function () {
   this.timeout(300_000);
@@ -22,13 +22,13 @@ describe('e2e: the Sessions view (issue 43)', function () {
     await frame.locator('body:not(.turn-running)').waitFor({ state: 'attached', timeout: 60_000 });
 
     // 2: a turn that waits for an answer (a command in Ask mode).
-    await runCommand(chat.wb.page, 'Turnstone: New Session');
+    await newSession(chat.wb.page);
     chat.server.enqueue(toolUseReply([{ id: 'tu_wait', name: 'bash', input: { command: 'touch sessions-e2e.txt', description: 'make a file' } }]));
     frame = await sendFromPanel(chat.wb.page, 'second task: run the tests');
     await frame.locator('button.perm-allow').first().waitFor({ timeout: 60_000 });
 
     // 3: a turn still running (its request never answered).
-    await runCommand(chat.wb.page, 'Turnstone: New Session');
+    await newSession(chat.wb.page);
     chat.server.enqueue({ kind: 'hang' });
     frame = await sendFromPanel(chat.wb.page, 'third task: refactor the parser');
     await frame.locator('body.turn-running').waitFor({ state: 'attached', timeout: 60_000 });

@@ -252,6 +252,16 @@ export async function chatGone(page: Page, timeoutMs = 30_000): Promise<void> {
 }
 
 /** Types a prompt into the chat panel and presses Enter, as a user would; returns the panel's frame. */
+/**
+ * "Turnstone: New Session", then waits until the panel shows the new, empty session: the command returns before
+ * the panel has switched, and a prompt sent in between went to the old session (a stress run saw the next turn's
+ * approval never show).
+ */
+export async function newSession(page: Page): Promise<void> {
+  await runCommand(page, 'Turnstone: New Session');
+  await (await chatFrame(page)).locator('article.item').first().waitFor({ state: 'detached', timeout: 30_000 });
+}
+
 export async function sendFromPanel(page: Page, text: string): Promise<Frame> {
   const frame = await chatFrame(page);
   const input = frame.locator('textarea.input');
