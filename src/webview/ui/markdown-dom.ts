@@ -61,12 +61,12 @@ function decodeEntities(doc: Document, s: string): string {
   return entityDecoder.value;
 }
 
-/** The plain text of inline tokens (an image's alt text, as marked's text renderer makes it). */
-function plainText(doc: Document, tokens: readonly Token[] | undefined): string {
+/** An image's alt text: the plain text of its inline tokens, as marked's text renderer makes it. */
+function altText(doc: Document, tokens: readonly Token[] | undefined): string {
   let out = '';
   for (const token of tokens ?? []) {
     const t = token as Tokens.Generic;
-    if (Array.isArray(t.tokens)) out += plainText(doc, t.tokens as Token[]);
+    if (Array.isArray(t.tokens)) out += altText(doc, t.tokens as Token[]);
     else if (token.type === 'text') out += decodeEntities(doc, (token as Tokens.Text).text);
     else if (token.type === 'br') out += ' ';
     else if (typeof t.text === 'string') out += t.text;
@@ -226,7 +226,7 @@ class Builder {
         case 'image': {
           // An image would load remote content (tracking) or paint fake UI: a link to it instead.
           const image = token as Tokens.Image;
-          const alt = plainText(this.doc, image.tokens) || image.text;
+          const alt = altText(this.doc, image.tokens) || image.text;
           const title = image.title ? decodeEntities(this.doc, image.title) : undefined;
           this.text(this.link(parent, safeHref(image.href), title), alt ? `image: ${alt}` : image.href);
           break;
