@@ -180,6 +180,8 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     // As a user would, once the cursor is back in the file: pressed while the palette still gives the keyboard back,
     // the keys would go wherever it was.
     await editorKeyboard().waitFor({ state: 'attached', timeout: 30_000 });
+    // The key takes the change at the cursor: Show Next Change put it on the added line, as the status bar says.
+    await page().locator('[id="status.editor.selection"]', { hasText: /Ln 12, Col 1\b/ }).waitFor({ state: 'visible', timeout: 30_000 });
     await page().keyboard.press('Control+Alt+Enter');
     await editor().locator('.margin-view-overlays .dirty-diff-added').first().waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(readFileSync(file(DEMO), 'utf8'), afterUndo, 'Keep leaves the file as it is');

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { MockAnthropicServer } from '../fixtures/mock-anthropic';
 import { type CodeServer, type CodeServerOptions, launchChromium, REPO_ROOT, startCodeServer, waitForWorkbench } from '../support/code-server';
+import { turnstoneLog } from './turnstone-log';
 
 export const RESULTS_DIR = path.join(REPO_ROOT, 'test-results');
 
@@ -15,7 +16,8 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-const openPages = new Set<Page>();
+/** Each open workbench's page, and its user data folder (the extension's log is under it). */
+const openPages = new Map<Page, string>();
 
 /**
  * A failed e2e test leaves what the user would have seen: a screenshot of every open workbench and the chat
@@ -31,7 +33,7 @@ export const mochaHooks = {
     mkdirSync(dir, { recursive: true });
     const slug = test.fullTitle().replace(/[^\w-]+/g, '-').slice(0, 120);
     let i = 0;
-    for (const page of openPages) {
+    for (const [page, userDataDir] of openPages) {
       const name = `${slug}${i++ ? `-${i}` : ''}`;
       await page.screenshot({ path: path.join(dir, `${name}.png`) }).catch(() => undefined);
       const chat = await chatFrame(page, 2_000).catch(() => undefined);
@@ -44,8 +46,21 @@ export const mochaHooks = {
           return chain.join(' < ');
         })
         .catch(() => '?');
-      writeFileSync(path.join(dir, `${name}.txt`), `focus: ${focus}\n\n${text}`);
+      // What the workbench told the user (a status bar message, a toast) and the extension's last log lines: a
+      // command that ran and refused says why there. CI's printed output is all that is seen of a failure there.
+      const said = await page
+        // One expression, no named inner function: the test runner's transform would name it with a helper the page lacks.
+        .evaluate(() =>
+          ['.statusbar-item', '.notifications-toasts .notification-list-item-message'].map((selector) =>
+            [...document.querySelectorAll(selector)].map((e) => (e.textContent ?? '').trim()).filter(Boolean),
+          ),
+        )
+        .then(([status, toasts]) => ({ status: status ?? [], toasts: toasts ?? [] }))
+        .catch(() => ({ status: [], toasts: [] }));
+      const logTail = turnstoneLog(userDataDir).trimEnd().split('\n').slice(-12);
+      writeFileSync(path.join(dir, `${name}.txt`), `focus: ${focus}\nstatus bar: ${JSON.stringify(said.status)}\ntoasts: ${JSON.stringify(said.toasts)}\n\nlog:\n${logTail.join('\n')}\n\n${text}`);
       console.log(`    failure evidence: test-results/failures/${name}.png, .txt (keyboard focus: ${focus})`);
+      console.log(`      status bar: ${JSON.stringify(said.status)}\n      toasts: ${JSON.stringify(said.toasts)}\n      log tail:\n${logTail.map((l) => `        ${l}`).join('\n')}`);
     }
   },
 };
@@ -71,7 +86,7 @@ export async function openWorkbench(options: CodeServerOptions = {}): Promise<Wo
     // Our contributions are in once Turnstone's entry is there (the activity bar on 1.100; the secondary side bar's
     // title on builds that take views there); commands resolve from then on.
     await turnstoneEntry(page).waitFor({ state: 'attached', timeout: 60_000 });
-    openPages.add(page);
+    openPages.set(page, server.userDataDir);
     return {
       server,
       browser,

@@ -234,8 +234,12 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
   private async onHunk(uri: vscode.Uri | undefined, changes: LineChange[] | undefined, index: number | undefined, act: (file: string, hunk: Hunk) => Promise<void>): Promise<void> {
     const change = uri && index !== undefined ? changes?.[index] : undefined;
     if (uri && change) return act(uri.fsPath, hunkOfLineChange(change));
-    const { file, hunk } = await this.hunkAtCursor(vscode.window.activeTextEditor);
+    const editor = vscode.window.activeTextEditor;
+    const { file, hunk } = await this.hunkAtCursor(editor);
     if (!file || !hunk) {
+      // The key did nothing: the log says where the extension host saw the cursor (a key pressed in the peek's own
+      // editor, or before the cursor moved, lands elsewhere than the user saw).
+      this.log.info(`review: no change left to review at the cursor (${editor ? `${editor.document.uri.scheme}:${path.basename(editor.document.uri.fsPath)}, line ${editor.selection.active.line + 1}` : 'no active editor'})`);
       void vscode.window.setStatusBarMessage(vscode.l10n.t('Turnstone: the cursor is not on a change left to review (Go to Next Change: Alt+F5).'), 5000);
       return;
     }
