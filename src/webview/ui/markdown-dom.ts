@@ -33,6 +33,11 @@ export function codeLanguage(info: string | undefined): string {
   return /^[\w+#.-]{1,30}$/.test(word) && !/^hljs/i.test(word) ? word : '';
 }
 
+/** HTML comments (`<!-- … -->`, closed) taken out of raw HTML text. */
+function withoutComments(html: string): string {
+  return html.replace(/<!--[\s\S]*?-->/g, '');
+}
+
 /** marked's link cleaning (what its renderer does before writing an href), then ours: only http(s) and mailto. */
 function safeHref(href: string): string | undefined {
   let url: string;
@@ -142,9 +147,13 @@ class Builder {
       case 'hr':
         this.el('hr', parent);
         return;
-      case 'html':
-        // Raw HTML in a reply is shown as what it is: text (a block of it as its own paragraph).
-        return this.text((token as Tokens.HTML).block ? this.el('p', parent) : parent, (token as Tokens.HTML).text);
+      case 'html': {
+        // Raw HTML in a reply is shown as what it is: text (a block of it as its own paragraph). Its comments are
+        // notes the writer meant to hide, as every markdown viewer does.
+        const text = withoutComments((token as Tokens.HTML).text);
+        if (text.trim() === '') return;
+        return this.text((token as Tokens.HTML).block ? this.el('p', parent) : parent, text);
+      }
       case 'checkbox':
         return this.text(parent, (token as Tokens.Checkbox).checked ? '☑ ' : '☐ ');
       default:
@@ -234,7 +243,7 @@ class Builder {
         case 'html':
           // A line break is the one tag models write in tables (a cell holds no markdown break); the rest is text.
           if (/^<br\s*\/?>$/i.test((token as Tokens.Tag).text)) this.el('br', parent);
-          else this.text(parent, (token as Tokens.Tag).text);
+          else this.text(parent, withoutComments((token as Tokens.Tag).text));
           break;
         case 'checkbox':
           this.text(parent, (token as Tokens.Checkbox).checked ? '☑ ' : '☐ ');

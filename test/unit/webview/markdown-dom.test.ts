@@ -8,6 +8,7 @@ import { Marked } from 'marked';
 import { CANARY, XSS_CORPUS } from '../../fixtures/xss-corpus';
 import { reply, rng } from '../../../bench/panel.bench';
 import { ALLOWED_ATTRIBUTES, ALLOWED_TAGS, MAX_DEPTH, markdownDom } from '../../../src/webview/ui/markdown-dom';
+import { plainText } from '../../../src/webview/ui/markdown';
 import { md } from '../../../src/webview/ui/markdown-lexer';
 import { isSafeLinkHref } from '../../../src/webview/protocol';
 
@@ -129,6 +130,17 @@ describe('webview: assistant markdown built as DOM from tokens (issue 25, by con
     const cells = Array.from(div.querySelectorAll('td'));
     assert.deepEqual(cells.map((td) => td.innerHTML), ['one<br>two', '<br> &lt;b&gt;x&lt;/b&gt;']);
     assert.deepEqual(violations(div), []);
+  });
+
+  it('HTML comments are hidden, as markdown viewers hide them; the tags beside them stay text; an unclosed one stays text', () => {
+    const div = render('<!-- a note to self -->\n\nbefore <!-- inline --> after\n\n<!--\nmulti\nline\n-->\nnext\n\n<!-- a --> <b>x</b>\n\n<!-- unclosed');
+    assert.deepEqual(
+      Array.from(div.children).map((c) => `${c.tagName}:${c.textContent}`),
+      ['P:before  after', 'P:next', 'P: <b>x</b>', 'P:<!-- unclosed'],
+    );
+    assert.deepEqual(violations(div), []);
+    // What a screen reader is told of the finished reply leaves them out too.
+    assert.equal(plainText('Done. <!-- a note -->\n\n**Bold** `x`'), 'Done. Bold x');
   });
 
   it(`nesting deeper than ${MAX_DEPTH} levels is shown as its text, whatever the lexer hands over`, () => {
