@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
-import { openFile, openPalette, pickColorTheme, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
+import { openFile, openPalette, pickColorTheme, runCommand, screenshot, sendFromPanel, untilDone, useChatWorkbench } from './workbench';
 
 const DEMO = 'review-demo.py';
 const BASE = [
@@ -64,7 +64,27 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     const input = await openPalette(page(), `:${line}`);
     await input.press('Enter');
     await page().locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
-    await page().locator('.editor-group-container.active .monaco-editor .current-line').first().waitFor({ state: 'attached', timeout: 30_000 });
+    await cursorOnLine(line);
+  }
+
+  /** The status bar shows the active editor's cursor on `line` (column 1 when `col1`). */
+  async function cursorOnLine(line: number, col1 = false): Promise<void> {
+    await page()
+      .locator('[id="status.editor.selection"]', { hasText: new RegExp(`Ln ${line}, Col ${col1 ? '1\\b' : ''}`) })
+      .waitFor({ state: 'visible', timeout: 30_000 });
+  }
+
+  /**
+   * No quick diff peek open, by Escape until none shows. Checked once, a peek that was being laid out again could
+   * read as closed; and with one open, Show Next Change moves along inside it, or with one change left does nothing.
+   */
+  async function closePeek(): Promise<void> {
+    const shown = peek().filter({ visible: true });
+    await untilDone(30_000, async (left) => {
+      if ((await shown.count()) === 0) return;
+      await page().keyboard.press('Escape');
+      await shown.first().waitFor({ state: 'detached', timeout: left(5_000) });
+    });
   }
 
   /**
@@ -76,10 +96,7 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     await page().keyboard.press('Control+1');
     await editorKeyboard().waitFor({ state: 'attached', timeout: 30_000 });
     await goToLine(1);
-    if (await peek().isVisible()) {
-      await page().keyboard.press('Escape');
-      await peek().waitFor({ state: 'hidden', timeout: 30_000 });
-    }
+    await closePeek();
     await runCommand(page(), 'Show Next Change');
     await peek().locator('.peekview-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
   }
@@ -181,7 +198,7 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     // the keys would go wherever it was.
     await editorKeyboard().waitFor({ state: 'attached', timeout: 30_000 });
     // The key takes the change at the cursor: Show Next Change put it on the added line, as the status bar says.
-    await page().locator('[id="status.editor.selection"]', { hasText: /Ln 12, Col 1\b/ }).waitFor({ state: 'visible', timeout: 30_000 });
+    await cursorOnLine(12, true);
     await page().keyboard.press('Control+Alt+Enter');
     await editor().locator('.margin-view-overlays .dirty-diff-added').first().waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(readFileSync(file(DEMO), 'utf8'), afterUndo, 'Keep leaves the file as it is');

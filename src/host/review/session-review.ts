@@ -321,6 +321,8 @@ export class SessionReview implements vscode.Disposable, vscode.TextDocumentCont
     if (!open || open.isDirty || open.getText() === disk) {
       const doc = open ?? (await vscode.workspace.openTextDocument(uri));
       await replaceText(doc, change(doc.getText()));
+      // The save's event, which also forgets it, may come after the next Keep or Undo has read the file.
+      this.disk.forget(file);
       return;
     }
     if (disk === null) return;
