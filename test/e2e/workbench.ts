@@ -57,7 +57,13 @@ export const mochaHooks = {
         )
         .then(([status, toasts]) => ({ status: status ?? [], toasts: toasts ?? [] }))
         .catch(() => ({ status: [], toasts: [] }));
-      const logTail = turnstoneLog(userDataDir).trimEnd().split('\n').slice(-12);
+      // Never a failure of its own: a hook that threw would stop the rest of the file's tests.
+      let logTail: string[];
+      try {
+        logTail = turnstoneLog(userDataDir).trimEnd().split('\n').slice(-12);
+      } catch (error) {
+        logTail = [`(the log could not be read: ${String(error)})`];
+      }
       writeFileSync(path.join(dir, `${name}.txt`), `focus: ${focus}\nstatus bar: ${JSON.stringify(said.status)}\ntoasts: ${JSON.stringify(said.toasts)}\n\nlog:\n${logTail.join('\n')}\n\n${text}`);
       console.log(`    failure evidence: test-results/failures/${name}.png, .txt (keyboard focus: ${focus})`);
       console.log(`      status bar: ${JSON.stringify(said.status)}\n      toasts: ${JSON.stringify(said.toasts)}\n      log tail:\n${logTail.map((l) => `        ${l}`).join('\n')}`);

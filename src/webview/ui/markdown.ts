@@ -221,8 +221,9 @@ export function warmUp(): void {
 
 /** Plain text of markdown for the live region (announced once per finished reply). */
 export function plainText(src: string, max = 400): string {
-  // Code blocks and HTML comments (hidden in the reply too) go first (one pass each over the reply), then only the start of the rest is cleaned up: ten times the
-  // words kept is plenty, and a long reply is not scanned whole by each pattern.
+  // Code blocks and HTML comments (hidden in the reply too) go first, one pass each over the reply; then only the
+  // start of the rest is cleaned up: ten times the words kept is plenty, and a long reply is not scanned whole by
+  // each pattern.
   const text = src.replace(/```[\s\S]*?(```|$)/g, ' (code) ').replace(/<!--[\s\S]*?-->/g, ' ').slice(0, max * 10).replace(/[#*_`>[\]()!|-]+/g, ' ').replace(/\s+/g, ' ').trim();
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
