@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { textReply } from '../fixtures/mock-anthropic';
-import { openFile, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { newSession, openFile, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const paragraphs = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} paragraph ${i + 1}: ${'words '.repeat(30)}`).join('\n\n');
 
@@ -92,8 +92,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     await chat.wb.page.keyboard.press('Escape');
 
     // Resume from a new session: the bubble is the words, the attachment a chip, and the view at the end.
-    await runCommand(chat.wb.page, 'Turnstone: New Session');
-    await chat.frame.locator('article.item.user').first().waitFor({ state: 'detached' });
+    await newSession(chat.wb.page);
     await openHistory(chat.wb.page);
     const row = rows(chat.wb.page).filter({ hasText: 'what does the greeting do?' }).first();
     await row.waitFor({ state: 'visible' });

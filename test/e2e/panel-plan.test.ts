@@ -5,7 +5,7 @@
 // Screenshots in light and dark.
 import * as assert from 'node:assert/strict';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
-import { pickColorTheme, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { newSession, pickColorTheme, screenshot, useChatWorkbench } from './workbench';
 
 const STEPS = ['Read the greeting code', 'Change the greeting', 'Run the tests'];
 const ACTIVE = ['Reading the greeting code', 'Changing the greeting', 'Running the tests'];
@@ -69,8 +69,7 @@ describe('e2e: the plan pinned above the composer (issue 28)', function () {
     await screenshot(wb.page, 'plan-3-of-3-light.png');
 
     // A new session has no plan; resuming this one brings it back with the transcript.
-    await runCommand(wb.page, 'Turnstone: New Session');
-    await frame.locator('article.item.user').first().waitFor({ state: 'detached', timeout: 30_000 });
+    await newSession(wb.page);
     await panel.waitFor({ state: 'hidden', timeout: 30_000 });
     assert.equal(await panel.locator('.plan-item').count(), 0, 'a new session starts without a plan');
     await wb.page.locator('a.action-label[aria-label^="Resume Session"]').first().click();

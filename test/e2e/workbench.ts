@@ -163,11 +163,6 @@ export function useChatWorkbench(options: ChatWorkbenchOptions = {}): ChatWorkbe
 }
 
 /**
- * Runs a command through the command palette, as a user would. The palette
- * closes when focus moves (a webview that takes the keyboard as it finishes
- * loading, a dialog): like a user, open it again until the command is chosen.
- */
-/**
  * Runs `attempt` until it succeeds or `timeoutMs` passes. `left(max)` is how long one step may wait (1 s to `max`,
  * 15 s unless said): what a busy workbench drops (a key, an Enter, a palette that closed under the test) is done
  * again rather than waited on. `between` runs after a failed try (Escape, say).
@@ -200,6 +195,8 @@ export async function openPalette(page: Page, filter: string, timeoutMs = 60_000
 }
 
 /**
+ * Runs a command through the command palette, as a user would. The palette closes when focus moves (a webview that
+ * takes the keyboard as it finishes loading, a dialog): like a user, open it again until the command is chosen.
  * `shows`: what the command brings up (its quick pick's title, say). Until it shows, the command is chosen again: an
  * Enter a busy workbench dropped, or a palette that closed under it, ran nothing.
  */

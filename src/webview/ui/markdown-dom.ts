@@ -33,8 +33,8 @@ export function codeLanguage(info: string | undefined): string {
   return /^[\w+#.-]{1,30}$/.test(word) && !/^hljs/i.test(word) ? word : '';
 }
 
-/** HTML comments (`<!-- … -->`, closed) taken out of raw HTML text. */
-function withoutComments(html: string): string {
+/** HTML comments (`<!-- … -->`, closed) taken out of raw HTML text: the reply and its announcement hide them. */
+export function withoutComments(html: string): string {
   return html.replace(/<!--[\s\S]*?-->/g, '');
 }
 

@@ -9,7 +9,7 @@ import { type Token, type Tokens } from 'marked';
 import { CodeBlock, countLines, decorateCode } from './code-block';
 import { el } from './dom';
 import { highlight, highlightWhenSeen } from './highlight';
-import { codeLanguage, markdownDom } from './markdown-dom';
+import { codeLanguage, markdownDom, withoutComments } from './markdown-dom';
 import { md, normalise } from './markdown-lexer';
 
 /** DOM for a list of block tokens, code blocks decorated and queued for highlighting. */
@@ -224,6 +224,6 @@ export function plainText(src: string, max = 400): string {
   // Code blocks and HTML comments (hidden in the reply too) go first, one pass each over the reply; then only the
   // start of the rest is cleaned up: ten times the words kept is plenty, and a long reply is not scanned whole by
   // each pattern.
-  const text = src.replace(/```[\s\S]*?(```|$)/g, ' (code) ').replace(/<!--[\s\S]*?-->/g, ' ').slice(0, max * 10).replace(/[#*_`>[\]()!|-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = withoutComments(src.replace(/```[\s\S]*?(```|$)/g, ' (code) ')).slice(0, max * 10).replace(/[#*_`>[\]()!|-]+/g, ' ').replace(/\s+/g, ' ').trim();
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -30,21 +30,21 @@ describe('MCP: configuration, names and rules', () => {
       `{
         // VS Code's format
         "servers": {
-          "shared": { "type": "stdio", "command": "from-vscode", "args": ["\${workspaceFolder}/x"], },
+          "common": { "type": "stdio", "command": "from-vscode", "args": ["\${workspaceFolder}/x"], },
           "web": { "type": "http", "url": "https://example.test/mcp", "headers": { "Authorization": "Bearer \${env:GH}" } },
         },
         "inputs": []
       }`,
     );
-    writeFileSync(path.join(ws, '.mcp.json'), JSON.stringify({ mcpServers: { shared: { command: 'from-claude', env: { API_KEY: 'abcdef' } }, old: { type: 'sse', url: 'http://127.0.0.1:1/sse' } } }));
+    writeFileSync(path.join(ws, '.mcp.json'), JSON.stringify({ mcpServers: { common: { command: 'from-claude', env: { API_KEY: 'abcdef' } }, old: { type: 'sse', url: 'http://127.0.0.1:1/sse' } } }));
     const ctx = { workspaceFolder: ws, env: { GH: 'ghp_secret' } };
-    const user = parseServerMap({ shared: { command: 'from-user' }, mine: { command: 'mine' } }, 'user', 'turnstone.mcpServers', ctx);
+    const user = parseServerMap({ common: { command: 'from-user' }, mine: { command: 'mine' } }, 'user', 'turnstone.mcpServers', ctx);
     const merged = mergeLayers([user, ...(await readWorkspaceServers(ws, ctx))]);
     assert.deepEqual(merged.problems, []);
     const byName = Object.fromEntries(merged.servers.map((s) => [s.name, s]));
-    assert.deepEqual(Object.keys(byName).sort(), ['mine', 'old', 'shared', 'web']);
-    assert.equal(byName.shared!.transport === 'stdio' && byName.shared!.command, 'from-claude');
-    assert.equal(byName.shared!.origin, 'workspace');
+    assert.deepEqual(Object.keys(byName).sort(), ['common', 'mine', 'old', 'web']);
+    assert.equal(byName.common!.transport === 'stdio' && byName.common!.command, 'from-claude');
+    assert.equal(byName.common!.origin, 'workspace');
     assert.equal(byName.mine!.origin, 'user');
     const web = byName.web!;
     assert.ok(web.transport === 'http');
@@ -52,8 +52,8 @@ describe('MCP: configuration, names and rules', () => {
     assert.equal(byName.old!.transport, 'sse');
     assert.deepEqual(secretsOf(web), ['ghp_secret']);
     assert.equal(describeServer(web), 'http: https://example.test/mcp');
-    assert.deepEqual(secretsOf(byName.shared!), ['abcdef']);
-    assert.equal(redact('key=abcdef!', secretsOf(byName.shared!)), 'key=***!');
+    assert.deepEqual(secretsOf(byName.common!), ['abcdef']);
+    assert.equal(redact('key=abcdef!', secretsOf(byName.common!)), 'key=***!');
   });
 
   it('one bad entry is a problem naming it, the others still load; a broken file says why; a missing file is nothing', async () => {
