@@ -59,19 +59,32 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
     await frame.locator('body:not(.turn-running)').waitFor({ state: 'attached', timeout: 60_000 });
   }
 
-  /** "Go to Line/Column", as Ctrl+G opens it: the cursor on `line` of the active editor. */
+  /**
+   * "Go to Line/Column", as Ctrl+G opens it: the cursor on `line` of the active editor, as the status bar says. Tried
+   * again until it is: the picker closes without going anywhere (and puts the cursor back) when something takes the
+   * keyboard from it, as an open quick diff peek does when its changes move (it focuses the editor).
+   */
   async function goToLine(line: number): Promise<void> {
-    const input = await openPalette(page(), `:${line}`);
-    await input.press('Enter');
-    await page().locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
-    await cursorOnLine(line);
+    const picker = page().locator('.quick-input-widget');
+    await untilDone(
+      90_000,
+      async (left) => {
+        const input = await openPalette(page(), `:${line}`, left());
+        await input.press('Enter', { timeout: left() });
+        await picker.waitFor({ state: 'hidden', timeout: left(10_000) });
+        await cursorOnLine(line, false, left(5_000));
+      },
+      async () => {
+        if (await picker.isVisible()) await page().keyboard.press('Escape');
+      },
+    );
   }
 
   /** The status bar shows the active editor's cursor on `line` (column 1 when `col1`). */
-  async function cursorOnLine(line: number, col1 = false): Promise<void> {
+  async function cursorOnLine(line: number, col1 = false, timeout = 30_000): Promise<void> {
     await page()
       .locator('[id="status.editor.selection"]', { hasText: new RegExp(`Ln ${line}, Col ${col1 ? '1\\b' : ''}`) })
-      .waitFor({ state: 'visible', timeout: 30_000 });
+      .waitFor({ state: 'visible', timeout });
   }
 
   /**
@@ -88,15 +101,17 @@ describe('e2e: reviewing the agent\'s edits hunk by hunk (issue 44)', function (
   }
 
   /**
-   * The quick diff peek on the file's first change: the keyboard in the file, the cursor to line 1, a peek already open closed (Escape: with it
-   * open "Show Next Change" moves along inside it), then "Show Next Change" (Alt+F5) from the palette.
+   * The quick diff peek on the file's first change: the keyboard in the file, a peek already open closed (Escape: with it
+   * open "Show Next Change" moves along inside it), the cursor to line 1, then "Show Next Change" (Alt+F5) from the palette.
    */
   async function peekFirstChange(title: RegExp): Promise<void> {
     // The keyboard into the file first (Ctrl+1), as a user would: after a peek action it may be on a button that is gone.
     await page().keyboard.press('Control+1');
     await editorKeyboard().waitFor({ state: 'attached', timeout: 30_000 });
-    await goToLine(1);
+    // Closed before Go to Line: an open peek whose changes move (after Undo, the file is written, saved and its
+    // original read again) shows the next change, which puts the cursor there and takes the keyboard from the picker.
     await closePeek();
+    await goToLine(1);
     await runCommand(page(), 'Show Next Change');
     await peek().locator('.peekview-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
   }
