@@ -4,16 +4,11 @@
 // line endings, so a CRLF file stays CRLF. Pure text in, text out: the editor applies the result. Also the
 // vscode-free half of listing the changed files: decoding a file as the editor does, a cache of what was read
 // keyed by the file's (mtime, size), the listing itself, and refreshes that never pile up.
-import { diffArrays } from 'diff';
+import { type Hunk, hunksOf, splitLines } from '../runtime/line-diff';
 import { decodeText } from '../tools/files/text';
 
-/** One changed region, 0-based: `base` lines [baseStart, baseStart+baseCount) became `current` lines [currentStart, …+currentCount). */
-export interface Hunk {
-  baseStart: number;
-  baseCount: number;
-  currentStart: number;
-  currentCount: number;
-}
+// The diff itself is the runtime's, shared with every other place that shows a change.
+export { type Hunk, hunksOf, splitLines };
 
 /** VS Code's LineChange (1-based; an end of 0 means no lines on that side, after the start line). */
 export interface LineChange {
@@ -21,158 +16,6 @@ export interface LineChange {
   originalEndLineNumber: number;
   modifiedStartLineNumber: number;
   modifiedEndLineNumber: number;
-}
-
-/** The text's lines, each with its own line ending (the last may have none). */
-export function splitLines(text: string): string[] {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-}
-
-/** The hunks between `base` and `current`, in order; adjacent removals and additions make one hunk. */
-export function hunksOf(base: string, current: string): Hunk[] {
-  const hunks: Hunk[] = [];
-  let b = 0;
-  let c = 0;
-  let open: Hunk | undefined;
-  for (const run of lineRuns(splitLines(base), splitLines(current))) {
-    if (run.kind === 'same') {
-      open = undefined;
-      b += run.count;
-      c += run.count;
-      continue;
-    }
-    if (!open) {
-      open = { baseStart: b, baseCount: 0, currentStart: c, currentCount: 0 };
-      hunks.push(open);
-    }
-    if (run.kind === 'removed') {
-      open.baseCount += run.count;
-      b += run.count;
-    } else {
-      open.currentCount += run.count;
-      c += run.count;
-    }
-  }
-  return hunks;
-}
-
-interface LineRun {
-  kind: 'same' | 'removed' | 'added';
-  count: number;
-}
-
-/**
- * The Myers diff costs O(N·D): a file rewritten whole (D ≈ 2N) took 730 ms at 2 000 lines, on the extension
- * host's thread. Past this many edits it gives up, and the lines found once on each side anchor the rest
- * (patience diff), each gap between anchors diffed the same way; a gap without anchors is one hunk, as a
- * rewrite reads best anyway.
- */
-const MAX_EDITS = 400;
-/** A gap without anchors that shares enough lines gets this many edits before it is one hunk. */
-const GAP_MAX_EDITS = 1000;
-
-/** The runs of equal, removed and added lines that turn `a` into `b`. */
-function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
-  const out: LineRun[] = [];
-  const push = (kind: LineRun['kind'], count: number) => {
-    if (count === 0) return;
-    const last = out[out.length - 1];
-    if (last?.kind === kind) last.count += count;
-    else out.push({ kind, count });
-  };
-  function gap(x: readonly string[], y: readonly string[]): void {
-    let head = 0;
-    while (head < x.length && head < y.length && x[head] === y[head]) head++;
-    let tail = 0;
-    while (tail < x.length - head && tail < y.length - head && x[x.length - 1 - tail] === y[y.length - 1 - tail]) tail++;
-    push('same', head);
-    const xs = x.slice(head, x.length - tail);
-    const ys = y.slice(head, y.length - tail);
-    const parts = xs.length > 0 && ys.length > 0 ? diffArrays(xs, ys, { maxEditLength: MAX_EDITS }) : undefined;
-    if (parts) {
-      for (const part of parts) push(part.added ? 'added' : part.removed ? 'removed' : 'same', part.count ?? part.value.length);
-    } else {
-      const anchors = xs.length > 0 && ys.length > 0 ? uniqueAnchors(xs, ys) : [];
-      let i = 0;
-      let j = 0;
-      for (const [ai, bj] of anchors) {
-        gap(xs.slice(i, ai), ys.slice(j, bj));
-        push('same', 1);
-        i = ai + 1;
-        j = bj + 1;
-      }
-      if (anchors.length === 0) {
-        // No line to anchor on (many small edits between repeated lines, `}` say): the Myers diff once more with
-        // room for more edits before the whole gap becomes one hunk, which a file rewritten whole still is.
-        const again = sharesLines(xs, ys) ? diffArrays(xs, ys, { maxEditLength: GAP_MAX_EDITS }) : undefined;
-        if (again) for (const part of again) push(part.added ? 'added' : part.removed ? 'removed' : 'same', part.count ?? part.value.length);
-        else {
-          push('removed', xs.length);
-          push('added', ys.length);
-        }
-      } else gap(xs.slice(i), ys.slice(j));
-    }
-    push('same', tail);
-  }
-  gap(a, b);
-  return out;
-}
-
-/**
- * Whether a quarter or more of the shorter side's lines occur on the other side too (wherever they are): a gap
- * worth a finer diff. A gap rewritten whole shares next to none, and the second Myers run would be wasted.
- */
-function sharesLines(a: readonly string[], b: readonly string[]): boolean {
-  const left = new Map<string, number>();
-  for (const line of a) left.set(line, (left.get(line) ?? 0) + 1);
-  let common = 0;
-  for (const line of b) {
-    const n = left.get(line);
-    if (n) {
-      left.set(line, n - 1);
-      common++;
-    }
-  }
-  return common * 4 >= Math.min(a.length, b.length);
-}
-
-/**
- * The longest run of lines that occur exactly once in each of `a` and `b`, in the same order on both sides:
- * pairs of indices, increasing on both (patience sorting, O(n log n)).
- */
-function uniqueAnchors(a: readonly string[], b: readonly string[]): [number, number][] {
-  const seen = new Map<string, { inA: number; at: number; inB: number; bAt: number }>();
-  a.forEach((line, i) => {
-    const e = seen.get(line);
-    if (e) e.inA++;
-    else seen.set(line, { inA: 1, at: i, inB: 0, bAt: -1 });
-  });
-  b.forEach((line, j) => {
-    const e = seen.get(line);
-    if (!e) return;
-    e.inB++;
-    e.bAt = j;
-  });
-  const pairs: [number, number][] = [];
-  for (const e of seen.values()) if (e.inA === 1 && e.inB === 1) pairs.push([e.at, e.bAt]);
-  pairs.sort((p, q) => p[0] - q[0]);
-  // Piles' tops (by index into pairs), and for each pair the one before it in its best chain.
-  const tops: number[] = [];
-  const prev = new Array<number>(pairs.length).fill(-1);
-  pairs.forEach(([, j], k) => {
-    let lo = 0;
-    let hi = tops.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (pairs[tops[mid]!]![1] < j) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo > 0) prev[k] = tops[lo - 1]!;
-    tops[lo] = k;
-  });
-  const chain: [number, number][] = [];
-  for (let k = tops.length > 0 ? tops[tops.length - 1]! : -1; k >= 0; k = prev[k]!) chain.push(pairs[k]!);
-  return chain.reverse();
 }
 
 /** A hunk as VS Code's quick diff names it (the gutter's peek passes these to its actions). */

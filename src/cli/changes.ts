@@ -1,10 +1,10 @@
 // The json result's `changes` (contracts.md, fourth wave "Review"): each file the
 // turn's tools changed, with the lines added and removed, counted as the panel's
-// edit cards count them (runtime/line-counts.ts, which webview/tool-view.ts
+// edit cards count them (runtime/line-diff.ts, which webview/tool-view.ts
 // diffStats uses too).
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import { lineCounts } from '../runtime/line-counts';
+import { lineCounts } from '../runtime/line-diff';
 import { type FileChange } from '../runtime/types';
 
 export { lineCounts };

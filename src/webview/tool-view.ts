@@ -1,7 +1,7 @@
 // Host-side helpers that turn a tool use into the card the panel shows, so the
 // host's event mapping stays a few lines per event. Pure: no vscode, no DOM.
-import { formatPatch, structuredPatch } from 'diff';
-import { countHunkLines } from '../runtime/line-counts';
+import { FILE_HEADERS_ONLY, formatPatch } from 'diff';
+import { countHunkLines, patchHunks } from '../runtime/line-diff';
 import { type ToolView } from './protocol';
 
 /** Diffs above this size are summarised (counts only): the card must stay cheap to render. */
@@ -81,11 +81,10 @@ export function browserPageUrl(result: string): string | undefined {
  * Use with the runtime's FileChange: `{ kind: 'edit', path, ...diffStats(before, after) }`.
  */
 export function diffStats(before: string | null, after: string | null, path = 'file'): { added: number; removed: number; created?: boolean; diff?: string } {
-  const patch = structuredPatch(`a/${path}`, `b/${path}`, before ?? '', after ?? '', undefined, undefined, { context: 3 });
-  // Counted as the CLI's json `changes` counts (runtime/line-counts.ts): the hunks' lines, never the headers.
-  const { added, removed } = countHunkLines(patch);
-  const lines = formatPatch(patch).split('\n');
-  const body = lines.slice(lines.findIndex((l) => l.startsWith('---'))).join('\n');
+  const hunks = patchHunks(before ?? '', after ?? '', 3);
+  // Counted as the CLI's json `changes` counts (runtime/line-diff.ts): the hunks' lines, never the headers.
+  const { added, removed } = countHunkLines({ hunks });
+  const body = formatPatch({ oldFileName: `a/${path}`, newFileName: `b/${path}`, oldHeader: undefined, newHeader: undefined, hunks }, FILE_HEADERS_ONLY);
   return {
     added,
     removed,

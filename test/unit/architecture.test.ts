@@ -73,7 +73,7 @@ const ACTION_LEAVES: Record<string, string> = {
  * Turnstone and no Node module (checked), so no agent code follows it into what the webview's files are bundled in.
  */
 const WEBVIEW_RUNTIME_LEAVES: Record<string, string> = {
-  'src/runtime/line-counts.ts': "the edit cards (tool-view.ts diffStats) count a change's lines as the CLI's json `changes` do",
+  'src/runtime/line-diff.ts': "the edit cards (tool-view.ts diffStats) diff and count a change's lines as the review and the CLI's json `changes` do",
 };
 
 /** Parts that may import `vscode`: the host, its entry point and the panel provider beside the webview. */

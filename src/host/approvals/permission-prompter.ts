@@ -250,7 +250,7 @@ export class NativePermissionPrompter implements PermissionPrompter, vscode.Disp
     const current = open?.getText() ?? this.deps.proposals.text(uri);
     const proposed = req.preview?.after ?? '';
     if (current === undefined || current === proposed) return decision;
-    const userDiff = loadCore().createTwoFilesPatch('proposed', 'user-edited', proposed, current, undefined, undefined, { context: 2 });
+    const userDiff = loadCore().unifiedDiff('proposed', 'user-edited', proposed, current, 2);
     const filePath = String(req.input['path'] ?? req.subject);
     const before = req.preview?.before ?? '';
     // Same tool, input rewritten to produce exactly the user's text: write_file takes it whole; edit_file

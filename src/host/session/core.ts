@@ -15,7 +15,7 @@ export { splitAttachments, withAttachments } from '../../runtime/session/user-te
 export { cleanUpInterruptedWrites } from '../../tools/files/interrupted-writes';
 export { decodeText, detectEncoding, encodeText } from '../../tools/files/text';
 export { VsCodeWorkspace } from '../vscode-workspace';
-export { createTwoFilesPatch } from 'diff';
+export { unifiedDiff } from '../../runtime/line-diff';
 export { createSettingsAwareModelClient } from './model-client';
 export { createHostTools, createHostWorkspace } from '../tools';
 export { BackgroundCommands } from '../../tools/shell/background';

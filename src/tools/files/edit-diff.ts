@@ -1,7 +1,8 @@
 // A unified diff of an edit computed only around the replaced regions. Diffing
 // the whole file would cost seconds on a 5 MB file for a one-line change;
 // the regions (plus context) are all the model needs to see.
-import { FILE_HEADERS_ONLY, type StructuredPatchHunk, formatPatch, structuredPatch } from 'diff';
+import { FILE_HEADERS_ONLY, type StructuredPatchHunk, formatPatch } from 'diff';
+import { patchHunks } from '../../runtime/line-diff';
 
 export interface EditSummary {
   diff: string;
@@ -94,8 +95,7 @@ export function summarizeEdit(
     const oldSlice = oldText.slice(r.startOff, r.endOff).replace(/\r\n/g, '\n');
     const newSlice = newText.slice(r.startOff + r.first * growth, r.endOff + (r.last + 1) * growth).replace(/\r\n/g, '\n');
     const newStartLine = r.startLine + r.first * lineGrowth;
-    const patch = structuredPatch(fileName, fileName, oldSlice, newSlice, '', '', { context });
-    for (const h of patch.hunks) {
+    for (const h of patchHunks(oldSlice, newSlice, context)) {
       hunks.push({ ...h, oldStart: h.oldStart + r.startLine, newStart: h.newStart + newStartLine });
       diffLines += h.lines.length;
     }
