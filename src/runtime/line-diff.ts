@@ -53,14 +53,24 @@ interface LineRun {
 }
 
 /**
- * The Myers diff costs O(N·D): a file rewritten whole (D ≈ 2N) took 730 ms at 2 000 lines, on the extension
- * host's thread. Past this many edits it gives up, and the lines found once on each side anchor the rest
- * (patience diff), each gap between anchors diffed the same way; a gap without anchors is one hunk, as a
- * rewrite reads best anyway.
+ * The Myers diff costs O(N·D), about D² when the sides share little: a file rewritten whole (D ≈ 2N) took 730 ms
+ * at 2 000 lines and a minute at 23 000, on the extension host's thread. D counts lines in and out (a changed line
+ * is two). Past this budget it gives up, and the lines found once on each side anchor the rest (patience diff),
+ * each gap between anchors diffed the same way.
  */
 const MAX_EDITS = 400;
-/** A gap without anchors that shares enough lines gets this many edits before it is one hunk. */
-const GAP_MAX_EDITS = 1000;
+/**
+ * A gap without anchors that shares enough lines (many small edits between repeated lines: `}`, a JSON array of
+ * alike records) gets this budget before it is one hunk, which a file rewritten whole still is: about 0.4 s when
+ * it fails, and 600 records changed in a 3 000-line array still count as 600.
+ */
+const GAP_MAX_EDITS = 2000;
+/**
+ * Anchoring a gap's gaps again finds lines unique only there; each level costs a failed Myers run, and a file
+ * built to nest one level per line would run for minutes and overflow the stack. Past this depth a gap is diffed
+ * as one without anchors.
+ */
+const MAX_ANCHOR_DEPTH = 3;
 
 /** The runs of equal, removed and added lines that turn `a` into `b`. */
 function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
@@ -71,7 +81,35 @@ function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
     if (last?.kind === kind) last.count += count;
     else out.push({ kind, count });
   };
-  function gap(x: readonly string[], y: readonly string[]): void {
+  /** The Myers diff of `x` and `y` pushed, unless it needs more than `budget` lines in and out. */
+  const myers = (x: string[], y: string[], budget: number): boolean => {
+    const parts = diffArrays(x, y, { maxEditLength: budget });
+    if (!parts) return false;
+    for (const part of parts) push(part.added ? 'added' : part.removed ? 'removed' : 'same', part.count ?? part.value.length);
+    return true;
+  };
+  /**
+   * `x` replaced by `y` where no diff within budget was found. As many lines on each side, most of them equal
+   * where they stand, are lines edited in place (a replace_all, a flag flipped in every record): they pair up by
+   * position, as a minimal diff would pair them, in one pass. Otherwise one hunk, as a file rewritten whole
+   * reads best.
+   */
+  const replaced = (x: readonly string[], y: readonly string[]) => {
+    const inPlace = x.length === y.length && x.filter((line, k) => line === y[k]).length * 2 >= x.length;
+    if (!inPlace) {
+      push('removed', x.length);
+      push('added', y.length);
+      return;
+    }
+    for (let k = 0; k < x.length; k++) {
+      if (x[k] === y[k]) push('same', 1);
+      else {
+        push('removed', 1);
+        push('added', 1);
+      }
+    }
+  };
+  function gap(x: readonly string[], y: readonly string[], depth: number): void {
     let head = 0;
     while (head < x.length && head < y.length && x[head] === y[head]) head++;
     let tail = 0;
@@ -79,33 +117,22 @@ function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
     push('same', head);
     const xs = x.slice(head, x.length - tail);
     const ys = y.slice(head, y.length - tail);
-    const parts = xs.length > 0 && ys.length > 0 ? diffArrays(xs, ys, { maxEditLength: MAX_EDITS }) : undefined;
-    if (parts) {
-      for (const part of parts) push(part.added ? 'added' : part.removed ? 'removed' : 'same', part.count ?? part.value.length);
-    } else {
-      const anchors = xs.length > 0 && ys.length > 0 ? uniqueAnchors(xs, ys) : [];
+    if (xs.length > 0 && ys.length > 0 && !myers(xs, ys, MAX_EDITS)) {
+      const anchors = depth < MAX_ANCHOR_DEPTH ? uniqueAnchors(xs, ys) : [];
       let i = 0;
       let j = 0;
       for (const [ai, bj] of anchors) {
-        gap(xs.slice(i, ai), ys.slice(j, bj));
+        gap(xs.slice(i, ai), ys.slice(j, bj), depth + 1);
         push('same', 1);
         i = ai + 1;
         j = bj + 1;
       }
-      if (anchors.length === 0) {
-        // No line to anchor on (many small edits between repeated lines, `}` say): the Myers diff once more with
-        // room for more edits before the whole gap becomes one hunk, which a file rewritten whole still is.
-        const again = sharesLines(xs, ys) ? diffArrays(xs, ys, { maxEditLength: GAP_MAX_EDITS }) : undefined;
-        if (again) for (const part of again) push(part.added ? 'added' : part.removed ? 'removed' : 'same', part.count ?? part.value.length);
-        else {
-          push('removed', xs.length);
-          push('added', ys.length);
-        }
-      } else gap(xs.slice(i), ys.slice(j));
-    }
+      if (anchors.length > 0) gap(xs.slice(i), ys.slice(j), depth + 1);
+      else if (!(sharesLines(xs, ys) && myers(xs, ys, GAP_MAX_EDITS))) replaced(xs, ys);
+    } else if (xs.length === 0 || ys.length === 0) replaced(xs, ys);
     push('same', tail);
   }
-  gap(a, b);
+  gap(a, b, 0);
   return out;
 }
 

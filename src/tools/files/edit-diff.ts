@@ -1,6 +1,6 @@
-// A unified diff of an edit computed only around the replaced regions. Diffing
-// the whole file would cost seconds on a 5 MB file for a one-line change;
-// the regions (plus context) are all the model needs to see.
+// A unified diff of an edit computed only around the replaced regions: they
+// (plus context) are all the model needs to see, and a whole 5 MB file would
+// be diffed for a one-line change.
 import { FILE_HEADERS_ONLY, type StructuredPatchHunk, formatPatch } from 'diff';
 import { patchHunks } from '../../runtime/line-diff';
 
@@ -103,8 +103,11 @@ export function summarizeEdit(
   let diff = hunks.length
     ? formatPatch({ oldFileName: fileName, newFileName: fileName, oldHeader: '', newHeader: '', hunks }, FILE_HEADERS_ONLY)
     : '';
+  // Only the patch's own last newline goes: a blank context line at a hunk's end is a line of it (" "), and
+  // trimming it would leave the hunk one line short of its header.
+  if (diff.endsWith('\n')) diff = diff.slice(0, -1);
   const lines = diff.split('\n');
   if (lines.length > maxDiffLines + 2) diff = `${lines.slice(0, maxDiffLines + 2).join('\n')}\n… (diff cut at ${maxDiffLines} lines)`;
-  else if (omittedRegions) diff = `${diff.trimEnd()}\n… (${omittedRegions} more changed region${omittedRegions === 1 ? '' : 's'} not shown)`;
-  return { diff: diff.trimEnd(), changedLines };
+  else if (omittedRegions) diff = `${diff}\n… (${omittedRegions} more changed region${omittedRegions === 1 ? '' : 's'} not shown)`;
+  return { diff, changedLines };
 }

@@ -2,9 +2,10 @@
 // diffs and the CLI's json `changes` (src/runtime/line-diff.ts): what `diff`'s own patch functions write for
 // ordinary edits, and bounded for a file rewritten whole, which took the plain Myers diff a minute at 1 MB.
 import * as assert from 'node:assert/strict';
-import { applyPatch, createTwoFilesPatch, structuredPatch } from 'diff';
+import { applyPatch, createTwoFilesPatch, parsePatch, structuredPatch } from 'diff';
 import { seededRandom } from '../../reliability/report';
 import { countHunkLines, lineCounts, patchHunks, unifiedDiff } from '../../../src/runtime/line-diff';
+import { summarizeEdit } from '../../../src/tools/files/edit-diff';
 import { diffStats } from '../../../src/webview/tool-view';
 
 /** A file of `n` numbered lines, distinct per `tag`, about 50 bytes each. */
@@ -75,6 +76,36 @@ describe('line diff: one bounded diff for every place that shows a change', () =
     const edits = Math.ceil((lines.length - 10) / 25);
     assert.deepEqual(lineCounts(before, after), { added: edits, removed: edits });
     assert.equal(patchHunks(before, after, 0).length, edits, 'one hunk per edited line');
+  });
+
+  it('many lines edited in place among repeated lines (a flag flipped in 600 of 1 000 JSON records) count as edited, not as one rewrite', () => {
+    const record = (on: boolean) => `  {\n    "enabled": ${on}\n  },\n`;
+    const before = `[\n${Array.from({ length: 1000 }, () => record(false)).join('')}]\n`;
+    const after = `[\n${Array.from({ length: 1000 }, (_, i) => record(i < 600)).join('')}]\n`;
+    assert.deepEqual(lineCounts(before, after), { added: 600, removed: 600 });
+    // The same through edit_file's replace_all: the model sees each line's - and + together, not 120 removals.
+    const positions = [...before.matchAll(/"enabled": false/g)].slice(0, 600).map((m) => m.index);
+    const { diff } = summarizeEdit(before, after, positions, '"enabled": false', '"enabled": true', 'flags.json');
+    assert.match(diff, /^- {4}"enabled": false\n\+ {4}"enabled": true$/m);
+  });
+
+  it('a file built to nest the unique-line anchors one level per line is diffed without running away or overflowing the stack', () => {
+    // Each gap between anchors holds lines unique only within it: before the depth cap this took 45 s at this size
+    // (under load), and at twice it 87 s before a RangeError.
+    const k = 1500;
+    const pairs = (extra: boolean) => Array.from({ length: k }, (_, n) => k - 1 - n).flatMap((i) => [`y${i}`, `y${i + 1}`, ...(extra ? [`n${i}`] : [])]);
+    const before = ['ca', `y${k}`, ...pairs(false), 'endA'].map((l) => `${l}\n`).join('');
+    const after = [...Array.from({ length: 450 }, (_, i) => `cb${i}`), `y${k}`, ...pairs(true), 'endB'].map((l) => `${l}\n`).join('');
+    const counts = lineCounts(before, after);
+    const hunks = patchHunks(before, after, 0);
+    assert.equal(applyPatch(before, { oldFileName: 'a', newFileName: 'b', oldHeader: undefined, newHeader: undefined, hunks }), after);
+    assert.deepEqual(countHunkLines({ hunks }), counts);
+  });
+
+  it("an edit tool's diff keeps a blank context line at a hunk's end, so the hunk has the lines its header says", () => {
+    const { diff } = summarizeEdit('a\nb\n\n\nc\n', 'A\nb\n\n\nc\n', [0], 'a', 'A', 'f.txt');
+    assert.doesNotThrow(() => parsePatch(diff), diff);
+    assert.equal(applyPatch('a\nb\n\n\nc\n', diff), 'A\nb\n\n\nc\n');
   });
 
   it('counts: a created file adds every line, a deleted one removes them, no change is zero', () => {
