@@ -13,7 +13,10 @@ import { NodeWorkspace } from '../../../src/tools/node-adapter';
 
 const sh = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'pipe' }).toString();
 
-describe('checkpoints: a hostile repository runs nothing, and a restore never writes through a link (issue 24)', () => {
+describe('checkpoints: a hostile repository runs nothing, and a restore never writes through a link (issue 24)', function () {
+  // Dozens of git and shell processes per test: under a loaded stress run each start can cost a second or more
+  // (32 s seen, 0.6–3 s alone), past the suite's 20 s.
+  this.timeout(60_000);
   let base: string;
   let root: string;
   let canaries: string;
