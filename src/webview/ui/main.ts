@@ -200,8 +200,10 @@ document.addEventListener('keydown', (e) => {
   clearTimeout(typingPause);
   typingPause = setTimeout(typingStopped, TYPING_PAUSE_MS);
 }, true);
-// Keys go elsewhere once the panel loses focus (the host watches editors itself).
-window.addEventListener('blur', typingStopped);
+// Losing the focus is not a pause. On a busy workbench the proposal's diff, opened beside the panel without the
+// keyboard, may blur it for a moment while the user goes on typing here, and a modal opened at that blur would
+// take the next space as Allow (a stress run on VS Code 1.139 saw an Allow nobody clicked, most likely so). Only
+// 1.5 s without a key here is a pause; keys typed in an editor meanwhile the host times itself.
 
 // The focus shortcut (and a click on the view's title) focuses the webview: the keyboard belongs in the input.
 window.addEventListener('focus', () => {
