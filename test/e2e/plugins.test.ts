@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { REPO_ROOT } from '../support/code-server';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { EVERYTHING_BIN, waitFor } from '../fixtures/mcp-servers';
-import { chatFrame, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { chatFrame, runCommand, screenshot, untilDone, useChatWorkbench } from './workbench';
 
 type Body = { system: unknown; tools: { name: string; description?: string }[]; messages: { role: string; content: unknown }[] };
 
@@ -62,7 +62,14 @@ describe('e2e: plugins from a marketplace in the real workbench (issue 46)', fun
     await quickInput().press('Enter');
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'marketplace "turnstone-fixtures" added (2 plugins)' });
     await toast.waitFor({ state: 'visible', timeout: 60_000 });
-    await toast.getByRole('button', { name: 'Manage Plugins' }).click();
+    // The progress toast stays at least 800 ms beside it, and when it goes the stack moves under the pointer: a
+    // click then can miss the button (CI once saw no picker within 30 s of the click). A user clicks again.
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'adding the plugin marketplace' }).waitFor({ state: 'detached', timeout: 60_000 });
+    await untilDone(60_000, async (left) => {
+      const button = toast.getByRole('button', { name: 'Manage Plugins' });
+      if (await button.isVisible()) await button.click({ timeout: left() });
+      await pickTitled('Turnstone Plugins').waitFor({ state: 'visible', timeout: left(30_000) });
+    });
     await pick('toolkit');
     await dialog().waitFor({ state: 'visible', timeout: 60_000 });
     const question = await dialog().innerText();
