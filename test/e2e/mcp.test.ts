@@ -108,8 +108,8 @@ describe('e2e: MCP tools in the real workbench', function () {
   });
 
   it('Turnstone: Show MCP Servers lists the server as running with its tools', async () => {
-    await runCommand(chat.wb.page, 'Turnstone: Show MCP Servers');
     const row = chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'everything' }).first();
+    await runCommand(chat.wb.page, 'Turnstone: Show MCP Servers', 60_000, row);
     await row.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match(await row.innerText(), /running · \d+ tools/);
     await screenshot(chat.wb.page, 'mcp-show-servers.png');

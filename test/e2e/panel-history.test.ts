@@ -65,7 +65,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     await chat.wb.page.locator('.monaco-editor .view-lines').first().click();
     await chat.wb.page.keyboard.press('Control+A');
     chat.server.enqueue(textReply(paragraphs(6, 'first')));
-    await runCommand(chat.wb.page, 'Turnstone: Ask Turnstone about Selection');
+    await runCommand(chat.wb.page, 'Turnstone: Ask Turnstone about Selection', 60_000, chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Ask Turnstone about' }));
     const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill('what does the greeting do?');

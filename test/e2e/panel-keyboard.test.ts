@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { type MockReply, type SseFrame, streamReply, textReply } from '../fixtures/mock-anthropic';
-import { chatFrame, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { chatFrame, chatGone, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 function slow(reply: MockReply, delayMs: number): MockReply {
   if (reply.kind !== 'sse' || !reply.frames) return reply;
@@ -26,6 +26,9 @@ describe('e2e: the panel from the keyboard (issue 19, finding 7)', function () {
     await inputFocused(await chatFrame(chat.wb.page));
     // Away to the explorer, then back with the shortcut; type straight away.
     await runCommand(chat.wb.page, 'View: Show Explorer');
+    // The explorer takes the side bar after the command returns: until the chat's webview is gone, the shortcut
+    // could act on it, and the frame found next could be the one being disposed.
+    await chatGone(chat.wb.page);
     await chat.wb.page.keyboard.press('Control+Alt+T');
     const frame = await chatFrame(chat.wb.page);
     await inputFocused(frame);

@@ -15,6 +15,8 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
     // An instruction file, so the header holds the title and the instructions chip, as in most projects.
     prepare: (wb) => writeFileSync(path.join(wb.server.workspace, 'AGENTS.md'), 'Be brief.'),
   });
+  // The picker's own title: the palette's input and rows match the generic locators too, until the command runs.
+  const modelPicker = () => chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Turnstone model' });
 
   it('the empty panel names the model; picking another updates header and status bar without a turn', async () => {
     await runCommand(chat.wb.page, 'Turnstone: Focus Chat');
@@ -24,7 +26,7 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
     assert.notEqual(current, '', 'the composer names the model before any turn');
     await frame.locator('.empty .empty-model', { hasText: `Model: ${current}` }).waitFor();
 
-    await runCommand(chat.wb.page, 'Turnstone: Select Model');
+    await runCommand(chat.wb.page, 'Turnstone: Select Model', 60_000, modelPicker());
     const rows = chat.wb.page.locator('.quick-input-widget .monaco-list-row');
     await rows.first().waitFor({ state: 'visible' });
     const other = chat.wb.page.locator('.quick-input-widget .monaco-list-row').filter({ hasNotText: current }).filter({ hasNotText: 'Other…' }).first();
@@ -41,7 +43,7 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
   it('25.10: "opus" typed in the picker selects the newest Opus; the header fits at the default sidebar width', async () => {
     const input = chat.wb.page.locator('.quick-input-widget input');
     // Start from an older Opus, so the newest one is not simply the current model.
-    await runCommand(chat.wb.page, 'Turnstone: Select Model');
+    await runCommand(chat.wb.page, 'Turnstone: Select Model', 60_000, modelPicker());
     await input.waitFor({ state: 'visible' });
     await input.fill('claude-opus-4-8');
     await chat.wb.page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: 'claude-opus-4-8' }).waitFor({ timeout: 30_000 });
@@ -59,7 +61,7 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
       await held;
     };
     try {
-      await runCommand(chat.wb.page, 'Turnstone: Select Model');
+      await runCommand(chat.wb.page, 'Turnstone: Select Model', 60_000, modelPicker());
       await input.waitFor({ state: 'visible' });
       await input.fill('opus');
       assert.ok(await eventually(async () => listAsked, (asked) => asked, 30_000), 'the picker asks the server for its list');
