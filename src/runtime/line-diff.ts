@@ -117,7 +117,8 @@ function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
     push('same', head);
     const xs = x.slice(head, x.length - tail);
     const ys = y.slice(head, y.length - tail);
-    if (xs.length > 0 && ys.length > 0 && !myers(xs, ys, MAX_EDITS)) {
+    if (xs.length === 0 || ys.length === 0) replaced(xs, ys);
+    else if (!myers(xs, ys, MAX_EDITS)) {
       const anchors = depth < MAX_ANCHOR_DEPTH ? uniqueAnchors(xs, ys) : [];
       let i = 0;
       let j = 0;
@@ -129,7 +130,7 @@ function lineRuns(a: readonly string[], b: readonly string[]): LineRun[] {
       }
       if (anchors.length > 0) gap(xs.slice(i), ys.slice(j), depth + 1);
       else if (!(sharesLines(xs, ys) && myers(xs, ys, GAP_MAX_EDITS))) replaced(xs, ys);
-    } else if (xs.length === 0 || ys.length === 0) replaced(xs, ys);
+    }
     push('same', tail);
   }
   gap(a, b, 0);
