@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
-import { chatFrame, newSession, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
+import { chatFrame, newSession, quickInputTitled, runCommand, screenshot, sendFromPanel, useChatWorkbench } from './workbench';
 
 async function send(page: Page, text: string, reply: string): Promise<void> {
   const frame = await sendFromPanel(page, text);
@@ -84,7 +84,7 @@ describe('e2e: restore checkpoint from the panel', function () {
     const title = await eventually(() => fresh.locator('.header .title').innerText(), (t) => t.startsWith('Fork at turn 1'), 30_000);
     assert.equal(title, 'Fork at turn 1: make the greeting friendlier');
     await screenshot(chat.wb.page, 'restore-checkpoint-after.png');
-    await runCommand(chat.wb.page, 'Turnstone: Resume Session', 60_000, chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Turnstone sessions' }));
+    await runCommand(chat.wb.page, 'Turnstone: Resume Session', 60_000, quickInputTitled(chat.wb.page, 'Turnstone sessions'));
     const rows = chat.wb.page.locator('.quick-input-widget .monaco-list-row');
     await rows.filter({ hasText: 'Fork at turn 1: make the greeting friendlier' }).first().waitFor({ timeout: 30_000 });
     const labels = await rows.locator('.label-name').allInnerTexts();
@@ -101,7 +101,7 @@ describe('e2e: restore checkpoint from the panel', function () {
     const frame = await sendFromPanel(chat.wb.page, 'write a file and keep going');
     await eventually(async () => existsSync(made), (ok) => ok, 60_000);
     await frame.locator('body.turn-running').waitFor({ state: 'attached', timeout: 30_000 });
-    await runCommand(chat.wb.page, 'Turnstone: Restore Checkpoint', 60_000, chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Restore a checkpoint' }));
+    await runCommand(chat.wb.page, 'Turnstone: Restore Checkpoint', 60_000, quickInputTitled(chat.wb.page, 'Restore a checkpoint'));
     await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Turn 1' }).first().click({ timeout: 30_000 });
     await chat.wb.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Files only' }).first().click({ timeout: 30_000 });
     const dialog = chat.wb.page.locator('.monaco-dialog-box');

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { textReply } from '../fixtures/mock-anthropic';
-import { newSession, openFile, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { newSession, openFile, quickInputTitled, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 const paragraphs = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} paragraph ${i + 1}: ${'words '.repeat(30)}`).join('\n\n');
 
@@ -65,7 +65,7 @@ describe('e2e: history round-trip (issue 19, finding 5)', function () {
     await chat.wb.page.locator('.monaco-editor .view-lines').first().click();
     await chat.wb.page.keyboard.press('Control+A');
     chat.server.enqueue(textReply(paragraphs(6, 'first')));
-    await runCommand(chat.wb.page, 'Turnstone: Ask Turnstone about Selection', 60_000, chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Ask Turnstone about' }));
+    await runCommand(chat.wb.page, 'Turnstone: Ask Turnstone about Selection', 60_000, quickInputTitled(chat.wb.page, 'Ask Turnstone about'));
     const box = chat.wb.page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill('what does the greeting do?');

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { eventually } from './panel/harness';
-import { chatFrame, runCommand, screenshot, useChatWorkbench } from './workbench';
+import { chatFrame, quickInputTitled, runCommand, screenshot, useChatWorkbench } from './workbench';
 
 describe('e2e: the model label (issue 19, finding 6)', function () {
   this.timeout(180_000);
@@ -16,7 +16,7 @@ describe('e2e: the model label (issue 19, finding 6)', function () {
     prepare: (wb) => writeFileSync(path.join(wb.server.workspace, 'AGENTS.md'), 'Be brief.'),
   });
   // The picker's own title: the palette's input and rows match the generic locators too, until the command runs.
-  const modelPicker = () => chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Turnstone model' });
+  const modelPicker = () => quickInputTitled(chat.wb.page, 'Turnstone model');
 
   it('the empty panel names the model; picking another updates header and status bar without a turn', async () => {
     await runCommand(chat.wb.page, 'Turnstone: Focus Chat');

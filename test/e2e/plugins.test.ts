@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { REPO_ROOT } from '../support/code-server';
 import { textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { EVERYTHING_BIN, waitFor } from '../fixtures/mcp-servers';
-import { chatFrame, runCommand, screenshot, untilDone, useChatWorkbench } from './workbench';
+import { chatFrame, quickInputTitled, runCommand, screenshot, untilDone, useChatWorkbench } from './workbench';
 
 type Body = { system: unknown; tools: { name: string; description?: string }[]; messages: { role: string; content: unknown }[] };
 
@@ -34,7 +34,7 @@ describe('e2e: plugins from a marketplace in the real workbench (issue 46)', fun
 
   const quickInput = () => chat.wb.page.locator('.quick-input-widget input');
   const dialog = () => chat.wb.page.locator('.monaco-dialog-box');
-  const pickTitled = (title: string) => chat.wb.page.locator('.quick-input-widget .quick-input-title', { hasText: title });
+  const pickTitled = (title: string) => quickInputTitled(chat.wb.page, title);
   const installed = () => path.join(chat.wb.server.userDataDir, 'User', 'globalStorage', 'turnstone.turnstone', 'plugins', 'installed', 'turnstone-fixtures', 'toolkit');
   // Read while the workbench may be writing it: a half-written file reads as nothing yet (the waits try again).
   const userSettings = (): Record<string, unknown> => {

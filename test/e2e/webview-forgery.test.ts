@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { errorReply, textReply, toolUseReply } from '../fixtures/mock-anthropic';
 import { recordScenario } from '../reliability/report';
-import { chatFrame, runCommand, useChatWorkbench } from './workbench';
+import { chatFrame, quickInputTitled, runCommand, useChatWorkbench } from './workbench';
 
 type PostFn = (channel: string, data: unknown) => void;
 
@@ -347,7 +347,7 @@ describe('A-SEC: a key set through "Turnstone: Set API Key" in the real workbenc
 
   it('A-SEC-05: the stored key is sent only as the auth header and is in no browser storage, webview state or file of the run', async () => {
     const { page } = chat.wb;
-    await runCommand(page, 'Turnstone: Set API Key', 60_000, page.locator('.quick-input-widget .quick-input-title', { hasText: 'Anthropic API key' }));
+    await runCommand(page, 'Turnstone: Set API Key', 60_000, quickInputTitled(page, 'Anthropic API key'));
     const box = page.locator('.quick-input-widget input');
     await box.waitFor({ state: 'visible' });
     await box.fill(CANARY);

@@ -194,6 +194,11 @@ export async function openPalette(page: Page, filter: string, timeoutMs = 60_000
   });
 }
 
+/** A quick pick or input box by its title: the palette's own input and rows match the generic locators too. */
+export function quickInputTitled(page: Page, title: string): Locator {
+  return page.locator('.quick-input-widget .quick-input-title', { hasText: title });
+}
+
 /**
  * Runs a command through the command palette, as a user would. The palette closes when focus moves (a webview that
  * takes the keyboard as it finishes loading, a dialog): like a user, open it again until the command is chosen.
