@@ -5,9 +5,6 @@
 // @terminal in a browser workbench raised "Unable to read from the browser's
 // clipboard".
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { textReply } from '../fixtures/mock-anthropic';
 import { eventually } from './panel/harness';
@@ -46,14 +43,9 @@ async function attachTerminal(page: Page, frame: Frame): Promise<void> {
 
 describe('e2e: @terminal in browser VS Code (issue 25, item 7)', function () {
   this.timeout(300_000);
-  // The DOM renderer, so the test can read what the terminal shows. The terminal's shell gets a home of its own:
-  // the machine's ~/.bashrc is not the test's (one running `pyenv init` kept shell integration from starting).
-  const shellHome = mkdtempSync(join(tmpdir(), 'turnstone-terminal-home-'));
-  after(() => rmSync(shellHome, { recursive: true, force: true }));
-  const chat = useChatWorkbench({
-    focusChat: false,
-    workbench: { userSettings: { 'terminal.integrated.gpuAcceleration': 'off', 'terminal.integrated.env.linux': { HOME: shellHome } } },
-  });
+  // The DOM renderer, so the test can read what the terminal shows. (Every test workbench gives its terminals'
+  // shells a home of their own: see startCodeServer.)
+  const chat = useChatWorkbench({ focusChat: false, workbench: { userSettings: { 'terminal.integrated.gpuAcceleration': 'off' } } });
 
   it('25.7: says it cannot read what ran before Turnstone started; attaches a later command with its output; never touches the clipboard', async () => {
     const page = chat.wb.page;

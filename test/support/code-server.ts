@@ -100,7 +100,13 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     // A persistent dataDir keeps the user's workspace as they left it.
   } else if (options.workspaceTemplate) cpSync(options.workspaceTemplate, workspace, { recursive: true });
   else mkdirSync(workspace, { recursive: true });
+  // Terminals' shells get a home of their own: the machine's ~/.bashrc is not part of any test. One running
+  // `pyenv init` waited 60 s in every new interactive bash on a pyenv lock a killed rehash had left behind
+  // (seen in CI and here), so shell integration came up after the tests' 60 s and three tests failed.
+  const shellHome = path.join(dir, 'shell-home');
+  mkdirSync(shellHome, { recursive: true });
   const settings = {
+    'terminal.integrated.env.linux': { HOME: shellHome },
     'security.workspace.trust.enabled': options.workspaceTrust === true,
     'security.workspace.trust.startupPrompt': 'never',
     'workbench.startupEditor': 'none',
