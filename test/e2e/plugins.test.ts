@@ -82,6 +82,9 @@ describe('e2e: plugins from a marketplace in the real workbench (issue 46)', fun
     await dialog().getByRole('button', { name: 'Install and Enable' }).click();
     await waitFor(() => existsSync(path.join(installed(), 'commands', 'review.md')), 'the plugin copied under the global storage', 60_000);
     await waitFor(() => JSON.stringify(userSettings()['turnstone.plugins.enabled']) === '["toolkit@turnstone-fixtures"]', 'the plugin enabled in the user settings', 30_000);
+    // The settings file is written before the extension host has the new value (a prompt sent in between went out
+    // plain, once): the user is told when the plugin applies, and sends after that.
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'plugin "toolkit" installed and enabled' }).waitFor({ state: 'visible', timeout: 30_000 });
 
     chat.server.enqueue(
       toolUseReply([{ id: 'tu_read', name: 'read_file', input: { path: 'a.txt' } }]),

@@ -105,6 +105,10 @@ async function install(marketplace: string, plugin: string, log: vscode.LogOutpu
   }
   await setEnabled(record.id, enable);
   log.info(`plugins: installed ${record.id} in ${record.dir}; it runs: ${record.runs.length > 0 ? record.runs.join('; ') : 'nothing'}`);
+  // Said once the setting is in effect: a message sent after this toast gets the plugin's commands, hooks and tools.
+  void vscode.window.showInformationMessage(
+    enable ? vscode.l10n.t('Turnstone: plugin "{0}" installed and enabled.', record.name) : vscode.l10n.t('Turnstone: plugin "{0}" installed (disabled).', record.name),
+  );
   return record;
 }
 
