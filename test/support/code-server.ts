@@ -84,6 +84,21 @@ export interface CodeServer {
   stop(): Promise<void>;
 }
 
+/** What only a test run's workbench is set up with. */
+function testRunSettings(dir: string): Record<string, unknown> {
+  // Terminals' shells get a home of their own: the machine's ~/.bashrc is not part of any test. One running
+  // `pyenv init` waited 60 s in every new interactive bash on a pyenv lock a killed rehash had left behind
+  // (seen in CI and here), so shell integration came up after the tests' 60 s and three tests failed.
+  const shellHome = path.join(dir, 'shell-home');
+  mkdirSync(shellHome, { recursive: true });
+  return {
+    'terminal.integrated.env.linux': { HOME: shellHome },
+    // The suites written around the modal dialog keep it; the product's default (panel) has its own tests, which
+    // take this key out (a value of undefined leaves the setting unset).
+    'turnstone.approvalDialog': 'modal',
+  };
+}
+
 export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
   assertPrepared();
   // Outside the repo so the workbench does not find our git repository in a parent folder.
@@ -100,13 +115,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     // A persistent dataDir keeps the user's workspace as they left it.
   } else if (options.workspaceTemplate) cpSync(options.workspaceTemplate, workspace, { recursive: true });
   else mkdirSync(workspace, { recursive: true });
-  // Terminals' shells get a home of their own: the machine's ~/.bashrc is not part of any test. One running
-  // `pyenv init` waited 60 s in every new interactive bash on a pyenv lock a killed rehash had left behind
-  // (seen in CI and here), so shell integration came up after the tests' 60 s and three tests failed.
-  const shellHome = path.join(dir, 'shell-home');
-  mkdirSync(shellHome, { recursive: true });
   const settings = {
-    'terminal.integrated.env.linux': { HOME: shellHome },
     'security.workspace.trust.enabled': options.workspaceTrust === true,
     'security.workspace.trust.startupPrompt': 'never',
     'workbench.startupEditor': 'none',
@@ -118,9 +127,8 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     'chat.disableAIFeatures': true,
     'git.openRepositoryInParentFolders': 'never',
     'workbench.colorTheme': 'Default Dark Modern',
-    // The suites written around the modal dialog keep it; the product's default (panel) has its own tests, which
-    // take this key out (a value of undefined leaves the setting unset).
-    'turnstone.approvalDialog': 'modal',
+    // A persistent dataDir is a person's run (`npm start`): the product's defaults and their own shell setup.
+    ...(options.dataDir ? {} : testRunSettings(dir)),
     ...options.userSettings,
   };
   const settingsFile = path.join(userDataDir, 'User', 'settings.json');
